@@ -1,0 +1,287 @@
+// Package oracle is the executable specification of the two PHP 8.2 functions difffuzz tests:
+// the JSON string escaper php_json_escape_string() (ext/json/json_encoder.c) and the UTF-8
+// decoder php_next_utf8_char() (ext/standard/html.c), plus utf8_decode() built on the latter.
+// Every rule is written byte at a time as one commented branch of a switch, and every comment
+// names the section or row of ../shared/spec/php-json-utf8.md ("the spec") it implements, so
+// this file can be read side by side with the spec.
+//
+//   - Escape is json_encode($s, $flags) for one PHP string $s (spec §1).
+//   - NextChar is one php_next_utf8_char() step: code point, cursor advance, success (spec §2.2).
+//   - UTF8Decode is utf8_decode() (spec §3.1).
+//
+// The package deliberately shares nothing with the fast implementations but the vocabulary in
+// jsonopt: it never imports fast, it does not use unicode/utf8 (whose failure widths differ from
+// PHP's, spec §2.3), and it has no lookup tables. Its agreement with fast therefore means
+// something. It allocates only when an append has to grow dst.
+package oracle
+
+import "github.com/difffuzz/difffuzz/jsonopt"
+
+// hexDigits are the lower-case digits PHP uses for every computed \uXXXX escape
+// (json_encoder.c's digits[]; spec §1.3). The upper-case \u003C and \u003E of HEX_TAG are
+// literals and never come from here.
+const hexDigits = "0123456789abcdef"
+
+// Escape appends to dst exactly the bytes PHP 8.2 json_encode($s, opts) returns for the PHP
+// string $s whose bytes are src (spec §1.2), quotes included, and returns the extended slice.
+// src is any byte string (binary safe: NUL is data); opts is a set of PHP JSON_* option bits
+// (spec §1.1).
+//
+// Options: the ten bits of jsonopt.StringOptions act as in spec §1.3–§1.5. PRETTY_PRINT,
+// FORCE_OBJECT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR and bits PHP does not define are ignored,
+// as PHP does for a string value (spec §1.8; THROW_ON_ERROR only changes how PHP reports the
+// error, which here is ErrUTF8 either way). JSON_NUMERIC_CHECK is not implemented: Escape
+// returns dst unchanged and jsonopt.ErrNumericCheck, for every src including the empty string.
+//
+// Errors: when src is not valid UTF-8 (some php_next_utf8_char() step fails, spec §2.2) and
+// neither INVALID_UTF8_IGNORE nor INVALID_UTF8_SUBSTITUTE is set, Escape returns
+// jsonopt.ErrUTF8 (JSON_ERROR_UTF8 = 5) and dst unchanged (json_encode returned false), or, with
+// PARTIAL_OUTPUT_ON_ERROR, dst with the 4 bytes null appended (spec §1.5). With IGNORE (which
+// beats SUBSTITUTE) or SUBSTITUTE the error is never returned. Errors are the jsonopt sentinel
+// values, so they can be compared with ==.
+//
+// Escape never modifies src or dst[:len(dst)], and never writes into dst's spare capacity beyond
+// the length it returns, not even on error.
+func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	// §1.7, §1.1: NUMERIC_CHECK would turn numeric strings into numbers; this project rejects it
+	// rather than ignore it (DESIGN.md §2). It is tested before §1.2 step 1 on purpose: even
+	// "" is refused, so that no answer under NUMERIC_CHECK is ever given.
+	if opts&jsonopt.NumericCheck != 0 {
+		return dst, jsonopt.ErrNumericCheck
+	}
+
+	// §1.2 step 1, §1.6: the empty string is "" (2 bytes).
+	if len(src) == 0 {
+		return append(dst, '"', '"'), nil
+	}
+
+	// §1.2 step 7 (failure, neither IGNORE nor SUBSTITUTE), §1.5: PHP writes the escaped prefix,
+	// then on the first failing decoder step truncates its buffer back to the checkpoint taken
+	// before the opening quote, records JSON_ERROR_UTF8 and appends "null" under
+	// PARTIAL_OUTPUT_ON_ERROR. The result depends only on whether some step fails, so the oracle
+	// asks that first: the bytes are the same and nothing is ever written past the returned
+	// length into the caller's spare capacity.
+	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !validUTF8(src) {
+		if opts&jsonopt.PartialOutputOnError != 0 {
+			return append(dst, "null"...), jsonopt.ErrUTF8 // §1.5 row PARTIAL_OUTPUT_ON_ERROR
+		}
+		return dst, jsonopt.ErrUTF8 // §1.5 row none: json_encode returned false
+	}
+
+	dst = append(dst, '"') // §1.2 step 3
+	for pos := 0; pos < len(src); {
+		c := src[pos]
+		if c >= 0x80 {
+			// §1.2 step 7: a byte >= 0x80 makes PHP call php_next_utf8_char() on the rest of
+			// the string; "end of input" is the end of src.
+			st := NextChar(src, pos)
+			switch {
+			case !st.OK && opts&jsonopt.InvalidUTF8Ignore != 0:
+				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_IGNORE: emit nothing. IGNORE is
+				// tested before SUBSTITUTE, so IGNORE|SUBSTITUTE lands here too.
+			case !st.OK && opts&jsonopt.UnescapedUnicode != 0:
+				// §1.2 step 7 failure, §1.5 row SUBSTITUTE|UNESCAPED_UNICODE: raw U+FFFD.
+				// (SUBSTITUTE is set: without IGNORE or SUBSTITUTE a failure returned above.)
+				dst = append(dst, 0xEF, 0xBF, 0xBD)
+			case !st.OK:
+				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_SUBSTITUTE: the 6 bytes \ufffd.
+				dst = append(dst, `\ufffd`...)
+			case opts&jsonopt.UnescapedUnicode != 0 &&
+				(opts&jsonopt.UnescapedLineTerminators != 0 || st.CP < 0x2028 || st.CP > 0x2029):
+				// §1.2 step 7 success, §1.4: UNESCAPED_UNICODE copies the consumed bytes raw,
+				// except U+2028/U+2029, which also need UNESCAPED_LINE_TERMINATORS.
+				dst = append(dst, src[pos:pos+st.Advance]...)
+			case st.CP >= 0x10000:
+				// §1.4 astral: a UTF-16 surrogate pair, two lower-case \uXXXX.
+				v := st.CP - 0x10000
+				dst = appendU(dst, 0xD800|v>>10)
+				dst = appendU(dst, 0xDC00|v&0x3FF)
+			default:
+				// §1.4: U+0080..U+FFFF (U+2028/9 included) as one lower-case \uXXXX.
+				dst = appendU(dst, st.CP)
+			}
+			pos += st.Advance // §1.2 step 7: success or failure, the decoder's advance
+			continue
+		}
+
+		// §1.2 steps 4–6, §1.3: an ASCII byte is consumed alone; a dirty one is escaped.
+		pos++
+		switch {
+		case c == 0x08: // §1.3 row 0x08
+			dst = append(dst, '\\', 'b')
+		case c == 0x09: // §1.3 row 0x09
+			dst = append(dst, '\\', 't')
+		case c == 0x0A: // §1.3 row 0x0A
+			dst = append(dst, '\\', 'n')
+		case c == 0x0C: // §1.3 row 0x0C
+			dst = append(dst, '\\', 'f')
+		case c == 0x0D: // §1.3 row 0x0D
+			dst = append(dst, '\\', 'r')
+		case c < 0x20: // §1.3 row other 0x00..0x1F: \u00XX, lower-case hex (\u000b, \u001f)
+			dst = appendU(dst, uint32(c))
+		case c == '"' && opts&jsonopt.HexQuot != 0: // §1.3 row 0x22, HEX_QUOT
+			dst = append(dst, `\u0022`...)
+		case c == '"': // §1.3 row 0x22
+			dst = append(dst, '\\', '"')
+		case c == '\\': // §1.3 row 0x5C: \\ under every option
+			dst = append(dst, '\\', '\\')
+		case c == '/' && opts&jsonopt.UnescapedSlashes != 0: // §1.3 row 0x2F, UNESCAPED_SLASHES
+			dst = append(dst, '/')
+		case c == '/': // §1.3 row 0x2F
+			dst = append(dst, '\\', '/')
+		case c == '<' && opts&jsonopt.HexTag != 0: // §1.3 row 0x3C, HEX_TAG: upper-case C
+			dst = append(dst, `\u003C`...)
+		case c == '>' && opts&jsonopt.HexTag != 0: // §1.3 row 0x3E, HEX_TAG: upper-case E
+			dst = append(dst, `\u003E`...)
+		case c == '&' && opts&jsonopt.HexAmp != 0: // §1.3 row 0x26, HEX_AMP
+			dst = append(dst, `\u0026`...)
+		case c == '\'' && opts&jsonopt.HexApos != 0: // §1.3 row 0x27, HEX_APOS
+			dst = append(dst, `\u0027`...)
+		default:
+			// §1.3 rows 0x7F and all other 0x20..0x7E, and < > & ' without their HEX flag
+			// (dirty in PHP's charmap, §1.2 step 4, but copied unchanged): raw.
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"'), nil // §1.2 step 8
+}
+
+// appendU appends the 6 bytes \uXXXX for the UTF-16 code unit u (u <= 0xFFFF), with lower-case
+// hex digits (spec §1.3, hex-digit case).
+func appendU(dst []byte, u uint32) []byte {
+	return append(dst, '\\', 'u',
+		hexDigits[u>>12&0xF], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
+}
+
+// validUTF8 reports whether every php_next_utf8_char() step json_encode would take over s
+// succeeds (spec §1.2 step 7: ASCII bytes are consumed one at a time without the decoder).
+func validUTF8(s []byte) bool {
+	for pos := 0; pos < len(s); {
+		if s[pos] < 0x80 {
+			pos++
+			continue
+		}
+		st := NextChar(s, pos)
+		if !st.OK {
+			return false
+		}
+		pos += st.Advance
+	}
+	return true
+}
+
+// utf8Lead is html.c's utf8_lead(c) (spec §2.1): a byte that may start a character, ASCII
+// included.
+func utf8Lead(c byte) bool { return c < 0x80 || (c >= 0xC2 && c <= 0xF4) }
+
+// utf8Trail is html.c's utf8_trail(c) (spec §2.1): a continuation byte.
+func utf8Trail(c byte) bool { return c >= 0x80 && c <= 0xBF }
+
+// ok is a successful step: code point cp in n bytes.
+func ok(cp uint32, n int) jsonopt.Step { return jsonopt.Step{CP: cp, Advance: n, OK: true} }
+
+// fail is html.c's MB_FAILURE(pos, n) (spec §2.1): failure, code point 0, cursor + n.
+func fail(n int) jsonopt.Step { return jsonopt.Step{Advance: n} }
+
+// NextChar is one php_next_utf8_char(s, len(s), &pos, &status) call (spec §2.2): it decodes
+// the character starting at byte offset pos of s, looking at most 4 bytes ahead and never past
+// len(s). It returns the code point (CP, 0 on failure), the number of bytes the cursor advances
+// (Advance, 1..4, on failure as well: the failure advance is part of the contract) and whether
+// the step succeeded (OK). s is never modified. pos must be >= 0; for pos >= len(s) (avail < 1,
+// spec §2.1 preliminary) the step fails with advance 1.
+//
+// The 15 failure exits of the spec §2.2 table are numbered F1..F15 in the comments below. F4 is
+// unreachable (c >= C2 makes cp >= 0x80) and is kept because the table and PHP have it.
+func NextChar(s []byte, pos int) jsonopt.Step {
+	avail := len(s) - pos // §2.1: bytes remaining, the current one included
+	if avail < 1 {
+		return fail(1) // §2.1 preliminary: avail < 1 -> FAIL, advance 1
+	}
+	c := s[pos]
+	switch {
+	case c < 0x80:
+		return ok(uint32(c), 1) // §2.2 row 00..7F: OK, cp = c, advance 1
+
+	case c < 0xC2:
+		return fail(1) // F1 §2.2 row 80..C1: stray trail or C0/C1 lead -> FAIL, advance 1
+
+	case c < 0xE0: // §2.2 rows C2..DF: 2-byte sequence
+		switch {
+		case avail < 2:
+			return fail(1) // F2 §2.2 row C2..DF: avail < 2 (truncated) -> FAIL, advance 1
+		case !utf8Trail(s[pos+1]) && utf8Lead(s[pos+1]):
+			return fail(1) // F3 §2.2 row C2..DF: s1 not trail and utf8_lead(s1) -> FAIL, advance 1
+		case !utf8Trail(s[pos+1]):
+			return fail(2) // F3 §2.2 row C2..DF: s1 not trail, not a lead (C0 C1 F5..FF) -> FAIL, advance 2
+		}
+		cp := uint32(c&0x1F)<<6 | uint32(s[pos+1]&0x3F)
+		if cp < 0x80 {
+			return fail(2) // F4 §2.2 row C2..DF: cp < 0x80 (unreachable) -> FAIL, advance 2
+		}
+		return ok(cp, 2) // §2.2 row C2..DF otherwise: OK, advance 2
+
+	case c < 0xF0: // §2.2 rows E0..EF: 3-byte sequence
+		if avail >= 3 && utf8Trail(s[pos+1]) && utf8Trail(s[pos+2]) {
+			// §2.2 row E0..EF: all bytes present and trails; only now are ranges checked.
+			cp := uint32(c&0x0F)<<12 | uint32(s[pos+1]&0x3F)<<6 | uint32(s[pos+2]&0x3F)
+			switch {
+			case cp < 0x800:
+				return fail(3) // F5 §2.2 row E0..EF: cp < 0x800 (overlong E0 80..9F xx) -> FAIL, advance 3
+			case cp >= 0xD800 && cp <= 0xDFFF:
+				return fail(3) // F6 §2.2 row E0..EF: surrogate (ED A0..BF xx) -> FAIL, advance 3
+			}
+			return ok(cp, 3) // §2.2 row E0..EF otherwise: OK, advance 3
+		}
+		switch {
+		case avail < 2 || utf8Lead(s[pos+1]):
+			return fail(1) // F7 §2.2 row E0..EF: avail < 2 or utf8_lead(s1) -> FAIL, advance 1
+		case avail < 3 || utf8Lead(s[pos+2]):
+			return fail(2) // F8 §2.2 row E0..EF: avail < 3 or utf8_lead(s2) -> FAIL, advance 2
+		default:
+			return fail(3) // F9 §2.2 row E0..EF: bad trail, no lead in s1..s2 -> FAIL, advance 3
+		}
+
+	case c < 0xF5: // §2.2 rows F0..F4: 4-byte sequence
+		if avail >= 4 && utf8Trail(s[pos+1]) && utf8Trail(s[pos+2]) && utf8Trail(s[pos+3]) {
+			// §2.2 row F0..F4: all bytes present and trails; only now are ranges checked.
+			cp := uint32(c&0x07)<<18 | uint32(s[pos+1]&0x3F)<<12 |
+				uint32(s[pos+2]&0x3F)<<6 | uint32(s[pos+3]&0x3F)
+			if cp < 0x10000 || cp > 0x10FFFF {
+				return fail(4) // F10 §2.2 row F0..F4: overlong (F0 80..8F) or > U+10FFFF (F4 90..BF) -> FAIL, advance 4
+			}
+			return ok(cp, 4) // §2.2 row F0..F4 otherwise: OK, advance 4
+		}
+		switch {
+		case avail < 2 || utf8Lead(s[pos+1]):
+			return fail(1) // F11 §2.2 row F0..F4: avail < 2 or utf8_lead(s1) -> FAIL, advance 1
+		case avail < 3 || utf8Lead(s[pos+2]):
+			return fail(2) // F12 §2.2 row F0..F4: avail < 3 or utf8_lead(s2) -> FAIL, advance 2
+		case avail < 4 || utf8Lead(s[pos+3]):
+			return fail(3) // F13 §2.2 row F0..F4: avail < 4 or utf8_lead(s3) -> FAIL, advance 3
+		default:
+			return fail(4) // F14 §2.2 row F0..F4: bad trail, no lead in s1..s3 -> FAIL, advance 4
+		}
+
+	default:
+		return fail(1) // F15 §2.2 row F5..FF: never a lead -> FAIL, advance 1
+	}
+}
+
+// UTF8Decode appends utf8_decode(src) to dst and returns the extended slice (spec §3.1): one
+// output byte per php_next_utf8_char() step from position 0 to the end of src, the code point
+// itself when the step succeeded with a code point <= U+00FF (Latin-1 identity), otherwise '?'
+// (0x3F), so a failure or any code point above U+00FF, astral included, is a single '?'. It
+// appends at most len(src) bytes and never modifies src or dst[:len(dst)]. PHP's E_DEPRECATED
+// notice has no counterpart here.
+func UTF8Decode(dst, src []byte) []byte {
+	for pos := 0; pos < len(src); {
+		st := NextChar(src, pos)
+		if st.OK && st.CP <= 0xFF {
+			dst = append(dst, byte(st.CP)) // §3.1: cp <= 0xFF -> the byte cp
+		} else {
+			dst = append(dst, '?') // §3.1: FAILURE or cp > 0xFF -> '?'
+		}
+		pos += st.Advance
+	}
+	return dst
+}
