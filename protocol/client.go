@@ -1,0 +1,501 @@
+package protocol
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultTimeout     = 10 * time.Second // per request, and for the hello
+	DefaultWindow      = 1024             // outstanding requests
+	DefaultGrace       = 3 * time.Second  // Close: wait for exit after end of input
+	DefaultStderrLines = 10               // stderr lines quoted in a TargetError
+)
+
+// Config tunes a Client. The zero value means every default.
+type Config struct {
+	// Timeout bounds the wait for each response, measured from the moment the client starts
+	// waiting for it (the previous response, or the call to Do), and the wait for the hello.
+	// 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Window is the maximum number of requests written but not yet answered; at least 1.
+	// 0 means DefaultWindow.
+	Window int
+	// Grace is how long Close waits for the target to exit after closing its stdin before
+	// killing it. 0 means DefaultGrace.
+	Grace time.Duration
+	// Env holds extra "KEY=value" entries appended to the client's environment.
+	Env []string
+	// Dir is the target's working directory; "" means the client's.
+	Dir string
+	// StderrLines is how many of the target's last stderr lines a TargetError quotes.
+	// 0 means DefaultStderrLines.
+	StderrLines int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.StderrLines <= 0 {
+		c.StderrLines = DefaultStderrLines
+	}
+	return c
+}
+
+// FailureKind classifies a TargetError.
+type FailureKind int
+
+// The ways a target can fail the protocol.
+const (
+	Exited       FailureKind = iota + 1 // exited, crashed or closed its stdout before answering
+	TimedOut                            // no answer within Config.Timeout
+	Malformed                           // a line that is not a valid hello or response
+	WrongVersion                        // the hello announced another protocol version
+)
+
+func (k FailureKind) String() string {
+	switch k {
+	case Exited:
+		return "exited"
+	case TimedOut:
+		return "timed out"
+	case Malformed:
+		return "malformed line"
+	case WrongVersion:
+		return "wrong protocol version"
+	}
+	return fmt.Sprintf("FailureKind(%d)", int(k))
+}
+
+// TargetError is a failure of the target process to speak the protocol. After one, the
+// client has killed the target and every later Do returns the same error.
+type TargetError struct {
+	Kind    FailureKind
+	Target  string   // the command line
+	Index   int      // index of the request in the Do batch; -1 for the hello or Close
+	Request string   // the request line being answered, abbreviated; "" for the hello
+	Line    string   // the offending line, abbreviated (Malformed, WrongVersion)
+	Status  string   // the exit status ("exit status 3", "signal: killed"), if known
+	Stderr  []string // the target's last stderr lines
+	Detail  string   // what exactly went wrong
+}
+
+func (e *TargetError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "target %s: %s", e.Target, e.Detail)
+	switch {
+	case e.Index >= 0:
+		fmt.Fprintf(&b, " (request #%d: %s)", e.Index, e.Request)
+	case e.Request != "":
+		fmt.Fprintf(&b, " (%s)", e.Request)
+	}
+	if e.Status != "" {
+		fmt.Fprintf(&b, "; %s", e.Status)
+	}
+	if len(e.Stderr) > 0 {
+		b.WriteString("; its stderr ends with:")
+		for _, l := range e.Stderr {
+			b.WriteString("\n\t")
+			b.WriteString(l)
+		}
+	} else {
+		b.WriteString("; stderr empty")
+	}
+	return b.String()
+}
+
+// Client drives one target process. Its methods must not be called concurrently.
+type Client struct {
+	cfg    Config
+	name   string
+	ctx    context.Context
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	bw     *bufio.Writer
+	stderr *tailBuffer
+	ops    []Op
+
+	stdout *os.File      // read end of the target's stdout
+	lines  chan lineMsg  // from the reader goroutine, closed after stdout's end
+	quit   chan struct{} // closed by Close/kill: the reader discards further lines
+	done   chan struct{} // closed once the process has exited
+	wait   error         // cmd.Wait's result, valid after done
+
+	mu       sync.Mutex
+	broken   error // set on the first TargetError, or by Close
+	quitOnce sync.Once
+}
+
+type lineMsg struct {
+	line string
+	err  error // io.EOF at the end of stdout, or a read error
+}
+
+// Start starts the target argv[0] with arguments argv[1:] and the default Config, reads its
+// hello and checks it. See StartConfig.
+func Start(ctx context.Context, argv []string) (*Client, error) {
+	return StartConfig(ctx, argv, Config{})
+}
+
+// StartConfig starts the target argv[0] (looked up in PATH) with arguments argv[1:], reads
+// its hello line within cfg.Timeout and checks it. The error is a *TargetError when the target
+// exited, hung, printed something else than a hello, or announced another version; the
+// target is then killed. Cancelling ctx kills the target (with its process group on Unix).
+func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("protocol: empty target command")
+	}
+	cfg = cfg.withDefaults()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = cfg.Dir
+	if len(cfg.Env) > 0 {
+		cmd.Env = append(os.Environ(), cfg.Env...)
+	}
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcess(cmd) }
+	cmd.WaitDelay = cfg.Grace
+	c := &Client{
+		cfg:    cfg,
+		name:   strings.Join(argv, " "),
+		ctx:    ctx,
+		cmd:    cmd,
+		stderr: &tailBuffer{max: 16 << 10},
+		lines:  make(chan lineMsg, cfg.Window+1),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	cmd.Stderr = c.stderr
+	var err error
+	if c.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	// stdout is a pipe of our own rather than cmd.StdoutPipe, so that the process can be
+	// waited for while its output is still being read.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return nil, fmt.Errorf("protocol: starting target %s: %w", c.name, err)
+	}
+	c.stdout = pr
+	c.bw = bufio.NewWriterSize(c.stdin, 64<<10)
+	go func() {
+		c.wait = cmd.Wait()
+		close(c.done)
+	}()
+	go c.read(pr)
+
+	timer := time.NewTimer(cfg.Timeout)
+	defer timer.Stop()
+	select {
+	case m, ok := <-c.lines:
+		if !ok || m.err != nil {
+			return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "exited before its hello line" + readErr(m.err)})
+		}
+		v, ops, err := ParseHello(m.line)
+		if err != nil {
+			kind := Malformed
+			if v != 0 && v != Version {
+				kind = WrongVersion
+			}
+			return nil, c.fail(&TargetError{Kind: kind, Index: -1, Line: abbreviate(m.line), Detail: "bad hello line " + quoteField(m.line) + ": " + err.Error()})
+		}
+		c.ops = ops
+	case <-timer.C:
+		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v", cfg.Timeout)})
+	case <-ctx.Done():
+		return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "cancelled before its hello line: " + ctx.Err().Error()})
+	}
+	return c, nil
+}
+
+// read runs in its own goroutine: it passes stdout's lines to c.lines until its end.
+func (c *Client) read(stdout io.Reader) {
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var buf []byte
+	for {
+		var err error
+		buf, err = readLine(br, buf[:0])
+		m := lineMsg{line: string(buf), err: err}
+		select {
+		case c.lines <- m:
+		case <-c.quit:
+		}
+		if err != nil {
+			break
+		}
+	}
+	close(c.lines)
+}
+
+func readErr(err error) string {
+	if err == nil || err == io.EOF {
+		return ""
+	}
+	return " (reading its stdout: " + err.Error() + ")"
+}
+
+// Ops returns the operations the target announced in its hello.
+func (c *Client) Ops() []Op { return append([]Op(nil), c.ops...) }
+
+// Supports reports whether the target announced op.
+func (c *Client) Supports(op Op) bool {
+	for _, o := range c.ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// Do sends reqs to the target, pipelined with at most Config.Window outstanding, and returns
+// their responses in order (len(reqs) of them). A response "error MESSAGE" is returned in
+// Response.ErrorMsg, not as an error. A request for an operation the target did not announce
+// is an error before anything is sent. When the target exits, hangs for Config.Timeout or
+// writes a line that is not a response to the request, Do kills it and returns a *TargetError
+// naming the request; the responses before it are returned too.
+func (c *Client) Do(reqs []Request) ([]Response, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return nil, c.broken
+	}
+	for i, r := range reqs {
+		if !c.Supports(r.Op) {
+			return nil, fmt.Errorf("protocol: request #%d: target %s does not support %s (it announced: %s)", i, c.name, quoteField(string(r.Op)), opList(c.ops))
+		}
+	}
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+
+	sem := make(chan struct{}, c.cfg.Window)
+	stop := make(chan struct{})
+	werr := make(chan error, 1)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		c.write(reqs, sem, stop, werr)
+	}()
+	// The writer must be gone before the next Do writes: on a failure, fail has killed the
+	// target and closed its stdin, so a blocked write returns.
+	defer func() {
+		close(stop)
+		<-wdone
+	}()
+
+	out := make([]Response, 0, len(reqs))
+	timer := time.NewTimer(c.cfg.Timeout)
+	defer timer.Stop()
+	var writeErr error
+	for i := 0; i < len(reqs); {
+		select {
+		case m, ok := <-c.lines:
+			if !ok || m.err != nil {
+				detail := "exited before answering"
+				if writeErr != nil {
+					detail += " (writing its stdin: " + writeErr.Error() + ")"
+				}
+				if err := c.ctx.Err(); err != nil {
+					detail += " (cancelled: " + err.Error() + ")"
+				}
+				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: detail + readErr(m.err)})
+			}
+			resp, err := ParseResponse(reqs[i].Op, m.line)
+			if err != nil {
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Detail: "malformed response " + quoteField(m.line) + ": " + err.Error()})
+			}
+			out = append(out, resp)
+			<-sem
+			i++
+			timer.Reset(c.cfg.Timeout)
+		case err := <-werr:
+			writeErr = err // the reader sees the exit; keep reading the answers already sent
+			werr = nil
+		case <-timer.C:
+			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", c.cfg.Timeout)})
+		case <-c.ctx.Done():
+			return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: "cancelled: " + c.ctx.Err().Error()})
+		}
+	}
+	return out, nil
+}
+
+// write runs in its own goroutine for one Do: it writes reqs, taking a window slot for each,
+// and flushes whenever it would wait for a slot and at the end. It reports a write error on
+// werr (nothing on success).
+func (c *Client) write(reqs []Request, sem, stop chan struct{}, werr chan<- error) {
+	var line []byte
+	for _, r := range reqs {
+		select {
+		case sem <- struct{}{}:
+		default:
+			if err := c.bw.Flush(); err != nil {
+				werr <- err
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+		line = append(r.AppendTo(line[:0]), '\n')
+		if _, err := c.bw.Write(line); err != nil {
+			werr <- err
+			return
+		}
+	}
+	if err := c.bw.Flush(); err != nil {
+		werr <- err
+	}
+}
+
+// fail completes e with what is known about the process, kills it and marks the client
+// broken.
+func (c *Client) fail(e *TargetError) error {
+	e.Target = c.name
+	exited := false
+	if e.Kind == Exited {
+		// The process closed stdout: give it a moment to exit so the status is known.
+		select {
+		case <-c.done:
+			exited = true
+		case <-time.After(c.cfg.Grace):
+		}
+	}
+	c.kill()
+	if exited {
+		e.Status = exitStatus(c.wait)
+	} else if e.Kind == Exited {
+		e.Status = "still running after closing its stdout; killed"
+	}
+	e.Stderr = c.stderr.lastLines(c.cfg.StderrLines)
+	c.broken = e
+	return e
+}
+
+// kill ends the target (and its process group on Unix), waits for it and releases the pipes.
+func (c *Client) kill() {
+	c.quitOnce.Do(func() { close(c.quit) })
+	select {
+	case <-c.done:
+	default:
+		killProcess(c.cmd)
+		select {
+		case <-c.done:
+		case <-time.After(c.cfg.Grace):
+		}
+	}
+	c.stdin.Close()
+	c.stdout.Close()
+}
+
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return "exit status 0"
+	case errors.As(err, &ee):
+		return ee.ProcessState.String()
+	}
+	return err.Error()
+}
+
+// Close ends the session: it closes the target's stdin, waits up to Config.Grace for it to
+// exit and kills it otherwise. It returns a *TargetError when the target had to be killed or
+// exited with a status other than 0, and nil when it exits cleanly or was already killed after
+// an earlier failure (which Do reported).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		c.kill()
+		return nil
+	}
+	c.stdin.Close()
+	c.quitOnce.Do(func() { close(c.quit) })
+	timer := time.NewTimer(c.cfg.Grace)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+	case <-timer.C:
+		c.kill()
+		c.broken = errors.New("protocol: client closed")
+		return &TargetError{Kind: TimedOut, Target: c.name, Index: -1, Detail: fmt.Sprintf("did not exit within %v of the end of its input; killed", c.cfg.Grace), Stderr: c.stderr.lastLines(c.cfg.StderrLines)}
+	}
+	c.stdout.Close()
+	c.broken = errors.New("protocol: client closed")
+	if c.wait != nil {
+		return &TargetError{Kind: Exited, Target: c.name, Index: -1, Detail: "exited unsuccessfully at the end of its input", Status: exitStatus(c.wait), Stderr: c.stderr.lastLines(c.cfg.StderrLines)}
+	}
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines returns up to n last non-empty lines, each abbreviated.
+func (t *tailBuffer) lastLines(n int) []string {
+	t.mu.Lock()
+	b := string(t.buf)
+	t.mu.Unlock()
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+	}
+	var out []string
+	for _, l := range strings.Split(b, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) != "" {
+			out = append(out, abbreviate(l))
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// abbreviate shortens s for a message.
+func abbreviate(s string) string {
+	const max = 120
+	if len(s) > max {
+		return s[:max] + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return s
+}

@@ -1,0 +1,379 @@
+package protocol
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// The test binary doubles as a target: with fakeTargetEnv set, TestMain runs the named fake
+// target instead of the tests.
+const fakeTargetEnv = "DIFFFUZZ_PROTOCOL_FAKE_TARGET"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeTargetEnv); mode != "" {
+		os.Exit(fakeTarget(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeTarget runs one kind of target on stdin/stdout and returns its exit status.
+func fakeTarget(mode string) int {
+	hello := Hello(fakeHandler.Ops()) + "\n"
+	in := bufio.NewReader(os.Stdin)
+	switch mode {
+	case "good":
+		if err := Serve(os.Stdin, os.Stdout, fakeHandler); err != nil {
+			fmt.Fprintln(os.Stderr, "fake target:", err)
+			return 2
+		}
+		return 0
+	case "crash": // answers two requests, then dies on the third
+		os.Stdout.WriteString(hello)
+		for i := 0; ; i++ {
+			line, err := readLine(in, nil)
+			if err != nil {
+				return 0
+			}
+			if i == 2 {
+				fmt.Fprintln(os.Stderr, "fake target: warming up")
+				fmt.Fprintf(os.Stderr, "fake target: simulated crash on request %q\n", line)
+				return 3
+			}
+			os.Stdout.WriteString("- 0\n")
+		}
+	case "signal": // killed by a signal on its first request
+		os.Stdout.WriteString(hello)
+		readLine(in, nil)
+		fmt.Fprintln(os.Stderr, "fake target: about to be killed")
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+		time.Sleep(time.Minute)
+		return 0
+	case "hang": // answers one request, then reads but never answers, not even at end of input
+		os.Stdout.WriteString(hello)
+		readLine(in, nil)
+		os.Stdout.WriteString("- 0\n")
+		fmt.Fprintln(os.Stderr, "fake target: going to sleep")
+		io.Copy(io.Discard, in)
+		time.Sleep(time.Minute)
+		return 0
+	case "garbage":
+		os.Stdout.WriteString(hello)
+		for {
+			if _, err := readLine(in, nil); err != nil {
+				return 0
+			}
+			os.Stdout.WriteString("hello world, this is not a response\n")
+		}
+	case "version":
+		os.Stdout.WriteString("difffuzz-target 2 escape decode utf8_decode\n")
+		io.Copy(io.Discard, in)
+		return 0
+	case "nohello":
+		os.Stdout.WriteString("Welcome to my JSON encoder!\n")
+		io.Copy(io.Discard, in)
+		return 0
+	case "silent": // never says hello
+		time.Sleep(time.Minute)
+		return 0
+	case "exitearly": // exits at once with an error, before its hello
+		fmt.Fprintln(os.Stderr, "fake target: cannot open configuration file")
+		return 7
+	case "exit1": // serves, but exits 1 at end of input
+		Serve(os.Stdin, os.Stdout, fakeHandler)
+		fmt.Fprintln(os.Stderr, "fake target: unhappy at the end")
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "unknown fake target mode", mode)
+	return 2
+}
+
+// startFake starts the test binary as the fake target mode.
+func startFake(t *testing.T, mode string, cfg Config) (*Client, error) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Env = append(cfg.Env, fakeTargetEnv+"="+mode)
+	return StartConfig(context.Background(), []string{exe, "-test.run=^$"}, cfg)
+}
+
+func mustRequest(t *testing.T, line string) Request {
+	t.Helper()
+	r, err := ParseRequest(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestClientGood(t *testing.T) {
+	c, err := startFake(t, "good", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(c.Ops()); got != "[escape decode utf8_decode]" {
+		t.Errorf("Ops() = %s", got)
+	}
+	tests := []struct{ req, want string }{
+		{"escape 2097152 e08041", "225c75666666644122 0"},
+		{"escape 0 80", "false 5"},
+		{"escape 512 80", "6e756c6c 5"},
+		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
+		{"utf8_decode 41c3a9", "41e9"},
+		{"escape 32 31", "error JSON_NUMERIC_CHECK (32) is not implemented"},
+	}
+	var reqs []Request
+	for _, tc := range tests {
+		reqs = append(reqs, mustRequest(t, tc.req))
+	}
+	resps, err := c.Do(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range tests {
+		if got := resps[i].String(); got != tc.want {
+			t.Errorf("%q -> %q; want %q", tc.req, got, tc.want)
+		}
+	}
+	if resps[5].ErrorMsg != "JSON_NUMERIC_CHECK (32) is not implemented" {
+		t.Errorf("ErrorMsg = %q", resps[5].ErrorMsg)
+	}
+
+	// A large pipelined batch, then an empty one, then a single request.
+	const n = 20000
+	reqs = reqs[:0]
+	for i := 0; i < n; i++ {
+		reqs = append(reqs, Request{Op: OpEscape, Flags: jsonopt.Combo(i % jsonopt.NumStringCombos), Input: []byte{byte(i), byte(i >> 8)}})
+	}
+	resps, err = c.Do(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range reqs {
+		want, err := fakeEscape(nil, r.Input, r.Flags)
+		if len(want) == 0 && err != nil {
+			want = nil
+		}
+		if got := resps[i]; string(got.Result) != string(want) || got.False != (want == nil) || got.Err != jsonopt.ErrorCode(err) {
+			t.Fatalf("request %d %s: got %s; want %q %v", i, r, got, want, err)
+		}
+	}
+	if resps, err := c.Do(nil); err != nil || len(resps) != 0 {
+		t.Errorf("Do(nil) = %v, %v", resps, err)
+	}
+	if resps, err := c.Do([]Request{{Op: OpUTF8Decode}}); err != nil || resps[0].String() != "-" {
+		t.Errorf("Do(utf8_decode -) = %v, %v", resps, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := c.Do(reqs[:1]); err == nil {
+		t.Error("Do after Close succeeded")
+	}
+}
+
+// A window of 1 is lock-step; every request still gets its answer.
+func TestClientSmallWindow(t *testing.T) {
+	c, err := startFake(t, "good", Config{Window: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var reqs []Request
+	for i := 0; i < 500; i++ {
+		reqs = append(reqs, Request{Op: OpUTF8Decode, Input: []byte{0xc3, byte(0x80 + i%64)}})
+	}
+	resps, err := c.Do(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range reqs {
+		if want := byte(0xc0 + i%64); len(resps[i].Result) != 1 || resps[i].Result[0] != want {
+			t.Fatalf("request %d: %s", i, resps[i])
+		}
+	}
+}
+
+func TestClientUnsupportedOp(t *testing.T) {
+	c, err := startFake(t, "good", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Do([]Request{{Op: OpEscape}, {Op: "frob"}})
+	if err == nil || !strings.Contains(err.Error(), `request #1: target`) || !strings.Contains(err.Error(), `does not support "frob" (it announced: escape decode utf8_decode)`) {
+		t.Errorf("Do(frob) error = %v", err)
+	}
+	// The client is still usable.
+	if resps, err := c.Do([]Request{{Op: OpEscape, Input: []byte("A")}}); err != nil || resps[0].String() != "224122 0" {
+		t.Errorf("after the refusal: %v, %v", resps, err)
+	}
+}
+
+// TestClientFailures checks that each way a target can break the protocol gives a
+// *TargetError of the right kind that names the request, the exit status and the stderr.
+func TestClientFailures(t *testing.T) {
+	reqs := []Request{
+		{Op: OpEscape, Input: []byte("a")},
+		{Op: OpEscape, Input: []byte("b")},
+		{Op: OpEscape, Flags: 512, Input: []byte("\x80")},
+		{Op: OpEscape, Input: []byte("d")},
+	}
+	tests := []struct {
+		mode      string
+		inStart   bool // the failure is expected from Start
+		kind      FailureKind
+		index     int // request index in the error
+		answered  int // responses returned before the failure
+		wantParts []string
+	}{
+		{"crash", false, Exited, 2, 2, []string{"exited before answering", "request #2: escape 512 80", "exit status 3", "fake target: warming up", `simulated crash on request "escape 512 80"`}},
+		{"signal", false, Exited, 0, 0, []string{"exited before answering", "request #0: escape 0 61", "signal: killed", "about to be killed"}},
+		{"hang", false, TimedOut, 1, 1, []string{"no response within 300ms", "request #1: escape 0 62", "going to sleep"}},
+		{"garbage", false, Malformed, 0, 0, []string{`malformed response "hello world, this is not a response"`, "escape response has 7 field(s), want 2", "request #0: escape 0 61", "stderr empty"}},
+		{"version", true, WrongVersion, -1, 0, []string{"bad hello line", "target speaks protocol version 2; this client speaks version 1"}},
+		{"nohello", true, Malformed, -1, 0, []string{`bad hello line "Welcome to my JSON encoder!"`, "does not start with"}},
+		{"silent", true, TimedOut, -1, 0, []string{"no hello line within 300ms"}},
+		{"exitearly", true, Exited, -1, 0, []string{"exited before its hello line", "exit status 7", "cannot open configuration file"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			c, err := startFake(t, tc.mode, Config{Timeout: 300 * time.Millisecond, Grace: 2 * time.Second})
+			var resps []Response
+			if err == nil {
+				if tc.inStart {
+					c.Close()
+					t.Fatalf("Start succeeded; want a %s error", tc.kind)
+				}
+				resps, err = c.Do(reqs)
+				if err == nil {
+					t.Fatalf("Do succeeded; want a %s error", tc.kind)
+				}
+				// Later calls report the same failure; Close is quiet.
+				if _, err2 := c.Do(reqs); err2 != err {
+					t.Errorf("second Do: %v; want the first error again", err2)
+				}
+				if err := c.Close(); err != nil {
+					t.Errorf("Close after failure: %v", err)
+				}
+			} else if !tc.inStart {
+				t.Fatalf("Start: %v", err)
+			}
+			var te *TargetError
+			if !errors.As(err, &te) {
+				t.Fatalf("error %v is a %T; want *TargetError", err, err)
+			}
+			if te.Kind != tc.kind || te.Index != tc.index || len(resps) != tc.answered {
+				t.Errorf("kind %s, index %d, %d responses; want %s, %d, %d", te.Kind, te.Index, len(resps), tc.kind, tc.index, tc.answered)
+			}
+			for _, p := range tc.wantParts {
+				if !strings.Contains(err.Error(), p) {
+					t.Errorf("error does not contain %q:\n%v", p, err)
+				}
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			t.Logf("%s: %v", tc.mode, err)
+		})
+	}
+}
+
+func TestClientCloseReportsExitStatus(t *testing.T) {
+	c, err := startFake(t, "exit1", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do([]Request{{Op: OpDecode, Input: []byte("A")}}); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Close()
+	var te *TargetError
+	if !errors.As(err, &te) || te.Kind != Exited || !strings.Contains(err.Error(), "exit status 1") || !strings.Contains(err.Error(), "unhappy at the end") {
+		t.Errorf("Close = %v; want an Exited error with exit status 1 and the stderr", err)
+	}
+}
+
+// A target that does not exit at the end of its input is killed after the grace period.
+func TestClientCloseKillsHangingTarget(t *testing.T) {
+	c, err := startFake(t, "hang", Config{Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = c.Close()
+	var te *TargetError
+	if !errors.As(err, &te) || te.Kind != TimedOut || !strings.Contains(err.Error(), "did not exit within 200ms") {
+		t.Errorf("Close = %v; want a TimedOut error", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+}
+
+func TestClientContextCancel(t *testing.T) {
+	exe, _ := os.Executable()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := StartConfig(ctx, []string{exe}, Config{Env: []string{fakeTargetEnv + "=hang"}, Grace: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do([]Request{{Op: OpEscape}}); err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	_, err = c.Do([]Request{{Op: OpEscape}})
+	if err == nil || !strings.Contains(err.Error(), "cancel") {
+		t.Errorf("Do after cancel = %v; want a cancellation error", err)
+	}
+	c.Close()
+}
+
+func TestStartMissingCommand(t *testing.T) {
+	_, err := Start(context.Background(), []string{"/nonexistent/difffuzz-target"})
+	if err == nil || !strings.Contains(err.Error(), "starting target /nonexistent/difffuzz-target") {
+		t.Errorf("Start = %v", err)
+	}
+	if _, err := Start(context.Background(), nil); err == nil {
+		t.Error("Start(nil) succeeded")
+	}
+}
+
+// BenchmarkClientRoundTrip measures pipelined requests per second through the fake target.
+func BenchmarkClientRoundTrip(b *testing.B) {
+	exe, _ := os.Executable()
+	c, err := StartConfig(context.Background(), []string{exe}, Config{Env: []string{fakeTargetEnv + "=good"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	reqs := make([]Request, 4096)
+	for i := range reqs {
+		reqs[i] = Request{Op: OpEscape, Input: []byte("h\xc3\xa9llo")}
+	}
+	b.ResetTimer()
+	start := time.Now()
+	n := 0
+	for n < b.N {
+		batch := reqs[:min(len(reqs), b.N-n)]
+		if _, err := c.Do(batch); err != nil {
+			b.Fatal(err)
+		}
+		n += len(batch)
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "req/s")
+}

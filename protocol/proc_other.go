@@ -1,0 +1,16 @@
+//go:build !unix
+
+package protocol
+
+import "os/exec"
+
+// setProcessGroup does nothing outside Unix.
+func setProcessGroup(cmd *exec.Cmd) {}
+
+// killProcess kills the target process.
+func killProcess(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Kill()
+}

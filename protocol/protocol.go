@@ -1,0 +1,406 @@
+// Package protocol implements both sides of the difffuzz target protocol, version 1
+// (DESIGN.md §6): a line protocol on a target's stdin and stdout through which any
+// implementation of PHP's json_encode string escaper, php_next_utf8_char() decoder or
+// utf8_decode(), in any language, can be checked against the oracle.
+//
+// # The protocol
+//
+// On start the target writes one hello line, "difffuzz-target 1" followed by the operations it
+// supports (see Hello). Then each request line gets exactly one response line, in request
+// order; a client may pipeline. Fields are separated by one space. A byte string is hex
+// (this package always writes lowercase and reads either case) and "-" is the empty string.
+//
+//	request                  response
+//	escape FLAGS HEX         RESULT ERR    RESULT: hex of json_encode's string, or "false";
+//	                                       ERR: json_last_error(), decimal
+//	decode HEX               STEP ...      every php_next_utf8_char() step from position 0:
+//	                                       "CP/ADVANCE" (CP lowercase hex) or "!/ADVANCE"
+//	                                       for a failure; "-" for the empty string
+//	utf8_decode HEX          HEX           utf8_decode()'s result
+//	(malformed or refused)   error MESSAGE the target keeps serving
+//
+// FLAGS is PHP's decimal option value (jsonopt.Options). Examples:
+//
+//	escape 2097152 e08041   →  225c75666666644122 0
+//	escape 0 80             →  false 5
+//	escape 512 80           →  6e756c6c 5
+//	decode 41e08041c3a9     →  41/1 !/2 41/1 e9/2
+//	utf8_decode 41c3a9      →  41e9
+//
+// At end of input the target exits with status 0. A line may end in "\r\n"; the "\r" is
+// dropped. Lines have no length limit (inputs of megabytes are hex-encoded on one line).
+//
+// Serve is the target side (used by `difffuzz serve`); Client starts a target process and
+// pipelines requests through it.
+package protocol
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Version is the protocol version this package speaks, announced in the hello line.
+const Version = 1
+
+// helloMagic is the first field of a hello line.
+const helloMagic = "difffuzz-target"
+
+// Op is a protocol operation: the first field of a request line.
+type Op string
+
+// The operations of protocol version 1.
+const (
+	OpEscape     Op = "escape"      // json_encode($s, FLAGS) of one string: "escape FLAGS HEX"
+	OpDecode     Op = "decode"      // all php_next_utf8_char() steps of a string: "decode HEX"
+	OpUTF8Decode Op = "utf8_decode" // utf8_decode($s): "utf8_decode HEX"
+)
+
+// Ops lists every operation of protocol version 1, in hello order.
+var Ops = []Op{OpEscape, OpDecode, OpUTF8Decode}
+
+// Valid reports whether op is an operation of protocol version 1.
+func (op Op) Valid() bool {
+	return op == OpEscape || op == OpDecode || op == OpUTF8Decode
+}
+
+// Request is one request: Flags is used by OpEscape only and must be 0 for the others.
+type Request struct {
+	Op    Op
+	Flags jsonopt.Options
+	Input []byte
+}
+
+// AppendTo appends the request line, without its newline, to b and returns the extended
+// buffer. An invalid Op is rendered as given (the target will answer "error ...").
+func (r Request) AppendTo(b []byte) []byte {
+	b = append(b, r.Op...)
+	if r.Op == OpEscape {
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, uint64(r.Flags), 10)
+	}
+	b = append(b, ' ')
+	return appendHex(b, r.Input)
+}
+
+// String returns the request line without its newline, e.g. "escape 512 80".
+func (r Request) String() string { return string(r.AppendTo(nil)) }
+
+// ParseRequest parses one request line (without its newline; a trailing "\r" is tolerated).
+// It is strict: the operation must be one of Ops, spelled in lowercase; the number of fields
+// must be exact (escape: 3, decode and utf8_decode: 2) with single spaces between them; FLAGS
+// must be a decimal integer in [0, 2^32) without sign; HEX must be an even number of hex digits
+// (either case) or "-" for the empty string. The error names the field and the problem.
+func ParseRequest(line string) (Request, error) {
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return Request{}, errors.New("empty request line")
+	}
+	f := strings.Split(line, " ")
+	op := Op(f[0])
+	var r Request
+	switch op {
+	case OpEscape:
+		if len(f) != 3 {
+			return r, fieldCountError(op, "FLAGS HEX", len(f)-1)
+		}
+		v, err := strconv.ParseUint(f[1], 10, 32)
+		if err != nil {
+			return r, fmt.Errorf("escape: FLAGS %s is not a decimal integer in [0, 4294967295]", quoteField(f[1]))
+		}
+		in, err := parseHex(f[2])
+		if err != nil {
+			return r, fmt.Errorf("escape: HEX: %v", err)
+		}
+		return Request{Op: op, Flags: jsonopt.Options(v), Input: in}, nil
+	case OpDecode, OpUTF8Decode:
+		if len(f) != 2 {
+			return r, fieldCountError(op, "HEX", len(f)-1)
+		}
+		in, err := parseHex(f[1])
+		if err != nil {
+			return r, fmt.Errorf("%s: HEX: %v", op, err)
+		}
+		return Request{Op: op, Input: in}, nil
+	}
+	if f[0] == "" {
+		return r, errors.New("request line starts with a space")
+	}
+	return r, fmt.Errorf("unknown operation %s (want escape, decode or utf8_decode)", quoteField(f[0]))
+}
+
+func fieldCountError(op Op, want string, got int) error {
+	return fmt.Errorf("%s takes %d field(s) (%s %s), got %d", op, strings.Count(want, " ")+1, op, want, got)
+}
+
+// Response is one response line. Which fields are meaningful depends on the operation:
+//
+//   - OpEscape: Result is the string json_encode returned (quotes included), or False is true
+//     when it returned false (Result is then nil); Err is json_last_error().
+//   - OpDecode: Steps are the decoder steps from position 0 (none for the empty string).
+//   - OpUTF8Decode: Result is utf8_decode()'s result.
+//
+// ErrorMsg is set, and nothing else, when the target answered "error MESSAGE" (a malformed or
+// refused request, such as JSON_NUMERIC_CHECK on an implementation without it).
+type Response struct {
+	Op       Op
+	Result   []byte
+	False    bool
+	Err      int
+	Steps    []jsonopt.Step
+	ErrorMsg string
+}
+
+// AppendTo appends the response line, without its newline, to b and returns the extended
+// buffer. A newline or carriage return inside ErrorMsg is written as a space so that the
+// response stays one line; an empty ErrorMsg cannot be told apart from no error and is
+// therefore never an error response.
+func (r Response) AppendTo(b []byte) []byte {
+	if r.ErrorMsg != "" {
+		b = append(b, "error "...)
+		for i := 0; i < len(r.ErrorMsg); i++ {
+			c := r.ErrorMsg[i]
+			if c == '\n' || c == '\r' {
+				c = ' '
+			}
+			b = append(b, c)
+		}
+		return b
+	}
+	switch r.Op {
+	case OpEscape:
+		if r.False {
+			b = append(b, "false"...)
+		} else {
+			b = appendHex(b, r.Result)
+		}
+		b = append(b, ' ')
+		return strconv.AppendInt(b, int64(r.Err), 10)
+	case OpDecode:
+		if len(r.Steps) == 0 {
+			return append(b, '-')
+		}
+		for i, s := range r.Steps {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			if s.OK {
+				b = strconv.AppendUint(b, uint64(s.CP), 16)
+			} else {
+				b = append(b, '!')
+			}
+			b = append(b, '/')
+			b = strconv.AppendInt(b, int64(s.Advance), 10)
+		}
+		return b
+	default: // OpUTF8Decode
+		return appendHex(b, r.Result)
+	}
+}
+
+// String returns the response line without its newline, e.g. "6e756c6c 5", "41/1 !/2", "-".
+func (r Response) String() string { return string(r.AppendTo(nil)) }
+
+// ParseResponse parses the response line to a request of operation op (without its newline;
+// a trailing "\r" is tolerated). "error MESSAGE" gives a Response with ErrorMsg set and a nil
+// error ("error" alone gives the message "(no message)"). Anything that is not a well-formed
+// response for op is an error naming the problem:
+//
+//   - escape: exactly two fields; RESULT is "false", "-" or an even number of hex digits;
+//     ERR is a decimal integer in [0, 2^31).
+//   - decode: "-", or one or more steps "CP/ADVANCE" or "!/ADVANCE" with CP 1–8 hex digits and
+//     ADVANCE a decimal integer >= 1.
+//   - utf8_decode: exactly one field, "-" or an even number of hex digits.
+//
+// Whether a well-formed response is right (steps that cover the input, a plausible error
+// code) is for the caller to judge.
+func ParseResponse(op Op, line string) (Response, error) {
+	line = strings.TrimSuffix(line, "\r")
+	r := Response{Op: op}
+	if line == "error" {
+		r.ErrorMsg = "(no message)"
+		return r, nil
+	}
+	if msg, ok := strings.CutPrefix(line, "error "); ok {
+		if msg == "" {
+			msg = "(no message)"
+		}
+		r.ErrorMsg = msg
+		return r, nil
+	}
+	if line == "" {
+		return r, errors.New("empty response line")
+	}
+	f := strings.Split(line, " ")
+	switch op {
+	case OpEscape:
+		if len(f) != 2 {
+			return r, fmt.Errorf("escape response has %d field(s), want 2 (RESULT ERR)", len(f))
+		}
+		if f[0] == "false" {
+			r.False = true
+		} else {
+			res, err := parseHex(f[0])
+			if err != nil {
+				return r, fmt.Errorf("escape response: RESULT is neither false nor hex: %v", err)
+			}
+			r.Result = res
+		}
+		e, err := strconv.ParseUint(f[1], 10, 31)
+		if err != nil {
+			return r, fmt.Errorf("escape response: ERR %s is not a decimal integer in [0, 2147483647]", quoteField(f[1]))
+		}
+		r.Err = int(e)
+		return r, nil
+	case OpDecode:
+		if line == "-" {
+			return r, nil
+		}
+		r.Steps = make([]jsonopt.Step, 0, len(f))
+		for i, s := range f {
+			st, err := parseStep(s)
+			if err != nil {
+				return Response{Op: op}, fmt.Errorf("decode response: step %d: %v", i+1, err)
+			}
+			r.Steps = append(r.Steps, st)
+		}
+		return r, nil
+	case OpUTF8Decode:
+		if len(f) != 1 {
+			return r, fmt.Errorf("utf8_decode response has %d fields, want 1 (HEX)", len(f))
+		}
+		res, err := parseHex(f[0])
+		if err != nil {
+			return r, fmt.Errorf("utf8_decode response: %v", err)
+		}
+		r.Result = res
+		return r, nil
+	}
+	return r, fmt.Errorf("unknown operation %s", quoteField(string(op)))
+}
+
+// parseStep parses "CP/ADVANCE" or "!/ADVANCE".
+func parseStep(s string) (jsonopt.Step, error) {
+	cp, adv, ok := strings.Cut(s, "/")
+	if !ok {
+		return jsonopt.Step{}, fmt.Errorf("%s is not CP/ADVANCE or !/ADVANCE", quoteField(s))
+	}
+	a, err := strconv.ParseUint(adv, 10, 31)
+	if err != nil || a == 0 {
+		return jsonopt.Step{}, fmt.Errorf("%s: ADVANCE %s is not a decimal integer >= 1", quoteField(s), quoteField(adv))
+	}
+	if cp == "!" {
+		return jsonopt.Step{Advance: int(a)}, nil
+	}
+	if cp == "" || len(cp) > 8 || !isHex(cp) {
+		return jsonopt.Step{}, fmt.Errorf("%s: CP %s is not 1-8 hex digits or !", quoteField(s), quoteField(cp))
+	}
+	v, _ := strconv.ParseUint(cp, 16, 32)
+	return jsonopt.Step{CP: uint32(v), Advance: int(a), OK: true}, nil
+}
+
+// Hello returns the hello line a target writes first, without its newline:
+// "difffuzz-target 1" followed by ops, e.g. "difffuzz-target 1 escape decode utf8_decode".
+func Hello(ops []Op) string {
+	var b strings.Builder
+	b.WriteString(helloMagic)
+	b.WriteString(" ")
+	b.WriteString(strconv.Itoa(Version))
+	for _, op := range ops {
+		b.WriteString(" ")
+		b.WriteString(string(op))
+	}
+	return b.String()
+}
+
+// ParseHello parses a hello line (without its newline; a trailing "\r" is tolerated). It
+// returns the announced protocol version and, for version 1, the announced operations. A line
+// that does not start with "difffuzz-target N" is an error. A version other than Version is
+// returned together with an error saying so (ops are then nil: their meaning is unknown). For
+// version 1 an unknown or repeated operation is an error; no operations at all is allowed.
+func ParseHello(line string) (version int, ops []Op, err error) {
+	line = strings.TrimSuffix(line, "\r")
+	f := strings.Split(line, " ")
+	if f[0] != helloMagic || len(f) < 2 {
+		return 0, nil, fmt.Errorf("hello %s does not start with %q and a version", quoteField(line), helloMagic+" ")
+	}
+	v, err := strconv.ParseUint(f[1], 10, 31)
+	if err != nil {
+		return 0, nil, fmt.Errorf("hello: version %s is not a decimal integer", quoteField(f[1]))
+	}
+	if int(v) != Version {
+		return int(v), nil, fmt.Errorf("target speaks protocol version %d; this client speaks version %d", v, Version)
+	}
+	seen := map[Op]bool{}
+	for _, s := range f[2:] {
+		op := Op(s)
+		if !op.Valid() {
+			return Version, nil, fmt.Errorf("hello: unknown operation %s (version 1 has escape, decode, utf8_decode)", quoteField(s))
+		}
+		if seen[op] {
+			return Version, nil, fmt.Errorf("hello: operation %s announced twice", op)
+		}
+		seen[op] = true
+		ops = append(ops, op)
+	}
+	return Version, ops, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendHex appends the lowercase hex of s to b, or "-" when s is empty.
+func appendHex(b, s []byte) []byte {
+	if len(s) == 0 {
+		return append(b, '-')
+	}
+	n := len(b)
+	b = append(b, make([]byte, 2*len(s))...)
+	hex.Encode(b[n:], s)
+	return b
+}
+
+// parseHex decodes a protocol byte string: "-" or a non-empty even number of hex digits.
+func parseHex(s string) ([]byte, error) {
+	if s == "-" {
+		return []byte{}, nil
+	}
+	if s == "" {
+		return nil, errors.New("empty field (the empty string is written -)")
+	}
+	if len(s)%2 != 0 {
+		return nil, fmt.Errorf("odd number of hex digits (%d)", len(s))
+	}
+	b := make([]byte, len(s)/2)
+	if _, err := hex.Decode(b, []byte(s)); err != nil {
+		var ib hex.InvalidByteError
+		if errors.As(err, &ib) {
+			i := strings.IndexByte(s, byte(ib))
+			return nil, fmt.Errorf("byte %q at offset %d is not a hex digit", byte(ib), i)
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteField quotes a field for an error message, abbreviating long ones.
+func quoteField(s string) string {
+	const max = 64
+	if len(s) > max {
+		return strconv.Quote(s[:max]) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,257 @@
+package protocol
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+func TestParseRequest(t *testing.T) {
+	valid := []struct {
+		line string
+		want Request
+		back string // String() of the parsed request; "" means line itself
+	}{
+		{"escape 2097152 e08041", Request{OpEscape, jsonopt.InvalidUTF8Substitute, []byte("\xe0\x80A")}, ""},
+		{"escape 0 80", Request{OpEscape, 0, []byte{0x80}}, ""},
+		{"escape 512 80", Request{OpEscape, jsonopt.PartialOutputOnError, []byte{0x80}}, ""},
+		{"escape 0 -", Request{OpEscape, 0, []byte{}}, ""},
+		{"escape 4294967295 00", Request{OpEscape, 4294967295, []byte{0}}, ""},
+		{"escape 007 41", Request{OpEscape, 7, []byte("A")}, "escape 7 41"},
+		{"escape 0 E0C3A9ff", Request{OpEscape, 0, []byte("\xe0\xc3\xa9\xff")}, "escape 0 e0c3a9ff"},
+		{"escape 0 41\r", Request{OpEscape, 0, []byte("A")}, "escape 0 41"},
+		{"decode 41e08041c3a9", Request{OpDecode, 0, []byte("A\xe0\x80A\xc3\xa9")}, ""},
+		{"decode -", Request{OpDecode, 0, []byte{}}, ""},
+		{"utf8_decode 41c3a9", Request{OpUTF8Decode, 0, []byte("A\xc3\xa9")}, ""},
+		{"utf8_decode -", Request{OpUTF8Decode, 0, []byte{}}, ""},
+	}
+	for _, tc := range valid {
+		got, err := ParseRequest(tc.line)
+		if err != nil {
+			t.Errorf("ParseRequest(%q): unexpected error %v", tc.line, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseRequest(%q) = %+v; want %+v", tc.line, got, tc.want)
+		}
+		back := tc.back
+		if back == "" {
+			back = tc.line
+		}
+		if s := got.String(); s != back {
+			t.Errorf("ParseRequest(%q).String() = %q; want %q", tc.line, s, back)
+		}
+	}
+
+	malformed := []struct {
+		class, line, wantErr string
+	}{
+		{"empty", "", "empty request line"},
+		{"field count", "escape", "escape takes 2 field(s) (escape FLAGS HEX), got 0"},
+		{"field count", "escape 0", "got 1"},
+		{"field count", "escape 0 80 81", "got 3"},
+		{"field count", "decode", "decode takes 1 field(s) (decode HEX), got 0"},
+		{"field count", "decode 41 42", "got 2"},
+		{"field count", "utf8_decode", "utf8_decode takes 1 field(s)"},
+		{"field count", "utf8_decode 41 ", "got 2"},
+		{"flags", "escape x 80", `FLAGS "x" is not a decimal integer`},
+		{"flags", "escape -1 80", `FLAGS "-1"`},
+		{"flags", "escape +1 80", `FLAGS "+1"`},
+		{"flags", "escape 0x1 80", `FLAGS "0x1"`},
+		{"flags", "escape 4294967296 80", `FLAGS "4294967296"`},
+		{"flags", "escape  80", `FLAGS ""`},
+		{"hex", "escape 0 8", "odd number of hex digits (1)"},
+		{"hex", "escape 0 zz", `byte 'z' at offset 0 is not a hex digit`},
+		{"hex", "escape 0 41g1", `byte 'g' at offset 2 is not a hex digit`},
+		{"hex", "escape 0 ", "empty field (the empty string is written -)"},
+		{"hex", "decode --", "byte '-' at offset 0"},
+		{"hex", "utf8_decode 4 1", "got 2"},
+		{"hex", "decode 0x41", "'x' at offset 1"},
+		{"op", "ESCAPE 0 80", `unknown operation "ESCAPE"`},
+		{"op", "frobnicate 41", `unknown operation "frobnicate"`},
+		{"op", " escape 0 80", "starts with a space"},
+		{"op", "escape\t0\t80", `unknown operation "escape\t0\t80"`},
+	}
+	for _, tc := range malformed {
+		_, err := ParseRequest(tc.line)
+		if err == nil {
+			t.Errorf("%s: ParseRequest(%q) = nil error; want %q", tc.class, tc.line, tc.wantErr)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: ParseRequest(%q) error = %q; want it to contain %q", tc.class, tc.line, err, tc.wantErr)
+		}
+	}
+}
+
+func TestParseResponse(t *testing.T) {
+	valid := []struct {
+		op   Op
+		line string
+		want Response
+		back string
+	}{
+		{OpEscape, "225c75666666644122 0", Response{Op: OpEscape, Result: []byte(`"\ufffdA"`)}, ""},
+		{OpEscape, "false 5", Response{Op: OpEscape, False: true, Err: 5}, ""},
+		{OpEscape, "6e756c6c 5", Response{Op: OpEscape, Result: []byte("null"), Err: 5}, ""},
+		{OpEscape, "- 0", Response{Op: OpEscape, Result: []byte{}}, ""},
+		{OpEscape, "2241FF22 0", Response{Op: OpEscape, Result: []byte("\"A\xff\"")}, "2241ff22 0"},
+		{OpEscape, "false 0", Response{Op: OpEscape, False: true}, ""},
+		{OpEscape, "2222 0\r", Response{Op: OpEscape, Result: []byte(`""`)}, "2222 0"},
+		{OpDecode, "41/1 !/2 41/1 e9/2", Response{Op: OpDecode, Steps: []jsonopt.Step{{CP: 0x41, Advance: 1, OK: true}, {Advance: 2}, {CP: 0x41, Advance: 1, OK: true}, {CP: 0xe9, Advance: 2, OK: true}}}, ""},
+		{OpDecode, "-", Response{Op: OpDecode}, ""},
+		{OpDecode, "0/1", Response{Op: OpDecode, Steps: []jsonopt.Step{{CP: 0, Advance: 1, OK: true}}}, ""},
+		{OpDecode, "10FFFF/4", Response{Op: OpDecode, Steps: []jsonopt.Step{{CP: 0x10ffff, Advance: 4, OK: true}}}, "10ffff/4"},
+		{OpDecode, "!/7", Response{Op: OpDecode, Steps: []jsonopt.Step{{Advance: 7}}}, ""},
+		{OpUTF8Decode, "41e9", Response{Op: OpUTF8Decode, Result: []byte("A\xe9")}, ""},
+		{OpUTF8Decode, "-", Response{Op: OpUTF8Decode, Result: []byte{}}, ""},
+		{OpEscape, "error JSON_NUMERIC_CHECK (32) is not implemented", Response{Op: OpEscape, ErrorMsg: "JSON_NUMERIC_CHECK (32) is not implemented"}, ""},
+		{OpDecode, "error decode is not supported", Response{Op: OpDecode, ErrorMsg: "decode is not supported"}, ""},
+		{OpUTF8Decode, "error  two  spaces ", Response{Op: OpUTF8Decode, ErrorMsg: " two  spaces "}, ""},
+		{OpUTF8Decode, "error", Response{Op: OpUTF8Decode, ErrorMsg: "(no message)"}, "error (no message)"},
+	}
+	for _, tc := range valid {
+		got, err := ParseResponse(tc.op, tc.line)
+		if err != nil {
+			t.Errorf("ParseResponse(%s, %q): unexpected error %v", tc.op, tc.line, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseResponse(%s, %q) = %+v; want %+v", tc.op, tc.line, got, tc.want)
+		}
+		back := tc.back
+		if back == "" {
+			back = tc.line
+		}
+		if s := got.String(); s != back {
+			t.Errorf("ParseResponse(%s, %q).String() = %q; want %q", tc.op, tc.line, s, back)
+		}
+	}
+
+	malformed := []struct {
+		class   string
+		op      Op
+		line    string
+		wantErr string
+	}{
+		{"empty", OpEscape, "", "empty response line"},
+		{"empty", OpDecode, "", "empty response line"},
+		{"empty", OpUTF8Decode, "", "empty response line"},
+		{"field count", OpEscape, "false", "escape response has 1 field(s), want 2"},
+		{"field count", OpEscape, "2222", "has 1 field(s)"},
+		{"field count", OpEscape, "false 5 6", "has 3 field(s)"},
+		{"field count", OpEscape, "2222  0", "has 3 field(s)"},
+		{"field count", OpUTF8Decode, "41 42", "utf8_decode response has 2 fields, want 1"},
+		{"result", OpEscape, "zz 0", "RESULT is neither false nor hex: byte 'z' at offset 0"},
+		{"result", OpEscape, "abc 0", "odd number of hex digits (3)"},
+		{"result", OpEscape, "FALSE 5", "RESULT is neither false nor hex"},
+		{"result", OpEscape, "null 5", "RESULT is neither false nor hex"},
+		{"result", OpEscape, " 0", "empty field"},
+		{"err", OpEscape, "false x", `ERR "x" is not a decimal integer`},
+		{"err", OpEscape, "false -1", `ERR "-1"`},
+		{"err", OpEscape, "false 99999999999", `ERR "99999999999"`},
+		{"err", OpEscape, "false ", `ERR ""`},
+		{"step", OpDecode, "41", `step 1: "41" is not CP/ADVANCE or !/ADVANCE`},
+		{"step", OpDecode, "41/1 42", `step 2: "42"`},
+		{"step", OpDecode, "41/0", `ADVANCE "0" is not a decimal integer >= 1`},
+		{"step", OpDecode, "!/0", `ADVANCE "0"`},
+		{"step", OpDecode, "!/-1", `ADVANCE "-1"`},
+		{"step", OpDecode, "41/x", `ADVANCE "x"`},
+		{"step", OpDecode, "/1", `CP "" is not 1-8 hex digits or !`},
+		{"step", OpDecode, "123456789/1", `CP "123456789"`},
+		{"step", OpDecode, "g/1", `CP "g"`},
+		{"step", OpDecode, "?/1", `CP "?"`},
+		{"step", OpDecode, "41/1  42/1", `step 2: "" is not CP/ADVANCE`},
+		{"step", OpDecode, "41/1 ", `step 2: ""`},
+		{"step", OpDecode, "- 41/1", `step 1: "-"`},
+		{"hex", OpUTF8Decode, "4", "odd number of hex digits (1)"},
+		{"hex", OpUTF8Decode, "xx", "byte 'x' at offset 0"},
+		{"hex", OpUTF8Decode, "false", "odd number of hex digits (5)"},
+		{"op", Op("bogus"), "41", `unknown operation "bogus"`},
+	}
+	for _, tc := range malformed {
+		_, err := ParseResponse(tc.op, tc.line)
+		if err == nil {
+			t.Errorf("%s: ParseResponse(%s, %q) = nil error; want %q", tc.class, tc.op, tc.line, tc.wantErr)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: ParseResponse(%s, %q) error = %q; want it to contain %q", tc.class, tc.op, tc.line, err, tc.wantErr)
+		}
+	}
+}
+
+func TestResponseStringErrorMsgIsOneLine(t *testing.T) {
+	r := Response{Op: OpEscape, ErrorMsg: "two\nlines\r\n"}
+	if got, want := r.String(), "error two lines  "; got != want {
+		t.Errorf("String() = %q; want %q", got, want)
+	}
+}
+
+func TestHello(t *testing.T) {
+	if got, want := Hello(Ops), "difffuzz-target 1 escape decode utf8_decode"; got != want {
+		t.Errorf("Hello(Ops) = %q; want %q", got, want)
+	}
+	if got, want := Hello(nil), "difffuzz-target 1"; got != want {
+		t.Errorf("Hello(nil) = %q; want %q", got, want)
+	}
+	valid := []struct {
+		line string
+		ops  []Op
+	}{
+		{"difffuzz-target 1 escape decode utf8_decode", Ops},
+		{"difffuzz-target 1 utf8_decode escape", []Op{OpUTF8Decode, OpEscape}},
+		{"difffuzz-target 1", nil},
+		{"difffuzz-target 1 escape\r", []Op{OpEscape}},
+	}
+	for _, tc := range valid {
+		v, ops, err := ParseHello(tc.line)
+		if err != nil || v != 1 || !reflect.DeepEqual(ops, tc.ops) {
+			t.Errorf("ParseHello(%q) = %d, %v, %v; want 1, %v, nil", tc.line, v, ops, err, tc.ops)
+		}
+	}
+	malformed := []struct {
+		line        string
+		wantVersion int
+		wantErr     string
+	}{
+		{"", 0, `does not start with "difffuzz-target "`},
+		{"hello", 0, `hello "hello" does not start`},
+		{"difffuzz-target", 0, "does not start"},
+		{"Difffuzz-target 1 escape", 0, "does not start"},
+		{"difffuzz-target x escape", 0, `version "x" is not a decimal integer`},
+		{"difffuzz-target 2 escape decode utf8_decode", 2, "target speaks protocol version 2; this client speaks version 1"},
+		{"difffuzz-target 0", 0, "version 0"},
+		{"difffuzz-target 1 escape escape", 1, "operation escape announced twice"},
+		{"difffuzz-target 1 frob", 1, `unknown operation "frob"`},
+		{"difffuzz-target 1 ESCAPE", 1, `unknown operation "ESCAPE"`},
+		{"difffuzz-target 1  escape", 1, `unknown operation ""`},
+	}
+	for _, tc := range malformed {
+		v, _, err := ParseHello(tc.line)
+		if err == nil || v != tc.wantVersion || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("ParseHello(%q) = %d, %v; want %d and an error containing %q", tc.line, v, err, tc.wantVersion, tc.wantErr)
+		}
+	}
+}
+
+// TestHexRoundTrip checks that every byte value survives a request and a response.
+func TestHexRoundTrip(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	r := Request{Op: OpUTF8Decode, Input: all}
+	got, err := ParseRequest(r.String())
+	if err != nil || !bytes.Equal(got.Input, all) {
+		t.Fatalf("request round trip: %v, %x", err, got.Input)
+	}
+	resp := Response{Op: OpEscape, Result: all, Err: 5}
+	back, err := ParseResponse(OpEscape, resp.String())
+	if err != nil || !bytes.Equal(back.Result, all) || back.Err != 5 {
+		t.Fatalf("response round trip: %v, %+v", err, back)
+	}
+}

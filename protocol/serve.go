@@ -1,0 +1,193 @@
+package protocol
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Handler is the implementation a Serve loop answers for. A nil function is an operation the
+// target does not support: it is left out of the hello and its requests are answered
+// "error ...". The functions have the contracts of the oracle package (DESIGN.md §2).
+type Handler struct {
+	// Escape appends json_encode's result for src under opts to dst and returns it. On a PHP
+	// error it returns a *jsonopt.Error whose Code is the JSON_ERROR_* value (>= 0) with
+	// nothing appended (json_encode returned false) or "null" appended (PARTIAL_OUTPUT_ON_ERROR).
+	// Any other error, such as jsonopt.ErrNumericCheck (Code -1), is a refusal, answered
+	// "error MESSAGE".
+	Escape func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
+	// NextChar is one php_next_utf8_char() step at s[pos:], 0 <= pos < len(s).
+	NextChar func(s []byte, pos int) jsonopt.Step
+	// UTF8Decode appends utf8_decode(src) to dst and returns it.
+	UTF8Decode func(dst, src []byte) []byte
+}
+
+// Ops returns the operations h supports, in hello order.
+func (h Handler) Ops() []Op {
+	var ops []Op
+	if h.Escape != nil {
+		ops = append(ops, OpEscape)
+	}
+	if h.NextChar != nil {
+		ops = append(ops, OpDecode)
+	}
+	if h.UTF8Decode != nil {
+		ops = append(ops, OpUTF8Decode)
+	}
+	return ops
+}
+
+// Serve speaks the target side of protocol version 1: it writes the hello for h.Ops(), then
+// reads request lines from r until end of input and answers each one on w, in order.
+//
+// A malformed request, a request for an operation h does not support, an escape refused with
+// an error that carries no PHP error code (for example jsonopt.ErrNumericCheck, answered
+// "error JSON_NUMERIC_CHECK (32) is not implemented") and a decoder step with an advance below
+// 1 are answered "error MESSAGE"; Serve then keeps serving.
+//
+// Answers are buffered and flushed whenever no complete request line is left in the input
+// buffer, so a pipelining client gets large writes and an interactive one never waits. Lines
+// may be of any length. Serve returns nil at end of input, or the first read or write error.
+// A panic in a handler function is not recovered: the target crashes, and a client reports it.
+func Serve(r io.Reader, w io.Writer, h Handler) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if _, err := bw.WriteString(Hello(h.Ops()) + "\n"); err != nil {
+		return err
+	}
+	var (
+		line []byte
+		out  []byte // response line being built
+		res  []byte // scratch result buffer, reused
+	)
+	for {
+		if !completeLineBuffered(br) {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+		}
+		var err error
+		line, err = readLine(br, line[:0])
+		if err == io.EOF {
+			return bw.Flush()
+		}
+		if err != nil {
+			bw.Flush()
+			return err
+		}
+		out, res = answer(out[:0], res[:0], string(line), h)
+		out = append(out, '\n')
+		if _, err := bw.Write(out); err != nil {
+			return err
+		}
+	}
+}
+
+// answer appends the response line for one request line to out.
+func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
+	req, err := ParseRequest(line)
+	if err != nil {
+		return Response{ErrorMsg: err.Error()}.AppendTo(out), res
+	}
+	resp := Response{Op: req.Op}
+	switch req.Op {
+	case OpEscape:
+		if h.Escape == nil {
+			break
+		}
+		res, err = h.Escape(res[:0], req.Input, req.Flags)
+		var pe *jsonopt.Error
+		switch {
+		case err == nil:
+			resp.Result = res
+		case errors.As(err, &pe) && pe.Code >= 0:
+			resp.Err = pe.Code
+			if len(res) == 0 {
+				resp.False = true
+			} else {
+				resp.Result = res
+			}
+		case errors.As(err, &pe):
+			resp.ErrorMsg = pe.Msg
+		default:
+			resp.ErrorMsg = err.Error()
+		}
+		return resp.AppendTo(out), res
+	case OpDecode:
+		if h.NextChar == nil {
+			break
+		}
+		s := req.Input
+		for pos := 0; pos < len(s); {
+			st := h.NextChar(s, pos)
+			if st.Advance < 1 {
+				return Response{ErrorMsg: fmt.Sprintf("decoder step at byte %d returned advance %d (cp %x, ok %v)", pos, st.Advance, st.CP, st.OK)}.AppendTo(out), res
+			}
+			resp.Steps = append(resp.Steps, st)
+			pos += st.Advance
+		}
+		return resp.AppendTo(out), res
+	case OpUTF8Decode:
+		if h.UTF8Decode == nil {
+			break
+		}
+		res = h.UTF8Decode(res[:0], req.Input)
+		resp.Result = res
+		return resp.AppendTo(out), res
+	}
+	return Response{ErrorMsg: fmt.Sprintf("operation %s is not supported by this target (it supports: %s)", req.Op, opList(h.Ops()))}.AppendTo(out), res
+}
+
+func opList(ops []Op) string {
+	if len(ops) == 0 {
+		return "none"
+	}
+	var b []byte
+	for i, op := range ops {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, op...)
+	}
+	return string(b)
+}
+
+// completeLineBuffered reports whether br holds a whole line that can be read without
+// blocking.
+func completeLineBuffered(br *bufio.Reader) bool {
+	n := br.Buffered()
+	if n == 0 {
+		return false
+	}
+	b, _ := br.Peek(n)
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// readLine appends the next line of br, without "\n" or "\r\n", to buf and returns it. A
+// last line without a newline is returned with a nil error; the following call returns
+// io.EOF. Lines of any length are read.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	start := len(buf)
+	for {
+		frag, err := br.ReadSlice('\n')
+		buf = append(buf, frag...)
+		switch {
+		case err == nil:
+			buf = buf[:len(buf)-1]
+			if len(buf) > start && buf[len(buf)-1] == '\r' {
+				buf = buf[:len(buf)-1]
+			}
+			return buf, nil
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(buf) > start:
+			return buf, nil
+		default:
+			return buf, err
+		}
+	}
+}

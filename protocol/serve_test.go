@@ -1,0 +1,210 @@
+package protocol
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// serveLines runs Serve on input and returns its output lines (without the hello), checking
+// the hello against wantHello.
+func serveLines(t *testing.T, h Handler, input, wantHello string) []string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := Serve(strings.NewReader(input), &out, h); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	s := out.String()
+	if !strings.HasSuffix(s, "\n") {
+		t.Fatalf("Serve output does not end in a newline: %q", s)
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if lines[0] != wantHello {
+		t.Fatalf("hello = %q; want %q", lines[0], wantHello)
+	}
+	return lines[1:]
+}
+
+func TestServe(t *testing.T) {
+	tests := []struct{ req, want string }{
+		// The examples of DESIGN.md §6.
+		{"escape 2097152 e08041", "225c75666666644122 0"},
+		{"escape 0 80", "false 5"},
+		{"escape 512 80", "6e756c6c 5"},
+		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
+		// More of each operation.
+		{"escape 0 -", "2222 0"},
+		{"escape 1048576 61b062", "22616222 0"},
+		{"escape 4194304 80", "false 5"},
+		{"decode -", "-"},
+		{"decode f09f9880e282", "1f600/4 !/2"},
+		{"decode 00", "0/1"},
+		{"utf8_decode 41c3a942", "41e942"},
+		{"utf8_decode -", "-"},
+		{"utf8_decode c0af", "3f3f"},
+		// Refusals and malformed requests are answered, and serving goes on.
+		{"escape 32 31", "error JSON_NUMERIC_CHECK (32) is not implemented"},
+		{"escape 0 " + fmt.Sprintf("%x", "plain error"), "error " + errPlain.Error()},
+		{"escape 0 zz", "error escape: HEX: byte 'z' at offset 0 is not a hex digit"},
+		{"escape 0", "error escape takes 2 field(s) (escape FLAGS HEX), got 1"},
+		{"bogus 41", `error unknown operation "bogus" (want escape, decode or utf8_decode)`},
+		{"", "error empty request line"},
+		{"escape 0 41\r", "224122 0"},
+		{"utf8_decode 41", "41"},
+	}
+	var in strings.Builder
+	for _, tc := range tests {
+		in.WriteString(tc.req + "\n")
+	}
+	got := serveLines(t, fakeHandler, in.String(), "difffuzz-target 1 escape decode utf8_decode")
+	if len(got) != len(tests) {
+		t.Fatalf("got %d response lines for %d requests:\n%s", len(got), len(tests), strings.Join(got, "\n"))
+	}
+	for i, tc := range tests {
+		if got[i] != tc.want {
+			t.Errorf("%q -> %q; want %q", tc.req, got[i], tc.want)
+		}
+	}
+}
+
+func TestServeLastLineWithoutNewline(t *testing.T) {
+	got := serveLines(t, fakeHandler, "escape 0 41\nutf8_decode c3a9", "difffuzz-target 1 escape decode utf8_decode")
+	want := []string{"224122 0", "e9"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}
+
+func TestServeEmptyInput(t *testing.T) {
+	if got := serveLines(t, fakeHandler, "", "difffuzz-target 1 escape decode utf8_decode"); len(got) != 0 {
+		t.Errorf("got responses %q for no input", got)
+	}
+}
+
+func TestServeUnsupportedOp(t *testing.T) {
+	h := Handler{Escape: fakeEscape, UTF8Decode: fakeUTF8Decode}
+	got := serveLines(t, h, "decode 41\nescape 0 41\n", "difffuzz-target 1 escape utf8_decode")
+	want := []string{"error operation decode is not supported by this target (it supports: escape utf8_decode)", "224122 0"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	got = serveLines(t, Handler{}, "utf8_decode 41\n", "difffuzz-target 1")
+	if len(got) != 1 || got[0] != "error operation utf8_decode is not supported by this target (it supports: none)" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A decoder that does not advance must get an error answer, not hang Serve.
+func TestServeZeroAdvance(t *testing.T) {
+	h := Handler{NextChar: func(s []byte, pos int) jsonopt.Step { return jsonopt.Step{CP: 0x41, OK: true} }}
+	got := serveLines(t, h, "decode 4141\n", "difffuzz-target 1 decode")
+	if len(got) != 1 || got[0] != "error decoder step at byte 0 returned advance 0 (cp 41, ok true)" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// Lines longer than any buffer: a 768 KiB input (1.5 MB of hex) in one request.
+func TestServeLongLine(t *testing.T) {
+	in := bytes.Repeat([]byte("\xc3\xa9/"), 1<<18)
+	req := Request{Op: OpEscape, Input: in}.String()
+	got := serveLines(t, fakeHandler, req+"\nutf8_decode 41\n", "difffuzz-target 1 escape decode utf8_decode")
+	if len(got) != 2 {
+		t.Fatalf("got %d lines", len(got))
+	}
+	resp, err := ParseResponse(OpEscape, got[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fakeEscape(nil, in, 0)
+	if !bytes.Equal(resp.Result, want) || resp.Err != 0 {
+		t.Errorf("long escape: got %d bytes err %d; want %d bytes", len(resp.Result), resp.Err, len(want))
+	}
+	if got[1] != "41" {
+		t.Errorf("after the long line: %q", got[1])
+	}
+}
+
+// countingWriter counts Write calls.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// Pipelined requests that are all buffered are answered in large writes, not one per line.
+func TestServeBatchesWrites(t *testing.T) {
+	const n = 10000
+	var in strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&in, "escape 0 %02x\n", i%128)
+	}
+	var out countingWriter
+	if err := Serve(strings.NewReader(in.String()), &out, fakeHandler); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(out.String(), "\n"); lines != n+1 {
+		t.Fatalf("got %d lines; want %d", lines, n+1)
+	}
+	if out.writes > 20 {
+		t.Errorf("%d requests took %d writes; want them batched", n, out.writes)
+	}
+}
+
+// An interactive client writes one request and waits for its answer without closing its end:
+// Serve must flush when no further request is buffered.
+func TestServeInteractive(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Serve(inR, outW, fakeHandler)
+		outW.Close()
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		select {
+		case l := <-lines:
+			return l
+		case <-time.After(5 * time.Second):
+			t.Fatal("Serve did not answer an interactive request within 5 s (not flushed?)")
+		}
+		return ""
+	}
+	if h := next(); h != "difffuzz-target 1 escape decode utf8_decode" {
+		t.Fatalf("hello %q", h)
+	}
+	for _, tc := range []struct{ req, want string }{
+		{"escape 0 80", "false 5"},
+		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
+		{"garbage", `error unknown operation "garbage" (want escape, decode or utf8_decode)`},
+		{"utf8_decode c3a9", "e9"},
+	} {
+		// Write the request in two pieces, as a pipe may deliver it.
+		io.WriteString(inW, tc.req[:len(tc.req)/2])
+		io.WriteString(inW, tc.req[len(tc.req)/2:]+"\n")
+		if got := next(); got != tc.want {
+			t.Errorf("%q -> %q; want %q", tc.req, got, tc.want)
+		}
+	}
+	inW.Close()
+	if err := <-errc; err != nil {
+		t.Errorf("Serve at end of input: %v; want nil", err)
+	}
+}
