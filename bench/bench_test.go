@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/corpus"
+	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+)
+
+type escapeFunc = func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
+type decodeFunc = func(dst, src []byte) []byte
+
+// escapeImpls are oracle and every fast variant, in that order.
+func escapeImpls() (names []string, fs []escapeFunc) {
+	names, fs = []string{"oracle"}, []escapeFunc{oracle.Escape}
+	for _, v := range fast.Variants() {
+		names, fs = append(names, v.Name), append(fs, v.Escape)
+	}
+	return
+}
+
+func decodeImpls() (names []string, fs []decodeFunc) {
+	names, fs = []string{"oracle"}, []decodeFunc{oracle.UTF8Decode}
+	for _, v := range fast.Variants() {
+		names, fs = append(names, v.Name), append(fs, v.UTF8Decode)
+	}
+	return
+}
+
+func BenchmarkEscape(b *testing.B)        { benchEscape(b, 0) }
+func BenchmarkEscapeUnicode(b *testing.B) { benchEscape(b, jsonopt.UnescapedUnicode) }
+
+func benchEscape(b *testing.B, opts jsonopt.Options) {
+	names, fs := escapeImpls()
+	for _, c := range corpus.All() {
+		b.Run(c.Name, func(b *testing.B) {
+			for _, size := range corpus.Sizes {
+				src := c.Make(size)
+				b.Run(corpus.SizeName(size), func(b *testing.B) {
+					want, err := oracle.Escape(nil, src, opts)
+					if err != nil {
+						b.Fatalf("oracle.Escape: %v", err)
+					}
+					for i, f := range fs {
+						b.Run(names[i], func(b *testing.B) {
+							dst, err := f(nil, src, opts)
+							if err != nil || !bytes.Equal(dst, want) {
+								b.Fatalf("%s: output differs from the oracle's (err %v)", names[i], err)
+							}
+							b.SetBytes(int64(len(src)))
+							b.ResetTimer()
+							for range b.N {
+								dst, _ = f(dst[:0], src, opts)
+							}
+						})
+					}
+					benchAnchors(b, src)
+					b.Run("encoding-json", func(b *testing.B) {
+						s := string(src)
+						b.SetBytes(int64(len(src)))
+						b.ReportAllocs()
+						for range b.N {
+							if _, err := json.Marshal(s); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				})
+			}
+		})
+	}
+}
+
+// benchAnchors runs the copy and append-quoted anchors on src.
+func benchAnchors(b *testing.B, src []byte) {
+	b.Run("copy", func(b *testing.B) {
+		dst := make([]byte, len(src))
+		b.SetBytes(int64(len(src)))
+		for range b.N {
+			copy(dst, src)
+		}
+	})
+	b.Run("append-quoted", func(b *testing.B) {
+		dst := make([]byte, 0, len(src)+2)
+		b.SetBytes(int64(len(src)))
+		for range b.N {
+			dst = append(dst[:0], '"')
+			dst = append(dst, src...)
+			dst = append(dst, '"')
+		}
+	})
+}
+
+func BenchmarkUTF8Decode(b *testing.B) {
+	names, fs := decodeImpls()
+	for _, c := range corpus.All() {
+		b.Run(c.Name, func(b *testing.B) {
+			for _, size := range corpus.Sizes {
+				src := c.Make(size)
+				b.Run(corpus.SizeName(size), func(b *testing.B) {
+					want := oracle.UTF8Decode(nil, src)
+					for i, f := range fs {
+						b.Run(names[i], func(b *testing.B) {
+							dst := f(nil, src)
+							if !bytes.Equal(dst, want) {
+								b.Fatalf("%s: output differs from the oracle's", names[i])
+							}
+							b.SetBytes(int64(len(src)))
+							b.ResetTimer()
+							for range b.N {
+								dst = f(dst[:0], src)
+							}
+						})
+					}
+					b.Run("copy", func(b *testing.B) {
+						dst := make([]byte, len(src))
+						b.SetBytes(int64(len(src)))
+						for range b.N {
+							copy(dst, src)
+						}
+					})
+				})
+			}
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/difffuzz/difffuzz/corpus"
+	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// runList prints the implementations, the CPU features that select among them, the named
+// corpora and the option names.
+func runList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", stderr)
+	rest, err := parseFlags(fs, args, stderr, "difffuzz list")
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("list takes no arguments, got %q", rest[0])
+	}
+	fmt.Fprintln(stdout, "implementations:")
+	fmt.Fprintf(stdout, "  %-8s %s\n", "oracle", "byte-at-a-time executable specification of PHP 8.2 (the reference)")
+	fmt.Fprintf(stdout, "  %-8s %s\n", "fast", "fast's dispatched entry point, currently "+fast.Default())
+	for _, v := range fast.Variants() {
+		mark := ""
+		if v.Name == fast.Default() {
+			mark = " (default)"
+		}
+		fmt.Fprintf(stdout, "  %-8s %s%s\n", v.Name, v.Doc, mark)
+	}
+	fmt.Fprintf(stdout, "cpu: %s/%s", runtime.GOOS, runtime.GOARCH)
+	switch runtime.GOARCH {
+	case "amd64":
+		fmt.Fprintf(stdout, " sse2=%v avx2=%v", cpu.X86.HasSSE2, cpu.X86.HasAVX2)
+	case "arm64":
+		fmt.Fprintf(stdout, " asimd=%v", cpu.ARM64.HasASIMD)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, "corpora:")
+	for _, c := range corpus.All() {
+		fmt.Fprintf(stdout, "  %-22s %s\n", c.Name, c.Doc)
+	}
+	fmt.Fprintf(stdout, "options: %s\n", strings.Join(jsonopt.Names(), " "))
+	return nil
+}

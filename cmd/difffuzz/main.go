@@ -1,0 +1,120 @@
+// Command difffuzz is a differential correctness fuzzer and test oracle for the string path of
+// PHP's json_encode(): it compares fast implementations of the JSON string escaper and the
+// UTF-8 decoder with a byte-at-a-time oracle of PHP 8.2's behaviour and reports every
+// difference.
+//
+// Usage:
+//
+//	difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]
+//	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+//	difffuzz serve [--impl NAME]
+//	difffuzz list
+//
+// Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
+// or internal error. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes, as diff's.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+// usageError is a problem with the command line or its input: one line, exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+const usageText = `usage:
+  difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]
+  difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+  difffuzz serve [--impl NAME]
+  difffuzz list
+Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
+`
+
+// run is the whole command: main only wires the process to it, so tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var err error
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	code := exitOK
+	switch cmd {
+	case "":
+		code, err = runCampaign(ctx, args, stdout, stderr)
+	case "escape", "decode", "utf8-decode", "utf8_decode":
+		code, err = runOne(cmd, args, stdin, stdout, stderr)
+	case "serve":
+		err = runServe(args, stdin, stdout, stderr)
+	case "list":
+		err = runList(args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usageText)
+	default:
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, list; or flags for a campaign)", cmd)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+		fmt.Fprintf(stderr, "difffuzz: %s\n", msg)
+		return exitUsage
+	}
+	return code
+}
+
+// newFlagSet returns a flag set that reports errors through run (one "difffuzz:" line)
+// instead of printing its own usage, and prints its defaults for -h.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args, printing the flag defaults on -h and turning any error into a
+// usage error. Positional arguments are returned; flags may not follow them.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string) ([]string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			if fs.Name() == "difffuzz" {
+				fmt.Fprint(stderr, usageText)
+			} else {
+				fmt.Fprintf(stderr, "usage: %s\n", synopsis)
+			}
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+			return nil, flag.ErrHelp
+		}
+		see := "difffuzz " + fs.Name() + " -h"
+		if fs.Name() == "difffuzz" {
+			see = "difffuzz -h"
+		}
+		return nil, usagef("%v (see %s)", err, see)
+	}
+	return fs.Args(), nil
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runArgs(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Every kind of bad input gets exactly one "difffuzz: " line on stderr and exit 2.
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // substring of the message
+	}{
+		{"unknown option name", []string{"escape", "--flags", "JSON_HEX_TAGG", "--hex", "41"}, "unknown option"},
+		{"odd hex", []string{"escape", "--hex", "414"}, "odd number"},
+		{"non-hex", []string{"escape", "--hex", "zz"}, "not hex"},
+		{"unknown impl one", []string{"escape", "--impl", "nope", "--hex", "41"}, "unknown implementation"},
+		{"unknown impl campaign", []string{"--impl", "nope"}, "unknown implementation"},
+		{"unknown impl serve", []string{"serve", "--impl", "nope"}, "unknown implementation"},
+		{"unknown flag", []string{"--bogus"}, "flag provided but not defined"},
+		{"unknown flag one", []string{"decode", "--flags", "1", "--hex", "41"}, "flag provided but not defined"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"no input", []string{"escape"}, "exactly one input"},
+		{"two inputs", []string{"escape", "--hex", "41", "--string", "A"}, "exactly one input"},
+		{"stray argument", []string{"escape", "--hex", "41", "extra"}, "unexpected argument"},
+		{"numeric check", []string{"escape", "--flags", "NUMERIC_CHECK", "--string", "1"}, "NUMERIC_CHECK"},
+		{"bad ops", []string{"--ops", "escape,frob"}, "unknown operation"},
+		{"bad max-len", []string{"--max-len", "9"}, "--max-len"},
+		{"bad workers", []string{"--workers", "0"}, "--workers"},
+		{"bad int flag", []string{"--workers", "many"}, "invalid value"},
+		{"flags too big", []string{"escape", "--flags", "99999999999", "--hex", "41"}, "32-bit"},
+		{"serve argument", []string{"serve", "x"}, "no arguments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(t, "", tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, errs)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q, want one line starting \"difffuzz: \" containing %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+func TestEscapeOne(t *testing.T) {
+	for _, impl := range []string{"oracle", "fast", "generic", "swar"} {
+		for _, tc := range []struct {
+			args       []string
+			stdin      string
+			code       int
+			out, inErr string
+		}{
+			{[]string{"--flags", "JSON_INVALID_UTF8_SUBSTITUTE", "--hex", "e08041"}, "", 0, `"\ufffdA"`, ""},
+			{[]string{"--flags", "2097152", "--hex", "E0 80 41"}, "", 0, `"\ufffdA"`, ""},
+			{[]string{"--flags", "hex_tag,unescaped_slashes", "--string", "</a>"}, "", 0, `"\u003C/a\u003E"`, ""},
+			{[]string{"--hex", "80"}, "", 1, "", "json_encode returned false: Malformed UTF-8"},
+			{[]string{"--flags", "PARTIAL_OUTPUT_ON_ERROR", "--hex", "80"}, "", 1, "null", "JSON_ERROR code 5"},
+			{[]string{"-"}, "caf\xc3\xa9", 0, `"caf\u00e9"`, ""},
+			{[]string{"--flags", "UNESCAPED_UNICODE", "-"}, "caf\xc3\xa9", 0, "\"caf\xc3\xa9\"", ""},
+			{[]string{"--hex", ""}, "", 0, `""`, ""},
+		} {
+			args := append([]string{"escape", "--impl", impl}, tc.args...)
+			code, out, errs := runArgs(t, tc.stdin, args...)
+			if code != tc.code || out != tc.out || (tc.inErr == "") != (errs == "") || !strings.Contains(errs, tc.inErr) {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, stderr containing %q", args, code, out, errs, tc.code, tc.out, tc.inErr)
+			}
+		}
+	}
+}
+
+func TestDecodeOne(t *testing.T) {
+	for _, impl := range []string{"oracle", "fast", "generic", "swar"} {
+		code, out, errs := runArgs(t, "", "decode", "--impl", impl, "--hex", "41e08041c3a9")
+		if code != 0 || out != "41/1 !/2 41/1 e9/2\n" || errs != "" {
+			t.Errorf("decode %s: exit %d, %q, %q", impl, code, out, errs)
+		}
+		code, out, _ = runArgs(t, "A\xc2>B", "utf8-decode", "--impl", impl, "-")
+		if code != 0 || out != "A?>B" {
+			t.Errorf("utf8-decode %s: exit %d, %q", impl, code, out)
+		}
+	}
+}
+
+// serve must round-trip the examples of DESIGN.md §6 and keep serving after a bad line.
+func TestServeExamples(t *testing.T) {
+	in := "escape 2097152 e08041\nescape 0 80\nescape 512 80\ndecode 41e08041c3a9\n" +
+		"bogus line\nescape 0 4\nutf8_decode 41c3a9\nescape 32 31\nutf8_decode -\nescape 0 -\n"
+	want := "difffuzz-target 1 escape decode utf8_decode\n" +
+		"225c75666666644122 0\nfalse 5\n6e756c6c 5\n41/1 !/2 41/1 e9/2\n"
+	for _, impl := range []string{"oracle", "fast", "generic", "swar"} {
+		code, out, errs := runArgs(t, in, "serve", "--impl", impl)
+		if code != 0 {
+			t.Fatalf("serve %s: exit %d, stderr %q", impl, code, errs)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if !strings.HasPrefix(out, want) || len(lines) != 11 {
+			t.Fatalf("serve %s:\n%s\nwant prefix\n%s(11 lines)", impl, out, want)
+		}
+		for i, l := range []int{5, 6, 8} {
+			if !strings.HasPrefix(lines[l], "error ") {
+				t.Errorf("serve %s: malformed request %d answered %q, want an error line", impl, i, lines[l])
+			}
+		}
+		if lines[7] != "41e9" || lines[9] != "-" || lines[10] != "2222 0" {
+			t.Errorf("serve %s: got %q", impl, lines[7:])
+		}
+	}
+}
+
+func TestListAndJSONCampaign(t *testing.T) {
+	code, out, errs := runArgs(t, "", "list")
+	if code != 0 || !strings.Contains(out, "generic") || !strings.Contains(out, "swar") || !strings.Contains(out, "cyrillic") {
+		t.Errorf("list: exit %d, %q, %q", code, out, errs)
+	}
+	code, out, errs = runArgs(t, "", "--exhaustive", "--max-len", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exhaustive: exit %d, stderr %q", code, errs)
+	}
+	var rep struct {
+		Spaces []struct {
+			Op      string `json:"op"`
+			Strings uint64 `json:"strings"`
+			Cases   uint64 `json:"cases"`
+		} `json:"spaces"`
+		Differences uint64 `json:"differences"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Spaces) != 3 || rep.Spaces[0].Op != "escape" || rep.Spaces[0].Cases != 256*1024 || rep.Spaces[1].Strings != 256 {
+		t.Errorf("spaces = %+v", rep.Spaces)
+	}
+	code, out, _ = runArgs(t, "", "--max-len", "1", "--ops", "decode", "--impl", "oracle")
+	if code != 0 || !strings.Contains(out, "no differences: 256 strings") {
+		t.Errorf("summary: exit %d\n%s", code, out)
+	}
+}

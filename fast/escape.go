@@ -1,0 +1,456 @@
+package fast
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// block is the most input the escaper handles between two capacity checks: before each
+// block it reserves the block's worst-case output (6 bytes per input byte, plus slack for a
+// last character running past the block and the closing quote).
+const block = 16 << 10
+
+// smallRest is the longest non-ASCII remainder that escape validates before writing into the
+// caller's spare capacity; a longer one is escaped into a scratch buffer instead.
+const smallRest = 64
+
+// scratch holds buffers for escapeScratch.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
+func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
+	if opts&jsonopt.NumericCheck != 0 {
+		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
+	}
+	n := len(src)
+	start := len(dst)
+	if n == 0 {
+		return append(dst, '"', '"'), nil // §1.2 step 1
+	}
+	// One reservation covers clean input of any length: n bytes, plus the worst case of one
+	// block beyond that (see the per-block check in escapeBody), plus the quotes and slack.
+	bl := n
+	if bl > block {
+		bl = block
+	}
+	need := n + 5*bl + 17
+	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
+	if n <= smallInput {
+		if errMode && cap(dst)-start >= need {
+			// Escape into a stack buffer and copy on success: cheaper than validating first.
+			var tmp [6*smallInput + 2]byte
+			m, ok := escapeSmall(tmp[:], 0, src, opts)
+			if !ok {
+				return failUTF8(dst, opts)
+			}
+			return append(dst, tmp[:m]...), nil
+		}
+		out, d := reserve(dst, start, need)
+		d, ok := escapeSmall(out, d, src, opts)
+		if !ok {
+			return failUTF8(dst, opts)
+		}
+		return out[:d], nil
+	}
+	if errMode && cap(dst)-start >= need {
+		// The output would go into the caller's spare capacity, which an invalid string must
+		// leave untouched (§1.5: nothing appended; nothing written past the returned length).
+		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
+		// validated first, a long one escaped into a scratch buffer and copied on success,
+		// which costs less than a separate validation pass.
+		if p := asciiEnd(src, 0, k != kernelGeneric); p < n {
+			if n-p > smallRest {
+				return escapeScratch(dst, src, opts, k, need)
+			}
+			if !validFrom(src, p) {
+				return failUTF8(dst, opts)
+			}
+		}
+	}
+	out, d := reserve(dst, start, need)
+	out, d, ok := escapeBody(out, d, src, opts, k)
+	if !ok {
+		return failUTF8(dst, opts)
+	}
+	return out[:d], nil
+}
+
+// smallInput is the longest input escaped by escapeSmall, a single loop without kernel calls
+// or blocks, whose fixed cost is lower. Every variant uses it for such inputs: at most one
+// 16-byte vector, too short for a kernel to pay off.
+const smallInput = 16
+
+// escapeSmall writes the quoted escape of src (at most smallInput bytes) into out from d on
+// (out has room for 6*len(src)+17 bytes after d) a byte or character at a time, with the same
+// rules as escapeBody, and returns the end of the output and false if src is invalid in error
+// mode (§1.5).
+func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options) (int, bool) {
+	c := &ctxs[ctxIndex(opts)]
+	uu := opts&jsonopt.UnescapedUnicode != 0
+	out[d] = '"'
+	d++
+	for i := 0; i < len(src); {
+		b := src[i]
+		if b < 0x80 {
+			switch cls := c.tab[b]; cls {
+			case clsClean:
+				out[d] = b
+				d++
+			default:
+				d += escASCII(out[d:], b, cls)
+			}
+			i++
+			continue
+		}
+		var cp uint32
+		w := 0
+		switch {
+		case b < 0xC2:
+		case b < 0xE0:
+			if i+1 < len(src) && src[i+1]&0xC0 == 0x80 {
+				cp, w = uint32(b&0x1F)<<6|uint32(src[i+1]&0x3F), 2
+			}
+		case b < 0xF0:
+			if i+2 < len(src) {
+				b1, b2 := src[i+1], src[i+2]
+				cp = uint32(b&0x0F)<<12 | uint32(b1&0x3F)<<6 | uint32(b2&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && cp >= 0x800 && cp&0xF800 != 0xD800 {
+					w = 3
+				}
+			}
+		case b < 0xF5:
+			if i+3 < len(src) {
+				b1, b2, b3 := src[i+1], src[i+2], src[i+3]
+				cp = uint32(b&0x07)<<18 | uint32(b1&0x3F)<<12 | uint32(b2&0x3F)<<6 | uint32(b3&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 && cp-0x10000 <= 0x10FFFF-0x10000 {
+					w = 4
+				}
+			}
+		}
+		if w == 0 {
+			st := nextCharSlow(src, i)
+			i += st.Advance
+			switch {
+			case st.OK: // never: valid sequences are decoded above
+				i -= st.Advance
+				cp, w = st.CP, st.Advance
+			case opts&jsonopt.InvalidUTF8Ignore != 0: // IGNORE beats SUBSTITUTE
+				continue
+			case opts&jsonopt.InvalidUTF8Substitute != 0 && uu:
+				out[d], out[d+1], out[d+2] = 0xEF, 0xBF, 0xBD
+				d += 3
+				continue
+			case opts&jsonopt.InvalidUTF8Substitute != 0:
+				putU(out[d:], 0xFFFD)
+				d += 6
+				continue
+			default:
+				return d, false
+			}
+		}
+		switch {
+		case uu && (cp&^1 != 0x2028 || opts&jsonopt.UnescapedLineTerminators != 0):
+			d += copy(out[d:], src[i:i+w])
+		case cp < 0x10000:
+			putU(out[d:], cp)
+			d += 6
+		default:
+			putPair(out[d:], cp)
+			d += 12
+		}
+		i += w
+	}
+	out[d] = '"'
+	return d + 1, true
+}
+
+// escapeScratch is escape writing into a pooled scratch buffer with at least need bytes of
+// room, then appending the result to dst: dst's spare capacity is written only on success.
+func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, error) {
+	bp := scratch.Get().(*[]byte)
+	buf, _ := reserve((*bp)[:0], 0, need)
+	buf, d, ok := escapeBody(buf, 0, src, opts, k)
+	var err error
+	if ok {
+		dst = append(dst, buf[:d]...)
+	} else {
+		dst, err = failUTF8(dst, opts)
+	}
+	if cap(buf) <= 4<<20 { // do not keep huge buffers alive
+		*bp = buf[:0]
+		scratch.Put(bp)
+	}
+	return dst, err
+}
+
+// escapeBody writes the quoted escape of src into out from d on (out is a full-capacity slice
+// with at least n+5*min(n,block)+17 bytes of room after d) and returns the possibly grown
+// slice, the end of the output, and false if src is invalid under error mode (§1.5).
+func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
+	c := &ctxs[ctxIndex(opts)]
+	uu := opts&jsonopt.UnescapedUnicode != 0
+	n := len(src)
+	out[d] = '"' // §1.2 step 3
+	d++
+	for i := 0; i < n; {
+		e := i + block
+		if e > n {
+			e = n
+		}
+		if len(out)-d < 6*(e-i)+16 {
+			out, d = reserve(out, d, 6*(e-i)+16)
+		}
+		for i < e {
+			if src[i] < 0x80 {
+				// §1.2 steps 4–6: clean runs and dirty ASCII bytes.
+				ns, nd := runKernel(k, out[d:], src[i:e], c)
+				i += ns
+				d += nd
+				continue
+			}
+			// §1.2 step 7: bytes >= 0x80.
+			var ok bool
+			if uu {
+				i, d, ok = escapeRaw(out, d, src, i, e, c, opts)
+			} else {
+				i, d, ok = escapeMB(out, d, src, i, e, c, opts)
+			}
+			if !ok {
+				return out, d, false
+			}
+		}
+	}
+	out[d] = '"' // §1.2 step 8
+	return out, d + 1, true
+}
+
+// failUTF8 is the result of an invalid string without IGNORE or SUBSTITUTE (§1.5): dst
+// unchanged, or with "null" appended under PARTIAL_OUTPUT_ON_ERROR, and ErrUTF8.
+func failUTF8(dst []byte, opts jsonopt.Options) ([]byte, error) {
+	if opts&jsonopt.PartialOutputOnError != 0 {
+		return append(dst, "null"...), jsonopt.ErrUTF8
+	}
+	return dst, jsonopt.ErrUTF8
+}
+
+// validFrom reports whether every decoder step json_encode takes over s[i:] succeeds (§1.2
+// step 7; ASCII bytes are always fine). It accepts exactly the sequences decodeValid accepts,
+// with the conditions written out inline.
+func validFrom(s []byte, i int) bool {
+	for i < len(s) {
+		b := s[i]
+		switch {
+		case b < 0x80:
+			i++
+			continue
+		case b < 0xC2:
+			return false
+		case b < 0xE0:
+			if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+				i += 2
+				continue
+			}
+		case b < 0xF0:
+			if i+2 < len(s) {
+				b1, b2 := s[i+1], s[i+2]
+				cp := uint32(b&0x0F)<<12 | uint32(b1&0x3F)<<6 | uint32(b2&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && cp >= 0x800 && cp&0xF800 != 0xD800 {
+					i += 3
+					continue
+				}
+			}
+		case b < 0xF5:
+			if i+3 < len(s) {
+				b1, b2, b3 := s[i+1], s[i+2], s[i+3]
+				cp := uint32(b&0x07)<<18 | uint32(b1&0x3F)<<12 | uint32(b2&0x3F)<<6 | uint32(b3&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 && cp-0x10000 <= 0x10FFFF-0x10000 {
+					i += 4
+					continue
+				}
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// putU writes the 6 bytes \uXXXX of the UTF-16 code unit u (<= 0xFFFF) with lower-case hex
+// digits (§1.3 hex case, §1.4) at dst[0:6].
+func putU(dst []byte, u uint32) {
+	_ = dst[5]
+	binary.LittleEndian.PutUint32(dst, uint32('\\')|uint32('u')<<8|uint32(hex2[u>>8&0xFF])<<16)
+	binary.LittleEndian.PutUint16(dst[4:], hex2[u&0xFF])
+}
+
+// putPair writes the 12 bytes of the UTF-16 surrogate pair of the astral code point cp
+// (0x10000..0x10FFFF) as two lower-case \uXXXX (§1.4) at dst[0:12].
+func putPair(dst []byte, cp uint32) {
+	v := cp - 0x10000
+	h := 0xD800 | v>>10
+	l := 0xDC00 | v&0x3FF
+	_ = dst[11]
+	binary.LittleEndian.PutUint64(dst, uint64('\\')|uint64('u')<<8|
+		uint64(hex2[h>>8&0xFF])<<16|uint64(hex2[h&0xFF])<<32|uint64('\\')<<48|uint64('u')<<56)
+	binary.LittleEndian.PutUint32(dst[8:], uint32(hex2[l>>8&0xFF])|uint32(hex2[l&0xFF])<<16)
+}
+
+// escapeMB escapes characters from src[i] (>= 0x80) while they start before e, without
+// UNESCAPED_UNICODE: every valid sequence becomes \uXXXX or a surrogate pair (§1.4), every
+// invalid one is dropped (IGNORE), replaced by \ufffd (SUBSTITUTE) or ends the escape with
+// ok = false (§1.2 step 7, §1.5). A clean ASCII byte followed by a byte >= 0x80 is copied on
+// the way (spaces between words); any other ASCII byte ends the loop and goes back to the
+// kernel. It returns the new input and output positions.
+//
+// Valid sequences are decoded inline (PR #24283's shape: the conditions of decodeValid,
+// written out so that the compiler keeps them in the loop); the rest goes to nextCharSlow.
+func escapeMB(out []byte, d int, src []byte, i, e int, c *escCtx, opts jsonopt.Options) (int, int, bool) {
+	for i < e {
+		b := src[i]
+		switch {
+		case b < 0x80:
+			if c.tab[b] == clsClean && i+1 < e && src[i+1] >= 0x80 {
+				out[d] = b
+				d++
+				i++
+				continue
+			}
+			return i, d, true
+		case b < 0xC2:
+			// 80..C1: always invalid, slow path below.
+		case b < 0xE0:
+			if i+1 < len(src) {
+				if b1 := src[i+1]; b1&0xC0 == 0x80 {
+					putU(out[d:], uint32(b&0x1F)<<6|uint32(b1&0x3F))
+					d += 6
+					i += 2
+					continue
+				}
+			}
+		case b < 0xF0:
+			if i+2 < len(src) {
+				b1, b2 := src[i+1], src[i+2]
+				cp := uint32(b&0x0F)<<12 | uint32(b1&0x3F)<<6 | uint32(b2&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && cp >= 0x800 && cp&0xF800 != 0xD800 {
+					putU(out[d:], cp)
+					d += 6
+					i += 3
+					continue
+				}
+			}
+		case b < 0xF5:
+			if i+3 < len(src) {
+				b1, b2, b3 := src[i+1], src[i+2], src[i+3]
+				cp := uint32(b&0x07)<<18 | uint32(b1&0x3F)<<12 | uint32(b2&0x3F)<<6 | uint32(b3&0x3F)
+				if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 && cp-0x10000 <= 0x10FFFF-0x10000 {
+					putPair(out[d:], cp)
+					d += 12
+					i += 4
+					continue
+				}
+			}
+		}
+		st := nextCharSlow(src, i)
+		i += st.Advance
+		switch {
+		case st.OK && st.CP < 0x10000: // never: valid sequences are decoded above
+			putU(out[d:], st.CP)
+			d += 6
+		case st.OK:
+			putPair(out[d:], st.CP)
+			d += 12
+		case opts&jsonopt.InvalidUTF8Ignore != 0: // IGNORE beats SUBSTITUTE
+		case opts&jsonopt.InvalidUTF8Substitute != 0:
+			putU(out[d:], 0xFFFD)
+			d += 6
+		default:
+			return i, d, false
+		}
+	}
+	return i, d, true
+}
+
+// validLen returns the length of the valid sequence starting with the byte b = s[i] >= 0x80
+// that is not U+2028/U+2029 when lt is false, or 0: the conditions of decodeValid, inlined
+// into escapeRaw's run loop.
+func validLen(s []byte, i int, b byte, lt bool) int {
+	switch {
+	case b < 0xC2:
+		return 0
+	case b < 0xE0:
+		if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			return 2
+		}
+	case b < 0xF0:
+		if i+2 < len(s) {
+			b1, b2 := s[i+1], s[i+2]
+			cp := uint32(b&0x0F)<<12 | uint32(b1&0x3F)<<6 | uint32(b2&0x3F)
+			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && cp >= 0x800 && cp&0xF800 != 0xD800 &&
+				(lt || cp&^1 != 0x2028) {
+				return 3
+			}
+		}
+	case b < 0xF5:
+		if i+3 < len(s) {
+			b1, b2, b3 := s[i+1], s[i+2], s[i+3]
+			cp := uint32(b&0x07)<<18 | uint32(b1&0x3F)<<12 | uint32(b2&0x3F)<<6 | uint32(b3&0x3F)
+			if b1&0xC0 == 0x80 && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 && cp-0x10000 <= 0x10FFFF-0x10000 {
+				return 4
+			}
+		}
+	}
+	return 0
+}
+
+// escapeRaw is escapeMB under UNESCAPED_UNICODE (§1.4): runs of valid sequences (and clean
+// ASCII bytes each followed by a byte >= 0x80) are validated, then copied with one copy;
+// U+2028/U+2029 end a run and are escaped unless UNESCAPED_LINE_TERMINATORS is set; an invalid
+// sequence ends a run and is dropped, replaced by raw EF BF BD, or fails (§1.5).
+func escapeRaw(out []byte, d int, src []byte, i, e int, c *escCtx, opts jsonopt.Options) (int, int, bool) {
+	lt := opts&jsonopt.UnescapedLineTerminators != 0
+	for i < e {
+		run := i
+		for i < e {
+			b := src[i]
+			if b < 0x80 {
+				if c.tab[b] == clsClean && i+1 < e && src[i+1] >= 0x80 {
+					i++
+					continue
+				}
+				break
+			}
+			if b-0xC2 <= 0xDF-0xC2 && i+1 < len(src) && src[i+1]&0xC0 == 0x80 {
+				i += 2 // a valid 2-byte sequence, the common case, checked inline
+				continue
+			}
+			w := validLen(src, i, b, lt)
+			if w == 0 {
+				break
+			}
+			i += w
+		}
+		d += copy(out[d:], src[run:i])
+		if i >= e || src[i] < 0x80 {
+			break
+		}
+		// src[i] starts U+2028/U+2029 (without UNESCAPED_LINE_TERMINATORS) or an invalid
+		// sequence.
+		st := NextChar(src, i)
+		i += st.Advance
+		switch {
+		case st.OK && st.CP&^1 == 0x2028 && !lt:
+			putU(out[d:], st.CP)
+			d += 6
+		case st.OK: // never: other valid sequences are part of the run
+			d += copy(out[d:], src[i-st.Advance:i])
+		case opts&jsonopt.InvalidUTF8Ignore != 0: // IGNORE beats SUBSTITUTE
+		case opts&jsonopt.InvalidUTF8Substitute != 0:
+			out[d], out[d+1], out[d+2] = 0xEF, 0xBF, 0xBD
+			d += 3
+		default:
+			return i, d, false
+		}
+	}
+	return i, d, true
+}

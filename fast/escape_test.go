@@ -1,0 +1,277 @@
+package fast_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// placeOpts are the option sets the placement test runs under: every ASCII rule of spec §1.3
+// is switched both ways, and every invalid-UTF-8 mode of §1.5 occurs.
+var placeOpts = []jsonopt.Options{
+	0,
+	jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
+	jsonopt.UnescapedSlashes | jsonopt.HexTag,
+	jsonopt.HexAmp | jsonopt.HexApos | jsonopt.PartialOutputOnError,
+	jsonopt.UnescapedUnicode,
+	jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.InvalidUTF8Substitute,
+	jsonopt.InvalidUTF8Ignore | jsonopt.HexQuot,
+	jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedLineTerminators,
+	jsonopt.InvalidUTF8Ignore | jsonopt.UnescapedUnicode,
+}
+
+// A unit is one dirty thing placed into clean filler: an ASCII byte (cp < 0x80, escaped by
+// asciiOut), a valid sequence of code point cp, or an invalid sequence that decodes to bad
+// failing steps when followed by filler or the end of the string (spec §2.2).
+type unit struct {
+	in  string
+	cp  rune // valid sequence (or ASCII byte) when bad == 0
+	bad int  // number of failing decoder steps
+}
+
+func units() []unit {
+	var us []unit
+	for b := 0; b < 0x20; b++ {
+		us = append(us, unit{in: string(rune(b)), cp: rune(b)})
+	}
+	for _, b := range `"\/<>&'` + "\x7f" {
+		us = append(us, unit{in: string(b), cp: b})
+	}
+	for _, r := range []rune{0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0x2027, 0x2028, 0x2029, 0xFEFF, 0xFFFD, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF} {
+		us = append(us, unit{in: string(r), cp: r})
+	}
+	for _, u := range []struct {
+		in  string
+		bad int
+	}{
+		{"\x80", 1}, {"\xbf", 1}, {"\xc0\xaf", 2}, {"\xc3", 1}, {"\xc3\xff", 1}, {"\xe2\x82", 1},
+		{"\xe0\x80\x80", 1}, {"\xed\xa0\x80", 1}, {"\xe2\xc0\x80", 1}, {"\xf0\x9f\x98", 1},
+		{"\xf0\x80\x80\x80", 1}, {"\xf4\x90\x80\x80", 1}, {"\xf0\x9f\xc0\x80", 1}, {"\xf5\x80", 2}, {"\xff", 1},
+	} {
+		us = append(us, unit{in: u.in, bad: u.bad})
+	}
+	return us
+}
+
+// unitOut is what json_encode makes of u under opts (spec §1.3–§1.5); ok is false when the
+// whole escape fails.
+func unitOut(u unit, opts jsonopt.Options) (string, bool) {
+	if u.bad > 0 {
+		s, ok := badOut(opts)
+		return strings.Repeat(s, u.bad), ok
+	}
+	if u.cp < 0x80 {
+		return asciiOut(byte(u.cp), opts), true
+	}
+	return cpOut(uint32(u.cp), []byte(u.in), opts), true
+}
+
+// filler is clean under every option set: letters, digits, space, '-', '.', DEL.
+const filler = "The quick brown fox - jumps over 42 lazy dogs.\x7f 0123456789 abcdefghijklmnopqrstuvwxyz"
+
+// TestPlacements puts each unit at each offset of clean filler of every length 0..70 and
+// compares every implementation with the expected output built from the unit's rule.
+func TestPlacements(t *testing.T) {
+	ims := impls(t)
+	us := units()
+	maxLen := 70
+	if testing.Short() {
+		maxLen = 40
+	}
+	var dst []byte
+	for n := 0; n <= maxLen; n++ {
+		clean := filler[:n]
+		for _, opts := range placeOpts {
+			want := `"` + clean + `"`
+			for _, im := range ims {
+				got, err := im.escape(dst[:0], []byte(clean), opts)
+				if err != nil || string(got) != want {
+					t.Fatalf("%s: Escape(%q, %s) = %q, %v; want %q", im.name, clean, opts, got, err, want)
+				}
+				dst = got
+			}
+		}
+		for off := 0; off < n; off++ {
+			for _, u := range us {
+				in := clean[:off] + u.in + clean[off+1:]
+				for _, opts := range placeOpts {
+					mid, ok := unitOut(u, opts)
+					want, wantErr := `"`+clean[:off]+mid+clean[off+1:]+`"`, error(nil)
+					if !ok {
+						want, wantErr = "", jsonopt.ErrUTF8
+						if opts&jsonopt.PartialOutputOnError != 0 {
+							want = "null"
+						}
+					}
+					for _, im := range ims {
+						got, err := im.escape(dst[:0], []byte(in), opts)
+						if err != wantErr || string(got) != want {
+							t.Fatalf("%s: Escape(%q, %s) = %q, %v; want %q, %v (unit %q at %d of %d)",
+								im.name, in, opts, got, err, want, wantErr, u.in, off, n)
+						}
+						if got != nil {
+							dst = got
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBuffers checks that Escape and UTF8Decode keep dst's prefix, never modify src, and
+// never write into dst's spare capacity past the returned length — whether dst has room or
+// must grow, and on error too.
+func TestBuffers(t *testing.T) {
+	inputs := []string{"", "plain", "a\"b\\c/d\x00", "é€😀\u2028", "abc\x80def", "\xe0\x80A", strings.Repeat("ж<&>'", 300)}
+	optsList := append([]jsonopt.Options{jsonopt.PartialOutputOnError, jsonopt.NumericCheck}, placeOpts...)
+	const canary = 0xA5
+	for _, im := range impls(t) {
+		for _, in := range inputs {
+			for _, opts := range optsList {
+				for _, room := range []int{0, 3, 10 * len(in), 10*len(in) + 64} {
+					buf := make([]byte, 5, 5+room)
+					copy(buf, "pre:!")
+					for i := range buf[5:cap(buf)] {
+						buf[:cap(buf)][5+i] = canary
+					}
+					src := []byte(in)
+					got, err := im.escape(buf, src, opts)
+					name := fmt.Sprintf("%s: Escape(%q, %s) with %d spare", im.name, in, opts, room)
+					if string(src) != in {
+						t.Errorf("%s modified src to %q", name, src)
+					}
+					if string(buf) != "pre:!" || !bytes.HasPrefix(got, []byte("pre:!")) {
+						t.Errorf("%s: dst prefix %q became %q", name, buf, got)
+					}
+					if want, code := modelEscape(src, opts); jsonopt.ErrorCode(err) != code ||
+						!bytes.Equal(got[5:], want) && !(want == nil && len(got) == 5) {
+						t.Errorf("%s = %q, %v; want %s, %d", name, got[5:], err, show(want), code)
+					}
+					if i := spareWritten(buf, got, canary); i >= 0 {
+						t.Errorf("%s wrote %#x into spare capacity at dst[%d], past the returned length %d",
+							name, buf[:cap(buf)][i], i, len(got))
+					}
+				}
+			}
+			// UTF8Decode: same buffer rules.
+			for _, room := range []int{0, len(in) + 8} {
+				buf := make([]byte, 2, 2+room)
+				copy(buf, "p:")
+				for i := range buf[2:cap(buf)] {
+					buf[:cap(buf)][2+i] = canary
+				}
+				src := []byte(in)
+				got := im.utf8Decode(buf, src)
+				if string(src) != in || string(buf) != "p:" || !bytes.Equal(got[2:], modelUTF8Decode(src)) {
+					t.Errorf("%s: UTF8Decode(%q) = %q (src %q, dst %q)", im.name, in, got, src, buf)
+				}
+				if i := spareWritten(buf, got, canary); i >= 0 {
+					t.Errorf("%s: UTF8Decode(%q) wrote into spare capacity at dst[%d]", im.name, in, i)
+				}
+			}
+		}
+	}
+}
+
+// TestNumericCheck: NUMERIC_CHECK is refused for every input, with dst unchanged.
+func TestNumericCheck(t *testing.T) {
+	for _, im := range impls(t) {
+		for _, in := range []string{"", "123", "abc", "\x80"} {
+			got, err := im.escape([]byte("x"), []byte(in), jsonopt.NumericCheck|jsonopt.InvalidUTF8Substitute)
+			if err != jsonopt.ErrNumericCheck || string(got) != "x" {
+				t.Errorf("%s: Escape(%q, NUMERIC_CHECK) = %q, %v; want %q, ErrNumericCheck", im.name, in, got, err, "x")
+			}
+		}
+	}
+}
+
+// TestLong covers inputs longer than the escaper's 16 KiB block, with a multi-byte character
+// straddling each block edge and worst-case expansion.
+func TestLong(t *testing.T) {
+	var inputs [][]byte
+	for _, n := range []int{16<<10 - 2, 16<<10 - 1, 16 << 10, 16<<10 + 1, 40 << 10} {
+		for _, tail := range []string{"é", "€", "😀", "\u2028", "\x80", "\x01", "\"", "\xf0\x9f\x98"} {
+			s := []byte(strings.Repeat("a", n) + tail + strings.Repeat("b", 100))
+			inputs = append(inputs, s)
+			for i := 0; i < 5; i++ {
+				inputs = append(inputs, bytes.Repeat([]byte(tail), (n+16<<10)/len(tail)+i))
+			}
+		}
+	}
+	opts := []jsonopt.Options{0, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Substitute,
+		jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore | jsonopt.HexQuot}
+	for _, im := range impls(t) {
+		for _, in := range inputs {
+			for _, o := range opts {
+				want, code := modelEscape(in, o)
+				for _, dst := range [][]byte{nil, make([]byte, 0, 7*len(in))} {
+					got, err := im.escape(dst, in, o)
+					if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
+						t.Fatalf("%s: Escape(%d bytes ending % x, %s) differs from the model (len %d vs %d, err %v)",
+							im.name, len(in), in[len(in)-8:], o, len(got), len(want), err)
+					}
+				}
+			}
+			if got := im.utf8Decode(nil, in); !bytes.Equal(got, modelUTF8Decode(in)) {
+				t.Fatalf("%s: UTF8Decode(%d bytes) differs from the model", im.name, len(in))
+			}
+		}
+	}
+}
+
+// spareWritten returns the index of the first byte of dst's spare capacity that is no longer
+// canary although it lies past what got (the result of appending to dst) covers, or -1. If got
+// is a new array, none of dst's spare capacity may have changed.
+func spareWritten(dst, got []byte, canary byte) int {
+	from := len(dst)
+	if cap(got) > 0 && cap(dst) > 0 && &got[:1][0] == &dst[:1][0] {
+		from = len(got)
+	}
+	full := dst[:cap(dst)]
+	for i := from; i < len(full); i++ {
+		if full[i] != canary {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestConcurrent runs every implementation from several goroutines at once on inputs that take
+// the pooled scratch-buffer path (long, non-ASCII, no IGNORE/SUBSTITUTE, dst with room), valid
+// and invalid, so that -race sees the pool shared.
+func TestConcurrent(t *testing.T) {
+	inputs := [][]byte{
+		[]byte(strings.Repeat("привет мир ", 50)),
+		[]byte(strings.Repeat("привет мир ", 50) + "\xff"),
+		[]byte(strings.Repeat("a\"😀", 100)),
+	}
+	ims := impls(t)
+	done := make(chan string)
+	for g := 0; g < 4; g++ {
+		go func() {
+			dst := make([]byte, 0, 1<<14)
+			for r := 0; r < 50; r++ {
+				for _, in := range inputs {
+					for _, im := range ims {
+						want, code := modelEscape(in, jsonopt.PartialOutputOnError)
+						got, err := im.escape(dst[:0], in, jsonopt.PartialOutputOnError)
+						if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) {
+							done <- fmt.Sprintf("%s: Escape(%.20q…) = %.20q…, %v", im.name, in, got, err)
+							return
+						}
+					}
+				}
+			}
+			done <- ""
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}

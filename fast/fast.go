@@ -1,0 +1,115 @@
+package fast
+
+import (
+	"sort"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Variant is one implementation of the package's three functions, as compiled in for this
+// CPU. Each has the contract of the package-level function of the same name (and of package
+// oracle's): see Escape, NextChar and UTF8Decode.
+type Variant struct {
+	// Name identifies the variant: "generic", "swar", and the assembly ones ("avx2", "sse2",
+	// "neon") where compiled in and supported by the CPU.
+	Name string
+	// Doc says in one line what the variant does.
+	Doc string
+	// Escape is json_encode for a string with this variant's clean-run kernel (see Escape).
+	Escape func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
+	// NextChar is one php_next_utf8_char() step (see NextChar).
+	NextChar func(s []byte, pos int) jsonopt.Step
+	// UTF8Decode is utf8_decode() (see UTF8Decode).
+	UTF8Decode func(dst, src []byte) []byte
+}
+
+// entry is a registered variant with its kernel identifier and rank (higher is better).
+type entry struct {
+	v      Variant
+	kernel int
+	rank   int
+}
+
+// registry lists the registered variants, best (highest rank) first.
+var registry []entry
+
+// defaultKernel is the kernel identifier Escape and UTF8Decode dispatch to: that of the best
+// registered variant. It is a plain integer, set only by register during package
+// initialization, so the dispatch is a compare and a direct call, never a call through a
+// function value.
+var defaultKernel = kernelGeneric
+
+// defaultName is the name of the variant defaultKernel belongs to.
+var defaultName = "generic"
+
+// register adds a variant this CPU can run, with its kernel identifier and rank (higher is
+// better), and makes it the default when it outranks the current default. It is called only
+// from init functions: generic.go for the portable variants, per-architecture files for the
+// assembly ones after checking CPU features. Registering a name twice panics.
+func register(v Variant, kernel, rank int) {
+	for _, e := range registry {
+		if e.v.Name == v.Name {
+			panic("fast: variant " + v.Name + " registered twice")
+		}
+	}
+	registry = append(registry, entry{v, kernel, rank})
+	sort.SliceStable(registry, func(i, j int) bool { return registry[i].rank > registry[j].rank })
+	defaultKernel = registry[0].kernel
+	defaultName = registry[0].v.Name
+}
+
+// Variants returns every variant compiled in that this CPU can run, best first; the first is
+// the one Escape dispatches to (Default). The slice is a fresh copy.
+func Variants() []Variant {
+	out := make([]Variant, len(registry))
+	for i, e := range registry {
+		out[i] = e.v
+	}
+	return out
+}
+
+// Lookup returns the variant called name, if it is compiled in and this CPU can run it.
+func Lookup(name string) (Variant, bool) {
+	for _, e := range registry {
+		if e.v.Name == name {
+			return e.v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// Default returns the name of the variant Escape and UTF8Decode dispatch to: the best one this
+// CPU can run ("swar" when no assembly variant is compiled in or supported).
+func Default() string { return defaultName }
+
+// Escape appends to dst exactly the bytes PHP 8.2 json_encode($s, opts) returns for the PHP
+// string $s whose bytes are src (spec §1.2), quotes included, and returns the extended slice.
+// It runs the default variant (Default).
+//
+// Options are PHP's JSON_* bits (spec §1.1): the ten of jsonopt.StringOptions act as in spec
+// §1.3–§1.5; PRETTY_PRINT, FORCE_OBJECT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR and unknown
+// bits are ignored (§1.8). JSON_NUMERIC_CHECK is not implemented: Escape returns dst
+// unchanged and jsonopt.ErrNumericCheck, for every src.
+//
+// Errors: if src is not valid UTF-8 (a decoder step of spec §2.2 fails) and neither
+// INVALID_UTF8_IGNORE nor INVALID_UTF8_SUBSTITUTE is set, Escape returns jsonopt.ErrUTF8
+// (JSON_ERROR_UTF8 = 5) with dst unchanged, or with the 4 bytes null appended under
+// PARTIAL_OUTPUT_ON_ERROR (§1.5). IGNORE (which beats SUBSTITUTE) drops each invalid
+// sequence, SUBSTITUTE replaces it by \ufffd (raw EF BF BD under UNESCAPED_UNICODE); neither
+// returns an error.
+//
+// Escape never modifies src or dst[:len(dst)] and never writes into dst's spare capacity past
+// the length it returns. It grows dst at most once for input without escapes, and otherwise
+// about once per 16 KiB of input that expands, geometrically.
+func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return escape(dst, src, opts, defaultKernel)
+}
+
+// UTF8Decode appends utf8_decode(src) to dst and returns the extended slice (spec §3.1): one
+// byte per decoder step of spec §2.2 from position 0 to the end of src, the code point itself
+// when the step succeeded with a code point <= U+00FF, else '?' (a failure, or any code point
+// above U+00FF, astral included, is a single '?'). It appends at most len(src) bytes (growing
+// dst at most once) and never modifies src or dst[:len(dst)]. It runs the default variant.
+func UTF8Decode(dst, src []byte) []byte {
+	return utf8Decode(dst, src, defaultKernel != kernelGeneric)
+}

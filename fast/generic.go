@@ -1,0 +1,42 @@
+package fast
+
+import "github.com/difffuzz/difffuzz/jsonopt"
+
+// Ranks of the portable variants; assembly variants rank above them (100 and up).
+const (
+	rankGeneric = 0
+	rankSWAR    = 10
+)
+
+func init() {
+	register(Variant{
+		Name:       "generic",
+		Doc:        "portable Go: clean runs found a byte at a time with a 256-byte class table, inline UTF-8 decoder",
+		Escape:     escapeGeneric,
+		NextChar:   NextChar,
+		UTF8Decode: utf8DecodeGeneric,
+	}, kernelGeneric, rankGeneric)
+	register(Variant{
+		Name:       "swar",
+		Doc:        "portable Go: clean runs found 8 bytes a word (SIMD within a register), inline UTF-8 decoder",
+		Escape:     escapeSWAR,
+		NextChar:   NextChar,
+		UTF8Decode: utf8DecodeSWAR,
+	}, kernelSWAR, rankSWAR)
+}
+
+// escapeGeneric is Escape with the "generic" kernel.
+func escapeGeneric(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return escape(dst, src, opts, kernelGeneric)
+}
+
+// escapeSWAR is Escape with the "swar" kernel.
+func escapeSWAR(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return escape(dst, src, opts, kernelSWAR)
+}
+
+// utf8DecodeGeneric is UTF8Decode finding ASCII runs a byte at a time.
+func utf8DecodeGeneric(dst, src []byte) []byte { return utf8Decode(dst, src, false) }
+
+// utf8DecodeSWAR is UTF8Decode finding ASCII runs 8 bytes a word.
+func utf8DecodeSWAR(dst, src []byte) []byte { return utf8Decode(dst, src, true) }

@@ -1,0 +1,224 @@
+package fuzz
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// The safe* wrappers call one implementation and turn a panic into a value, so one bad
+// input never ends a campaign (the deferred recover is open-coded and costs a few ns).
+
+func safeEscape(f func(dst, src []byte, opts jsonopt.Options) ([]byte, error), dst, src []byte, opts jsonopt.Options) (out []byte, err error, p any) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = r
+		}
+	}()
+	out, err = f(dst, src, opts)
+	return
+}
+
+func safeNextChar(f func(s []byte, pos int) jsonopt.Step, s []byte, pos int) (st jsonopt.Step, p any) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = r
+		}
+	}()
+	return f(s, pos), nil
+}
+
+func safeUTF8Decode(f func(dst, src []byte) []byte, dst, src []byte) (out []byte, p any) {
+	defer func() {
+		if r := recover(); r != nil {
+			p = r
+		}
+	}()
+	return f(dst, src), nil
+}
+
+// Checker compares candidates with the oracle one input at a time. It owns scratch buffers,
+// so a Checker belongs to one goroutine. The zero value is ready to use.
+type Checker struct {
+	want, got []byte
+	in        []byte // the copy of the input handed to candidates
+	steps     []jsonopt.Step
+}
+
+func clone(b []byte) []byte { return append([]byte{}, b...) }
+
+// input copies src into the candidate-owned input buffer.
+func (c *Checker) input(src []byte) []byte {
+	c.in = append(c.in[:0], src...)
+	return c.in
+}
+
+// Escape compares json_encode(src, opts) of every candidate with the oracle's, appending a
+// finding per differing candidate to out. Errors are compared before bytes.
+func (c *Checker) Escape(out []*Finding, cands []Impl, src []byte, opts jsonopt.Options) []*Finding {
+	want, werr := Oracle.Escape(c.want[:0], src, opts)
+	c.want = want[:0]
+	wcode := jsonopt.ErrorCode(werr)
+	for i := range cands {
+		im := &cands[i]
+		in := c.input(src)
+		got, gerr, p := safeEscape(im.Escape, c.got[:0], in, opts)
+		if p != nil {
+			out = append(out, &Finding{Kind: KindPanic, Op: OpEscape, Impl: im.Name, Input: clone(src), Flags: opts,
+				Want: clone(want), WantErr: wcode, Detail: fmt.Sprint(p)})
+			continue
+		}
+		c.got = got[:0]
+		gcode := jsonopt.ErrorCode(gerr)
+		switch {
+		case gcode != wcode:
+			out = append(out, &Finding{Kind: KindError, Op: OpEscape, Impl: im.Name, Input: clone(src), Flags: opts,
+				Want: clone(want), Got: clone(got), WantErr: wcode, GotErr: gcode, Detail: errDetail(gerr)})
+		case !bytes.Equal(got, want):
+			out = append(out, &Finding{Kind: KindOutput, Op: OpEscape, Impl: im.Name, Input: clone(src), Flags: opts,
+				Want: clone(want), Got: clone(got), WantErr: wcode, GotErr: gcode})
+		}
+		if !bytes.Equal(in, src) {
+			out = append(out, &Finding{Kind: KindInputModified, Op: OpEscape, Impl: im.Name, Input: clone(src), Flags: opts,
+				Detail: fmt.Sprintf("input became % x", in)})
+		}
+	}
+	return out
+}
+
+func errDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "candidate error: " + err.Error()
+}
+
+// Decode walks src with the oracle's decoder steps from position 0 and compares each
+// candidate's step at every position (code point, advance, status). It reports the first
+// differing step per candidate; the walk follows the oracle's advances.
+func (c *Checker) Decode(out []*Finding, cands []Impl, src []byte) []*Finding {
+	c.steps = c.steps[:0]
+	for pos := 0; pos < len(src); {
+		st := Oracle.NextChar(src, pos)
+		c.steps = append(c.steps, st)
+		if st.Advance <= 0 {
+			break // never happens with the oracle; guards the loop
+		}
+		pos += st.Advance
+	}
+	for i := range cands {
+		im := &cands[i]
+		in := c.input(src)
+		pos := 0
+		for _, want := range c.steps {
+			got, p := safeNextChar(im.NextChar, in, pos)
+			if p != nil {
+				out = append(out, &Finding{Kind: KindPanic, Op: OpDecode, Impl: im.Name, Input: clone(src), Pos: pos,
+					WantStep: want, Detail: fmt.Sprint(p)})
+				break
+			}
+			if got != want {
+				out = append(out, &Finding{Kind: KindStep, Op: OpDecode, Impl: im.Name, Input: clone(src), Pos: pos,
+					WantStep: want, GotStep: got})
+				break
+			}
+			pos += want.Advance
+		}
+		if !bytes.Equal(in, src) {
+			out = append(out, &Finding{Kind: KindInputModified, Op: OpDecode, Impl: im.Name, Input: clone(src),
+				Detail: fmt.Sprintf("input became % x", in)})
+		}
+	}
+	return out
+}
+
+// UTF8Decode compares utf8_decode(src) of every candidate with the oracle's.
+func (c *Checker) UTF8Decode(out []*Finding, cands []Impl, src []byte) []*Finding {
+	want := Oracle.UTF8Decode(c.want[:0], src)
+	c.want = want[:0]
+	for i := range cands {
+		im := &cands[i]
+		in := c.input(src)
+		got, p := safeUTF8Decode(im.UTF8Decode, c.got[:0], in)
+		if p != nil {
+			out = append(out, &Finding{Kind: KindPanic, Op: OpUTF8Decode, Impl: im.Name, Input: clone(src),
+				Want: clone(want), Detail: fmt.Sprint(p)})
+			continue
+		}
+		c.got = got[:0]
+		if !bytes.Equal(got, want) {
+			out = append(out, &Finding{Kind: KindOutput, Op: OpUTF8Decode, Impl: im.Name, Input: clone(src),
+				Want: clone(want), Got: clone(got)})
+		}
+		if !bytes.Equal(in, src) {
+			out = append(out, &Finding{Kind: KindInputModified, Op: OpUTF8Decode, Impl: im.Name, Input: clone(src),
+				Detail: fmt.Sprintf("input became % x", in)})
+		}
+	}
+	return out
+}
+
+// Check runs one operation on one input (opts is used by escape only).
+func (c *Checker) Check(out []*Finding, op Op, cands []Impl, src []byte, opts jsonopt.Options) []*Finding {
+	switch op {
+	case OpEscape:
+		return c.Escape(out, cands, src, opts)
+	case OpDecode:
+		return c.Decode(out, cands, src)
+	default:
+		return c.UTF8Decode(out, cands, src)
+	}
+}
+
+// quick checks one input under every option set in opts against every candidate on the hot
+// path of the exhaustive spaces: one recover per input rather than per call, no copies, no
+// findings. It reports true when everything agreed and the input was left intact; on false
+// (or a panic) the caller re-runs the input through the per-call Check, which attributes
+// each difference to a candidate and builds the findings.
+func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	in := c.input(src)
+	switch op {
+	case OpEscape:
+		for _, o := range opts {
+			want, werr := Oracle.Escape(c.want[:0], src, o)
+			c.want = want[:0]
+			for i := range cands {
+				got, gerr := cands[i].Escape(c.got[:0], in, o)
+				c.got = got[:0]
+				if gerr != werr || !bytes.Equal(got, want) {
+					return false
+				}
+			}
+		}
+	case OpDecode:
+		for pos := 0; pos < len(src); {
+			want := Oracle.NextChar(src, pos)
+			for i := range cands {
+				if cands[i].NextChar(in, pos) != want {
+					return false
+				}
+			}
+			if want.Advance <= 0 {
+				return false
+			}
+			pos += want.Advance
+		}
+	default:
+		want := Oracle.UTF8Decode(c.want[:0], src)
+		c.want = want[:0]
+		for i := range cands {
+			got := cands[i].UTF8Decode(c.got[:0], in)
+			c.got = got[:0]
+			if !bytes.Equal(got, want) {
+				return false
+			}
+		}
+	}
+	return bytes.Equal(in, src)
+}

@@ -1,0 +1,287 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Default maximum lengths of the exhaustive spaces (DESIGN.md §3): every byte string of
+// length 1–4 through the decoders, every string of length 1–3 through the escaper under
+// each of the 1,024 combinations of the ten string options.
+const (
+	DefaultDecodeMaxLen = 4
+	DefaultEscapeMaxLen = 3
+)
+
+// Progress receives a campaign's progress; the command line draws it. Implementations must
+// be safe for concurrent Advance calls.
+type Progress interface {
+	Begin(label string, total uint64) // a new space of total cases starts
+	Advance(n uint64)                 // n more cases done
+	End()                             // the space is finished (or interrupted)
+}
+
+type noProgress struct{}
+
+func (noProgress) Begin(string, uint64) {}
+func (noProgress) Advance(uint64)       {}
+func (noProgress) End()                 {}
+
+// ExhaustiveConfig selects an exhaustive campaign.
+type ExhaustiveConfig struct {
+	Ops          []Op   // default AllOps
+	MaxLen       int    // if > 0: the maximum length for every op; else the defaults above
+	Impls        []Impl // candidates (default: every fast variant)
+	Workers      int    // goroutines (default GOMAXPROCS)
+	MaxFindings  int    // findings kept per (op, impl); the rest are only counted (default 20)
+	Progress     Progress
+	OptionCombos []jsonopt.Options // escape option sets (default: all 1,024 jsonopt.Combo)
+}
+
+// SpaceReport says what one exhaustive space checked.
+type SpaceReport struct {
+	Op          Op            `json:"op"`
+	Len         int           `json:"len"`           // input length in bytes
+	Strings     uint64        `json:"strings"`       // distinct inputs of that length checked
+	OptionSets  int           `json:"option_sets"`   // option combinations per input (escape), else 1
+	Cases       uint64        `json:"cases"`         // Strings × OptionSets
+	Impls       []string      `json:"impls"`         // candidates compared with the oracle
+	Distinct    int           `json:"distinct"`      // distinct functions among them (a shared decoder runs once)
+	Differences uint64        `json:"differences"`   // findings, counted before the MaxFindings cap
+	Elapsed     time.Duration `json:"elapsed_ns"`    // wall time
+	Complete    bool          `json:"complete"`      // false when interrupted
+	CasesPerSec float64       `json:"cases_per_sec"` // Cases / Elapsed
+}
+
+// Report is the outcome of a campaign: what was checked and what was found, in a
+// deterministic order.
+type Report struct {
+	Spaces      []SpaceReport `json:"spaces"`
+	Findings    []*Finding    `json:"-"`
+	Differences uint64        `json:"differences"`
+	Interrupted bool          `json:"interrupted"`
+}
+
+func pow256(n int) uint64 { return uint64(1) << (8 * uint(n)) }
+
+// Exhaustive runs the exhaustive spaces. It stops early, with a partial report and every
+// finding made so far, when ctx is cancelled.
+func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
+	if cfg.Ops == nil {
+		cfg.Ops = AllOps
+	}
+	if cfg.Impls == nil {
+		var err error
+		if cfg.Impls, err = Candidates(""); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.MaxFindings <= 0 {
+		cfg.MaxFindings = 20
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
+	}
+	if cfg.OptionCombos == nil {
+		cfg.OptionCombos = make([]jsonopt.Options, jsonopt.NumStringCombos)
+		for i := range cfg.OptionCombos {
+			cfg.OptionCombos[i] = jsonopt.Combo(i)
+		}
+	}
+	if cfg.MaxLen > 8 {
+		return nil, fmt.Errorf("--max-len %d is too large: the space has 256^%d strings", cfg.MaxLen, cfg.MaxLen)
+	}
+	rep := &Report{}
+	for _, op := range cfg.Ops {
+		maxLen := cfg.MaxLen
+		if maxLen <= 0 {
+			maxLen = DefaultDecodeMaxLen
+			if op == OpEscape {
+				maxLen = DefaultEscapeMaxLen
+			}
+		}
+		var cands []Impl
+		for _, im := range cfg.Impls {
+			if im.Has(op) {
+				cands = append(cands, im)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		for n := 1; n <= maxLen; n++ {
+			if ctx.Err() != nil {
+				rep.Interrupted = true
+				break
+			}
+			sr, fs := runSpace(ctx, cfg, op, n, cands)
+			rep.Spaces = append(rep.Spaces, sr)
+			rep.Findings = append(rep.Findings, fs...)
+			rep.Differences += sr.Differences
+			if !sr.Complete {
+				rep.Interrupted = true
+			}
+		}
+	}
+	sort.SliceStable(rep.Findings, func(i, j int) bool { return less(rep.Findings[i], rep.Findings[j]) })
+	return rep, nil
+}
+
+// runSpace checks every string of length n for op. The 256^n strings are enumerated as
+// big-endian numbers and cut into units handed out in order through an atomic counter; the
+// findings of each unit are merged and sorted, so the report does not depend on scheduling.
+func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []Impl) (SpaceReport, []*Finding) {
+	total := pow256(n)
+	opts := []jsonopt.Options{0}
+	if op == OpEscape {
+		opts = cfg.OptionCombos
+	}
+	// A unit is about a million cases, so progress is smooth and a cancel is quick.
+	unit := uint64(1 << 20)
+	if op == OpEscape {
+		unit = max(1, unit/uint64(len(opts)))
+	}
+	unit = min(unit, total)
+	units := (total + unit - 1) / unit
+	label := fmt.Sprintf("%s len %d", op, n)
+	cfg.Progress.Begin(label, total*uint64(len(opts)))
+	start := time.Now()
+
+	// Candidates whose function for op is the very same func value (same code and same
+	// closure context: fast variants sharing one decoder) give the same answer on every
+	// input, so the hot path runs each distinct function once. Findings still name every
+	// candidate: an input that fails the hot path is re-run through all of them.
+	distinct := distinctFuncs(op, cands)
+	var next atomic.Uint64
+	var diffs atomic.Uint64
+	var doneUnits atomic.Uint64
+	var mu sync.Mutex
+	perUnit := map[uint64][]*Finding{} // findings of each unit, at most MaxFindings per key
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c Checker
+			buf := make([]byte, n)
+			var local, unitFindings []*Finding
+			kept := map[string]int{}
+			for {
+				u := next.Add(1) - 1
+				if u >= units || ctx.Err() != nil {
+					return
+				}
+				lo, hi := u*unit, min((u+1)*unit, total)
+				unitFindings = unitFindings[:0]
+				clear(kept)
+				for v := lo; v < hi; v++ {
+					for i := 0; i < n; i++ {
+						buf[i] = byte(v >> (8 * uint(n-1-i)))
+					}
+					if c.quick(op, distinct, buf, opts) {
+						continue
+					}
+					for _, o := range opts {
+						local = c.Check(local[:0], op, cands, buf, o)
+						if len(local) > 0 {
+							diffs.Add(uint64(len(local)))
+							for _, f := range local {
+								k := string(f.Op) + "\x00" + f.Impl
+								if kept[k] < cfg.MaxFindings {
+									kept[k]++
+									unitFindings = append(unitFindings, f)
+								}
+							}
+						}
+					}
+				}
+				if len(unitFindings) > 0 {
+					mu.Lock()
+					perUnit[u] = append([]*Finding(nil), unitFindings...)
+					mu.Unlock()
+				}
+				doneUnits.Add(1)
+				cfg.Progress.Advance((hi - lo) * uint64(len(opts)))
+			}
+		}()
+	}
+	wg.Wait()
+	cfg.Progress.End()
+	elapsed := time.Since(start)
+	complete := doneUnits.Load() == units
+	checked := total
+	if !complete {
+		checked = min(total, doneUnits.Load()*unit) // approximate when interrupted
+	}
+	// Keep the first MaxFindings per (op, impl) in enumeration order, whatever the schedule.
+	order := make([]uint64, 0, len(perUnit))
+	for u := range perUnit {
+		order = append(order, u)
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	kept := map[string]int{}
+	var findings []*Finding
+	for _, u := range order {
+		for _, f := range perUnit[u] {
+			k := string(f.Op) + "\x00" + f.Impl
+			if kept[k] < cfg.MaxFindings {
+				kept[k]++
+				findings = append(findings, f)
+			}
+		}
+	}
+	sr := SpaceReport{
+		Op: op, Len: n, Strings: checked, OptionSets: len(opts), Cases: checked * uint64(len(opts)),
+		Impls: implNamesOrdered(cands), Distinct: len(distinct), Differences: diffs.Load(), Elapsed: elapsed, Complete: complete,
+	}
+	if s := elapsed.Seconds(); s > 0 {
+		sr.CasesPerSec = float64(sr.Cases) / s
+	}
+	return sr, findings
+}
+
+func implNamesOrdered(impls []Impl) []string {
+	n := make([]string, len(impls))
+	for i, im := range impls {
+		n[i] = im.Name
+	}
+	return n
+}
+
+// funcPtr is the identity of a func value: its funcval pointer, which is the same for two
+// values only when they have the same code and the same captured context.
+func funcPtr[F any](f F) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
+
+// distinctFuncs drops every candidate whose function for op is the same func value as an
+// earlier candidate's.
+func distinctFuncs(op Op, cands []Impl) []Impl {
+	seen := map[unsafe.Pointer]bool{}
+	var out []Impl
+	for _, im := range cands {
+		var p unsafe.Pointer
+		switch op {
+		case OpEscape:
+			p = funcPtr(im.Escape)
+		case OpDecode:
+			p = funcPtr(im.NextChar)
+		default:
+			p = funcPtr(im.UTF8Decode)
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, im)
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// TestExhaustive runs the whole default exhaustive campaign (every string of length 1–4
+// through both decoders, 1–3 through the escaper under all 1,024 option sets) against every
+// fast variant. With -short it runs the documented sample: lengths 1–2 for every operation
+// (every option set for escape), which takes well under a second.
+func TestExhaustive(t *testing.T) {
+	cfg := ExhaustiveConfig{}
+	if testing.Short() {
+		cfg.MaxLen = 2
+	}
+	rep, err := Exhaustive(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases uint64
+	for _, s := range rep.Spaces {
+		if !s.Complete {
+			t.Errorf("%s len %d incomplete", s.Op, s.Len)
+		}
+		if s.Strings != pow256(s.Len) {
+			t.Errorf("%s len %d: %d strings checked, want %d", s.Op, s.Len, s.Strings, pow256(s.Len))
+		}
+		cases += s.Cases
+		t.Logf("%s len %d: %d strings × %d option sets × %d candidates: %d differences in %v",
+			s.Op, s.Len, s.Strings, s.OptionSets, len(s.Impls), s.Differences, s.Elapsed)
+	}
+	wantSpaces := 3 * 2
+	if !testing.Short() {
+		wantSpaces = DefaultEscapeMaxLen + 2*DefaultDecodeMaxLen
+	}
+	if len(rep.Spaces) != wantSpaces {
+		t.Errorf("%d spaces run, want %d", len(rep.Spaces), wantSpaces)
+	}
+	for _, f := range rep.Findings {
+		t.Error(f)
+	}
+	if rep.Differences != 0 {
+		t.Errorf("%d differences", rep.Differences)
+	}
+}
+
+// The harness must catch planted defects: each broken candidate below differs from the
+// oracle on a known input, and the exhaustive sweep must report it with the right kind.
+func TestExhaustiveCatchesPlantedDefects(t *testing.T) {
+	good := Oracle
+	slashBug := good
+	slashBug.Name = "slash-ignores-option"
+	slashBug.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+		return Oracle.Escape(dst, src, o&^jsonopt.UnescapedSlashes)
+	}
+	advBug := good
+	advBug.Name = "advance-off-by-one"
+	advBug.NextChar = func(s []byte, pos int) jsonopt.Step {
+		st := Oracle.NextChar(s, pos)
+		if !st.OK && st.Advance == 2 && s[pos] >= 0xe0 {
+			st.Advance = 3 // E0 80 41 must advance 2
+		}
+		return st
+	}
+	qBug := good
+	qBug.Name = "decode-question-for-ff"
+	qBug.UTF8Decode = func(dst, src []byte) []byte {
+		out := Oracle.UTF8Decode(dst, src)
+		return bytes.ReplaceAll(out, []byte{0xff}, []byte{'?'})
+	}
+	panicky := good
+	panicky.Name = "panics-on-ff"
+	panicky.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+		if bytes.IndexByte(src, 0xff) >= 0 {
+			var a []byte
+			_ = a[len(src)] // index out of range
+		}
+		return Oracle.Escape(dst, src, o)
+	}
+	mutator := good
+	mutator.Name = "writes-input"
+	mutator.UTF8Decode = func(dst, src []byte) []byte {
+		out := Oracle.UTF8Decode(dst, src)
+		if len(src) > 0 && src[0] == 'x' {
+			src[0] = 'y'
+		}
+		return out
+	}
+	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
+		MaxLen: 2, Impls: []Impl{slashBug, advBug, qBug, panicky, mutator}, MaxFindings: 1000000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type witness struct {
+		impl  string
+		kind  Kind
+		input string
+		flags jsonopt.Options
+	}
+	found := map[witness]bool{}
+	for _, f := range rep.Findings {
+		found[witness{f.Impl, f.Kind, string(f.Input), f.Flags}] = true
+	}
+	for _, w := range []witness{
+		{"slash-ignores-option", KindOutput, "/", jsonopt.UnescapedSlashes},
+		{"advance-off-by-one", KindStep, "\xe0\x80", 0},
+		{"decode-question-for-ff", KindOutput, "\xc3\xbf", 0},
+		{"panics-on-ff", KindPanic, "\xff", 0},
+		{"writes-input", KindInputModified, "x", 0},
+	} {
+		if !found[w] {
+			t.Errorf("planted defect not reported: %+v", w)
+		}
+	}
+	// Every finding belongs to a planted defect and is of its kind.
+	kinds := map[string]Kind{"slash-ignores-option": KindOutput, "advance-off-by-one": KindStep,
+		"decode-question-for-ff": KindOutput, "panics-on-ff": KindPanic, "writes-input": KindInputModified}
+	for _, f := range rep.Findings {
+		if kinds[f.Impl] != f.Kind {
+			t.Errorf("unexpected finding: %v", f)
+		}
+		if f.Impl == "slash-ignores-option" && (f.Flags&jsonopt.UnescapedSlashes == 0 || !bytes.Contains(f.Input, []byte("/"))) {
+			t.Errorf("slash finding without / or UNESCAPED_SLASHES: %v", f)
+		}
+	}
+	if rep.Differences != uint64(len(rep.Findings)) {
+		t.Errorf("Differences = %d, findings kept = %d", rep.Differences, len(rep.Findings))
+	}
+}

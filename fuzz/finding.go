@@ -1,0 +1,194 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Kind classifies a finding (DESIGN.md §4).
+type Kind string
+
+// The kinds of finding.
+const (
+	KindError         Kind = "error-differs"  // the candidate failed where the oracle did not, or with another code
+	KindOutput        Kind = "output-differs" // same error, different bytes
+	KindStep          Kind = "step-differs"   // a decoder step differs in code point, advance or status
+	KindPanic         Kind = "panic"          // the candidate panicked
+	KindInputModified Kind = "input-modified" // the candidate wrote to its input
+	KindDstPrefix     Kind = "dst-prefix"     // the candidate changed bytes of dst before len(dst)
+)
+
+// Finding is one difference between a candidate and the oracle on one input.
+type Finding struct {
+	Kind  Kind            `json:"kind"`
+	Op    Op              `json:"op"`
+	Impl  string          `json:"impl"`
+	Input []byte          `json:"-"`
+	Flags jsonopt.Options `json:"-"` // escape only
+
+	// Escape and utf8_decode: the two results. WantFalse/GotFalse mean "returned false"
+	// (nothing appended and an error); Want/Got then hold whatever was appended.
+	Want, Got       []byte `json:"-"`
+	WantErr, GotErr int    `json:"-"`
+
+	// Decode: the step position and the two steps.
+	Pos      int          `json:"-"`
+	WantStep jsonopt.Step `json:"-"`
+	GotStep  jsonopt.Step `json:"-"`
+
+	Detail string `json:"detail,omitempty"` // panic value, or what else went wrong
+}
+
+// FirstDiff returns the first offset at which a and b differ, or -1 if they are equal.
+func FirstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return n
+	}
+	return -1
+}
+
+// Replay is a shell command that reproduces the candidate's side of the finding.
+func (f *Finding) Replay() string {
+	h := hex.EncodeToString(f.Input)
+	if h == "" {
+		h = `""`
+	}
+	switch f.Op {
+	case OpEscape:
+		return fmt.Sprintf("go run ./cmd/difffuzz escape --impl %s --flags %d --hex %s", f.Impl, uint32(f.Flags), h)
+	case OpDecode:
+		return fmt.Sprintf("go run ./cmd/difffuzz decode --impl %s --hex %s", f.Impl, h)
+	default:
+		return fmt.Sprintf("go run ./cmd/difffuzz utf8-decode --impl %s --hex %s", f.Impl, h)
+	}
+}
+
+func spaced(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	var sb strings.Builder
+	for i, c := range b {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(hex.EncodeToString([]byte{c}))
+	}
+	return sb.String()
+}
+
+func result(b []byte, errCode int, isEscape bool) string {
+	if isEscape && errCode != 0 && len(b) == 0 {
+		return fmt.Sprintf("false (json_last_error()=%d)", errCode)
+	}
+	s := strconv.Quote(string(b))
+	if isEscape && errCode != 0 {
+		s += fmt.Sprintf(" (json_last_error()=%d)", errCode)
+	}
+	return s
+}
+
+// String renders the finding for a terminal: what differs, the input as hex, the options by
+// PHP name, the oracle's and the candidate's results side by side, the first differing offset
+// and a command that replays it.
+func (f *Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FINDING %s: %s by %s\n", f.Kind, f.Op, f.Impl)
+	fmt.Fprintf(&b, "  input    %d bytes: %s\n", len(f.Input), spaced(f.Input))
+	if f.Op == OpEscape {
+		fmt.Fprintf(&b, "  options  %s (%d)\n", f.Flags, uint32(f.Flags))
+	}
+	w := max(len("oracle"), len(f.Impl))
+	switch {
+	case f.Kind == KindStep:
+		fmt.Fprintf(&b, "  step at input offset %d (chunk %d, lane %d of 16)\n", f.Pos, f.Pos/16, f.Pos%16)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", f.WantStep)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, f.GotStep)
+	case f.Kind == KindOutput || f.Kind == KindError:
+		esc := f.Op == OpEscape
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", result(f.Want, f.WantErr, esc))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, result(f.Got, f.GotErr, esc))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "hex", hex.EncodeToString(f.Want))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "", hex.EncodeToString(f.Got))
+		if d := FirstDiff(f.Want, f.Got); d >= 0 {
+			fmt.Fprintf(&b, "  first difference at output offset %d\n", d)
+		}
+	}
+	if f.Detail != "" {
+		fmt.Fprintf(&b, "  detail   %s\n", f.Detail)
+	}
+	fmt.Fprintf(&b, "  replay   %s\n", f.Replay())
+	return b.String()
+}
+
+// JSON is the finding as a flat record for --json output.
+func (f *Finding) JSON() map[string]any {
+	m := map[string]any{
+		"kind":   f.Kind,
+		"op":     f.Op,
+		"impl":   f.Impl,
+		"input":  hex.EncodeToString(f.Input),
+		"replay": f.Replay(),
+	}
+	if f.Op == OpEscape {
+		m["flags"] = uint32(f.Flags)
+		m["options"] = f.Flags.String()
+	}
+	switch f.Kind {
+	case KindStep:
+		m["pos"] = f.Pos
+		m["want_step"] = f.WantStep.String()
+		m["got_step"] = f.GotStep.String()
+	case KindOutput, KindError:
+		m["want"] = hex.EncodeToString(f.Want)
+		m["got"] = hex.EncodeToString(f.Got)
+		m["want_err"] = f.WantErr
+		m["got_err"] = f.GotErr
+		m["first_diff"] = FirstDiff(f.Want, f.Got)
+	}
+	if f.Detail != "" {
+		m["detail"] = f.Detail
+	}
+	return m
+}
+
+// less orders findings deterministically: by operation, implementation, input length,
+// input bytes, options and position.
+func less(a, b *Finding) bool {
+	if a.Op != b.Op {
+		return opIndex(a.Op) < opIndex(b.Op)
+	}
+	if a.Impl != b.Impl {
+		return a.Impl < b.Impl
+	}
+	if len(a.Input) != len(b.Input) {
+		return len(a.Input) < len(b.Input)
+	}
+	if c := bytes.Compare(a.Input, b.Input); c != 0 {
+		return c < 0
+	}
+	if a.Flags != b.Flags {
+		return a.Flags < b.Flags
+	}
+	return a.Pos < b.Pos
+}
+
+func opIndex(op Op) int {
+	for i, o := range AllOps {
+		if o == op {
+			return i
+		}
+	}
+	return len(AllOps)
+}
