@@ -1,3 +1,5 @@
+//go:build purego || !(amd64 || arm64)
+
 package fast
 
 import "strconv"

@@ -48,8 +48,9 @@ type ExhaustiveConfig struct {
 
 // SpaceReport says what one exhaustive space checked.
 type SpaceReport struct {
+	Space       string        `json:"space"` // "exhaustive", "boundary", "random", ...
 	Op          Op            `json:"op"`
-	Len         int           `json:"len"`           // input length in bytes
+	Len         int           `json:"len"`           // input length in bytes (0: mixed lengths)
 	Strings     uint64        `json:"strings"`       // distinct inputs of that length checked
 	OptionSets  int           `json:"option_sets"`   // option combinations per input (escape), else 1
 	Cases       uint64        `json:"cases"`         // Strings × OptionSets
@@ -68,6 +69,16 @@ type Report struct {
 	Findings    []*Finding    `json:"-"`
 	Differences uint64        `json:"differences"`
 	Interrupted bool          `json:"interrupted"`
+}
+
+// Merge appends other's spaces and findings to r (findings stay sorted) and adds up the
+// counts, so that one report covers a campaign made of several modes.
+func (r *Report) Merge(other *Report) {
+	r.Spaces = append(r.Spaces, other.Spaces...)
+	r.Findings = append(r.Findings, other.Findings...)
+	sort.SliceStable(r.Findings, func(i, j int) bool { return less(r.Findings[i], r.Findings[j]) })
+	r.Differences += other.Differences
+	r.Interrupted = r.Interrupted || other.Interrupted
 }
 
 func pow256(n int) uint64 { return uint64(1) << (8 * uint(n)) }
@@ -242,7 +253,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 		}
 	}
 	sr := SpaceReport{
-		Op: op, Len: n, Strings: checked, OptionSets: len(opts), Cases: checked * uint64(len(opts)),
+		Space: "exhaustive", Op: op, Len: n, Strings: checked, OptionSets: len(opts), Cases: checked * uint64(len(opts)),
 		Impls: implNamesOrdered(cands), Distinct: len(distinct), Differences: diffs.Load(), Elapsed: elapsed, Complete: complete,
 	}
 	if s := elapsed.Seconds(); s > 0 {

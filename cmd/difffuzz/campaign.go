@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -12,51 +13,111 @@ import (
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
-// runCampaign runs the selected input spaces against the candidates and prints the
-// findings and a summary. With no mode flag it runs the default campaign (today: the
-// exhaustive spaces).
+// common is what every campaign mode gets: the candidates, the operations and the
+// resources, as chosen by the shared flags.
+type common struct {
+	cands    []fuzz.Impl
+	ops      []fuzz.Op
+	maxLen   int
+	workers  int
+	progress fuzz.Progress
+	stderr   io.Writer
+}
+
+// mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
+// own file and adds itself to modes from init, so modes can be added without touching the
+// others.
+type mode struct {
+	name      string
+	order     int                                                        // position in a campaign
+	inDefault bool                                                       // runs when no mode flag is given
+	addFlags  func(fs *flag.FlagSet)                                     // registers the mode's flags
+	selected  func() bool                                                // after parsing: was the mode asked for
+	check     func() error                                               // after parsing: validate the mode's flags
+	run       func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
+}
+
+var modes []*mode
+
+func addMode(m *mode) {
+	modes = append(modes, m)
+	for i := len(modes) - 1; i > 0 && modes[i].order < modes[i-1].order; i-- {
+		modes[i], modes[i-1] = modes[i-1], modes[i]
+	}
+}
+
+// runCampaign runs the selected modes against the candidates and prints the findings and a
+// summary. With no mode flag it runs the default campaign (every mode marked inDefault).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("difffuzz", stderr)
-	exhaustive := fs.Bool("exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 1,024 option sets")
 	implList := fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
 	opsList := fs.String("ops", "all", "operations: escape,decode,utf8_decode")
 	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
-	synopsis := "difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]"
-	rest, err := parseFlags(fs, args, stderr, synopsis)
+	for _, m := range modes {
+		m.addFlags(fs)
+	}
+	rest, err := parseFlags(fs, args, stderr, "")
 	if err != nil {
 		return exitUsage, err
 	}
 	if len(rest) > 0 {
 		return exitUsage, usagef("unexpected argument %q", rest[0])
 	}
-	_ = exhaustive // the exhaustive spaces are the default campaign
 	if *workers < 1 {
 		return exitUsage, usagef("--workers must be at least 1, got %d", *workers)
 	}
 	if *maxLen < 0 || *maxLen > 4 {
 		return exitUsage, usagef("--max-len must be between 1 and 4, got %d", *maxLen)
 	}
-	cands, err := fuzz.Candidates(*implList)
-	if err != nil {
+	c := &common{maxLen: *maxLen, workers: *workers, progress: newProgress(stderr), stderr: stderr}
+	if c.cands, err = fuzz.Candidates(*implList); err != nil {
 		return exitUsage, usagef("--impl: %v", err)
 	}
-	ops, err := fuzz.ParseOps(*opsList)
-	if err != nil {
+	if c.ops, err = fuzz.ParseOps(*opsList); err != nil {
 		return exitUsage, usagef("--ops: %v", err)
 	}
-	names := make([]string, len(cands))
-	for i, c := range cands {
-		names[i] = c.Name
+	var run []*mode
+	for _, m := range modes {
+		if m.check != nil {
+			if err := m.check(); err != nil {
+				return exitUsage, err
+			}
+		}
+		if m.selected() {
+			run = append(run, m)
+		}
 	}
-	fmt.Fprintf(stderr, "difffuzz: exhaustive campaign: candidates %s against the oracle, %d workers\n", strings.Join(names, ", "), *workers)
+	if len(run) == 0 {
+		for _, m := range modes {
+			if m.inDefault {
+				run = append(run, m)
+			}
+		}
+	}
+	names := make([]string, len(c.cands))
+	for i, im := range c.cands {
+		names[i] = im.Name
+	}
+	modeNames := make([]string, len(run))
+	for i, m := range run {
+		modeNames[i] = m.name
+	}
+	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s against the oracle, %d workers\n",
+		strings.Join(modeNames, " + "), strings.Join(names, ", "), c.workers)
 	start := time.Now()
-	rep, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
-		Ops: ops, MaxLen: *maxLen, Impls: cands, Workers: *workers, Progress: newProgress(stderr),
-	})
-	if err != nil {
-		return exitUsage, err
+	rep := &fuzz.Report{}
+	for _, m := range run {
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+			break
+		}
+		r, err := m.run(ctx, c)
+		if err != nil {
+			return exitUsage, err
+		}
+		rep.Merge(r)
 	}
 	elapsed := time.Since(start)
 	if *jsonOut {
@@ -67,7 +128,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{
-			"mode": "exhaustive", "spaces": rep.Spaces, "differences": rep.Differences,
+			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences,
 			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed,
 		}); err != nil {
 			return exitUsage, err
@@ -104,8 +165,8 @@ func group(n uint64) string {
 }
 
 func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
-	fmt.Fprintf(w, "%-12s %4s %15s %7s %17s %-28s %11s %9s %14s %14s\n",
-		"space", "len", "strings", "options", "cases", "candidates", "differences", "time", "strings/s", "cases/s")
+	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %-28s %11s %9s %14s %14s\n",
+		"space", "op", "len", "strings", "options", "cases", "candidates", "differences", "time", "strings/s", "cases/s")
 	var strs, cases, comparisons uint64
 	for _, s := range rep.Spaces {
 		state := ""
@@ -117,11 +178,19 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 			sps = float64(s.Strings) / sec
 		}
 		cands := strings.Join(s.Impls, ",")
-		if s.Distinct < len(s.Impls) {
+		if s.Distinct > 0 && s.Distinct < len(s.Impls) {
 			cands += fmt.Sprintf(" (%d distinct)", s.Distinct)
 		}
-		fmt.Fprintf(w, "%-12s %4d %15s %7d %17s %-28s %11s %9s %14s %14s%s\n",
-			s.Op, s.Len, group(s.Strings), s.OptionSets, group(s.Cases), cands,
+		length := "-"
+		if s.Len > 0 {
+			length = fmt.Sprint(s.Len)
+		}
+		options := "-"
+		if s.OptionSets > 0 {
+			options = fmt.Sprint(s.OptionSets)
+		}
+		fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %-28s %11s %9s %14s %14s%s\n",
+			s.Space, s.Op, length, group(s.Strings), options, group(s.Cases), cands,
 			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), state)
 		strs += s.Strings
 		cases += s.Cases
