@@ -9,6 +9,9 @@ require (
 )
 
 require (
+	github.com/google/gofuzz v1.2.0 // indirect
+	github.com/leanovate/gopter v0.2.11 // indirect
+	github.com/mattn/go-shellwords v1.0.16 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 )

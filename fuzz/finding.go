@@ -42,6 +42,9 @@ type Finding struct {
 	GotStep  jsonopt.Step `json:"-"`
 
 	Detail string `json:"detail,omitempty"` // panic value, or what else went wrong
+
+	// External is true when Impl is an external target (--exec): Impl is then its command.
+	External bool `json:"-"`
 }
 
 // FirstDiff returns the first offset at which a and b differ, or -1 if they are equal.
@@ -60,6 +63,9 @@ func FirstDiff(a, b []byte) int {
 
 // Replay is a shell command that reproduces the candidate's side of the finding.
 func (f *Finding) Replay() string {
+	if f.External {
+		return replayExternal(f)
+	}
 	h := hex.EncodeToString(f.Input)
 	if h == "" {
 		h = `""`

@@ -11,17 +11,20 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/protocol"
 )
 
 // common is what every campaign mode gets: the candidates, the operations and the
 // resources, as chosen by the shared flags.
 type common struct {
-	cands    []fuzz.Impl
-	ops      []fuzz.Op
-	maxLen   int
-	workers  int
-	progress fuzz.Progress
-	stderr   io.Writer
+	cands     []fuzz.Impl    // built-in candidates (none when only --exec targets were asked for)
+	targets   []*fuzz.Target // external targets (--exec), started
+	isDefault bool           // no mode flag was given: each mode runs its default budget
+	ops       []fuzz.Op
+	maxLen    int
+	workers   int
+	progress  fuzz.Progress
+	stderr    io.Writer
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -55,6 +58,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
+	var execs stringList
+	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "per-request timeout for --exec targets")
 	for _, m := range modes {
 		m.addFlags(fs)
 	}
@@ -78,6 +84,14 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if c.ops, err = fuzz.ParseOps(*opsList); err != nil {
 		return exitUsage, usagef("--ops: %v", err)
 	}
+	implSet := false
+	fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
+	if len(execs) > 0 && !implSet {
+		c.cands = nil // only the external targets, unless --impl asks for built-ins too
+	}
+	if *timeout <= 0 {
+		return exitUsage, usagef("--timeout must be positive, got %v", *timeout)
+	}
 	var run []*mode
 	for _, m := range modes {
 		if m.check != nil {
@@ -90,15 +104,31 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	if len(run) == 0 {
+		c.isDefault = true
 		for _, m := range modes {
 			if m.inDefault {
 				run = append(run, m)
 			}
 		}
 	}
-	names := make([]string, len(c.cands))
-	for i, im := range c.cands {
-		names[i] = im.Name
+	for _, cmd := range execs {
+		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout})
+		if err != nil {
+			return exitUsage, usagef("--exec %q: %v", cmd, err)
+		}
+		defer func() {
+			if err := t.Close(); err != nil {
+				fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
+			}
+		}()
+		c.targets = append(c.targets, t)
+	}
+	var names []string
+	for _, im := range c.cands {
+		names = append(names, im.Name)
+	}
+	for _, t := range c.targets {
+		names = append(names, fmt.Sprintf("%q (%s)", t.Name, joinOps(t.Ops())))
 	}
 	modeNames := make([]string, len(run))
 	for i, m := range run {
@@ -142,6 +172,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
+	for _, t := range c.targets {
+		if t.Restarts() > 0 {
+			fmt.Fprintf(stderr, "difffuzz: --exec %q was restarted %d times\n", t.Name, t.Restarts())
+		}
+	}
 	if rep.Differences > 0 {
 		return exitFindings, nil
 	}
@@ -149,6 +184,27 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, nil
 	}
 	return exitOK, nil
+}
+
+// stringList collects a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("empty command")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+func joinOps(ops []fuzz.Op) string {
+	s := make([]string, len(ops))
+	for i, o := range ops {
+		s[i] = string(o)
+	}
+	return strings.Join(s, ",")
 }
 
 // group formats n with thousands separators.

@@ -18,9 +18,47 @@ func init() {
 		},
 		selected: func() bool { return on },
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
-			return fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
-				Ops: c.ops, MaxLen: c.maxLen, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-			})
+			rep := &fuzz.Report{}
+			if len(c.cands) > 0 {
+				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
+					Ops: c.ops, MaxLen: c.maxLen, Impls: c.cands, Workers: c.workers, Progress: c.progress,
+				})
+				if err != nil {
+					return nil, err
+				}
+				rep.Merge(r)
+			}
+			for _, t := range c.targets {
+				r, err := fuzz.RunTarget(ctx, t, targetExhaustive(c), c.progress)
+				rep.Merge(r)
+				if err != nil {
+					return rep, err
+				}
+			}
+			return rep, nil
 		},
 	})
+}
+
+// targetExhaustive is the exhaustive part for external targets, which answer far fewer
+// requests a second than a built-in: in the default campaign every 1-byte string under all
+// 1,024 option sets and every 2-byte string under 8 representative ones; with --exhaustive,
+// escape up to --max-len (default 2) under all 1,024 option sets and the decoders up to
+// --max-len (default 3).
+func targetExhaustive(c *common) []fuzz.TargetSpace {
+	if c.isDefault {
+		return fuzz.DefaultTargetSpaces(c.ops)
+	}
+	var out []fuzz.TargetSpace
+	for _, op := range c.ops {
+		n := c.maxLen
+		if n == 0 {
+			n = 3
+			if op == fuzz.OpEscape {
+				n = 2
+			}
+		}
+		out = append(out, fuzz.ExhaustiveTargetSpaces([]fuzz.Op{op}, n, fuzz.AllCombos())...)
+	}
+	return out
 }

@@ -1,0 +1,467 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sort"
+	"time"
+
+	"github.com/mattn/go-shellwords"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// Case is one question to an implementation: an operation, its input and, for escape, its
+// options.
+type Case struct {
+	Op    Op
+	Input []byte
+	Flags jsonopt.Options
+}
+
+// The kinds of finding an external target adds (DESIGN.md §4).
+const (
+	KindTargetCrash    Kind = "target-crashed"  // the target exited or crashed on a request
+	KindTargetHang     Kind = "target-hung"     // no answer within the per-request timeout
+	KindTargetProtocol Kind = "target-protocol" // a malformed or unexpected line
+	KindTargetRefused  Kind = "target-refused"  // it answered "error ..." to a valid request
+)
+
+// SplitCommand splits a --exec string into words the way a POSIX shell would (quotes,
+// backslashes), without running a shell or expanding variables, globs or backticks.
+func SplitCommand(cmd string) ([]string, error) {
+	p := shellwords.NewParser()
+	argv, err := p.Parse(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("cannot split command %q: %v", cmd, err)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("empty command %q", cmd)
+	}
+	return argv, nil
+}
+
+// TargetConfig tunes how an external target is driven.
+type TargetConfig struct {
+	Timeout     time.Duration // per request (default protocol.DefaultTimeout, 10 s)
+	Window      int           // pipelined requests in flight (default 1,024; at least 256 is sensible)
+	MaxRestarts int           // restarts after crashes and hangs before giving up (default 10)
+	Batch       int           // requests per Do call (default 4,096)
+}
+
+// Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
+// from a command line. It is a candidate like a built-in variant: findings name it by its
+// command. Its methods must not be called concurrently.
+type Target struct {
+	Name     string // the command as given to --exec
+	argv     []string
+	cfg      TargetConfig
+	client   *protocol.Client
+	restarts int
+	ops      []Op
+}
+
+// StartTarget starts the target command (split by SplitCommand) and reads its hello. An
+// error here (the command cannot start, no hello, another protocol version) is a usage
+// error for the caller, not a finding.
+func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target, error) {
+	argv, err := SplitCommand(command)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxRestarts == 0 {
+		cfg.MaxRestarts = 10
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 4096
+	}
+	t := &Target{Name: command, argv: argv, cfg: cfg}
+	if err := t.start(ctx); err != nil {
+		return nil, err
+	}
+	for _, op := range t.client.Ops() {
+		t.ops = append(t.ops, Op(op))
+	}
+	return t, nil
+}
+
+func (t *Target) start(ctx context.Context) error {
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	if err != nil {
+		return err
+	}
+	t.client = c
+	return nil
+}
+
+// Ops lists the operations the target announced.
+func (t *Target) Ops() []Op { return t.ops }
+
+// Has reports whether the target announced op.
+func (t *Target) Has(op Op) bool {
+	for _, o := range t.ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// Restarts is how many times the target was restarted after a crash or hang.
+func (t *Target) Restarts() int { return t.restarts }
+
+// Close ends the target's session (closes its stdin and waits for it).
+func (t *Target) Close() error {
+	if t.client == nil {
+		return nil
+	}
+	err := t.client.Close()
+	t.client = nil
+	return err
+}
+
+// ErrTargetGaveUp is returned when a target failed more often than TargetConfig.MaxRestarts.
+var ErrTargetGaveUp = errors.New("too many restarts")
+
+// request turns a case into a protocol request.
+func (c Case) request() protocol.Request {
+	return protocol.Request{Op: protocol.Op(c.Op), Flags: c.Flags, Input: c.Input}
+}
+
+// Check sends cases to the target, pipelined in batches, and compares every answer with the
+// oracle. A crash, hang or protocol violation becomes a finding naming the request that
+// triggered it; the target is restarted and the remaining cases go on. It returns the
+// findings, how many cases were answered and compared, and an error only when the target
+// could not be restarted (after MaxRestarts) or ctx was cancelled — the findings made so
+// far are returned with it.
+func (t *Target) Check(ctx context.Context, cases []Case, progress func(n int)) ([]*Finding, int, error) {
+	var out []*Finding
+	done := 0
+	var c Checker
+	for len(cases) > 0 {
+		if err := ctx.Err(); err != nil {
+			return out, done, err
+		}
+		if t.client == nil {
+			if t.restarts >= t.cfg.MaxRestarts {
+				return out, done, fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
+			}
+			t.restarts++
+			if err := t.start(ctx); err != nil {
+				return out, done, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+			}
+		}
+		n := min(len(cases), t.cfg.Batch)
+		batch := cases[:n]
+		reqs := make([]protocol.Request, n)
+		for i, cs := range batch {
+			reqs[i] = cs.request()
+		}
+		resps, err := t.client.Do(reqs)
+		for i := range resps {
+			if i >= n {
+				break
+			}
+			out = c.compareResponse(out, t.Name, batch[i], resps[i])
+		}
+		answered := len(resps)
+		var te *protocol.TargetError
+		if err != nil {
+			if !errors.As(err, &te) || te.Index < 0 || te.Index >= n {
+				return out, done + answered, err
+			}
+			_ = t.client.Close()
+			t.client = nil
+			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
+				// The offending line was read as the answer to this request.
+				out = append(out, targetFailure(t.Name, batch[te.Index], te))
+				answered = te.Index + 1
+			} else {
+				// A target that buffers its answers dies or stalls after the request that
+				// caused it, taking earlier answers with it: find the culprit by sending
+				// the unanswered requests one at a time.
+				var k int
+				out, k, err = t.isolate(ctx, &c, out, batch[te.Index:], te)
+				if err != nil {
+					return out, done + te.Index + k, err
+				}
+				answered = te.Index + k
+			}
+		}
+		done += answered
+		if progress != nil {
+			progress(answered)
+		}
+		cases = cases[answered:]
+	}
+	return out, done, nil
+}
+
+// isolate sends cases one at a time to a restarted target until one of them fails the way
+// first did (or every one in the window was answered), and reports that one. It returns how
+// many cases it consumed.
+func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases []Case, first *protocol.TargetError) ([]*Finding, int, error) {
+	window := min(len(cases), max(t.cfg.Window, protocol.DefaultWindow))
+	for i := 0; i < window; i++ {
+		if err := ctx.Err(); err != nil {
+			return out, i, err
+		}
+		if t.client == nil {
+			if t.restarts >= t.cfg.MaxRestarts {
+				return out, i, fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
+			}
+			t.restarts++
+			if err := t.start(ctx); err != nil {
+				return out, i, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+			}
+		}
+		resps, err := t.client.Do([]protocol.Request{cases[i].request()})
+		var te *protocol.TargetError
+		if err != nil {
+			if !errors.As(err, &te) {
+				return out, i, err
+			}
+			_ = t.client.Close()
+			t.client = nil
+			return append(out, targetFailure(t.Name, cases[i], te)), i + 1, nil
+		}
+		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+	}
+	// Sent alone, every request was answered: report the original failure where it showed.
+	f := targetFailure(t.Name, cases[0], first)
+	f.Detail += " (sent one at a time, each of the next " + fmt.Sprint(window) + " requests was answered: not reproducible alone)"
+	return append(out, f), window, nil
+}
+
+func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
+	kind := KindTargetProtocol
+	switch te.Kind {
+	case protocol.Exited:
+		kind = KindTargetCrash
+	case protocol.TimedOut:
+		kind = KindTargetHang
+	}
+	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
+		Detail: te.Error(), External: true}
+}
+
+// compareResponse compares one target answer with the oracle's.
+func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protocol.Response) []*Finding {
+	base := Finding{Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags, External: true}
+	if r.ErrorMsg != "" {
+		f := base
+		f.Kind = KindTargetRefused
+		f.Detail = "target answered: error " + r.ErrorMsg
+		return append(out, &f)
+	}
+	switch cs.Op {
+	case OpEscape:
+		want, werr := Oracle.Escape(c.want[:0], cs.Input, cs.Flags)
+		c.want = want[:0]
+		wcode := jsonopt.ErrorCode(werr)
+		got := r.Result
+		if r.False {
+			got = nil
+		}
+		switch {
+		case r.Err != wcode || (r.False != (werr != nil && len(want) == 0)):
+			f := base
+			f.Kind, f.Want, f.Got, f.WantErr, f.GotErr = KindError, clone(want), clone(got), wcode, r.Err
+			return append(out, &f)
+		case !bytes.Equal(got, want):
+			f := base
+			f.Kind, f.Want, f.Got, f.WantErr, f.GotErr = KindOutput, clone(want), clone(got), wcode, r.Err
+			return append(out, &f)
+		}
+	case OpDecode:
+		pos, i := 0, 0
+		for ; pos < len(cs.Input); i++ {
+			want := Oracle.NextChar(cs.Input, pos)
+			if i >= len(r.Steps) || r.Steps[i] != want {
+				f := base
+				f.Kind, f.Pos, f.WantStep = KindStep, pos, want
+				if i < len(r.Steps) {
+					f.GotStep = r.Steps[i]
+				} else {
+					f.Detail = fmt.Sprintf("the target's answer ends after %d steps", len(r.Steps))
+				}
+				return append(out, &f)
+			}
+			pos += want.Advance
+		}
+		if i < len(r.Steps) {
+			f := base
+			f.Kind, f.Pos = KindStep, pos
+			f.Detail = fmt.Sprintf("the target answered %d steps, the oracle %d", len(r.Steps), i)
+			return append(out, &f)
+		}
+	default:
+		want := Oracle.UTF8Decode(c.want[:0], cs.Input)
+		c.want = want[:0]
+		if !bytes.Equal(r.Result, want) {
+			f := base
+			f.Kind, f.Want, f.Got = KindOutput, clone(want), clone(r.Result)
+			return append(out, &f)
+		}
+	}
+	return out
+}
+
+// ExhaustiveCases yields every string of length n for op, under each option set in opts for
+// escape (once otherwise), in enumeration order.
+func ExhaustiveCases(op Op, n int, opts []jsonopt.Options) iter.Seq[Case] {
+	return func(yield func(Case) bool) {
+		if op != OpEscape {
+			opts = []jsonopt.Options{0}
+		}
+		total := pow256(n)
+		for v := uint64(0); v < total; v++ {
+			buf := make([]byte, n)
+			for i := 0; i < n; i++ {
+				buf[i] = byte(v >> (8 * uint(n-1-i)))
+			}
+			for _, o := range opts {
+				if !yield(Case{Op: op, Input: buf, Flags: o}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// RepresentativeOptions are eight option sets that together make every string option
+// matter at least once: the ones the external-target campaign uses for 2-byte strings.
+var RepresentativeOptions = []jsonopt.Options{
+	0,
+	jsonopt.InvalidUTF8Substitute,
+	jsonopt.InvalidUTF8Ignore | jsonopt.UnescapedUnicode,
+	jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators,
+	jsonopt.PartialOutputOnError | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
+	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute,
+	jsonopt.UnescapedUnicode | jsonopt.PartialOutputOnError | jsonopt.UnescapedSlashes,
+	jsonopt.StringOptions,
+}
+
+// replayExternal is the shell command that asks an external target the question of a finding.
+func replayExternal(f *Finding) string {
+	req := Case{Op: f.Op, Input: f.Input, Flags: f.Flags}.request()
+	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), f.Impl)
+}
+
+// TargetSpace is one part of a campaign against an external target: its cases and how to
+// report them.
+type TargetSpace struct {
+	Space      string // "exhaustive", "boundary", "random", ...
+	Op         Op
+	Len        int // input length, 0 for mixed
+	Strings    uint64
+	OptionSets int
+	Total      uint64         // number of cases Seq yields
+	Seq        iter.Seq[Case] // the cases, streamed
+}
+
+// RunTarget runs each space's cases through the target (skipping operations it did not
+// announce) and reports them like the built-in spaces. Findings made before an error (the
+// target could not be restarted, or ctx was cancelled) are kept in the report.
+func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Progress) (*Report, error) {
+	if progress == nil {
+		progress = noProgress{}
+	}
+	rep := &Report{}
+	for _, sp := range spaces {
+		if !t.Has(sp.Op) || sp.Total == 0 {
+			continue
+		}
+		progress.Begin(fmt.Sprintf("%s %s %s", t.Name, sp.Space, sp.Op), sp.Total)
+		start := time.Now()
+		var fs []*Finding
+		done := 0
+		var err error
+		chunk := make([]Case, 0, 1<<16)
+		flush := func() bool {
+			f, d, e := t.Check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) })
+			fs = append(fs, f...)
+			done += d
+			err = e
+			chunk = chunk[:0]
+			return e == nil
+		}
+		for c := range sp.Seq {
+			if c.Op != sp.Op {
+				continue
+			}
+			chunk = append(chunk, c)
+			if len(chunk) == cap(chunk) && !flush() {
+				break
+			}
+		}
+		if err == nil && len(chunk) > 0 {
+			flush()
+		}
+		progress.End()
+		el := time.Since(start)
+		sr := SpaceReport{Space: sp.Space, Op: sp.Op, Len: sp.Len, Strings: sp.Strings, OptionSets: sp.OptionSets,
+			Cases: uint64(done), Impls: []string{t.Name}, Distinct: 1, Differences: uint64(len(fs)),
+			Elapsed: el, Complete: uint64(done) == sp.Total}
+		if !sr.Complete && sp.OptionSets > 0 {
+			sr.Strings = uint64(done / sp.OptionSets)
+		}
+		if s := el.Seconds(); s > 0 {
+			sr.CasesPerSec = float64(done) / s
+		}
+		sort.SliceStable(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
+		rep.Merge(&Report{Spaces: []SpaceReport{sr}, Findings: fs, Differences: sr.Differences})
+		if err != nil {
+			rep.Interrupted = true
+			if ctx.Err() != nil {
+				return rep, nil
+			}
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// ExhaustiveTargetSpaces are the exhaustive spaces of ops up to maxLen as target spaces,
+// escape under opts.
+func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []TargetSpace {
+	var out []TargetSpace
+	for _, op := range ops {
+		for n := 1; n <= maxLen; n++ {
+			sets := 1
+			if op == OpEscape {
+				sets = len(opts)
+			}
+			out = append(out, TargetSpace{Space: "exhaustive", Op: op, Len: n, Strings: pow256(n), OptionSets: sets,
+				Total: pow256(n) * uint64(sets), Seq: ExhaustiveCases(op, n, opts)})
+		}
+	}
+	return out
+}
+
+// AllCombos lists the 1,024 subsets of jsonopt.StringOptions.
+func AllCombos() []jsonopt.Options {
+	out := make([]jsonopt.Options, jsonopt.NumStringCombos)
+	for i := range out {
+		out[i] = jsonopt.Combo(i)
+	}
+	return out
+}
+
+// DefaultTargetSpaces is the exhaustive part of the campaign run against an external
+// target when no mode is chosen: every 1-byte string under all 1,024 option sets and every
+// 2-byte string under the eight RepresentativeOptions (escape), every 1- and 2-byte string
+// (decode, utf8_decode). The boundary and random parts are added by their modes.
+func DefaultTargetSpaces(ops []Op) []TargetSpace {
+	var out []TargetSpace
+	for _, op := range ops {
+		out = append(out, ExhaustiveTargetSpaces([]Op{op}, 1, AllCombos())...)
+		sp := ExhaustiveTargetSpaces([]Op{op}, 2, RepresentativeOptions)
+		out = append(out, sp[1])
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// TestHelperTarget is not a test: re-executed with DIFFFUZZ_FAKE_TARGET set, the test binary
+// becomes a small deliberately broken target speaking protocol v1 (the os/exec helper
+// process pattern), and exits when its input ends.
+func TestHelperTarget(t *testing.T) {
+	name := os.Getenv("DIFFFUZZ_FAKE_TARGET")
+	if name == "" {
+		t.Skip("helper process for the external-target tests")
+	}
+	h := protocol.Handler{Escape: Oracle.Escape, NextChar: Oracle.NextChar, UTF8Decode: Oracle.UTF8Decode}
+	in := os.Stdin
+	out := os.Stdout
+	switch name {
+	case "lowercase-hex-tag": // writes \u003c for < under HEX_TAG
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			start := len(dst)
+			out, err := Oracle.Escape(dst, src, o)
+			if err == nil {
+				copy(out[start:], bytes.ReplaceAll(out[start:], []byte(`\u003C`), []byte(`\u003c`)))
+			}
+			return out, err
+		}
+	case "advance-3-after-e08041": // a failed E0 80 41 advances 3 instead of 2
+		h.NextChar = func(s []byte, pos int) jsonopt.Step {
+			st := Oracle.NextChar(s, pos)
+			if bytes.HasPrefix(s[pos:], []byte{0xe0, 0x80, 0x41}) {
+				st.Advance = 3
+			}
+			return st
+		}
+	case "crash-on-ff": // exits 3 when asked to escape the single byte FF without options
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if len(src) == 1 && src[0] == 0xff && o == 0 {
+				fmt.Fprintln(os.Stderr, "fake target: crashing on FF")
+				os.Exit(3)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+	case "hang-over-100": // never answers an input longer than 100 bytes
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if len(src) > 100 {
+				time.Sleep(time.Hour)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+	case "garbage-once": // prints one garbage line before its 100th answer, once in all its lives
+		marker := os.Getenv("DIFFFUZZ_FAKE_STATE") + "/garbage-done"
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			os.Exit(1)
+		}
+		n := 0
+		w := &garbageWriter{w: os.Stdout, at: 100, n: &n}
+		if err := protocol.Serve(in, w, h); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if err := protocol.Serve(in, out, h); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// garbageWriter writes a garbage line before the at-th line it passes on.
+type garbageWriter struct {
+	w  *os.File
+	at int
+	n  *int
+}
+
+func (g *garbageWriter) Write(p []byte) (int, error) {
+	var out []byte
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		*g.n++
+		if *g.n == g.at {
+			out = append(out, "this is not a response\n"...)
+		}
+		out = append(out, line...)
+	}
+	if _, err := g.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func fakeTarget(t *testing.T, name string) *Target {
+	t.Helper()
+	t.Setenv("DIFFFUZZ_FAKE_TARGET", name)
+	t.Setenv("DIFFFUZZ_FAKE_STATE", t.TempDir())
+	cmd := fmt.Sprintf("%q -test.run=^TestHelperTarget$", os.Args[0])
+	tg, err := StartTarget(context.Background(), cmd, TargetConfig{Timeout: time.Second, Window: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Close() })
+	return tg
+}
+
+// campaign is a small external-target campaign: the default exhaustive part plus a few
+// long strings, so every broken target has something to trip on.
+func campaign() []TargetSpace {
+	spaces := DefaultTargetSpaces(AllOps)
+	var long []Case
+	for _, n := range []int{99, 100, 101, 150} {
+		long = append(long, Case{Op: OpEscape, Input: bytes.Repeat([]byte("a<"), n)[:n], Flags: jsonopt.HexTag})
+	}
+	long = append(long, Case{Op: OpDecode, Input: []byte("x\xe0\x80\x41y")})
+	spaces = append(spaces, TargetSpace{Space: "long", Op: OpEscape, Total: 4, Seq: seqOf(long[:4])},
+		TargetSpace{Space: "long", Op: OpDecode, Total: 1, Seq: seqOf(long[4:])})
+	return spaces
+}
+
+func seqOf(cs []Case) func(func(Case) bool) {
+	return func(yield func(Case) bool) {
+		for _, c := range cs {
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+func countCases(pred func(Case) bool) int {
+	n := 0
+	for _, sp := range campaign() {
+		for c := range sp.Seq {
+			if pred(c) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestBrokenTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts several target processes")
+	}
+	total := uint64(0)
+	for _, sp := range campaign() {
+		total += sp.Total
+	}
+	for _, tc := range []struct {
+		name    string
+		kind    Kind
+		witness func(f *Finding) bool // every finding must satisfy it
+		want    int                   // number of findings
+	}{
+		// Every case whose oracle output holds \u003C (HEX_TAG on a string with < that
+		// does not fail).
+		{"lowercase-hex-tag", KindOutput, func(f *Finding) bool {
+			return f.Op == OpEscape && bytes.Contains(f.Input, []byte("<")) && f.Flags&jsonopt.HexTag != 0
+		}, countCases(func(c Case) bool {
+			out, _ := Oracle.Escape(nil, c.Input, c.Flags)
+			return c.Op == OpEscape && bytes.Contains(out, []byte(`\u003C`))
+		})},
+		{"advance-3-after-e08041", KindStep, func(f *Finding) bool {
+			return f.Op == OpDecode && bytes.Equal(f.Input, []byte("x\xe0\x80\x41y")) && f.Pos == 1 && f.GotStep.Advance == 3
+		}, 1},
+		{"crash-on-ff", KindTargetCrash, func(f *Finding) bool {
+			return f.Op == OpEscape && bytes.Equal(f.Input, []byte{0xff}) && f.Flags == 0 && strings.Contains(f.Detail, "crashing on FF")
+		}, 1},
+		{"hang-over-100", KindTargetHang, func(f *Finding) bool { return len(f.Input) > 100 }, 2},
+		{"garbage-once", KindTargetProtocol, func(f *Finding) bool {
+			return strings.Contains(f.Detail, "this is not a response")
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := fakeTarget(t, tc.name)
+			tg.cfg.MaxRestarts = 2000
+			rep, err := RunTarget(context.Background(), tg, campaign(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				if f.Kind != tc.kind || !tc.witness(f) {
+					t.Errorf("unexpected finding:\n%v", f)
+				}
+				if !strings.Contains(f.Replay(), "| ") {
+					t.Errorf("replay %q does not pipe into the target", f.Replay())
+				}
+			}
+			if len(rep.Findings) != tc.want || rep.Differences != uint64(tc.want) {
+				t.Errorf("%d findings (%d differences), want %d", len(rep.Findings), rep.Differences, tc.want)
+			}
+			var cases uint64
+			for _, s := range rep.Spaces {
+				if !s.Complete {
+					t.Errorf("%s %s incomplete: %d of its cases", s.Space, s.Op, s.Cases)
+				}
+				cases += s.Cases
+			}
+			// The rest of the campaign still ran: every case was answered or reported
+			// (decode is not sent to targets without it; all fakes have it).
+			if cases != total {
+				t.Errorf("%d cases checked, want %d", cases, total)
+			}
+			if restarts := tc.kind != KindOutput && tc.kind != KindStep; restarts != (tg.Restarts() > 0) {
+				t.Errorf("%d restarts", tg.Restarts())
+			}
+			if len(rep.Findings) > 0 {
+				t.Logf("%d findings, %d restarts; first:\n%v", len(rep.Findings), tg.Restarts(), rep.Findings[0])
+			}
+		})
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"php adapters/php/difffuzz-target.php", []string{"php", "adapters/php/difffuzz-target.php"}},
+		{`sapi/cli/php -d 'memory_limit=-1' "a b.php"`, []string{"sapi/cli/php", "-d", "memory_limit=-1", "a b.php"}},
+		{`echo $HOME`, []string{"echo", "$HOME"}},
+	} {
+		got, err := SplitCommand(tc.in)
+		if err != nil || strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "   ", `php "unterminated`} {
+		if _, err := SplitCommand(bad); err == nil {
+			t.Errorf("SplitCommand(%q) succeeded", bad)
+		}
+	}
+}
