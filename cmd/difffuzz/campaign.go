@@ -221,8 +221,8 @@ func group(n uint64) string {
 }
 
 func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
-	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %-28s %11s %9s %14s %14s\n",
-		"space", "op", "len", "strings", "options", "cases", "candidates", "differences", "time", "strings/s", "cases/s")
+	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
+		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
 	var strs, cases, comparisons uint64
 	for _, s := range rep.Spaces {
 		state := ""
@@ -245,9 +245,9 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 		if s.OptionSets > 0 {
 			options = fmt.Sprint(s.OptionSets)
 		}
-		fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %-28s %11s %9s %14s %14s%s\n",
-			s.Space, s.Op, length, group(s.Strings), options, group(s.Cases), cands,
-			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), state)
+		fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s%s\n",
+			s.Space, s.Op, length, group(s.Strings), options, group(s.Cases),
+			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), cands, state)
 		strs += s.Strings
 		cases += s.Cases
 		comparisons += s.Cases * uint64(len(s.Impls))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -148,5 +150,37 @@ func TestListAndJSONCampaign(t *testing.T) {
 	code, out, _ = runArgs(t, "", "--max-len", "1", "--ops", "decode", "--impl", "oracle")
 	if code != 0 || !strings.Contains(out, "no differences: 256 strings") {
 		t.Errorf("summary: exit %d\n%s", code, out)
+	}
+}
+
+// TestHelperServe is not a test: with DIFFFUZZ_CMD_SERVE set, the test binary is
+// `difffuzz serve --impl $DIFFFUZZ_CMD_SERVE`, an external target for the --exec tests.
+func TestHelperServe(t *testing.T) {
+	impl := os.Getenv("DIFFFUZZ_CMD_SERVE")
+	if impl == "" {
+		t.Skip("helper process for the --exec tests")
+	}
+	os.Exit(run(context.Background(), []string{"serve", "--impl", impl}, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func TestExec(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "swar")
+	self := fmt.Sprintf("%q -test.run=^TestHelperServe$", os.Args[0])
+	code, out, errs := runArgs(t, "", "--exec", self, "--exhaustive", "--max-len", "1")
+	if code != 0 || !strings.Contains(out, "no differences") || !strings.Contains(out, "exhaustive  escape") {
+		t.Errorf("--exec serve: exit %d\n%s\n%s", code, out, errs)
+	}
+	// A target that does not speak the protocol is a usage error, not a finding.
+	code, _, errs = runArgs(t, "", "--exec", "echo hello", "--max-len", "1")
+	if code != 2 || !strings.HasPrefix(errs, "difffuzz: --exec") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--exec echo: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runArgs(t, "", "--exec", "/nonexistent/target")
+	if code != 2 || !strings.HasPrefix(errs, "difffuzz: --exec") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--exec missing: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runArgs(t, "", "--exec", `php "unterminated`)
+	if code != 2 || !strings.HasPrefix(errs, "difffuzz: --exec") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--exec bad quoting: exit %d, stderr %q", code, errs)
 	}
 }
