@@ -44,6 +44,10 @@ type ExhaustiveConfig struct {
 	MaxFindings  int    // findings kept per (op, impl); the rest are only counted (default 20)
 	Progress     Progress
 	OptionCombos []jsonopt.Options // escape option sets (default: all 1,024 jsonopt.Combo)
+	// Shard and Shards split every space into Shards parts (units of about a million
+	// cases, dealt round-robin) of which this run checks part Shard (0-based), so that
+	// several machines can share a campaign. Shards 0 or 1 means the whole space.
+	Shard, Shards int
 }
 
 // SpaceReport says what one exhaustive space checked.
@@ -110,6 +114,9 @@ func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
 			cfg.OptionCombos[i] = jsonopt.Combo(i)
 		}
 	}
+	if cfg.Shards > 1 && (cfg.Shard < 0 || cfg.Shard >= cfg.Shards) {
+		return nil, fmt.Errorf("shard %d/%d: want 0 <= K < N", cfg.Shard, cfg.Shards)
+	}
 	if cfg.MaxLen > 8 {
 		return nil, fmt.Errorf("--max-len %d is too large: the space has 256^%d strings", cfg.MaxLen, cfg.MaxLen)
 	}
@@ -165,8 +172,19 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	}
 	unit = min(unit, total)
 	units := (total + unit - 1) / unit
+	shards := uint64(max(cfg.Shards, 1))
+	shard := uint64(cfg.Shard)
+	mine := (units + shards - 1 - shard) / shards // units u < units with u % shards == shard
+	myTotal := uint64(0)
+	for j := uint64(0); j < mine; j++ {
+		u := shard + j*shards
+		myTotal += min((u+1)*unit, total) - u*unit
+	}
 	label := fmt.Sprintf("%s len %d", op, n)
-	cfg.Progress.Begin(label, total*uint64(len(opts)))
+	if shards > 1 {
+		label += fmt.Sprintf(" (shard %d/%d)", shard, shards)
+	}
+	cfg.Progress.Begin(label, myTotal*uint64(len(opts)))
 	start := time.Now()
 
 	// Candidates whose function for op is the very same func value (same code and same
@@ -176,7 +194,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	distinct := distinctFuncs(op, cands)
 	var next atomic.Uint64
 	var diffs atomic.Uint64
-	var doneUnits atomic.Uint64
+	var doneUnits, doneStrings atomic.Uint64
 	var mu sync.Mutex
 	perUnit := map[uint64][]*Finding{} // findings of each unit, at most MaxFindings per key
 	var wg sync.WaitGroup
@@ -189,10 +207,11 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 			var local, unitFindings []*Finding
 			kept := map[string]int{}
 			for {
-				u := next.Add(1) - 1
-				if u >= units || ctx.Err() != nil {
+				j := next.Add(1) - 1
+				if j >= mine || ctx.Err() != nil {
 					return
 				}
+				u := shard + j*shards
 				lo, hi := u*unit, min((u+1)*unit, total)
 				unitFindings = unitFindings[:0]
 				clear(kept)
@@ -223,6 +242,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 					mu.Unlock()
 				}
 				doneUnits.Add(1)
+				doneStrings.Add(hi - lo)
 				cfg.Progress.Advance((hi - lo) * uint64(len(opts)))
 			}
 		}()
@@ -230,11 +250,8 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	wg.Wait()
 	cfg.Progress.End()
 	elapsed := time.Since(start)
-	complete := doneUnits.Load() == units
-	checked := total
-	if !complete {
-		checked = min(total, doneUnits.Load()*unit) // approximate when interrupted
-	}
+	complete := doneUnits.Load() == mine
+	checked := doneStrings.Load()
 	// Keep the first MaxFindings per (op, impl) in enumeration order, whatever the schedule.
 	order := make([]uint64, 0, len(perUnit))
 	for u := range perUnit {

@@ -132,3 +132,29 @@ func TestExhaustiveCatchesPlantedDefects(t *testing.T) {
 		t.Errorf("Differences = %d, findings kept = %d", rep.Differences, len(rep.Findings))
 	}
 }
+
+// The shards of a space partition it: together they check every string exactly once.
+func TestExhaustiveShards(t *testing.T) {
+	cands := []Impl{Oracle}
+	var strs uint64
+	for k := 0; k < 3; k++ {
+		rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
+			Ops: []Op{OpDecode}, MaxLen: 3, Impls: cands, Shard: k, Shards: 3,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rep.Spaces {
+			if !s.Complete {
+				t.Errorf("shard %d: %s len %d incomplete", k, s.Op, s.Len)
+			}
+			strs += s.Strings
+		}
+	}
+	if want := pow256(1) + pow256(2) + pow256(3); strs != want {
+		t.Errorf("shards checked %d strings together, want %d", strs, want)
+	}
+	if _, err := Exhaustive(context.Background(), ExhaustiveConfig{Shard: 3, Shards: 3}); err == nil {
+		t.Error("shard 3/3 accepted")
+	}
+}

@@ -17,14 +17,15 @@ import (
 // common is what every campaign mode gets: the candidates, the operations and the
 // resources, as chosen by the shared flags.
 type common struct {
-	cands     []fuzz.Impl    // built-in candidates (none when only --exec targets were asked for)
-	targets   []*fuzz.Target // external targets (--exec), started
-	isDefault bool           // no mode flag was given: each mode runs its default budget
-	ops       []fuzz.Op
-	maxLen    int
-	workers   int
-	progress  fuzz.Progress
-	stderr    io.Writer
+	cands         []fuzz.Impl    // built-in candidates (none when only --exec targets were asked for)
+	targets       []*fuzz.Target // external targets (--exec), started
+	isDefault     bool           // no mode flag was given: each mode runs its default budget
+	shard, shards int            // --shard K/N (exhaustive spaces)
+	ops           []fuzz.Op
+	maxLen        int
+	workers       int
+	progress      fuzz.Progress
+	stderr        io.Writer
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -60,6 +61,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
+	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive spaces (K/N, 0 <= K < N), to share a campaign between machines")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "per-request timeout for --exec targets")
 	for _, m := range modes {
 		m.addFlags(fs)
@@ -88,6 +90,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
 	if len(execs) > 0 && !implSet {
 		c.cands = nil // only the external targets, unless --impl asks for built-ins too
+	}
+	if *shardArg != "" {
+		if _, err := fmt.Sscanf(*shardArg, "%d/%d", &c.shard, &c.shards); err != nil || c.shards < 1 || c.shard < 0 || c.shard >= c.shards ||
+			*shardArg != fmt.Sprintf("%d/%d", c.shard, c.shards) {
+			return exitUsage, usagef("--shard %q: want K/N with 0 <= K < N, like 0/4", *shardArg)
+		}
 	}
 	if *timeout <= 0 {
 		return exitUsage, usagef("--timeout must be positive, got %v", *timeout)

@@ -43,6 +43,9 @@ func TestBadInput(t *testing.T) {
 		{"bad int flag", []string{"--workers", "many"}, "invalid value"},
 		{"flags too big", []string{"escape", "--flags", "99999999999", "--hex", "41"}, "32-bit"},
 		{"serve argument", []string{"serve", "x"}, "no arguments"},
+		{"bad shard", []string{"--shard", "4/4"}, "--shard"},
+		{"bad shard form", []string{"--shard", "1of4"}, "--shard"},
+		{"bad timeout", []string{"--timeout", "0s"}, "--timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runArgs(t, "", tc.args...)
