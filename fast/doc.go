@@ -18,7 +18,9 @@
 //   - The escaper (escape.go) walks the input in blocks of at most 16 KiB, reserving in dst
 //     the worst-case output of a block (6 bytes per input byte) so that no write inside a block
 //     checks capacity; for clean input, one growth up front covers the whole string. Inputs of
-//     at most 16 bytes take a single inline loop instead (escapeSmall).
+//     at most 16 bytes never reach a kernel: clean ones are tested as two overlapping 8-byte
+//     words (SWAR) and appended with their quotes, the others take a single loop
+//     (escapeSmall).
 //   - Without IGNORE/SUBSTITUTE an invalid string must leave dst's spare capacity untouched.
 //     When the output would go there, input that is all ASCII is escaped in place, a short
 //     non-ASCII remainder is validated first, and otherwise the escape goes to a stack or
@@ -27,7 +29,10 @@
 //     func(dst, src []byte, c *escCtx) (nsrc, ndst int): it copies clean bytes in bulk and
 //     escapes dirty ASCII bytes until it reaches a byte >= 0x80. The "generic" kernel finds
 //     clean runs with a 256-byte class table, the "swar" kernel 8 bytes a word with the
-//     haszero/hasless tricks. Assembly kernels (avx2, sse2, neon) plug in the same way.
+//     haszero/hasless tricks. Assembly kernels (avx2, sse2, neon) plug in the same way; they
+//     store each block before testing it, so they may write ahead of their output (see
+//     runKernel for when that is safe), and the avx2 kernel also validates and copies
+//     multi-byte sequences under UNESCAPED_UNICODE (uuKernels).
 //   - Bytes >= 0x80 are decoded inline when they start a valid sequence (the shape of php-src
 //     PR #24283); everything else goes to this package's own slow path, nextCharSlow, a
 //     transcription of the spec §2.2 decision tree. Escapes are written 6 bytes (\uXXXX) or

@@ -20,9 +20,96 @@ const smallRest = 64
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
+//
+// Strings of 1 to 16 bytes with nothing to escape take an inline path without any kernel
+// call: the string is read as two overlapping 8-byte words (two 4-byte halves, or three
+// bytes, when shorter), tested with the swar kernel's masks, and stored back with the quotes
+// when dst has room.
 func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
+	// 8 to 16 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
+	// HEX_APOS), the common case, is written out here without any call, with few values live
+	// at once; appendSmallClean (called from escapeLong) does every other short string.
+	n, s := len(src), len(dst)
+	if uint(n-8) <= smallInput-8 && opts&(jsonopt.NumericCheck|jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 &&
+		cap(dst)-s >= n+2 {
+		c := &ctxs[ctxIndex(opts)]
+		w0 := binary.LittleEndian.Uint64(src)
+		w1 := binary.LittleEndian.Uint64(src[n-8:])
+		m := (w0 - 0x20*lo8) | w0 | (w1 - 0x20*lo8) | w1
+		sp := c.sp[0]
+		x, y := w0^sp, w1^sp
+		m |= (x-lo8)&^x | (y-lo8)&^y
+		sp = c.sp[1]
+		x, y = w0^sp, w1^sp
+		m |= (x-lo8)&^x | (y-lo8)&^y
+		sp = c.sp[2]
+		x, y = w0^sp, w1^sp
+		m |= (x-lo8)&^x | (y-lo8)&^y
+		if m&hi8 == 0 {
+			dst = dst[:s+n+2]
+			dst[s] = '"'
+			binary.LittleEndian.PutUint64(dst[s+1:], w0)
+			binary.LittleEndian.PutUint64(dst[s+n-7:], w1)
+			dst[s+n+1] = '"'
+			return dst, nil
+		}
+	}
+	return escapeLong(dst, src, opts, k)
+}
+
+// appendSmallClean appends '"', src and '"' to dst and returns true when src (1 to 16 bytes)
+// holds only ASCII bytes that c leaves unescaped and dst has room; otherwise it returns
+// false and writes nothing. It reads src as at most two overlapping 8-byte words (two 4-byte
+// halves, or three bytes, when shorter) and tests them with the swar kernel's masks.
+func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
+	var w0, w1 uint64
+	n := len(src)
+	switch {
+	case n >= 8:
+		w0 = binary.LittleEndian.Uint64(src)
+		w1 = binary.LittleEndian.Uint64(src[n-8:])
+	case n >= 4:
+		w0 = uint64(binary.LittleEndian.Uint32(src)) | uint64(binary.LittleEndian.Uint32(src[n-4:]))<<32
+		w1 = w0
+	default: // 1..3: bytes 0, n/2 and n-1 cover them all; spaces are clean
+		w0 = uint64(src[0]) | uint64(src[n/2])<<8 | uint64(src[n-1])<<16 | 0x2020202020<<24
+		w1 = w0
+	}
+	m := mask3(w0, c.sp[0], c.sp[1], c.sp[2]) | mask3(w1, c.sp[0], c.sp[1], c.sp[2])
+	if !c.few {
+		m |= mask4(w0, c.sp[3], c.sp[4], c.sp[5], c.sp[6]) | mask4(w1, c.sp[3], c.sp[4], c.sp[5], c.sp[6])
+	}
+	s := len(dst)
+	if m != 0 || cap(dst)-s < n+2 {
+		return dst, false
+	}
+	dst = dst[:s+n+2]
+	dst[s] = '"'
+	switch {
+	case n >= 8:
+		binary.LittleEndian.PutUint64(dst[s+1:], w0)
+		binary.LittleEndian.PutUint64(dst[s+n-7:], w1)
+	case n >= 4:
+		binary.LittleEndian.PutUint32(dst[s+1:], uint32(w0))
+		binary.LittleEndian.PutUint32(dst[s+n-3:], uint32(w0>>32))
+	default:
+		dst[s+1], dst[s+1+n/2], dst[s+n] = src[0], src[n/2], src[n-1]
+	}
+	dst[s+n+1] = '"'
+	return dst, true
+}
+
+// escapeLong is escape for everything but short clean strings.
+func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
+	}
+	// Short clean strings that escape's inline test does not cover (1 to 7 bytes, or HEX_TAG,
+	// HEX_AMP or HEX_APOS set).
+	if n := len(src); uint(n-1) < smallInput && (n < 8 || opts&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) != 0) {
+		if out, ok := appendSmallClean(dst, src, &ctxs[ctxIndex(opts)]); ok {
+			return out, nil
+		}
 	}
 	n := len(src)
 	start := len(dst)
@@ -38,8 +125,9 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	need := n + 5*bl + 17
 	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
 	if n <= smallInput {
-		if errMode && cap(dst)-start >= need {
+		if errMode && cap(dst)-start >= need && !isASCII(src) {
 			// Escape into a stack buffer and copy on success: cheaper than validating first.
+			// (ASCII cannot fail, so it is escaped in place below.)
 			var tmp [6*smallInput + 2]byte
 			m, ok := escapeSmall(tmp[:], 0, src, opts)
 			if !ok {
@@ -54,18 +142,26 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		}
 		return out[:d], nil
 	}
-	if errMode && cap(dst)-start >= need {
+	// The vector kernels' block stores run ahead of their output (runKernel): that is safe
+	// only while the escape of the rest of the input is at least as long as the rest, which
+	// invalid input breaks under IGNORE, and under SUBSTITUTE with UNESCAPED_UNICODE.
+	shrinks := k >= kernelArch && (opts&jsonopt.InvalidUTF8Ignore != 0 ||
+		opts&(jsonopt.InvalidUTF8Substitute|jsonopt.UnescapedUnicode) == jsonopt.InvalidUTF8Substitute|jsonopt.UnescapedUnicode)
+	if (errMode || shrinks) && cap(dst)-start >= need {
 		// The output would go into the caller's spare capacity, which an invalid string must
 		// leave untouched (§1.5: nothing appended; nothing written past the returned length).
 		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
 		// validated first, a long one escaped into a scratch buffer and copied on success,
 		// which costs less than a separate validation pass.
-		if p := asciiEnd(src, 0, k != kernelGeneric); p < n {
+		if p := asciiPrefix(k, src); p < n {
 			if n-p > smallRest {
 				return escapeScratch(dst, src, opts, k, need)
 			}
 			if !validFrom(src, p) {
-				return failUTF8(dst, opts)
+				if errMode {
+					return failUTF8(dst, opts)
+				}
+				return escapeScratch(dst, src, opts, k, need)
 			}
 		}
 	}
@@ -77,9 +173,9 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	return out[:d], nil
 }
 
-// smallInput is the longest input escaped by escapeSmall, a single loop without kernel calls
-// or blocks, whose fixed cost is lower. Every variant uses it for such inputs: at most one
-// 16-byte vector, too short for a kernel to pay off.
+// smallInput is the longest input escaped without a kernel: by the inline path when clean,
+// else by escapeSmall, a single loop without kernel calls or blocks, whose fixed cost is
+// lower. Every variant does so: at most one 16-byte vector, too short for a kernel to pay off.
 const smallInput = 16
 
 // escapeSmall writes the quoted escape of src (at most smallInput bytes) into out from d on
@@ -152,7 +248,16 @@ func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options) (int, bool
 		}
 		switch {
 		case uu && (cp&^1 != 0x2028 || opts&jsonopt.UnescapedLineTerminators != 0):
-			d += copy(out[d:], src[i:i+w])
+			// The w bytes of the character, without a call to memmove.
+			o := out[d : d+4]
+			o[0], o[1] = src[i], src[i+1]
+			if w > 2 {
+				o[2] = src[i+2]
+				if w > 3 {
+					o[3] = src[i+3]
+				}
+			}
+			d += w
 		case cp < 0x10000:
 			putU(out[d:], cp)
 			d += 6
@@ -164,6 +269,22 @@ func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options) (int, bool
 	}
 	out[d] = '"'
 	return d + 1, true
+}
+
+// isASCII reports whether s (at most 16 bytes) has no byte >= 0x80.
+func isASCII(s []byte) bool {
+	var w uint64
+	switch n := len(s); {
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(s) | binary.LittleEndian.Uint64(s[n-8:])
+	case n >= 4:
+		w = uint64(binary.LittleEndian.Uint32(s) | binary.LittleEndian.Uint32(s[n-4:]))
+	default:
+		for _, b := range s {
+			w |= uint64(b)
+		}
+	}
+	return w&hi8 == 0
 }
 
 // escapeScratch is escape writing into a pooled scratch buffer with at least need bytes of
@@ -191,6 +312,7 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, 
 func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
 	c := &ctxs[ctxIndex(opts)]
 	uu := opts&jsonopt.UnescapedUnicode != 0
+	uuk := uu && uuKernels>>uint(k)&1 != 0
 	n := len(src)
 	out[d] = '"' // §1.2 step 3
 	d++
@@ -203,12 +325,16 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 			out, d = reserve(out, d, 6*(e-i)+16)
 		}
 		for i < e {
-			if src[i] < 0x80 {
-				// §1.2 steps 4–6: clean runs and dirty ASCII bytes.
+			if src[i] < 0x80 || uuk {
+				// §1.2 steps 4–6: clean runs and dirty ASCII bytes (and, for a kernel in
+				// uuKernels under UNESCAPED_UNICODE, valid multi-byte sequences).
 				ns, nd := runKernel(k, out[d:], src[i:e], c)
 				i += ns
 				d += nd
-				continue
+				if ns > 0 {
+					continue
+				}
+				// No progress: src[i] >= 0x80 starts a character the kernel leaves to us.
 			}
 			// §1.2 step 7: bytes >= 0x80.
 			var ok bool

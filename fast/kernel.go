@@ -17,8 +17,23 @@ const (
 // runKernel runs kernel k: it processes src from its start, copying clean bytes to dst and
 // writing the escape of every dirty ASCII byte (spec §1.3) under the option set of c, and stops
 // at the first byte >= 0x80 or at the end of src. It returns how many bytes of src it consumed
-// and how many it wrote. The caller guarantees len(dst) >= 6*len(src); the kernel writes only
-// bytes that are final output (never beyond the ndst it returns).
+// and how many it wrote. The caller guarantees len(dst) >= 6*len(src) and calls it only at
+// the start of a character.
+//
+// Kernels listed in uuKernels also copy valid multi-byte sequences when c.uu is set
+// (UNESCAPED_UNICODE), except U+2028/U+2029 without c.lt; they then stop at a character
+// boundary at or before the first invalid sequence or line terminator, and may be called at a
+// byte >= 0x80 (the start of a character). Other kernels return (0, 0) there.
+//
+// Memory: a kernel reads only src. It writes dst[:ndst] with final output, and the vector
+// kernels may also write dst[ndst:ndst+len(src)-nsrc] with bytes that are not output (their
+// one-pass block stores run ahead of the output). Those bytes are overwritten by the rest of
+// the escape whenever the escape of the rest of the input is at least as long as that input,
+// which holds for every option set on valid input and for invalid input unless
+// INVALID_UTF8_IGNORE, or INVALID_UTF8_SUBSTITUTE with UNESCAPED_UNICODE (3 bytes for a
+// 4-byte failure), shrinks it: escapeLong therefore validates such input first, or gives it a
+// buffer of its own, when it would write into the caller's spare capacity. The portable kernels write only
+// final output.
 func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	switch k {
 	case kernelSWAR:
@@ -27,6 +42,20 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		return asciiGeneric(dst, src, c)
 	}
 	return archKernel(k, dst, src, c)
+}
+
+// uuKernels has bit k set when kernel k copies valid multi-byte sequences under
+// UNESCAPED_UNICODE (see runKernel). Per-architecture init functions set it; it is read-only
+// afterwards.
+var uuKernels uint64
+
+// asciiPrefix returns the index of the first byte >= 0x80 in s, or len(s), with the fastest
+// scan kernel k's CPU supports (archASCIIEnd for the per-architecture kernels).
+func asciiPrefix(k int, s []byte) int {
+	if k >= kernelArch {
+		return archASCIIEnd(k, s)
+	}
+	return asciiEnd(s, 0, k != kernelGeneric)
 }
 
 // escASCII writes the escape of the dirty ASCII byte b of class cls (clsShort or clsU) at

@@ -2,9 +2,87 @@
 
 package fast
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
 
-// archKernel: placeholder until the arm64 assembly kernels land (see arch_none.go).
-func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
-	panic("fast: no kernel with identifier " + strconv.Itoa(k))
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"golang.org/x/sys/cpu"
+)
+
+// The arm64 assembly kernel: NEON (ASIMD), which every arm64 CPU has. One arm64 test binary
+// runs neon, swar and generic.
+const (
+	kernelNEON = kernelArch // escapeBlocksNEON (escape_arm64.s), finished by asciiSWAR
+	rankNEON   = 100        // above swar: the default on arm64
+)
+
+func init() {
+	if !cpu.ARM64.HasASIMD {
+		return
+	}
+	register(Variant{
+		Name:       "neon",
+		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks",
+		Escape:     escapeNEON,
+		NextChar:   NextChar,
+		UTF8Decode: utf8DecodeSWAR,
+	}, kernelNEON, rankNEON)
 }
+
+// escapeNEON is Escape with the "neon" kernel.
+func escapeNEON(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return escape(dst, src, opts, kernelNEON)
+}
+
+// archKernel runs the arm64 kernel k with runKernel's contract.
+func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
+	if k != kernelNEON {
+		panic("fast: no kernel with identifier " + strconv.Itoa(k))
+	}
+	return asciiNEON(dst, src, c)
+}
+
+// neonMin is the shortest src escapeBlocksNEON does anything with: a block and the 16 bytes
+// after it.
+const neonMin = 32
+
+// asciiNEON is the "neon" kernel (runKernel's contract): escapeBlocksNEON escapes whole
+// 16-byte blocks while the 16 bytes after the block are there and ASCII (and then one more
+// block if it is clean), stopping at the first byte >= 0x80; asciiSWAR does what it leaves
+// before the next byte >= 0x80 or the end (fewer than 32 bytes).
+//
+// Memory: escapeBlocksNEON may write up to 16 bytes past the ndst it returns (see
+// escape_arm64.s). They lie in dst (len(dst) >= 6*len(src)), and src[nsrc:] then holds at
+// least as many ASCII bytes, each escaped to at least one byte, so the rest of the escape
+// overwrites them under every option set (INVALID_UTF8_IGNORE included): the kernel never
+// leaves anything past the final output, which is stricter than runKernel requires.
+func asciiNEON(dst, src []byte, c *escCtx) (int, int) {
+	i, d := 0, 0
+	// The assembly needs src[16:32] to be ASCII before it stores anything: test that here
+	// first (PR #23675's pre-check), so that text with a byte >= 0x80 every few bytes does not
+	// pay for a call that would return at once.
+	if len(src) >= neonMin && len(dst) >= 6*len(src) &&
+		(binary.LittleEndian.Uint64(src[16:24])|binary.LittleEndian.Uint64(src[24:32]))&hi8 == 0 {
+		i, d = escapeBlocksNEON(dst, src, &c.kt, c.esc, c.nsp)
+		raceRead(src[:min(len(src), i+48)])
+		raceWrite(dst[:min(len(dst), d+16)])
+		if i == len(src) || src[i] >= 0x80 {
+			return i, d
+		}
+	}
+	ns, nd := asciiSWAR(dst[d:], src[i:], c)
+	return i + ns, d + nd
+}
+
+// escapeBlocksNEON escapes src into dst in 16-byte blocks with NEON under the option set of
+// the escCtx c whose &c.kt, c.esc and c.nsp it is given. It stops at the first byte >= 0x80,
+// and at the end of any block whose next 16 bytes are not all in src and ASCII (after the
+// following block if that one is clean). It returns the bytes of src consumed and of dst
+// written; with len(src) < 32 or src[16:32] not ASCII it does nothing. It needs len(dst) >=
+// 6*len(src), reads only src[:min(len(src), nsrc+48)] and writes only dst[:ndst+16], where
+// the bytes past ndst are overwritten by the escape of the ASCII bytes that follow. See
+// escape_arm64.s.
+//
+//go:noescape
+func escapeBlocksNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, nsp int) (nsrc, ndst int)

@@ -1,6 +1,10 @@
 package fast
 
-import "github.com/difffuzz/difffuzz/jsonopt"
+import (
+	"encoding/binary"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
 
 // Byte classes of the escape class tables (spec §1.2 step 4, §1.3), per option set.
 const (
@@ -13,11 +17,24 @@ const (
 // asciiOpts are the option bits that change how an ASCII byte is escaped (spec §1.3).
 const asciiOpts = jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot | jsonopt.UnescapedSlashes
 
-// ctxIndex maps the asciiOpts bits of opts to 0..31: HexTag, HexAmp, HexApos, HexQuot are bits
-// 0..3 of both, UnescapedSlashes (64) becomes bit 4.
+// ctxIndex maps the asciiOpts bits of opts, UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS to
+// 0..127: HexTag, HexAmp, HexApos, HexQuot are bits 0..3 of both, UnescapedSlashes (64) becomes
+// bit 4, UnescapedUnicode (256) bit 5 and UnescapedLineTerminators (2048) bit 6. The low five
+// bits alone (ctxIndex(opts)&31) index the escape tables.
 func ctxIndex(opts jsonopt.Options) int {
-	return int(opts&0xF) | int(opts&jsonopt.UnescapedSlashes)>>2
+	return int(opts&0xF) | int(opts&jsonopt.UnescapedSlashes)>>2 |
+		int(opts&jsonopt.UnescapedUnicode)>>3 | int(opts&jsonopt.UnescapedLineTerminators)>>5
 }
+
+// ctxOpts is the inverse of ctxIndex: the option bits an escCtx index stands for.
+func ctxOpts(i int) jsonopt.Options {
+	return jsonopt.Options(i&0xF) | jsonopt.Options(i>>4&1)*jsonopt.UnescapedSlashes |
+		jsonopt.Options(i>>5&1)*jsonopt.UnescapedUnicode | jsonopt.Options(i>>6&1)*jsonopt.UnescapedLineTerminators
+}
+
+// ktWords is the size of escCtx.kt in 8-byte words; the layout is fixed by the assembly
+// generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes.
+const ktWords = 18
 
 // escCtx is everything an ASCII kernel needs for one option set: the class of each byte and,
 // for the word-at-a-time kernel, the special bytes to look for broadcast to every byte of a
@@ -32,10 +49,36 @@ type escCtx struct {
 	// under UNESCAPED_SLASHES), sp[3..6] '<' '>' '&' '\'' when their HEX option is set (else
 	// '"' again, so that an unused slot never matches anything new).
 	sp [7]uint64
+
+	// The rest serves the vector kernels (the assembly ones read kt and esc).
+
+	// uu and lt are UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS: a kernel that copies
+	// valid multi-byte sequences (uuKernels) does so only when uu is set, and stops at
+	// U+2028/U+2029 unless lt is set too.
+	uu, lt bool
+	// tag is HEX_TAG: '<' and '>' are escaped ('<' shares its low nibble with '\').
+	tag bool
+	// nsp is the number of escaped special bytes (2..7: '"', '\', then '/' unless
+	// UNESCAPED_SLASHES, '<' and '>' with HEX_TAG, '&' with HEX_AMP, '\'' with HEX_APOS), the
+	// first nsp 16-byte groups of kt from byte 32 on.
+	nsp int
+	// kt is the kernel table. Bytes 0..31: a VPSHUFB/TBL table indexed by a byte's low nibble
+	// giving the escaped special byte with that low nibble, or 0xFF (never equal to an ASCII
+	// byte); '\' wins nibble 0xC over '<' (see tag). Both 16-byte halves are the same.
+	// Bytes 32..143: the nsp escaped special bytes in the order above, each repeated 16 times.
+	kt [ktWords]uint64
+	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
+	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
+	// that is not escaped.
+	esc *[128]uint64
 }
 
-// ctxs holds one escCtx per combination of asciiOpts, indexed by ctxIndex.
-var ctxs [32]escCtx
+// ctxs holds one escCtx per combination of asciiOpts, UNESCAPED_UNICODE and
+// UNESCAPED_LINE_TERMINATORS, indexed by ctxIndex.
+var ctxs [128]escCtx
+
+// escTabs are the escape tables (escCtx.esc), one per combination of asciiOpts.
+var escTabs [32][128]uint64
 
 // shortEsc is the second byte of the two-byte escapes (spec §1.3): \b \t \n \f \r \" \\ \/.
 var shortEsc [128]byte
@@ -69,8 +112,7 @@ func init() {
 		shortEsc[c] = e
 	}
 	for i := range ctxs {
-		opts := jsonopt.Options(i&0xF) | jsonopt.Options(i>>4&1)*jsonopt.UnescapedSlashes
-		initCtx(&ctxs[i], opts)
+		initCtx(&ctxs[i], ctxOpts(i))
 	}
 }
 
@@ -118,4 +160,45 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	for i, b := range sp {
 		c.sp[i] = uint64(b) * lo8
 	}
+
+	// Vector kernels.
+	c.uu = opts&jsonopt.UnescapedUnicode != 0
+	c.lt = opts&jsonopt.UnescapedLineTerminators != 0
+	c.tag = opts&jsonopt.HexTag != 0
+	var kt [8 * ktWords]byte
+	for i := 0; i < 16; i++ {
+		kt[i], kt[16+i] = 0xFF, 0xFF
+	}
+	c.nsp = 0
+	for b := 0x20; b < 0x80; b++ {
+		if c.tab[b] == clsClean {
+			continue
+		}
+		if b != '<' {
+			kt[b&15], kt[16+b&15] = byte(b), byte(b)
+		}
+	}
+	for _, b := range []byte{'"', '\\', '/', '<', '>', '&', '\''} {
+		if c.tab[b] != clsClean {
+			for j := 0; j < 16; j++ {
+				kt[32+16*c.nsp+j] = b
+			}
+			c.nsp++
+		}
+	}
+	for i := range c.kt {
+		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])
+	}
+	e := &escTabs[ctxIndex(opts)&31]
+	for b := 0; b < 0x80; b++ {
+		switch c.tab[b] {
+		case clsShort:
+			e[b] = uint64('\\') | uint64(shortEsc[b])<<8 | 2<<56
+		case clsU:
+			e[b] = uEsc[b] | 6<<56
+		default:
+			e[b] = 0
+		}
+	}
+	c.esc = e
 }

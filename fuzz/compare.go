@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -10,7 +11,7 @@ import (
 // The safe* wrappers call one implementation and turn a panic into a value, so one bad
 // input never ends a campaign (the deferred recover is open-coded and costs a few ns).
 
-func safeEscape(f func(dst, src []byte, opts jsonopt.Options) ([]byte, error), dst, src []byte, opts jsonopt.Options) (out []byte, err error, p any) {
+func safeEscape(f func(dst, src []byte, opts jsonopt.Options) ([]byte, error), dst, src []byte, opts jsonopt.Options) (out []byte, p any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p = r
@@ -40,10 +41,18 @@ func safeUTF8Decode(f func(dst, src []byte) []byte, dst, src []byte) (out []byte
 
 // Checker compares candidates with the oracle one input at a time. It owns scratch buffers,
 // so a Checker belongs to one goroutine. The zero value is ready to use.
+//
+// Besides outputs, errors and steps, the per-call methods (Escape, Decode, UTF8Decode,
+// Check) check memory: each call runs with debug.SetPanicOnFault, so a fault is a panic
+// finding rather than a crash; the input is compared with a copy after each call
+// (input-modified); and escape and utf8_decode get a dst whose spare capacity holds a canary,
+// checked after each call (dst-overflow: a write past the returned length). Reads outside
+// the input are caught only by the boundary space's guard pages (Boundary).
 type Checker struct {
 	want, got []byte
 	in        []byte // the copy of the input handed to candidates
 	steps     []jsonopt.Step
+	spare     spareCanary
 }
 
 func clone(b []byte) []byte { return append([]byte{}, b...) }
@@ -57,19 +66,24 @@ func (c *Checker) input(src []byte) []byte {
 // Escape compares json_encode(src, opts) of every candidate with the oracle's, appending a
 // finding per differing candidate to out. Errors are compared before bytes.
 func (c *Checker) Escape(out []*Finding, cands []Impl, src []byte, opts jsonopt.Options) []*Finding {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	want, werr := Oracle.Escape(c.want[:0], src, opts)
 	c.want = want[:0]
 	wcode := jsonopt.ErrorCode(werr)
 	for i := range cands {
 		im := &cands[i]
 		in := c.input(src)
-		got, gerr, p := safeEscape(im.Escape, c.got[:0], in, opts)
+		dst := c.spare.dst(len(want))
+		got, p, gerr := safeEscape(im.Escape, dst, in, opts)
+		got, d, bad := c.spare.check(dst, got, &c.got)
+		if bad && p == nil {
+			out = append(out, spareFinding(OpEscape, im.Name, src, opts, got, d))
+		}
 		if p != nil {
 			out = append(out, &Finding{Kind: KindPanic, Op: OpEscape, Impl: im.Name, Input: clone(src), Flags: opts,
 				Want: clone(want), WantErr: wcode, Detail: fmt.Sprint(p)})
 			continue
 		}
-		c.got = got[:0]
 		gcode := jsonopt.ErrorCode(gerr)
 		switch {
 		case gcode != wcode:
@@ -98,6 +112,7 @@ func errDetail(err error) string {
 // candidate's step at every position (code point, advance, status). It reports the first
 // differing step per candidate; the walk follows the oracle's advances.
 func (c *Checker) Decode(out []*Finding, cands []Impl, src []byte) []*Finding {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	c.steps = c.steps[:0]
 	for pos := 0; pos < len(src); {
 		st := Oracle.NextChar(src, pos)
@@ -135,18 +150,23 @@ func (c *Checker) Decode(out []*Finding, cands []Impl, src []byte) []*Finding {
 
 // UTF8Decode compares utf8_decode(src) of every candidate with the oracle's.
 func (c *Checker) UTF8Decode(out []*Finding, cands []Impl, src []byte) []*Finding {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	want := Oracle.UTF8Decode(c.want[:0], src)
 	c.want = want[:0]
 	for i := range cands {
 		im := &cands[i]
 		in := c.input(src)
-		got, p := safeUTF8Decode(im.UTF8Decode, c.got[:0], in)
+		dst := c.spare.dst(len(want))
+		got, p := safeUTF8Decode(im.UTF8Decode, dst, in)
+		got, d, bad := c.spare.check(dst, got, &c.got)
+		if bad && p == nil {
+			out = append(out, spareFinding(OpUTF8Decode, im.Name, src, 0, got, d))
+		}
 		if p != nil {
 			out = append(out, &Finding{Kind: KindPanic, Op: OpUTF8Decode, Impl: im.Name, Input: clone(src),
 				Want: clone(want), Detail: fmt.Sprint(p)})
 			continue
 		}
-		c.got = got[:0]
 		if !bytes.Equal(got, want) {
 			out = append(out, &Finding{Kind: KindOutput, Op: OpUTF8Decode, Impl: im.Name, Input: clone(src),
 				Want: clone(want), Got: clone(got)})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/boundary"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -45,6 +46,39 @@ type Finding struct {
 
 	// External is true when Impl is an external target (--exec): Impl is then its command.
 	External bool `json:"-"`
+
+	// Origin says where the input came from and how it was minimized ("random --seed 1,
+	// input #42; minimized from 87 to 17 bytes"), "" when that is just the space it was in.
+	Origin string `json:"-"`
+
+	// Loc places the first difference on the chunk grid of vector code: its offset, 16-byte
+	// chunk, lane and nearest 16-, 32- or 64-byte edge, and how the input was laid out. Set
+	// by the boundary space (nil elsewhere).
+	Loc *Location `json:"-"`
+}
+
+// Location says where a finding's first difference lies and how its input was built
+// (boundary space findings).
+type Location struct {
+	boundary.Loc // Off, Chunk, Lane and the nearest edge (boundary.Locate)
+
+	// Output is set when Off counts bytes of the output appended to dst (dst-overflow and
+	// dst-prefix findings) rather than bytes of the input.
+	Output bool
+
+	Family    string          // the boundary family ("straddle", "embed3", ...)
+	Placement string          // the boundary placement: family, index, units and offsets, dst layout
+	Layout    boundary.Layout // where the input lay: flush against the guard page at its end or start, or aligned
+	Align     int             // the input's address mod 64
+}
+
+// String is "input offset 20: chunk 1, lane 4 of 16, 4 bytes after the 16-byte edge at 16".
+func (l *Location) String() string {
+	what := "input"
+	if l.Output {
+		what = "output"
+	}
+	return fmt.Sprintf("%s offset %d: %s", what, l.Off, l.Loc)
 }
 
 // FirstDiff returns the first offset at which a and b differ, or -1 if they are equal.
@@ -131,8 +165,20 @@ func (f *Finding) String() string {
 			fmt.Fprintf(&b, "  first difference at output offset %d\n", d)
 		}
 	}
+	if f.Loc != nil {
+		fmt.Fprintf(&b, "  at       %s\n", f.Loc)
+	}
 	if f.Detail != "" {
 		fmt.Fprintf(&b, "  detail   %s\n", f.Detail)
+	}
+	if f.Loc != nil && f.Loc.Placement != "" {
+		fmt.Fprintf(&b, "  placed   %s; input %s, address ≡ %d mod 64\n", f.Loc.Placement, f.Loc.Layout, f.Loc.Align)
+		if !f.External {
+			fmt.Fprintf(&b, "  rerun    go run ./cmd/difffuzz --boundary --boundary-families %s --ops %s --impl %s\n", f.Loc.Family, f.Op, f.Impl)
+		}
+	}
+	if f.Origin != "" {
+		fmt.Fprintf(&b, "  origin   %s\n", f.Origin)
 	}
 	fmt.Fprintf(&b, "  replay   %s\n", f.Replay())
 	return b.String()
@@ -165,6 +211,25 @@ func (f *Finding) JSON() map[string]any {
 	}
 	if f.Detail != "" {
 		m["detail"] = f.Detail
+	}
+	if f.Origin != "" {
+		m["origin"] = f.Origin
+	}
+	if l := f.Loc; l != nil {
+		m["off"] = l.Off
+		m["off_in"] = "input"
+		if l.Output {
+			m["off_in"] = "output"
+		}
+		m["chunk"] = l.Chunk
+		m["lane"] = l.Lane
+		m["edge"] = l.EdgeString()
+		if l.Placement != "" {
+			m["family"] = l.Family
+			m["placement"] = l.Placement
+			m["layout"] = l.Layout.String()
+			m["align"] = l.Align
+		}
 	}
 	return m
 }

@@ -50,7 +50,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 const usageText = `usage:
   difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+  difffuzz --random N|DURATION [--seed S] [--stats] [--out DIR] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
+  difffuzz repro [--impl LIST] FILE|DIR...
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -72,10 +74,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runServe(args, stdin, stdout, stderr)
 	case "list":
 		err = runList(args, stdout, stderr)
+	case "repro":
+		code, err = runRepro(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

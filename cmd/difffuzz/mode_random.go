@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// The random mode: --random N|DURATION generated inputs (DESIGN.md §3), reproducible from
+// --seed, every finding minimized; --stats prints what the generator drew and --out DIR saves
+// each finding as a `go test fuzz v1` file and a text record (difffuzz repro replays both).
+func init() {
+	var (
+		budget  string
+		seed    int64
+		seedSet bool
+		stats   bool
+		outDir  string
+		count   uint64
+		dur     time.Duration
+	)
+	addMode(&mode{
+		name: "random", order: 30,
+		addFlags: func(fs *flag.FlagSet) {
+			fs.StringVar(&budget, "random", "", "check random inputs: a count like 100000x or a duration like 30s")
+			fs.Func("seed", "seed of the --random campaign (default: a new one; it is always printed)", func(s string) error {
+				v, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return fmt.Errorf("not a 64-bit integer")
+				}
+				seed, seedSet = v, true
+				return nil
+			})
+			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
+			fs.StringVar(&outDir, "out", "", "with --random: save each finding as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
+		},
+		selected: func() bool { return budget != "" },
+		check: func() error {
+			if budget == "" {
+				if seedSet || stats || outDir != "" {
+					return usagef("--seed, --stats and --out go with --random N|DURATION")
+				}
+				return nil
+			}
+			var err error
+			count, dur, err = parseBudget(budget)
+			return err
+		},
+		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
+			if !seedSet {
+				seed = time.Now().UnixNano() & math.MaxInt64
+			}
+			fmt.Fprintf(c.stderr, "difffuzz: random: seed %d, %s\n", seed, budgetText(count, dur))
+			rep := &fuzz.Report{}
+			var inputs uint64
+			var st *fuzz.GenStats
+			if len(c.cands) > 0 {
+				res, err := fuzz.Random(ctx, fuzz.RandomConfig{
+					Ops: c.ops, Impls: c.cands, Seed: seed, Count: count, Duration: dur, Workers: c.workers, Progress: c.progress,
+				})
+				if err != nil {
+					return nil, err
+				}
+				rep.Merge(res.Report)
+				inputs, st = res.Inputs, res.Stats
+			}
+			for _, t := range c.targets {
+				r, n, err := randomTarget(ctx, t, c.ops, seed, count, dur, c.progress)
+				rep.Merge(r)
+				if inputs == 0 {
+					inputs = n
+				}
+				if err != nil {
+					return rep, err
+				}
+			}
+			if stats {
+				if st == nil { // external targets only: the same inputs, generated again for counting
+					g := fuzz.NewGenerator(seed)
+					for i := uint64(0); i < inputs; i++ {
+						g.Sample(i)
+					}
+					st = g.Stats
+				}
+				fmt.Fprintln(c.stderr, "difffuzz: random: what the generator drew (--stats):")
+				st.Write(c.stderr)
+			}
+			if outDir != "" {
+				for _, f := range rep.Findings {
+					ff, tf, err := fuzz.SaveFinding(outDir, f)
+					if err != nil {
+						return rep, fmt.Errorf("--out: %v", err)
+					}
+					fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", ff, tf, tf)
+				}
+			}
+			fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: difffuzz --random %dx --seed %d\n",
+				max(inputs, 1)-1, seed, inputs, seed)
+			return rep, nil
+		},
+	})
+}
+
+// parseBudget reads --random: a count ("100000x", or a bare "100000") or a Go duration ("30s").
+func parseBudget(s string) (uint64, time.Duration, error) {
+	if n, err := strconv.ParseUint(strings.TrimSuffix(s, "x"), 10, 64); err == nil {
+		if n == 0 {
+			return 0, 0, usagef("--random %q: the count must be at least 1", s)
+		}
+		return n, 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, 0, usagef("--random %q: want a count like 100000x or a positive duration like 30s", s)
+	}
+	return 0, d, nil
+}
+
+func budgetText(count uint64, dur time.Duration) string {
+	if count > 0 {
+		return group(count) + " inputs"
+	}
+	return "for " + dur.String()
+}
+
+// randomTarget runs the random inputs through an external target, one space per operation,
+// and minimizes its findings by asking the target again.
+func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64, count uint64, dur time.Duration, progress fuzz.Progress) (*fuzz.Report, uint64, error) {
+	total := count
+	if dur > 0 {
+		total = math.MaxInt64 // until the time is up
+		progress = nil        // no meaningful total
+	}
+	var spaces []fuzz.TargetSpace
+	for _, op := range ops {
+		var end time.Time // each operation gets its share of the time, from its first case
+		stop := func() bool {
+			if dur <= 0 {
+				return false
+			}
+			if end.IsZero() {
+				end = time.Now().Add(dur / time.Duration(len(ops)))
+			}
+			return time.Now().After(end)
+		}
+		spaces = append(spaces, fuzz.TargetSpace{Space: "random", Op: op, Strings: total, OptionSets: 1, Total: total,
+			Seq: fuzz.RandomCases(op, seed, total, 0, stop)})
+	}
+	rep, err := fuzz.RunTarget(ctx, t, spaces, progress)
+	var inputs uint64
+	for i := range rep.Spaces {
+		sp := &rep.Spaces[i]
+		if dur > 0 {
+			sp.Strings = sp.Cases
+			sp.Complete = ctx.Err() == nil && err == nil
+		}
+		inputs = max(inputs, sp.Cases)
+	}
+	check := func(op fuzz.Op, im fuzz.Impl, src []byte, opts jsonopt.Options) []*fuzz.Finding {
+		fs, _, _ := t.Check(ctx, []fuzz.Case{{Op: op, Input: src, Flags: opts}}, nil)
+		return fs
+	}
+	for i, f := range rep.Findings {
+		if ctx.Err() != nil {
+			break
+		}
+		f.Origin = fmt.Sprintf("random --seed %d", seed)
+		rep.Findings[i] = fuzz.Minimize(f, fuzz.Impl{Name: t.Name}, check)
+	}
+	return rep, inputs, err
+}

@@ -1,0 +1,1031 @@
+// Command _asm generates fast's amd64 assembly kernels with avo:
+//
+//	cd fast/_asm && go run . -out ../escape_amd64.s -stubs ../escape_stubs_amd64.go
+//
+// It lives in its own module so that avo stays out of difffuzz's module graph. The generated
+// files are committed; regenerating them must not change a byte (CI checks that).
+//
+// The kernels have the contract of fast's runKernel (kernel.go) and are documented in the
+// style of Go's internal/bytealg: each function starts with a comment giving its contract, its
+// register use and its algorithm. The Go side (kernel_amd64.go) picks the function for the
+// option set and the CPU, calls it only for len(src) >= 16, and finishes with the portable
+// SWAR kernel where the assembly stops before the end (the last bytes of the input, or the
+// bytes just before a non-ASCII byte).
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// Layout of the per-option-set kernel table kt (escCtx.kt in tables.go, [ktWords]uint64).
+const (
+	ktShuf = 0  // 32 bytes: VPSHUFB table, entry l = the escaped special byte with low nibble l, else 0xFF (both lanes)
+	ktSpec = 32 // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order
+)
+
+// Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
+var konst Mem
+
+const (
+	kByte1High = 0   // 32 bytes: error bits by the high nibble of the previous byte
+	kByte1Low  = 32  // 32 bytes: error bits by the low nibble of the previous byte
+	kByte2High = 64  // 32 bytes: error bits by the high nibble of the current byte
+	k0F        = 96  // 0x0F
+	k60        = 128 // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
+	k70        = 160 // 0xF0-0x80
+	k80        = 192 // 0x80
+	kE2        = 224 // 0xE2, lead of U+2028/U+2029
+	k01        = 256 // 0x01
+	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
+	kSize      = 320
+)
+
+// Error bits of the lookup tables (simdjson's names).
+const (
+	tooShort     = 1 << 0 // 11______ followed by 0_______ or 11______
+	tooLong      = 1 << 1 // 0_______ followed by 10______
+	overlong3    = 1 << 2 // 11100000 100_____
+	tooLarge     = 1 << 3 // 11110100 1001____ and up, 11110101..11111111 10______
+	surrogate    = 1 << 4 // 11101101 101_____
+	overlong2    = 1 << 5 // 1100000_ 10______
+	tooLarge1000 = 1 << 6 // 11110101..11111111 1000____
+	overlong4    = 1 << 6 // 11110000 1000____
+	twoConts     = 1 << 7 // 10______ 10______
+	carry        = tooShort | tooLong | twoConts
+)
+
+func tables() {
+	konst = GLOBL("utf8consts", RODATA|NOPTR)
+	b1h := [16]byte{
+		tooLong, tooLong, tooLong, tooLong, tooLong, tooLong, tooLong, tooLong,
+		twoConts, twoConts, twoConts, twoConts,
+		tooShort | overlong2,
+		tooShort,
+		tooShort | overlong3 | surrogate,
+		tooShort | tooLarge | tooLarge1000 | overlong4,
+	}
+	b1l := [16]byte{
+		carry | overlong3 | overlong2 | overlong4,
+		carry | overlong2,
+		carry,
+		carry,
+		carry | tooLarge,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000 | surrogate,
+		carry | tooLarge | tooLarge1000,
+		carry | tooLarge | tooLarge1000,
+	}
+	b2h := [16]byte{
+		tooShort, tooShort, tooShort, tooShort, tooShort, tooShort, tooShort, tooShort,
+		tooLong | overlong2 | twoConts | overlong3 | tooLarge1000 | overlong4,
+		tooLong | overlong2 | twoConts | overlong3 | tooLarge,
+		tooLong | overlong2 | twoConts | surrogate | tooLarge,
+		tooLong | overlong2 | twoConts | surrogate | tooLarge,
+		tooShort, tooShort, tooShort, tooShort,
+	}
+	table := func(off int, t [16]byte) {
+		for i := 0; i < 32; i++ {
+			DATA(off+i, U8(t[i%16]))
+		}
+	}
+	bcast := func(off int, b byte) {
+		for i := 0; i < 32; i += 8 {
+			DATA(off+i, U64(uint64(b)*0x0101010101010101))
+		}
+	}
+	table(kByte1High, b1h)
+	table(kByte1Low, b1l)
+	table(kByte2High, b2h)
+	bcast(k0F, 0x0F)
+	bcast(k60, 0xE0-0x80)
+	bcast(k70, 0xF0-0x80)
+	bcast(k80, 0x80)
+	bcast(kE2, 0xE2)
+	bcast(k01, 0x01)
+	bcast(kA9, 0xA9)
+	_ = kSize
+}
+
+func k(off int) Mem { return konst.Offset(off) }
+
+func main() {
+	// The generated files belong to package fast, not to this directory's package.
+	if err := flag.CommandLine.Set("pkg", "fast"); err != nil {
+		panic(err)
+	}
+	ConstraintExpr("!purego")
+	tables()
+	asciiEndAVX2()
+	asciiEndSSE2()
+	lastNonASCIIAVX2()
+	lastNonASCIISSE2()
+	for _, tag := range []bool{false, true} {
+		escapeAVX2(tag)
+	}
+	for _, tag := range []bool{false, true} {
+		for _, lt := range []bool{false, true} {
+			escapeUUAVX2(tag, lt)
+		}
+	}
+	for n := 2; n <= 7; n++ {
+		escapeSSE2(n)
+	}
+	Generate()
+}
+
+// Register names used throughout, as in internal/bytealg.
+var (
+	rSI  = RSI // current source position
+	rDI  = RDI // current destination position (see the block handlers for its meaning there)
+	rBeg = R8  // start of src
+	rDst = R9  // start of dst
+	rEnd = R10 // end of src
+	rEsc = R11 // escape table
+)
+
+func mem(base Register, disp int) Mem { return Mem{Base: base, Disp: disp} }
+
+func memi(base, index Register, disp int) Mem {
+	return Mem{Base: base, Index: index, Scale: 1, Disp: disp}
+}
+
+// ---------------------------------------------------------------------------------------------
+// asciiEnd
+
+func asciiEndAVX2() {
+	TEXT("asciiEndAVX2", NOSPLIT, "func(s []byte) int")
+	Doc("asciiEndAVX2 returns the index of the first byte >= 0x80 in s, or len(s).",
+		"It requires AVX2 and len(s) >= 32.")
+	Comment(
+		"asciiEndAVX2 returns the index of the first byte >= 0x80 in s, or len(s).",
+		"",
+		"Contract: requires AVX2 and len(s) >= 32; reads only s[0:len(s)].",
+		"",
+		"Registers: SI = s, CX = current position, DX = end of s, AX = byte mask, Y0-Y1 data.",
+		"",
+		"Algorithm: 128 bytes per iteration (four loads OR-ed together, one VPMOVMSKB of the",
+		"sign bits), then 32 bytes per iteration to find the block, then one 32-byte load that",
+		"ends exactly at the end of s, its already checked lanes shifted out of the mask.",
+	)
+	si := Load(Param("s").Base(), RSI)
+	n := Load(Param("s").Len(), RDX)
+	ADDQ(si, n) // DX = end
+	MOVQ(si, RCX)
+
+	Label("loop128")
+	LEAQ(mem(RCX, 128), RAX)
+	CMPQ(RAX, RDX)
+	JHI(LabelRef("loop32"))
+	VMOVDQU(mem(RCX, 0), Y0)
+	VPOR(mem(RCX, 32), Y0, Y1)
+	VPOR(mem(RCX, 64), Y1, Y1)
+	VPOR(mem(RCX, 96), Y1, Y1)
+	VPMOVMSKB(Y1, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("loop32"))
+	ADDQ(U8(128), RCX)
+	JMP(LabelRef("loop128"))
+
+	Label("loop32")
+	LEAQ(mem(RCX, 32), RAX)
+	CMPQ(RAX, RDX)
+	JHI(LabelRef("tail"))
+	VMOVDQU(mem(RCX, 0), Y0)
+	VPMOVMSKB(Y0, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("found"))
+	ADDQ(U8(32), RCX)
+	JMP(LabelRef("loop32"))
+
+	Label("tail")
+	Comment("Fewer than 32 bytes left: the last 32 bytes of s, minus the lanes already checked.")
+	CMPQ(RCX, RDX)
+	JEQ(LabelRef("end"))
+	VMOVDQU(mem(RDX, -32), Y0)
+	VPMOVMSKB(Y0, EAX)
+	MOVQ(RCX, RBX)
+	SUBQ(RDX, RBX)
+	ADDQ(U8(32), RBX) // BX = lanes already checked (1..31)
+	XCHGQ(RBX, RCX)
+	SHRL(CL, EAX)
+	MOVQ(RBX, RCX)
+	TESTL(EAX, EAX)
+	JZ(LabelRef("end"))
+
+	Label("found")
+	BSFL(EAX, EAX)
+	ADDQ(RAX, RCX)
+	SUBQ(si, RCX)
+	Store(RCX, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+
+	Label("end")
+	SUBQ(si, RDX)
+	Store(RDX, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+func asciiEndSSE2() {
+	TEXT("asciiEndSSE2", NOSPLIT, "func(s []byte) int")
+	Doc("asciiEndSSE2 returns the index of the first byte >= 0x80 in s, or len(s).",
+		"It requires len(s) >= 16.")
+	Comment(
+		"asciiEndSSE2 returns the index of the first byte >= 0x80 in s, or len(s).",
+		"",
+		"Contract: SSE2 only; requires len(s) >= 16; reads only s[0:len(s)].",
+		"",
+		"Registers: SI = s, CX = current position, DX = end of s, AX = byte mask, X0-X3 data.",
+		"",
+		"Algorithm: as asciiEndAVX2 with 16-byte blocks: 64 bytes per iteration, then 16, then",
+		"one load ending exactly at the end of s.",
+	)
+	si := Load(Param("s").Base(), RSI)
+	n := Load(Param("s").Len(), RDX)
+	ADDQ(si, n)
+	MOVQ(si, RCX)
+
+	Label("loop64")
+	LEAQ(mem(RCX, 64), RAX)
+	CMPQ(RAX, RDX)
+	JHI(LabelRef("loop16"))
+	MOVOU(mem(RCX, 0), X0)
+	MOVOU(mem(RCX, 16), X1)
+	MOVOU(mem(RCX, 32), X2)
+	MOVOU(mem(RCX, 48), X3)
+	POR(X1, X0)
+	POR(X3, X2)
+	POR(X2, X0)
+	PMOVMSKB(X0, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("loop16"))
+	ADDQ(U8(64), RCX)
+	JMP(LabelRef("loop64"))
+
+	Label("loop16")
+	LEAQ(mem(RCX, 16), RAX)
+	CMPQ(RAX, RDX)
+	JHI(LabelRef("tail"))
+	MOVOU(mem(RCX, 0), X0)
+	PMOVMSKB(X0, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("found"))
+	ADDQ(U8(16), RCX)
+	JMP(LabelRef("loop16"))
+
+	Label("tail")
+	Comment("Fewer than 16 bytes left: the last 16 bytes of s, minus the lanes already checked.")
+	CMPQ(RCX, RDX)
+	JEQ(LabelRef("end"))
+	MOVOU(mem(RDX, -16), X0)
+	PMOVMSKB(X0, EAX)
+	MOVQ(RCX, RBX)
+	SUBQ(RDX, RBX)
+	ADDQ(U8(16), RBX)
+	XCHGQ(RBX, RCX)
+	SHRL(CL, EAX)
+	MOVQ(RBX, RCX)
+	TESTL(EAX, EAX)
+	JZ(LabelRef("end"))
+
+	Label("found")
+	BSFL(EAX, EAX)
+	ADDQ(RAX, RCX)
+	SUBQ(si, RCX)
+	Store(RCX, ReturnIndex(0))
+	RET()
+
+	Label("end")
+	SUBQ(si, RDX)
+	Store(RDX, ReturnIndex(0))
+	RET()
+}
+
+// lastNonASCII emits the backward scan: 1 + the index of the last byte >= 0x80 in s, or 0.
+func lastNonASCII(name string, o vecOps, unroll int) {
+	w := o.w
+	TEXT(name, NOSPLIT, "func(s []byte) int")
+	Doc(name+" returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.",
+		fmt.Sprintf("It requires len(s) >= %d.", w))
+	Comment(
+		name+" returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.",
+		"",
+		fmt.Sprintf("Contract: requires len(s) >= %d; reads only s[0:len(s)].", w),
+		"",
+		"Registers: SI = s, CX = current end (scanning down), DX = end of s, AX = byte mask.",
+		"",
+		fmt.Sprintf("Algorithm: from the end of s down, %d bytes per iteration (the loads OR-ed", unroll*w),
+		fmt.Sprintf("together, one sign-bit mask), then %d bytes to find the block, then one load", w),
+		"at the start of s with the lanes already checked masked off; BSR gives the lane.",
+		"It runs backwards so that the start of s, where the escape begins next, is the part",
+		"left in the L1 cache.",
+	)
+	si := Load(Param("s").Base(), RSI)
+	n := Load(Param("s").Len(), RDX)
+	ADDQ(si, n)
+	MOVQ(RDX, RCX)
+	var regs []VecPhysical
+	for i := 0; i < unroll; i++ {
+		if w == 32 {
+			regs = append(regs, []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}[i])
+		} else {
+			regs = append(regs, xreg(i))
+		}
+	}
+	Label("loopN")
+	MOVQ(RCX, RAX)
+	SUBQ(si, RAX)
+	CMPQ(RAX, U32(unroll*w))
+	JB(LabelRef("loop1"))
+	for i := 0; i < unroll; i++ {
+		o.load(mem(RCX, -(i+1)*w), regs[i])
+	}
+	for step := 1; step < unroll; step *= 2 {
+		for i := 0; i+step < unroll; i += 2 * step {
+			if o.vex {
+				VPOR(regs[i+step], regs[i], regs[i])
+			} else {
+				POR(regs[i+step], regs[i])
+			}
+		}
+	}
+	o.movmsk(regs[0], EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("loop1"))
+	SUBQ(U32(unroll*w), RCX)
+	JMP(LabelRef("loopN"))
+
+	Label("loop1")
+	MOVQ(RCX, RAX)
+	SUBQ(si, RAX)
+	CMPQ(RAX, U8(w))
+	JB(LabelRef("head"))
+	o.load(mem(RCX, -w), regs[0])
+	o.movmsk(regs[0], EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("found"))
+	SUBQ(U8(w), RCX)
+	JMP(LabelRef("loop1"))
+
+	Label("head")
+	Comment(fmt.Sprintf("Fewer than %d bytes left at the start: the first %d bytes of s, lanes >= CX-SI masked off.", w, w))
+	TESTQ(RAX, RAX)
+	JZ(LabelRef("none"))
+	o.load(mem(si, 0), regs[0])
+	o.movmsk(regs[0], EBX)
+	MOVQ(RAX, RCX)
+	MOVL(U32(1), EAX)
+	SHLL(CL, EAX)
+	DECL(EAX)
+	ANDL(EBX, EAX)
+	JZ(LabelRef("none"))
+	BSRL(EAX, EAX)
+	INCQ(RAX)
+	Store(RAX, ReturnIndex(0))
+	if o.vex {
+		VZEROUPPER()
+	}
+	RET()
+
+	Label("found")
+	BSRL(EAX, EAX)
+	LEAQ(Mem{Base: RCX, Index: RAX, Scale: 1, Disp: -w + 1}, RAX)
+	SUBQ(si, RAX)
+	Store(RAX, ReturnIndex(0))
+	if o.vex {
+		VZEROUPPER()
+	}
+	RET()
+
+	Label("none")
+	XORL(EAX, EAX)
+	Store(RAX, ReturnIndex(0))
+	if o.vex {
+		VZEROUPPER()
+	}
+	RET()
+}
+
+func lastNonASCIIAVX2() { lastNonASCII("lastNonASCIIAVX2", opsY, 4) }
+func lastNonASCIISSE2() { lastNonASCII("lastNonASCIISSE2", opsX, 8) }
+
+// ---------------------------------------------------------------------------------------------
+// Escape kernels
+
+const escSig = "func(dst, src []byte, kt *uint64, esc *uint64) (nsrc, ndst int)"
+
+// prologue loads the arguments into rSI, rDI, rBeg, rDst, rEnd, rEsc and returns kt's register.
+func prologue() Register {
+	Load(Param("dst").Base(), rDI)
+	Load(Param("src").Base(), rSI)
+	Load(Param("src").Len(), rEnd)
+	kt := Load(Param("kt"), RAX)
+	Load(Param("esc"), rEsc)
+	MOVQ(rSI, rBeg)
+	MOVQ(rDI, rDst)
+	ADDQ(rSI, rEnd)
+	return kt
+}
+
+// epilogue is the common return: nsrc = SI - start of src, ndst = DI - start of dst.
+func epilogue(vzero bool) {
+	Label("ret")
+	SUBQ(rBeg, rSI)
+	SUBQ(rDst, rDI)
+	Store(rSI, Return("nsrc"))
+	Store(rDI, Return("ndst"))
+	if vzero {
+		VZEROUPPER()
+	}
+	RET()
+}
+
+// vecOps abstracts the 16-byte (SSE2 or VEX.128) and 32-byte (VEX.256) forms.
+type vecOps struct {
+	w      int
+	vex    bool
+	load   func(m Mem, x VecPhysical)
+	store  func(x VecPhysical, m Mem)
+	movmsk func(x VecPhysical, r Register)
+}
+
+var (
+	opsY = vecOps{w: 32, vex: true,
+		load:   func(m Mem, x VecPhysical) { VMOVDQU(m, x) },
+		store:  func(x VecPhysical, m Mem) { VMOVDQU(x, m) },
+		movmsk: func(x VecPhysical, r Register) { VPMOVMSKB(x, r) }}
+	opsXV = vecOps{w: 16, vex: true,
+		load:   func(m Mem, x VecPhysical) { VMOVDQU(m, x) },
+		store:  func(x VecPhysical, m Mem) { VMOVDQU(x, m) },
+		movmsk: func(x VecPhysical, r Register) { VPMOVMSKB(x, r) }}
+	opsX = vecOps{w: 16, vex: false,
+		load:   func(m Mem, x VecPhysical) { MOVOU(m, x) },
+		store:  func(x VecPhysical, m Mem) { MOVOU(x, m) },
+		movmsk: func(x VecPhysical, r Register) { PMOVMSKB(x, r) }}
+)
+
+// blockHandler emits the slow path of a w-byte block: the block (at SI) was stored at DI and
+// AX holds its nonzero dirty mask. For each set bit j, lowest first: a byte >= 0x80 (only
+// possible when !uu) ends the kernel at it; otherwise the byte's escape (esc[b]: up to 6
+// bytes, length in the top byte) is stored with one 8-byte store at DI+j, DI advances by
+// length-1 so that byte j+1 of the block belongs at DI+j+1, and unless byte j+1 is dirty
+// too the w bytes of src after byte j are loaded and stored there again, so that the clean
+// bytes up to the next dirty one are in place. When the mask is empty the block is done: SI
+// and DI advance by w and the handler jumps to next.
+func blockHandler(name string, o vecOps, uu bool, next string) {
+	Label(name)
+	BSFL(EAX, ECX)
+	MOVBLZX(memi(rSI, RCX, 0), EDX)
+	if !uu {
+		CMPL(EDX, U32(0x80))
+		JAE(LabelRef(name + "_high"))
+	}
+	MOVQ(Mem{Base: rEsc, Index: RDX, Scale: 8}, RBX)
+	MOVQ(RBX, memi(rDI, RCX, 0))
+	SHRQ(U8(56), RBX)
+	LEAQ(Mem{Base: rDI, Index: RBX, Scale: 1, Disp: -1}, rDI)
+	LEAL(mem(RAX, -1), EDX)
+	ANDL(EDX, EAX)
+	LEAL(mem(RCX, 1), EDX)
+	BTL(EDX, EAX)
+	JCS(LabelRef(name))
+	var t VecPhysical = X5
+	if o.w == 32 {
+		t = Y5
+	}
+	o.load(memi(rSI, RCX, 1), t)
+	o.store(t, memi(rDI, RCX, 1))
+	TESTL(EAX, EAX)
+	JNZ(LabelRef(name))
+	ADDQ(U8(o.w), rSI)
+	ADDQ(U8(o.w), rDI)
+	JMP(LabelRef(next))
+	if !uu {
+		Label(name + "_high")
+		ADDQ(RCX, rSI)
+		ADDQ(RCX, rDI)
+		JMP(LabelRef("ret"))
+	}
+}
+
+// classifyVEX sets out to 0xFF in the lanes of x that must be escaped or are >= 0x80: the
+// VPSHUFB table lookup by low nibble matches every active special byte (one per nibble), the
+// signed compare 0x20 > x catches controls and bytes >= 0x80, and with HEX_TAG a separate
+// compare finds '<' (which shares its low nibble with '\').
+func classifyVEX(x, out, tmp, shuf, c20, lt VecPhysical, tag bool) {
+	VPSHUFB(x, shuf, out)
+	VPCMPEQB(x, out, out)
+	VPCMPGTB(x, c20, tmp)
+	VPOR(tmp, out, out)
+	if tag {
+		VPCMPEQB(x, lt, tmp)
+		VPOR(tmp, out, out)
+	}
+}
+
+func escapeAVX2(tag bool) {
+	name := "escapeAVX2"
+	if tag {
+		name += "Tag"
+	}
+	TEXT(name, NOSPLIT, escSig)
+	Doc(name+" is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets",
+		map[bool]string{false: "without HEX_TAG.", true: "with HEX_TAG."}[tag],
+		"It requires AVX2 and len(src) >= 16.")
+	Comment(
+		name+" escapes src into dst until the first byte >= 0x80 or until too few bytes",
+		"are left for its blocks, and returns how many bytes of src it consumed and how many",
+		"it wrote ("+map[bool]string{false: "option sets without HEX_TAG", true: "option sets with HEX_TAG"}[tag]+").",
+		"",
+		"Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the",
+		"option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the",
+		"ASCII byte b in the low 6 bytes, its length in the top byte). It reads only",
+		"src[0:len(src)]. It writes dst[0:ndst] with the final output and may also write",
+		"dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites",
+		"whenever that escape is at least as long as its input (see kernel.go). It stops",
+		"either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.",
+		"",
+		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
+		"R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
+		"special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.",
+		"",
+		"Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then",
+		"classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and",
+		"bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.",
+		"The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty",
+		"block goes to the block handler, which rewrites every dirty byte of the block from",
+		"its mask before going on (never one return to Go per escape). Blocks are taken only",
+		"while 32 more bytes of src follow them, so that the reload after an escape never",
+		"reads past src; then one 16-byte block per iteration while 16 more bytes follow;",
+		"finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when",
+		"both are clean (exact stores), and otherwise left to the caller.",
+	)
+	kt := prologue()
+	VMOVDQU(mem(kt, ktShuf), Y15)
+	MOVL(U32(0x20), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, Y14)
+	if tag {
+		MOVL(U32('<'), EBX)
+		VMOVD(EBX, X13)
+		VPBROADCASTB(X13, Y13)
+	}
+
+	Label("align")
+	Comment("Align the stores of the main loop: one block stored at DI, then advance only to the",
+		"next 32-byte boundary of dst when the block is clean (the rest is stored again).")
+	LEAQ(mem(rSI, 160), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop64"))
+	MOVL(EDI, ECX)
+	NEGL(ECX)
+	ANDL(U8(31), ECX)
+	JZ(LabelRef("loop128"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	classifyVEX(Y0, Y4, Y8, Y15, Y14, Y13, tag)
+	VPMOVMSKB(Y4, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(RCX, rSI)
+	ADDQ(RCX, rDI)
+
+	Label("loop128")
+	Comment("128 bytes per iteration while 160 bytes are left.")
+	LEAQ(mem(rSI, 160), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop64"))
+	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
+		VMOVDQU(mem(rSI, 32*i), y)
+	}
+	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
+		VMOVDQU(y, mem(rDI, 32*i))
+	}
+	Comment("Special bytes per block; controls and bytes >= 0x80 once for all four, from their signed minimum.")
+	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
+		e := []VecPhysical{Y4, Y5, Y6, Y7}[i]
+		VPSHUFB(y, Y15, e)
+		VPCMPEQB(y, e, e)
+		if tag {
+			VPCMPEQB(y, Y13, Y8)
+			VPOR(Y8, e, e)
+		}
+	}
+	VPMINSB(Y0, Y1, Y8)
+	VPMINSB(Y2, Y3, Y9)
+	VPMINSB(Y8, Y9, Y8)
+	VPCMPGTB(Y8, Y14, Y8)
+	VPOR(Y4, Y5, Y9)
+	VPOR(Y6, Y7, Y10)
+	VPOR(Y9, Y10, Y9)
+	VPOR(Y8, Y9, Y8)
+	VPMOVMSKB(Y8, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("dirty128"))
+	ADDQ(U8(128), rSI)
+	ADDQ(U32(128), rDI)
+	JMP(LabelRef("loop128"))
+
+	Label("dirty128")
+	Comment("The first dirty block of the four goes to the block handler; the clean ones before it are done.")
+	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
+		classifyVEX(y, Y4, Y8, Y15, Y14, Y13, tag)
+		VPMOVMSKB(Y4, EAX)
+		TESTL(EAX, EAX)
+		JNZ(LabelRef("block32"))
+		if i < 3 {
+			ADDQ(U8(32), rSI)
+			ADDQ(U8(32), rDI)
+		}
+	}
+	Comment("Not reached: one of the four blocks is dirty.")
+	JMP(LabelRef("block32"))
+
+	Label("loop64")
+	Comment("64 bytes per iteration while 96 bytes are left.")
+	LEAQ(mem(rSI, 96), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop32"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(mem(rSI, 32), Y1)
+	VMOVDQU(Y0, mem(rDI, 0))
+	VMOVDQU(Y1, mem(rDI, 32))
+	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
+	classifyVEX(Y1, Y3, Y5, Y15, Y14, Y13, tag)
+	VPOR(Y2, Y3, Y4)
+	VPMOVMSKB(Y4, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("dirty64"))
+	ADDQ(U8(64), rSI)
+	ADDQ(U8(64), rDI)
+	JMP(LabelRef("loop64"))
+
+	Label("dirty64")
+	VPMOVMSKB(Y2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	VPMOVMSKB(Y3, EAX)
+	JMP(LabelRef("block32"))
+
+	Label("loop32")
+	Comment("One 32-byte block while 64 bytes are left.")
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop16"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
+	VPMOVMSKB(Y2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef("loop32"))
+
+	blockHandler("block32", opsY, false, "align")
+
+	Label("loop16")
+	Comment("One 16-byte block while 32 bytes are left.")
+	LEAQ(mem(rSI, 32), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("tail"))
+	VMOVDQU(mem(rSI, 0), X0)
+	VMOVDQU(X0, mem(rDI, 0))
+	classifyVEX(X0, X2, X4, X15, X14, X13, tag)
+	VPMOVMSKB(X2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block16"))
+	ADDQ(U8(16), rSI)
+	ADDQ(U8(16), rDI)
+	JMP(LabelRef("loop16"))
+
+	blockHandler("block16", opsXV, false, "loop16")
+
+	tail16(opsXV, func(x, out, tmp VecPhysical) { classifyVEX(x, out, tmp, X15, X14, X13, tag) })
+	epilogue(true)
+}
+
+// tail16 emits the exit path for 16..31 remaining bytes: two overlapping 16-byte loads (the
+// first at SI, the second ending exactly at the end of src); when both are clean they are
+// stored exactly (the second ending at the output's end) and the kernel has consumed all of
+// src. Otherwise, or with fewer than 16 bytes left, the kernel returns and the caller finishes.
+func tail16(o vecOps, classify func(x, out, tmp VecPhysical)) {
+	Label("tail")
+	Comment("16 to 31 bytes left: two overlapping 16-byte blocks, stored exactly when clean.")
+	MOVQ(rEnd, RCX)
+	SUBQ(rSI, RCX)
+	CMPQ(RCX, U8(16))
+	JB(LabelRef("ret"))
+	o.load(mem(rSI, 0), X0)
+	o.load(mem(rEnd, -16), X1)
+	classify(X0, X2, X4)
+	classify(X1, X3, X4)
+	if o.vex {
+		VPOR(X2, X3, X3)
+	} else {
+		POR(X2, X3)
+	}
+	o.movmsk(X3, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("ret"))
+	o.store(X0, mem(rDI, 0))
+	o.store(X1, memi(rDI, RCX, -16))
+	ADDQ(RCX, rSI)
+	ADDQ(RCX, rDI)
+}
+
+func escapeUUAVX2(tag, lt bool) {
+	name := "escapeUUAVX2"
+	if tag {
+		name += "Tag"
+	}
+	if lt {
+		name += "LT"
+	}
+	opts := "UNESCAPED_UNICODE"
+	if tag {
+		opts += ", HEX_TAG"
+	}
+	if lt {
+		opts += ", UNESCAPED_LINE_TERMINATORS"
+	} else {
+		opts += ", no UNESCAPED_LINE_TERMINATORS"
+	}
+	TEXT(name, NOSPLIT, escSig)
+	Doc(name+" is the AVX2 kernel under "+opts+": it also copies valid",
+		"multi-byte sequences. It requires AVX2 and len(src) >= 16.")
+	Comment(
+		name+" escapes src into dst under "+opts+".",
+		"",
+		"Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied",
+		"unchanged"+map[bool]string{false: " (but U+2028/U+2029, E2 80 A8/A9, stop it)", true: ""}[lt]+": it stops at",
+		"a character boundary before the first invalid sequence (it may stop up to 3 bytes",
+		"earlier, before a valid character), or with fewer than 64 bytes left. src[0] must",
+		"start a character. The bytes it stops at are left to the caller.",
+		"",
+		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
+		"R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
+		"special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three",
+		"validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted",
+		"by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.",
+		"",
+		"Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is",
+		"stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,",
+		"controls by unsigned min against 0x1F) and UTF-8 validity with the Keiser–Lemire",
+		"lookup algorithm (simdjson's lookup4; the accepted set is RFC 3629, exactly PHP's",
+		"php_next_utf8_char successes): three VPSHUFB lookups of the previous byte's nibbles",
+		"and the current byte's high nibble flag bad pairs (too short, too long, overlong,",
+		"surrogate, above U+10FFFF, stray continuation), and saturating subtractions of the",
+		"bytes two and three back flag a missing or extra third/fourth byte. The bytes one,",
+		"two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,",
+		"at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a",
+		"sequence that straddles two blocks is checked in the second.",
+	)
+	if !lt {
+		Comment("U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,",
+			"which tests the exact pattern (E2 two back, 80 one back, A8/A9 here).")
+	}
+	Comment(
+		"A block with only escapes goes to the block handler (every escape of the block",
+		"before going on). A block with an invalid sequence or a line terminator, and the",
+		"end of the loop, return to Go at the start of the block, moved back to the lead byte",
+		"of a character that straddles into it (found from the three bytes before it, which",
+		"were validated), so that Go's slow path sees whole characters.",
+	)
+	kt := prologue()
+	VMOVDQU(mem(kt, ktShuf), Y15)
+	MOVL(U32(0x1F), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, Y14)
+	if tag {
+		MOVL(U32('<'), EBX)
+		VMOVD(EBX, X13)
+		VPBROADCASTB(X13, Y13)
+	}
+	VMOVDQU(k(kByte1High), Y12)
+	VMOVDQU(k(kByte1Low), Y11)
+	VMOVDQU(k(kByte2High), Y10)
+	VMOVDQU(k(k0F), Y9)
+
+	// body emits the checks of the block at SI; first: prev bytes are zeros (start of src).
+	body := func(first bool) {
+		VMOVDQU(mem(rSI, 0), Y0)
+		VMOVDQU(Y0, mem(rDI, 0))
+		if first {
+			VPXOR(Y8, Y8, Y8)
+			VPERM2I128(U8(0x21), Y0, Y8, Y2)
+			VPALIGNR(U8(15), Y2, Y0, Y3)
+			VPALIGNR(U8(14), Y2, Y0, Y4)
+			VPALIGNR(U8(13), Y2, Y0, Y2)
+		} else {
+			VMOVDQU(mem(rSI, -1), Y3)
+			VMOVDQU(mem(rSI, -2), Y4)
+			VMOVDQU(mem(rSI, -3), Y2)
+		}
+		Comment("Escapes: active special bytes and controls (bytes >= 0x80 never match).")
+		VPSHUFB(Y0, Y15, Y1)
+		VPCMPEQB(Y0, Y1, Y1)
+		VPMINUB(Y0, Y14, Y5)
+		VPCMPEQB(Y0, Y5, Y5)
+		VPOR(Y5, Y1, Y1)
+		if tag {
+			VPCMPEQB(Y0, Y13, Y5)
+			VPOR(Y5, Y1, Y1)
+		}
+		Comment("must23_80: 0x80 where a third or fourth byte must be a continuation.")
+		VPSUBUSB(k(k60), Y4, Y5)
+		VPSUBUSB(k(k70), Y2, Y6)
+		VPOR(Y6, Y5, Y5)
+		VPAND(k(k80), Y5, Y5)
+		Comment("Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.")
+		VPSRLW(U8(4), Y3, Y6)
+		VPAND(Y9, Y6, Y6)
+		VPSHUFB(Y6, Y12, Y6)
+		VPAND(Y9, Y3, Y7)
+		VPSHUFB(Y7, Y11, Y7)
+		VPAND(Y7, Y6, Y6)
+		VPSRLW(U8(4), Y0, Y7)
+		VPAND(Y9, Y7, Y7)
+		VPSHUFB(Y7, Y10, Y7)
+		VPAND(Y7, Y6, Y6)
+		VPXOR(Y5, Y6, Y6) // Y6 = UTF-8 errors
+		VPOR(Y6, Y1, Y7)
+		if !lt {
+			VPCMPEQB(k(kE2), Y4, Y8)
+			VPOR(Y8, Y7, Y7)
+		}
+		VPTEST(Y7, Y7)
+		JNZ(LabelRef("slow"))
+		ADDQ(U8(32), rSI)
+		ADDQ(U8(32), rDI)
+	}
+
+	Comment("The first block: at the start of src, nothing before it.")
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("back"))
+	body(true)
+
+	Label("loop")
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("back"))
+	body(false)
+	JMP(LabelRef("loop"))
+
+	Label("slow")
+	VPTEST(Y6, Y6)
+	JNZ(LabelRef("back"))
+	if !lt {
+		Comment("E2 two bytes back: is it E2 80 A8/A9?")
+		VPCMPEQB(k(kE2), Y4, Y4)
+		VPCMPEQB(k(k80), Y3, Y5)
+		VPAND(Y5, Y4, Y4)
+		VPOR(k(k01), Y0, Y5)
+		VPCMPEQB(k(kA9), Y5, Y5)
+		VPAND(Y5, Y4, Y4)
+		VPTEST(Y4, Y4)
+		JNZ(LabelRef("back"))
+	}
+	VPMOVMSKB(Y1, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef("loop"))
+	blockHandler("block", opsY, true, "loop")
+
+	Label("back")
+	Comment("Return at the lead byte of a character that straddles into the block at SI.")
+	CMPQ(rSI, rBeg)
+	JEQ(LabelRef("ret"))
+	MOVBLZX(mem(rSI, -1), EAX)
+	CMPL(EAX, U32(0xC0))
+	JAE(LabelRef("back1"))
+	MOVBLZX(mem(rSI, -2), EAX)
+	CMPL(EAX, U32(0xE0))
+	JAE(LabelRef("back2"))
+	MOVBLZX(mem(rSI, -3), EAX)
+	CMPL(EAX, U32(0xF0))
+	JB(LabelRef("ret"))
+	DECQ(rSI)
+	DECQ(rDI)
+	Label("back2")
+	DECQ(rSI)
+	DECQ(rDI)
+	Label("back1")
+	DECQ(rSI)
+	DECQ(rDI)
+	epilogue(true)
+}
+
+// classifySSE2 sets out to 0xFF in the lanes of x that must be escaped or are >= 0x80, with
+// one PCMPEQB per active special byte (X8.. X8+n-1) and a signed PCMPGTB against 0x20 (X15).
+func classifySSE2(n int, x, out, tmp VecPhysical) {
+	MOVOA(X15, out)
+	PCMPGTB(x, out)
+	for i := 0; i < n; i++ {
+		MOVOA(x, tmp)
+		PCMPEQB(VecPhysical(xreg(8+i)), tmp)
+		POR(tmp, out)
+	}
+}
+
+func xreg(i int) VecPhysical {
+	return []VecPhysical{X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15}[i]
+}
+
+func escapeSSE2(n int) {
+	name := fmt.Sprintf("escapeSSE2x%d", n)
+	TEXT(name, NOSPLIT, escSig)
+	Doc(fmt.Sprintf("%s is the SSE2 clean-run/ASCII-escape kernel (runKernel's contract) for option", name),
+		fmt.Sprintf("sets that escape %d special bytes. It requires len(src) >= 16.", n))
+	Comment(
+		fmt.Sprintf("%s escapes src into dst for option sets that escape exactly %d special", name, n),
+		"bytes besides the controls (the first n of kt's broadcast special bytes).",
+		"",
+		"Contract: as escapeAVX2 (SSE2 only, 16-byte blocks): requires len(src) >= 16 and",
+		"len(dst) >= 6*len(src); reads only src; writes dst[0:ndst] and possibly",
+		"dst[ndst:ndst+len(src)-nsrc] (bytes the rest of the escape overwrites); stops at a",
+		"byte >= 0x80 or with fewer than 16 bytes left.",
+		"",
+		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
+		"R11 = esc, AX = dirty mask, BX/CX/DX scratch; X15 = 0x20 in every byte, X8.. = the",
+		"escaped special bytes (one register each), X0-X5 data.",
+		"",
+		"Algorithm: as escapeAVX2 with one PCMPEQB per escaped special byte (SSE2 has no",
+		"PSHUFB): 32 bytes per iteration while 48 are left, 16 while 32 are left, then two",
+		"overlapping 16-byte loads for the last 16 to 31 bytes when both are clean.",
+	)
+	kt := prologue()
+	MOVL(U32(0x20202020), EBX)
+	MOVQ(RBX, X15)
+	PSHUFD(U8(0), X15, X15)
+	for i := 0; i < n; i++ {
+		MOVOU(mem(kt, ktSpec+16*i), xreg(8+i))
+	}
+
+	Label("loop32")
+	Comment("32 bytes per iteration while 48 bytes are left.")
+	LEAQ(mem(rSI, 48), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop16"))
+	MOVOU(mem(rSI, 0), X0)
+	MOVOU(mem(rSI, 16), X1)
+	MOVOU(X0, mem(rDI, 0))
+	MOVOU(X1, mem(rDI, 16))
+	classifySSE2(n, X0, X2, X4)
+	classifySSE2(n, X1, X3, X5)
+	MOVOA(X2, X4)
+	POR(X3, X4)
+	PMOVMSKB(X4, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("dirty32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef("loop32"))
+
+	Label("dirty32")
+	PMOVMSKB(X2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block16"))
+	ADDQ(U8(16), rSI)
+	ADDQ(U8(16), rDI)
+	PMOVMSKB(X3, EAX)
+	JMP(LabelRef("block16"))
+
+	Label("loop16")
+	Comment("One 16-byte block while 32 bytes are left.")
+	LEAQ(mem(rSI, 32), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("tail"))
+	MOVOU(mem(rSI, 0), X0)
+	MOVOU(X0, mem(rDI, 0))
+	classifySSE2(n, X0, X2, X4)
+	PMOVMSKB(X2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block16"))
+	ADDQ(U8(16), rSI)
+	ADDQ(U8(16), rDI)
+	JMP(LabelRef("loop16"))
+
+	blockHandler("block16", opsX, false, "loop32")
+
+	tail16(opsX, func(x, out, tmp VecPhysical) { classifySSE2(n, x, out, tmp) })
+	epilogue(false)
+}

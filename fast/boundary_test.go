@@ -1,0 +1,275 @@
+package fast_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+)
+
+// The vector kernels' edges: every dirty byte and every multi-byte class at every offset of
+// clean filler (so at every lane of a 16- and 32-byte block, before, in and after the main
+// loops, the 16-byte loop and the overlapping tail), and multi-byte sequences straddling every
+// 16- and 32-byte edge at every split point. The expected output is the oracle's, which shares
+// no code with fast. Every run also checks the memory contract: src unchanged, dst's prefix
+// kept, and no byte written into dst's spare capacity past the returned length.
+
+// edgeOpts make each special byte dirty and clean, and cover every invalid-UTF-8 mode,
+// including the two where the output of invalid input is shorter than the input (IGNORE, and
+// SUBSTITUTE under UNESCAPED_UNICODE), which the kernels' run-ahead stores must survive.
+var edgeOpts = []jsonopt.Options{
+	0, // '/' dirty, < > & ' clean
+	jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
+	jsonopt.UnescapedSlashes | jsonopt.HexAmp,
+	jsonopt.UnescapedSlashes | jsonopt.HexTag | jsonopt.PartialOutputOnError,
+	jsonopt.UnescapedUnicode,
+	jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.HexTag | jsonopt.HexApos,
+	jsonopt.UnescapedUnicode | jsonopt.InvalidUTF8Ignore,
+	jsonopt.UnescapedUnicode | jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedSlashes,
+	jsonopt.InvalidUTF8Substitute | jsonopt.HexQuot,
+	jsonopt.InvalidUTF8Ignore | jsonopt.UnescapedLineTerminators,
+}
+
+// edgeUnits are the things placed into the filler: every byte below 0x20, every special byte
+// and DEL, and every multi-byte class: valid sequences of each length at the edges of their
+// ranges (and U+2028/U+2029 with their neighbours), and invalid ones of every failure kind
+// of spec §2.2 (stray continuation, C0/C1, F5..FF, truncated, bad trail, overlong,
+// surrogate, above U+10FFFF).
+func edgeUnits() []string {
+	var us []string
+	for b := 0; b < 0x20; b++ {
+		us = append(us, string(rune(b)))
+	}
+	for _, b := range "\"\\/<>&'\x7f" {
+		us = append(us, string(b))
+	}
+	for _, r := range []rune{0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0x2027, 0x2028, 0x2029, 0x202A, 0xD7FF,
+		0xE000, 0xFEFF, 0xFFFD, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF} {
+		us = append(us, string(r))
+	}
+	us = append(us, "\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc2", "\xdf\x41", "\xc3\xff", "\xc3\xc3\xa9",
+		"\xe0\x80\x80", "\xe0\x9f\xbf", "\xe0\xa0", "\xe2\x82", "\xe2\x82\x41", "\xe2\xc0\x80", "\xed\xa0\x80",
+		"\xed\xbf\xbf", "\xef\xbf", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf0\x9f\x98", "\xf0\x9f\xc0\x80",
+		"\xf4\x90\x80\x80", "\xf4\x8f\xbf", "\xf5\x80\x80\x80", "\xf8", "\xfe\xff", "\xff")
+	return us
+}
+
+// edgeFiller is clean under every option set and has no byte the kernels treat specially.
+const edgeFiller = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;-_!?()[]{}=+*#~%$@^|`\x7f" +
+	"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore" +
+	" et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut"
+
+// edgeChecker runs every implementation on an input and compares it with the oracle,
+// checking the memory contract with a canary-filled destination.
+type edgeChecker struct {
+	t   *testing.T
+	ims []impl
+	buf []byte
+}
+
+const edgeCanary = 0xA5
+
+func (c *edgeChecker) check(in []byte, opts jsonopt.Options, what string) {
+	c.t.Helper()
+	want, wantErr := oracle.Escape(nil, in, opts)
+	if wantErr == nil && want == nil {
+		want = []byte{}
+	}
+	src := bytes.Clone(in)
+	for _, im := range c.ims {
+		// Room for the worst case, so that the output goes into the canary-filled capacity.
+		room := 6*len(in) + 80
+		if cap(c.buf) < 3+room {
+			c.buf = make([]byte, 3+room)
+		}
+		full := c.buf[:3+room]
+		for i := range full {
+			full[i] = edgeCanary
+		}
+		copy(full, "pre")
+		dst := full[: 3 : 3+room]
+		got, err := im.escape(dst, src, opts)
+		if err != wantErr || !bytes.Equal(got[3:], want) {
+			c.t.Fatalf("%s: Escape(%q, %s) = %q, %v; want %q, %v (%s)", im.name, in, opts, got[3:], err, want, wantErr, what)
+		}
+		if !bytes.Equal(src, in) {
+			c.t.Fatalf("%s: Escape(%q, %s) modified src to %q (%s)", im.name, in, opts, src, what)
+		}
+		if string(full[:3]) != "pre" {
+			c.t.Fatalf("%s: Escape(%q, %s) modified dst's prefix (%s)", im.name, in, opts, what)
+		}
+		if i := spareWritten(dst, got, edgeCanary); i >= 0 {
+			c.t.Fatalf("%s: Escape(%q, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d (%s)",
+				im.name, in, opts, full[i], i, len(got), what)
+		}
+	}
+}
+
+// TestEdgePlacements puts every unit at every offset 0..95 of clean filler, for every total
+// length 0..96 (the unit replacing the filler byte at its offset), under every edgeOpts.
+func TestEdgePlacements(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	t.Logf("variants: %v", names(c.ims))
+	us := edgeUnits()
+	maxLen, optsList := 96, edgeOpts
+	if testing.Short() {
+		maxLen, optsList = 40, []jsonopt.Options{0, edgeOpts[1], edgeOpts[5], edgeOpts[6], edgeOpts[7]}
+	}
+	in := make([]byte, 0, 128)
+	for n := 0; n <= maxLen; n++ {
+		clean := edgeFiller[:n]
+		for _, opts := range optsList {
+			c.check([]byte(clean), opts, "clean")
+		}
+		for off := 0; off < n; off++ {
+			for _, u := range us {
+				in = append(append(append(in[:0], clean[:off]...), u...), clean[off+1:]...)
+				for _, opts := range optsList {
+					c.check(in, opts, fmt.Sprintf("unit %q at %d of %d", u, off, n))
+				}
+			}
+		}
+	}
+}
+
+// straddleSeqs are the multi-byte sequences split across block edges: for every lead byte
+// C2..F4 the smallest and the largest valid sequence, the line terminators, and sequences
+// that are invalid in the second, third or fourth byte, truncated, overlong, surrogates and
+// above U+10FFFF, plus a pair of characters back to back.
+func straddleSeqs() []string {
+	var ss []string
+	for lead := 0xC2; lead <= 0xF4; lead++ {
+		n := 2
+		lo, hi := byte(0x80), byte(0xBF)
+		switch {
+		case lead >= 0xF0:
+			n = 4
+		case lead >= 0xE0:
+			n = 3
+		}
+		switch lead {
+		case 0xE0:
+			lo = 0xA0
+		case 0xED:
+			hi = 0x9F
+		case 0xF0:
+			lo = 0x90
+		case 0xF4:
+			hi = 0x8F
+		}
+		for _, second := range []byte{lo, hi} {
+			s := []byte{byte(lead), second}
+			for len(s) < n {
+				s = append(s, 0x80|byte(len(s)*13)&0x3F)
+			}
+			ss = append(ss, string(s))
+		}
+	}
+	return append(ss, "\u2028", "\u2029", "\u2027", "\xe2\x80\xa8\xe2\x80\xa9", "é€", "😀😀",
+		"\xe0\x80\x80", "\xed\xa0\x80", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xe2\x82\x41", "\xe2\x41\x82",
+		"\xf0\x9f\x98\x41", "\xf0\x9f\x41\x80", "\xf0\x41\x98\x80", "\xc3\xc3", "\xe2\x82\xac\x80", "\xc3\xa9\xa9",
+		"\x80\x80", "\xc0\x80", "\xf5\x80\x80\x80")
+}
+
+// TestEdgeStraddles places every straddleSeqs sequence across each 16- and 32-byte edge of
+// filler of a few lengths at every split point (1..len-1 bytes before the edge), and with a
+// dirty ASCII byte just before, just after and at the far end of its block, so that a
+// sequence's first byte and its last byte fall into different blocks.
+func TestEdgeStraddles(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	optsList := edgeOpts
+	if testing.Short() {
+		optsList = []jsonopt.Options{0, edgeOpts[4], edgeOpts[5], edgeOpts[6], edgeOpts[7]}
+	}
+	in := make([]byte, 0, 256)
+	totals := []int{100, 161, 200}
+	if testing.Short() {
+		totals = totals[:1]
+	}
+	for _, total := range totals {
+		clean := edgeFiller[:total]
+		for edge := 16; edge < total-4; edge += 16 {
+			for _, seq := range straddleSeqs() {
+				for split := 1; split < len(seq); split++ {
+					off := edge - split
+					for _, extra := range []int{-1, 0, 1, 2} {
+						in = append(append(append(in[:0], clean[:off]...), seq...), clean[off+len(seq):]...)
+						switch extra {
+						case 0:
+							in[off+len(seq)] = '"' // right after the sequence
+						case 1:
+							in[off-1] = '\\' // right before
+						case 2:
+							in[(edge|31)%len(in)] = '\n' // at the end of its 32-byte block
+						}
+						for _, opts := range optsList {
+							c.check(in, opts, fmt.Sprintf("%q at %d across the edge at %d (extra %d)", seq, off, edge, extra))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestEdgeRuns covers long runs that the main loops take whole: clean ASCII, escapes in
+// every lane, multi-byte text under UNESCAPED_UNICODE with one odd character at every
+// position, at lengths around the loop thresholds of both kernels.
+func TestEdgeRuns(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	bases := []string{
+		strings.Repeat("ж", 100), strings.Repeat("中", 70), strings.Repeat("😀 ", 40), strings.Repeat("a\"", 100),
+		strings.Repeat("é", 3) + strings.Repeat("x", 150), strings.Repeat("\\\\//", 50),
+	}
+	odd := []string{"\x80", "\u2028", "\"", "\x01", "\xe2\x82", "\xf0\x9f\x98", "é", "<"}
+	for _, base := range bases {
+		for _, n := range []int{15, 16, 31, 32, 33, 47, 48, 63, 64, 65, 95, 96, 97, 127, 128, 129, 160, 200} {
+			if n > len(base) {
+				continue
+			}
+			s := base[:n]
+			for _, opts := range edgeOpts {
+				c.check([]byte(s), opts, "run")
+			}
+			for pos := 0; pos < n; pos += 3 {
+				for _, o := range odd {
+					in := []byte(s[:pos] + o + s[pos:])
+					for _, opts := range []jsonopt.Options{0, jsonopt.UnescapedUnicode, edgeOpts[6], edgeOpts[7]} {
+						c.check(in, opts, fmt.Sprintf("%q inserted at %d", o, pos))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestVariantsAMD64 checks the registry: on amd64 every variant this CPU can run is there
+// and ranked avx2 > sse2 > swar > generic.
+func TestVariantsRanked(t *testing.T) {
+	var got []string
+	for _, v := range fast.Variants() {
+		got = append(got, v.Name)
+	}
+	order := map[string]int{"avx2": 0, "neon": 0, "sse2": 1, "swar": 2, "generic": 3}
+	for i := 1; i < len(got); i++ {
+		if order[got[i-1]] > order[got[i]] {
+			t.Errorf("Variants() = %v: %s ranked above %s", got, got[i-1], got[i])
+		}
+	}
+	if got[0] != fast.Default() {
+		t.Errorf("Default() = %s; want the first variant, %s", fast.Default(), got[0])
+	}
+	t.Logf("variants %v, default %s", got, fast.Default())
+}
+
+func names(ims []impl) []string {
+	var out []string
+	for _, im := range ims {
+		out = append(out, im.name)
+	}
+	return out
+}

@@ -1,0 +1,293 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// NEON block kernel of the "neon" variant (see kernel_arm64.go for the Go side).
+//
+// Instructions Go's arm64 assembler does not know are written as WORD with the instruction in
+// a comment beside each one: CMGT (vector, signed greater than), UMAXV (unsigned maximum across
+// lanes) and SHRN (shift right narrow). Their encodings are fixed to the registers used here.
+
+// func escapeBlocksNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, nsp int) (nsrc, ndst int)
+//
+// Contract:
+//   Escapes src from its start into dst, 16-byte block by 16-byte block, under the option set
+//   of an escCtx c given as kt = &c.kt, esc = c.esc and nsp = c.nsp (tables.go): clean bytes
+//   are copied, and every dirty ASCII byte (< 0x20, or one of the nsp special bytes of kt: '"',
+//   '\\' and those of '/', '<', '>', '&', '\'' the options escape) is written as its escape
+//   from esc (2 or 6 bytes, the length in the top byte). It stops
+//     - at the first byte >= 0x80 (nsrc is its index), or
+//     - at the end of a block i when src[i+16:i+32] is not all there or not all ASCII: after
+//       the block that follows if that block is ASCII and clean, before it if not (nsrc is a
+//       multiple of 16; see step 5).
+//   It returns nsrc and ndst, the length of the escape of src[:nsrc], which is exactly what
+//   the "generic" kernel writes for src[:nsrc]. The caller (asciiNEON) finishes the rest.
+//   With len(src) < 32, or src[16:32] not all ASCII, it does nothing (0, 0).
+//
+// Memory:
+//   Reads only src[0:min(len(src), nsrc+48)], kt and esc. Needs len(dst) >= 6*len(src) (the
+//   kernel contract of runKernel) and writes only dst[0:ndst+16]. Bytes past ndst are written
+//   only by 16-byte stores at the output position of some src[p] while src[p:] still holds at
+//   least 16 ASCII bytes (the block invariant below), and by the 8-byte store of an escape,
+//   whose last bytes the 16-byte store that follows it covers. Each ASCII byte is escaped to
+//   at least one byte, so the output that follows ndst overwrites them whatever the options,
+//   IGNORE included: the kernel never leaves a byte past the final output.
+//
+// Registers:
+//   R0  dst base            R1  src base            R2  len(src)
+//   R3  kt                  R4  src cursor: the block at i = R4-R1
+//   R5  dst cursor          R6  src+len-48: last block address with a lookahead block
+//   R7  k = nsp-2, the number of extra specials (0..5)
+//   R8  temp                R9  UMAXV result, then the lane mask
+//   R12 src address of the first lane of the current block not yet emitted
+//   R13, R15, R16, R17 temps                        R14 src address of the current dirty lane
+//   R20 esc
+//   V0  block B(i)          V1  lookahead block B(i+32) (0x80s when there is none)
+//   V2  dirty lanes of V0 (0xFF/0x00)               V3..V9 temps
+//   V20 0x20 x16            V21..V27 the special bytes of kt x16 ('"', '\\', then the extras)
+//
+// Algorithm:
+//   Invariant at the top of the loop: i+32 <= len(src) and B(i+16) is all ASCII. It holds for
+//   i = 0 after one UMAXV over B(16), and for i+16 when the lookahead block B(i+32) is ASCII.
+//
+//   1. Load B(i), store it to the dst cursor (one pass: the store comes before the test; it is
+//      the final output when the block is clean), classify its lanes into V2: one signed CMGT
+//      (0x20 > b, true for b < 0x20 and for b >= 0x80), and one CMEQ per special byte the
+//      option set escapes: there are six copies of the loop, for k = 0..5 extra specials, so
+//      that no compare is spent on a byte the options leave alone.
+//   2. If B(i+32) exists, load it and take one UMAXV over V2 | B(i+32): below 0x80 means this
+//      block is clean and the lookahead block is ASCII, so advance 16 and loop. Otherwise (or
+//      when there is no lookahead block; then it counts as non-ASCII) go to the slow path.
+//   3. Slow path: only now find the lanes. SHRN #4 narrows V2 to a 64-bit mask with a nibble per
+//      lane; one bit per lane is kept and the lanes are visited in order with RBIT+CLZ. For
+//      each dirty lane j: the clean lanes before it are already in place (from the block store
+//      or from the previous reload store), so the cursor just moves over them; a byte >= 0x80
+//      ends the kernel there; otherwise its escape is stored (8 bytes, of which the first 2 or
+//      6 count), and the 16 source bytes after it are reloaded from src and stored right after
+//      the escape, putting the rest of the block in place. Every dirty byte of the block is
+//      handled before leaving the slow path; there is no byte loop.
+//   4. After the block: continue (back into the loop for k) at i+16 if B(i+32) is ASCII.
+//   5. Else B(i+16) is the last block: store it (it is ASCII, so its own output covers the
+//      store), classify it, and return after it if it is clean, or before it if not. The Go
+//      caller does the rest: the bytes before the next byte >= 0x80 (fewer than 16 when the
+//      last block was clean, else fewer than 32) or before the end.
+
+// CLASSIFYk sets V2 to 0xFF in each lane of V0 that is dirty under an option set with k extra
+// specials: < 0x20 or >= 0x80, or equal to one of V21..V(22+k).
+#define CMGT_V2_V20_V0 WORD $0x4e203682 /* CMGT V2.16B, V20.16B, V0.16B: V2 = 0x20 > V0 (signed) */
+
+#define CLASSIFY0 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V3.B16, V2.B16, V2.B16
+
+#define CLASSIFY1 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VCMEQ V23.B16, V0.B16, V5.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V5.B16, V2.B16, V2.B16  \
+	VORR  V3.B16, V2.B16, V2.B16
+
+#define CLASSIFY2 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VCMEQ V23.B16, V0.B16, V5.B16 \
+	VCMEQ V24.B16, V0.B16, V6.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V6.B16, V5.B16, V5.B16  \
+	VORR  V3.B16, V2.B16, V2.B16  \
+	VORR  V5.B16, V2.B16, V2.B16
+
+#define CLASSIFY3 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VCMEQ V23.B16, V0.B16, V5.B16 \
+	VCMEQ V24.B16, V0.B16, V6.B16 \
+	VCMEQ V25.B16, V0.B16, V7.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V6.B16, V5.B16, V5.B16  \
+	VORR  V7.B16, V2.B16, V2.B16  \
+	VORR  V5.B16, V3.B16, V3.B16  \
+	VORR  V3.B16, V2.B16, V2.B16
+
+#define CLASSIFY4 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VCMEQ V23.B16, V0.B16, V5.B16 \
+	VCMEQ V24.B16, V0.B16, V6.B16 \
+	VCMEQ V25.B16, V0.B16, V7.B16 \
+	VCMEQ V26.B16, V0.B16, V8.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V6.B16, V5.B16, V5.B16  \
+	VORR  V8.B16, V7.B16, V7.B16  \
+	VORR  V3.B16, V2.B16, V2.B16  \
+	VORR  V7.B16, V5.B16, V5.B16  \
+	VORR  V5.B16, V2.B16, V2.B16
+
+#define CLASSIFY5 \
+	CMGT_V2_V20_V0                \
+	VCMEQ V21.B16, V0.B16, V3.B16 \
+	VCMEQ V22.B16, V0.B16, V4.B16 \
+	VCMEQ V23.B16, V0.B16, V5.B16 \
+	VCMEQ V24.B16, V0.B16, V6.B16 \
+	VCMEQ V25.B16, V0.B16, V7.B16 \
+	VCMEQ V26.B16, V0.B16, V8.B16 \
+	VCMEQ V27.B16, V0.B16, V9.B16 \
+	VORR  V4.B16, V3.B16, V3.B16  \
+	VORR  V6.B16, V5.B16, V5.B16  \
+	VORR  V8.B16, V7.B16, V7.B16  \
+	VORR  V9.B16, V2.B16, V2.B16  \
+	VORR  V5.B16, V3.B16, V3.B16  \
+	VORR  V7.B16, V2.B16, V2.B16  \
+	VORR  V3.B16, V2.B16, V2.B16
+
+// BLOCKLOOP is steps 1 and 2 for one value of k: the loop over clean blocks; and step 5, the
+// last block.
+#define BLOCKLOOP(loop, tail, CLASSIFY) \
+loop:                                          \
+	VLD1  (R4), [V0.B16]                       \
+	VST1  [V0.B16], (R5)                       \
+	CLASSIFY                                   \
+	CMP   R6, R4                               \
+	BHI   last                                 \
+	ADD   $32, R4, R8                          \
+	VLD1  (R8), [V1.B16]                       \
+	VORR  V1.B16, V2.B16, V3.B16               \
+	WORD  $0x6e30a863 /* UMAXV B3, V3.16B */   \
+	VMOV  V3.B[0], R9                          \
+	TBNZ  $7, R9, slow                         \
+	ADD   $16, R4                              \
+	ADD   $16, R5                              \
+	B     loop                                 \
+tail:                                          \
+	VLD1  (R4), [V0.B16]                       \
+	VST1  [V0.B16], (R5)                       \
+	CLASSIFY                                   \
+	WORD  $0x6e30a843 /* UMAXV B3, V2.16B */   \
+	VMOV  V3.B[0], R9                          \
+	CBNZ  R9, ret                              \
+	ADD   $16, R4                              \
+	ADD   $16, R5                              \
+	B     ret
+
+TEXT ·escapeBlocksNEON(SB), NOSPLIT, $0-88
+	MOVD dst_base+0(FP), R0
+	MOVD src_base+24(FP), R1
+	MOVD src_len+32(FP), R2
+	MOVD kt+48(FP), R3
+	MOVD esc+56(FP), R20
+	MOVD nsp+64(FP), R7
+	MOVD R1, R4
+	MOVD R0, R5
+	CMP  $32, R2
+	BLT  ret
+
+	// The invariant for i = 0: B(16) is all ASCII.
+	ADD  $16, R1, R8
+	VLD1 (R8), [V1.B16]
+	WORD $0x6e30a823 // UMAXV B3, V1.16B
+	VMOV V3.B[0], R9
+	TBNZ $7, R9, ret
+
+	ADD R1, R2, R6
+	SUB $48, R6, R6
+
+	// The special bytes, each 16 times: kt bytes 32..143 (the first nsp groups are used).
+	ADD    $32, R3, R8
+	VLD1.P 64(R8), [V21.B16, V22.B16, V23.B16, V24.B16]
+	VLD1   (R8), [V25.B16, V26.B16, V27.B16]
+	VMOVI  $0x20, V20.B16
+	SUB    $2, R7, R7
+
+dispatch:
+	CBZ R7, loop0
+	CMP $2, R7
+	BLT loop1
+	BEQ loop2
+	CMP $4, R7
+	BLT loop3
+	BEQ loop4
+	B   loop5
+
+	BLOCKLOOP(loop0, tail0, CLASSIFY0)
+	BLOCKLOOP(loop1, tail1, CLASSIFY1)
+	BLOCKLOOP(loop2, tail2, CLASSIFY2)
+	BLOCKLOOP(loop3, tail3, CLASSIFY3)
+	BLOCKLOOP(loop4, tail4, CLASSIFY4)
+	BLOCKLOOP(loop5, tail5, CLASSIFY5)
+
+last:
+	// No lookahead block B(i+32): B(i) is still handled (B(i+16) is ASCII), then we return.
+	VMOVI $0x80, V1.B16
+
+slow:
+	// Step 3: V2 has at least one dirty lane, or V1 has a byte >= 0x80, or both.
+	WORD $0x0f0c8443 // SHRN V3.8B, V2.8H, #4: a nibble per lane, 0xF where V2 is 0xFF
+	VMOV V3.D[0], R9
+	AND  $0x1111111111111111, R9, R9 // bit 4j for dirty lane j
+	CBZ  R9, blockclean
+	MOVD R4, R12
+
+dirty:
+	RBIT  R9, R13
+	CLZ   R13, R13                   // 4j
+	ADD   R13>>2, R4, R14            // &src[i+j]
+	SUB   R12, R14, R15
+	ADD   R15, R5, R5                // move over the clean lanes before j, already in place
+	MOVBU (R14), R16
+	TBNZ  $7, R16, high
+	MOVD  (R20)(R16<<3), R17         // the escape, its length in the top byte
+	MOVD  R17, (R5)                  // bytes past the escape are overwritten just below
+	ADD   R17>>56, R5, R5
+	ADD  $1, R14, R12
+	VLD1 (R12), [V4.B16]             // src[i+j+1:i+j+17], inside src[:i+32]
+	VST1 [V4.B16], (R5)
+	SUB  $1, R9, R13
+	AND  R13, R9, R9                 // next dirty lane
+	CBNZ R9, dirty
+
+	// The clean lanes after the last escape are in place.
+	ADD $16, R4, R4
+	SUB R12, R4, R13
+	ADD R13, R5, R5
+	B   next
+
+blockclean:
+	ADD $16, R4, R4
+	ADD $16, R5, R5
+
+next:
+	// Step 4: go on only if the new B(i+16), the old lookahead block, is ASCII.
+	WORD $0x6e30a823 // UMAXV B3, V1.16B
+	VMOV V3.B[0], R9
+	TBZ  $7, R9, dispatch
+
+	// Step 5: B(i) is ASCII, and the lookahead block is not (or is not there). If B(i) is also
+	// clean, it is the output: store it and return after it.
+	CBZ R7, tail0
+	CMP $2, R7
+	BLT tail1
+	BEQ tail2
+	CMP $4, R7
+	BLT tail3
+	BEQ tail4
+	B   tail5
+
+ret:
+	SUB  R1, R4, R4
+	SUB  R0, R5, R5
+	MOVD R4, nsrc+72(FP)
+	MOVD R5, ndst+80(FP)
+	RET
+
+high:
+	// A byte >= 0x80 at R14: the Go caller takes over there.
+	MOVD R14, R4
+	B    ret

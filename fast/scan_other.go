@@ -1,0 +1,8 @@
+//go:build purego || !amd64
+
+package fast
+
+// archASCIIEnd is asciiPrefix for the per-architecture kernels: the index of the first byte
+// >= 0x80 in s, or len(s). Architectures without a vector scan of their own (see
+// kernel_amd64.go for amd64's) use the 8-bytes-a-word scan.
+func archASCIIEnd(k int, s []byte) int { return asciiEnd(s, 0, true) }

@@ -1,0 +1,204 @@
+package fuzz
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// CheckOne runs one candidate against the oracle on one input and returns the findings; it is
+// what minimization re-runs (OneCheck makes one from a CheckFunc; an external target makes
+// its own).
+type CheckOne func(op Op, im Impl, src []byte, opts jsonopt.Options) []*Finding
+
+// OneCheck adapts a CheckFunc to one candidate, with a Checker of its own (so the result
+// belongs to one goroutine).
+func OneCheck(check CheckFunc) CheckOne {
+	var c Checker
+	return func(op Op, im Impl, src []byte, opts jsonopt.Options) []*Finding {
+		return check(&c, nil, op, []Impl{im}, src, opts)
+	}
+}
+
+// maxMinimizeChecks bounds the candidate runs of one minimization (a 1 KiB input needs a
+// few thousand at most).
+const maxMinimizeChecks = 50000
+
+// Minimize shrinks f while the candidate keeps producing a finding of the same kind for the
+// same operation: delta debugging (Zeller's ddmin) on the input bytes, alternated with
+// removing whole 64/32/16/8/4-byte blocks (see shrink), then on the option bits
+// (each set bit is cleared if the finding survives without it), then bytes once more if an
+// option went; last, every byte that can be replaced by 'a' is, for readability. The result
+// is 1-minimal: removing any one byte or clearing any one option
+// bit makes the finding go away. It returns the finding made by the minimal input (with
+// Origin extended to say what was removed), or f itself if im cannot reproduce it. check
+// nil means OneCheck(DefaultCheck).
+func Minimize(f *Finding, im Impl, check CheckOne) *Finding {
+	if check == nil {
+		check = OneCheck(DefaultCheck)
+	}
+	m := &minimizer{f: f, im: im, check: check}
+	opts := f.Flags
+	if m.test(f.Input, opts) == nil {
+		return f // not reproducible alone (flaky or order-dependent): keep as found
+	}
+	in := m.shrink(f.Input, opts)
+	if f.Op == OpEscape {
+		if o := m.minOptions(in, opts); o != opts {
+			opts = o
+			in = m.shrink(in, opts)
+		}
+	}
+	in = m.simplify(in, opts)
+	g := m.test(in, opts)
+	if g == nil { // cannot happen: every accepted step was tested
+		return f
+	}
+	g.Origin = f.Origin
+	var what []string
+	if len(in) < len(f.Input) {
+		what = append(what, fmt.Sprintf("from %d to %d bytes", len(f.Input), len(in)))
+	}
+	if opts != f.Flags {
+		what = append(what, fmt.Sprintf("options from %d to %d bits", bits.OnesCount32(uint32(f.Flags)), bits.OnesCount32(uint32(opts))))
+	}
+	if len(what) > 0 {
+		note := "minimized " + what[0]
+		for _, w := range what[1:] {
+			note += ", " + w
+		}
+		note += fmt.Sprintf(" (%d runs)", m.runs)
+		if g.Origin != "" {
+			g.Origin += "; " + note
+		} else {
+			g.Origin = note
+		}
+	}
+	return g
+}
+
+type minimizer struct {
+	f     *Finding
+	im    Impl
+	check CheckOne
+	runs  int
+}
+
+// test returns the finding the candidate makes on (in, opts) if it is of f's kind.
+func (m *minimizer) test(in []byte, opts jsonopt.Options) *Finding {
+	m.runs++
+	for _, g := range m.check(m.f.Op, m.im, in, opts) {
+		if g.Impl == m.im.Name && g.Kind == m.f.Kind {
+			return g
+		}
+	}
+	return nil
+}
+
+func (m *minimizer) fails(in []byte, opts jsonopt.Options) bool {
+	return m.runs < maxMinimizeChecks && m.test(in, opts) != nil
+}
+
+// shrink alternates ddmin with removing whole blocks of 64, 32, 16, 8 or 4 bytes at any
+// offset: ddmin alone is 1-minimal, but a defect tied to a position in a vector chunk (a
+// sequence straddling the 16-byte edge) needs the bytes before it removed a chunk at a
+// time, which keeps it in its lane.
+func (m *minimizer) shrink(in []byte, opts jsonopt.Options) []byte {
+	in = m.ddmin(in, opts)
+	for m.runs < maxMinimizeChecks {
+		shorter := false
+		for _, w := range []int{64, 32, 16, 8, 4} {
+			for lo := 0; lo+w <= len(in) && !shorter; lo++ {
+				c := append(append([]byte(nil), in[:lo]...), in[lo+w:]...)
+				if m.fails(c, opts) {
+					in, shorter = c, true
+				}
+			}
+			if shorter {
+				break
+			}
+		}
+		if !shorter {
+			return in
+		}
+		in = m.ddmin(in, opts)
+	}
+	return in
+}
+
+// ddmin is delta debugging on bytes: split the input into n parts; keep a part that still
+// fails, else a complement that still fails (one part removed), else split finer, until the
+// parts are single bytes. The empty input is tried first.
+func (m *minimizer) ddmin(in []byte, opts jsonopt.Options) []byte {
+	in = append([]byte(nil), in...)
+	if len(in) > 0 && m.fails(nil, opts) {
+		return []byte{}
+	}
+	n := 2
+	for len(in) >= 2 && m.runs < maxMinimizeChecks {
+		size := (len(in) + n - 1) / n
+		reduced := false
+		// Subsets first: a part alone that still fails.
+		for lo := 0; lo < len(in) && n > 2; lo += size {
+			part := in[lo:min(lo+size, len(in))]
+			if m.fails(part, opts) {
+				in, n, reduced = append([]byte(nil), part...), 2, true
+				break
+			}
+		}
+		if !reduced {
+			// Complements: the input with one part removed.
+			for lo := 0; lo < len(in); lo += size {
+				hi := min(lo+size, len(in))
+				c := append(append([]byte(nil), in[:lo]...), in[hi:]...)
+				if m.fails(c, opts) {
+					in, n, reduced = c, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(in) {
+				break
+			}
+			n = min(2*n, len(in))
+		}
+	}
+	if len(in) == 1 && m.fails(nil, opts) {
+		return []byte{}
+	}
+	return in
+}
+
+// simplify makes the minimal input readable without changing its length: each byte that
+// can become 'a' (keeping the finding) does, so the bytes left are the ones that matter.
+func (m *minimizer) simplify(in []byte, opts jsonopt.Options) []byte {
+	for i := range in {
+		if in[i] == 'a' {
+			continue
+		}
+		old := in[i]
+		in[i] = 'a'
+		if !m.fails(in, opts) {
+			in[i] = old
+		}
+	}
+	return in
+}
+
+// minOptions clears every option bit whose absence keeps the finding, highest bit first,
+// until no single bit can go.
+func (m *minimizer) minOptions(in []byte, opts jsonopt.Options) jsonopt.Options {
+	for changed := true; changed; {
+		changed = false
+		for k := 31; k >= 0; k-- {
+			b := jsonopt.Options(1) << k
+			if opts&b != 0 && m.fails(in, opts&^b) {
+				opts &^= b
+				changed = true
+			}
+		}
+	}
+	return opts
+}
