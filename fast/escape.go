@@ -21,17 +21,23 @@ var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
 //
-// Strings of 1 to 16 bytes with nothing to escape take an inline path without any kernel
-// call: the string is read as two overlapping 8-byte words (two 4-byte halves, or three
-// bytes, when shorter), tested with the swar kernel's masks, and stored back with the quotes
-// when dst has room.
+// Short strings with nothing to escape take a path without any kernel call or block loop:
+// strings under 16 bytes stay in Go, read as two overlapping 8-byte words (two 4-byte halves,
+// or three bytes, when shorter) and tested with the swar kernel's masks; 16 to 31 bytes go to
+// the architecture's two overlapping 16-byte blocks (archClean16) when a vector kernel is in
+// use. Either way the string is stored back with its quotes when dst has room.
 func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
-	// 8 to 16 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
-	// HEX_APOS), the common case, is written out here without any call, with few values live
-	// at once; appendSmallClean (called from escapeLong) does every other short string.
 	n, s := len(src), len(dst)
-	if uint(n-8) <= smallInput-8 && opts&(jsonopt.NumericCheck|jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 &&
+	if uint(n-16) < 16 && k >= kernelArch && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
+		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
+		if archClean16(k, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
+			return dst[:s+n+2], nil
+		}
+	} else if uint(n-8) <= smallInput-8 && opts&(jsonopt.NumericCheck|jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 &&
 		cap(dst)-s >= n+2 {
+		// 8 to 16 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
+		// HEX_APOS), the common case, is written out here without any call, with few values
+		// live at once; appendSmallClean (called from escapeLong) does the other short strings.
 		c := &ctxs[ctxIndex(opts)]
 		w0 := binary.LittleEndian.Uint64(src)
 		w1 := binary.LittleEndian.Uint64(src[n-8:])

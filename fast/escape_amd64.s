@@ -128,7 +128,39 @@ DATA utf8consts<>+288(SB)/8, $0xa9a9a9a9a9a9a9a9
 DATA utf8consts<>+296(SB)/8, $0xa9a9a9a9a9a9a9a9
 DATA utf8consts<>+304(SB)/8, $0xa9a9a9a9a9a9a9a9
 DATA utf8consts<>+312(SB)/8, $0xa9a9a9a9a9a9a9a9
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $320
+DATA utf8consts<>+320(SB)/1, $0x01
+DATA utf8consts<>+321(SB)/1, $0x01
+DATA utf8consts<>+322(SB)/1, $0x02
+DATA utf8consts<>+323(SB)/1, $0x04
+DATA utf8consts<>+324(SB)/1, $0x00
+DATA utf8consts<>+325(SB)/1, $0x08
+DATA utf8consts<>+326(SB)/1, $0x00
+DATA utf8consts<>+327(SB)/1, $0x00
+DATA utf8consts<>+328(SB)/1, $0x00
+DATA utf8consts<>+329(SB)/1, $0x00
+DATA utf8consts<>+330(SB)/1, $0x00
+DATA utf8consts<>+331(SB)/1, $0x00
+DATA utf8consts<>+332(SB)/1, $0x00
+DATA utf8consts<>+333(SB)/1, $0x00
+DATA utf8consts<>+334(SB)/1, $0x00
+DATA utf8consts<>+335(SB)/1, $0x00
+DATA utf8consts<>+336(SB)/1, $0x01
+DATA utf8consts<>+337(SB)/1, $0x01
+DATA utf8consts<>+338(SB)/1, $0x02
+DATA utf8consts<>+339(SB)/1, $0x04
+DATA utf8consts<>+340(SB)/1, $0x00
+DATA utf8consts<>+341(SB)/1, $0x08
+DATA utf8consts<>+342(SB)/1, $0x00
+DATA utf8consts<>+343(SB)/1, $0x00
+DATA utf8consts<>+344(SB)/1, $0x00
+DATA utf8consts<>+345(SB)/1, $0x00
+DATA utf8consts<>+346(SB)/1, $0x00
+DATA utf8consts<>+347(SB)/1, $0x00
+DATA utf8consts<>+348(SB)/1, $0x00
+DATA utf8consts<>+349(SB)/1, $0x00
+DATA utf8consts<>+350(SB)/1, $0x00
+DATA utf8consts<>+351(SB)/1, $0x00
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $352
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -1113,6 +1145,7 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	MOVQ         SI, R8
 	MOVQ         DI, R9
 	ADDQ         SI, R10
+	MOVQ         AX, R12
 	VMOVDQU      (AX), Y15
 	MOVL         $0x0000001f, BX
 	VMOVD        BX, X14
@@ -1167,6 +1200,78 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	ADDQ     $0x20, SI
 	ADDQ     $0x20, DI
 
+loop2:
+	VMOVDQU 160(R12), Y8
+
+	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     96(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
+	VPOR     Y4, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
+	VPOR     Y4, Y7, Y7
+	VPOR     Y0, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      loop
+	ADDQ     $0x40, SI
+	ADDQ     $0x40, DI
+	JMP      loop2
+
 loop:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
@@ -1209,7 +1314,7 @@ loop:
 	JNZ      slow
 	ADDQ     $0x20, SI
 	ADDQ     $0x20, DI
-	JMP      loop
+	JMP      loop2
 
 slow:
 	VPTEST Y6, Y6
@@ -1229,7 +1334,7 @@ slow:
 	JNZ       block
 	ADDQ      $0x20, SI
 	ADDQ      $0x20, DI
-	JMP       loop
+	JMP       loop2
 
 block:
 	BSFL    AX, CX
@@ -1249,7 +1354,7 @@ block:
 	JNZ     block
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 back:
 	// Return at the lead byte of a character that straddles into the block at SI.
@@ -1324,6 +1429,7 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	MOVQ         SI, R8
 	MOVQ         DI, R9
 	ADDQ         SI, R10
+	MOVQ         AX, R12
 	VMOVDQU      (AX), Y15
 	MOVL         $0x0000001f, BX
 	VMOVD        BX, X14
@@ -1376,6 +1482,74 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
 
+loop2:
+	VMOVDQU 160(R12), Y8
+
+	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     96(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y0, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      loop
+	ADDQ     $0x40, SI
+	ADDQ     $0x40, DI
+	JMP      loop2
+
 loop:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
@@ -1416,7 +1590,7 @@ loop:
 	JNZ     slow
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 slow:
 	VPTEST    Y6, Y6
@@ -1426,7 +1600,7 @@ slow:
 	JNZ       block
 	ADDQ      $0x20, SI
 	ADDQ      $0x20, DI
-	JMP       loop
+	JMP       loop2
 
 block:
 	BSFL    AX, CX
@@ -1446,7 +1620,7 @@ block:
 	JNZ     block
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 back:
 	// Return at the lead byte of a character that straddles into the block at SI.
@@ -1523,6 +1697,7 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	MOVQ         SI, R8
 	MOVQ         DI, R9
 	ADDQ         SI, R10
+	MOVQ         AX, R12
 	VMOVDQU      (AX), Y15
 	MOVL         $0x0000001f, BX
 	VMOVD        BX, X14
@@ -1582,6 +1757,78 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	ADDQ     $0x20, SI
 	ADDQ     $0x20, DI
 
+loop2:
+	VMOVDQU 160(R12), Y8
+
+	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     96(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
+	VPOR     Y4, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
+	VPOR     Y4, Y7, Y7
+	VPOR     Y0, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      loop
+	ADDQ     $0x40, SI
+	ADDQ     $0x40, DI
+	JMP      loop2
+
 loop:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
@@ -1626,7 +1873,7 @@ loop:
 	JNZ      slow
 	ADDQ     $0x20, SI
 	ADDQ     $0x20, DI
-	JMP      loop
+	JMP      loop2
 
 slow:
 	VPTEST Y6, Y6
@@ -1646,7 +1893,7 @@ slow:
 	JNZ       block
 	ADDQ      $0x20, SI
 	ADDQ      $0x20, DI
-	JMP       loop
+	JMP       loop2
 
 block:
 	BSFL    AX, CX
@@ -1666,7 +1913,7 @@ block:
 	JNZ     block
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 back:
 	// Return at the lead byte of a character that straddles into the block at SI.
@@ -1741,6 +1988,7 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	MOVQ         SI, R8
 	MOVQ         DI, R9
 	ADDQ         SI, R10
+	MOVQ         AX, R12
 	VMOVDQU      (AX), Y15
 	MOVL         $0x0000001f, BX
 	VMOVD        BX, X14
@@ -1798,6 +2046,74 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
 
+loop2:
+	VMOVDQU 160(R12), Y8
+
+	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     96(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VMOVDQU  utf8consts<>+320(SB), Y5
+	VPSHUFB  Y7, Y5, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y0, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      loop
+	ADDQ     $0x40, SI
+	ADDQ     $0x40, DI
+	JMP      loop2
+
 loop:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
@@ -1840,7 +2156,7 @@ loop:
 	JNZ     slow
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 slow:
 	VPTEST    Y6, Y6
@@ -1850,7 +2166,7 @@ slow:
 	JNZ       block
 	ADDQ      $0x20, SI
 	ADDQ      $0x20, DI
-	JMP       loop
+	JMP       loop2
 
 block:
 	BSFL    AX, CX
@@ -1870,7 +2186,7 @@ block:
 	JNZ     block
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     loop
+	JMP     loop2
 
 back:
 	// Return at the lead byte of a character that straddles into the block at SI.
@@ -3126,4 +3442,141 @@ ret:
 	SUBQ R9, DI
 	MOVQ SI, nsrc+64(FP)
 	MOVQ DI, ndst+72(FP)
+	RET
+
+// func clean16(d *byte, src []byte, kt *uint64, avx2 bool) bool
+// Requires: AVX, AVX2, SSE2
+TEXT ·clean16(SB), NOSPLIT, $0-49
+	// clean16 is the short-string path: a 16- to 31-byte string without anything to escape
+	// is stored with its quotes; anything else is left to the caller.
+	// 
+	// Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with avx2 the CPU
+	// has AVX2, else SSE2 only is used. It reads only src and kt and writes
+	// d[0:len(src)+2] only when it returns true.
+	// 
+	// Registers: SI = src, CX = len(src), DI = d, AX = kt, X0/X1 = the two blocks, X2-X5
+	// classification, X6 and X13-X15 the table or special bytes.
+	// 
+	// Algorithm: two overlapping 16-byte loads (the first at src, the second ending exactly
+	// at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one
+	// PCMPEQB per special byte slot with SSE2); when both masks are empty, two overlapping
+	// 16-byte stores and the two quotes. No loop, no byte-at-a-time tail.
+	MOVQ         d+0(FP), DI
+	MOVQ         src_base+8(FP), SI
+	MOVQ         src_len+16(FP), CX
+	MOVQ         kt+32(FP), AX
+	MOVBLZX      avx2+40(FP), BX
+	TESTB        BL, BL
+	JZ           sse2
+	VMOVDQU      (SI), X0
+	VMOVDQU      -16(SI)(CX*1), X1
+	VMOVDQU      (AX), X15
+	VMOVDQU      144(AX), X13
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, X14
+	VPSHUFB      X0, X15, X2
+	VPCMPEQB     X0, X2, X2
+	VPCMPGTB     X0, X14, X4
+	VPOR         X4, X2, X2
+	VPCMPEQB     X0, X13, X4
+	VPOR         X4, X2, X2
+	VPSHUFB      X1, X15, X3
+	VPCMPEQB     X1, X3, X3
+	VPCMPGTB     X1, X14, X5
+	VPOR         X5, X3, X3
+	VPCMPEQB     X1, X13, X5
+	VPOR         X5, X3, X3
+	VPOR         X2, X3, X3
+	VPMOVMSKB    X3, DX
+	TESTL        DX, DX
+	JNZ          dirtyv
+	MOVB         $0x22, (DI)
+	MOVB         $0x22, 1(DI)(CX*1)
+	VMOVDQU      X0, 1(DI)
+	VMOVDQU      X1, -15(DI)(CX*1)
+	VZEROUPPER
+	MOVB         $0x01, AL
+	MOVB         AL, ret+48(FP)
+	RET
+
+dirtyv:
+	VZEROUPPER
+	MOVB $0x00, AL
+	MOVB AL, ret+48(FP)
+	RET
+
+sse2:
+	MOVOU    (SI), X0
+	MOVOU    -16(SI)(CX*1), X1
+	MOVL     $0x20202020, BX
+	MOVQ     BX, X15
+	PSHUFD   $0x00, X15, X15
+	MOVOA    X15, X2
+	PCMPGTB  X0, X2
+	MOVOA    X15, X3
+	PCMPGTB  X1, X3
+	MOVOU    32(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    48(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    64(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    80(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    96(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    112(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    128(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	MOVOU    144(AX), X6
+	MOVOA    X0, X4
+	PCMPEQB  X6, X4
+	POR      X4, X2
+	PCMPEQB  X1, X6
+	POR      X6, X3
+	POR      X2, X3
+	PMOVMSKB X3, DX
+	TESTL    DX, DX
+	JNZ      dirty
+	MOVB     $0x22, (DI)
+	MOVB     $0x22, 1(DI)(CX*1)
+	MOVOU    X0, 1(DI)
+	MOVOU    X1, -15(DI)(CX*1)
+	MOVB     $0x01, AL
+	MOVB     AL, ret+48(FP)
+	RET
+
+dirty:
+	MOVB $0x00, AL
+	MOVB AL, ret+48(FP)
 	RET

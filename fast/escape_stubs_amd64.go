@@ -69,3 +69,8 @@ func escapeSSE2x6(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // escapeSSE2x7 is the SSE2 clean-run/ASCII-escape kernel (runKernel's contract) for option
 // sets that escape 7 special bytes. It requires len(src) >= 16.
 func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// clean16 writes '"', src, '"' to d[0:len(src)+2] and returns true when src (16 to 31
+// bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it
+// writes nothing and returns false. avx2 selects the VEX-encoded code (AVX2 required).
+func clean16(d *byte, src []byte, kt *uint64, avx2 bool) bool

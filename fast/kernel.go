@@ -49,6 +49,11 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 // afterwards.
 var uuKernels uint64
 
+// archClean16 (per architecture) writes '"', src, '"' to d (len(d) == len(src)+2) and returns
+// true when src, of 16 to 31 bytes, has no byte that c escapes and no byte >= 0x80, with two
+// overlapping 16-byte vector blocks; otherwise it writes nothing and returns false. k is a
+// per-architecture kernel (>= kernelArch). Architectures without it return false.
+
 // asciiPrefix returns the index of the first byte >= 0x80 in s, or len(s), with the fastest
 // scan kernel k's CPU supports (archASCIIEnd for the per-architecture kernels).
 func asciiPrefix(k int, s []byte) int {

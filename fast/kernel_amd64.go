@@ -140,3 +140,11 @@ func archASCIIEnd(k int, s []byte) int {
 	}
 	return asciiEnd(s, 0, true)
 }
+
+// archClean16 is the short-string path (see kernel.go): clean16, VEX-encoded for the avx2
+// kernel. It is small enough to be inlined into escape.
+func archClean16(k int, d, src []byte, c *escCtx) bool {
+	raceRead(src)
+	raceWrite(d)
+	return clean16(&d[0], src, &c.kt[0], k == kernelAVX2)
+}

@@ -357,6 +357,9 @@ func TestNEONGuardPages(t *testing.T) {
 		}
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if !faults(func() { guardSink = mem[3*ps] }) || !faults(func() { guardSink = mem[ps-1] }) {
+		t.Fatal("the guard pages do not fault")
+	}
 	neon, _ := Lookup("neon")
 	var last string
 	defer func() {
@@ -395,10 +398,9 @@ func TestNEONGuardPages(t *testing.T) {
 		}
 	}
 	// dst flush against the guard page [3], src in ordinary memory.
-	src := make([]byte, 0, 200)
-	for n := 0; n*6 <= 3*ps && n <= 200; n++ {
+	for n := 0; n <= 200; n++ {
 		for _, fill := range []string{"a", `"`, "a\"", "\x00bc"} {
-			src = bytes.Repeat([]byte(fill), n/len(fill)+1)[:n]
+			src := bytes.Repeat([]byte(fill), n/len(fill)+1)[:n]
 			dst := mem[3*ps-6*n : 3*ps]
 			last = fmt.Sprintf("dst flush against a page, src %q", src)
 			for _, opts := range neonOpts {
@@ -408,6 +410,15 @@ func TestNEONGuardPages(t *testing.T) {
 			}
 		}
 	}
+}
+
+var guardSink byte
+
+// faults reports whether f panics (with SetPanicOnFault on: faults on a memory access).
+func faults(f func()) (faulted bool) {
+	defer func() { faulted = recover() != nil }()
+	f()
+	return false
 }
 
 // TestNEONShort: the assembly leaves strings shorter than 32 bytes alone.

@@ -6,3 +6,7 @@ package fast
 // >= 0x80 in s, or len(s). Architectures without a vector scan of their own (see
 // kernel_amd64.go for amd64's) use the 8-bytes-a-word scan.
 func archASCIIEnd(k int, s []byte) int { return asciiEnd(s, 0, true) }
+
+// archClean16 is the short-string path of the vector kernels (see kernel.go); without one it
+// declines, and escape takes its general path.
+func archClean16(k int, d, src []byte, c *escCtx) bool { return false }

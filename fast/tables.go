@@ -33,8 +33,9 @@ func ctxOpts(i int) jsonopt.Options {
 }
 
 // ktWords is the size of escCtx.kt in 8-byte words; the layout is fixed by the assembly
-// generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes.
-const ktWords = 18
+// generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes,
+// bytes 144..159 '<' under HEX_TAG, bytes 160..191 the escape classes by low nibble.
+const ktWords = 24
 
 // escCtx is everything an ASCII kernel needs for one option set: the class of each byte and,
 // for the word-at-a-time kernel, the special bytes to look for broadcast to every byte of a
@@ -65,7 +66,11 @@ type escCtx struct {
 	// kt is the kernel table. Bytes 0..31: a VPSHUFB/TBL table indexed by a byte's low nibble
 	// giving the escaped special byte with that low nibble, or 0xFF (never equal to an ASCII
 	// byte); '\' wins nibble 0xC over '<' (see tag). Both 16-byte halves are the same.
-	// Bytes 32..143: the nsp escaped special bytes in the order above, each repeated 16 times.
+	// Bytes 32..143: the nsp escaped special bytes in the order above, each repeated 16 times,
+	// then 0xFF (never equal to an ASCII byte) up to 7 groups. Bytes 144..159: '<' repeated
+	// under HEX_TAG, else 0xFF. Bytes 160..191 (both halves the same): the escape classes by
+	// low nibble l, bit 0 always (controls), bits 1, 2, 3 when 0x20|l, 0x30|l, 0x50|l is an
+	// escaped special byte; the assembly ANDs them with fixed classes by high nibble.
 	kt [ktWords]uint64
 	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
@@ -166,8 +171,8 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	c.lt = opts&jsonopt.UnescapedLineTerminators != 0
 	c.tag = opts&jsonopt.HexTag != 0
 	var kt [8 * ktWords]byte
-	for i := 0; i < 16; i++ {
-		kt[i], kt[16+i] = 0xFF, 0xFF
+	for i := range kt {
+		kt[i] = 0xFF
 	}
 	c.nsp = 0
 	for b := 0x20; b < 0x80; b++ {
@@ -185,6 +190,20 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 			}
 			c.nsp++
 		}
+	}
+	if c.tag {
+		for j := 0; j < 16; j++ {
+			kt[144+j] = '<'
+		}
+	}
+	for l := 0; l < 16; l++ {
+		e := byte(1)
+		for bit, hi := range []int{0x20, 0x30, 0x50} {
+			if c.tab[hi|l] != clsClean {
+				e |= 2 << bit
+			}
+		}
+		kt[160+l], kt[176+l] = e, e
 	}
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])

@@ -394,6 +394,9 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 			if c.Op != sp.Op {
 				continue
 			}
+			// The oracle refuses JSON_NUMERIC_CHECK (not implemented), so a target is
+			// never asked it: the bit is dropped from generated option sets.
+			c.Flags &^= jsonopt.NumericCheck
 			chunk = append(chunk, c)
 			if len(chunk) == cap(chunk) && !flush() {
 				break

@@ -297,7 +297,7 @@ func parseStep(s string) (jsonopt.Step, error) {
 		return jsonopt.Step{Advance: int(a)}, nil
 	}
 	if cp == "" || len(cp) > 8 || !isHex(cp) {
-		return jsonopt.Step{}, fmt.Errorf("%s: CP %s is not 1-8 hex digits or !", quoteField(s), quoteField(cp))
+		return jsonopt.Step{}, fmt.Errorf("%s: CP %s is neither 1-8 hex digits nor \"!\"", quoteField(s), quoteField(cp))
 	}
 	v, _ := strconv.ParseUint(cp, 16, 32)
 	return jsonopt.Step{CP: uint32(v), Advance: int(a), OK: true}, nil
@@ -349,8 +349,6 @@ func ParseHello(line string) (version int, ops []Op, err error) {
 	}
 	return Version, ops, nil
 }
-
-const hexDigits = "0123456789abcdef"
 
 // appendHex appends the lowercase hex of s to b, or "-" when s is empty.
 func appendHex(b, s []byte) []byte {

@@ -160,7 +160,7 @@ func TestParseResponse(t *testing.T) {
 		{"step", OpDecode, "!/0", `ADVANCE "0"`},
 		{"step", OpDecode, "!/-1", `ADVANCE "-1"`},
 		{"step", OpDecode, "41/x", `ADVANCE "x"`},
-		{"step", OpDecode, "/1", `CP "" is not 1-8 hex digits or !`},
+		{"step", OpDecode, "/1", `CP "" is neither 1-8 hex digits nor "!"`},
 		{"step", OpDecode, "123456789/1", `CP "123456789"`},
 		{"step", OpDecode, "g/1", `CP "g"`},
 		{"step", OpDecode, "?/1", `CP "?"`},

@@ -16,6 +16,9 @@ import (
 // The random mode: --random N|DURATION generated inputs (DESIGN.md §3), reproducible from
 // --seed, every finding minimized; --stats prints what the generator drew and --out DIR saves
 // each finding as a `go test fuzz v1` file and a text record (difffuzz repro replays both).
+// defaultRandomCount is the random part of the default campaign (no mode flag).
+const defaultRandomCount = 50000
+
 func init() {
 	var (
 		budget  string
@@ -27,7 +30,7 @@ func init() {
 		dur     time.Duration
 	)
 	addMode(&mode{
-		name: "random", order: 30,
+		name: "random", order: 30, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
 			fs.StringVar(&budget, "random", "", "check random inputs: a count like 100000x or a duration like 30s")
 			fs.Func("seed", "seed of the --random campaign (default: a new one; it is always printed)", func(s string) error {
@@ -56,6 +59,10 @@ func init() {
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			if !seedSet {
 				seed = time.Now().UnixNano() & math.MaxInt64
+			}
+			if count == 0 && dur == 0 {
+				// The default campaign: 50,000 inputs, sized for a slow external target.
+				count = defaultRandomCount
 			}
 			fmt.Fprintf(c.stderr, "difffuzz: random: seed %d, %s\n", seed, budgetText(count, dur))
 			rep := &fuzz.Report{}

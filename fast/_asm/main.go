@@ -24,8 +24,10 @@ import (
 
 // Layout of the per-option-set kernel table kt (escCtx.kt in tables.go, [ktWords]uint64).
 const (
-	ktShuf = 0  // 32 bytes: VPSHUFB table, entry l = the escaped special byte with low nibble l, else 0xFF (both lanes)
-	ktSpec = 32 // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order
+	ktShuf = 0   // 32 bytes: VPSHUFB table, entry l = the escaped special byte with low nibble l, else 0xFF (both lanes)
+	ktSpec = 32  // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order, then 0xFF
+	ktLT   = 144 // 16 bytes: '<' with HEX_TAG, else 0xFF (never equal to an ASCII byte)
+	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped)
 )
 
 // Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
@@ -42,7 +44,8 @@ const (
 	kE2        = 224 // 0xE2, lead of U+2028/U+2029
 	k01        = 256 // 0x01
 	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
-	kSize      = 320
+	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3)
+	kSize      = 352
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -115,6 +118,7 @@ func tables() {
 	bcast(kE2, 0xE2)
 	bcast(k01, 0x01)
 	bcast(kA9, 0xA9)
+	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8})
 	_ = kSize
 }
 
@@ -142,6 +146,7 @@ func main() {
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)
 	}
+	clean16()
 	Generate()
 }
 
@@ -808,6 +813,7 @@ func escapeUUAVX2(tag, lt bool) {
 		"were validated), so that Go's slow path sees whole characters.",
 	)
 	kt := prologue()
+	MOVQ(kt, R12) // kt, kept for the two-block loop
 	VMOVDQU(mem(kt, ktShuf), Y15)
 	MOVL(U32(0x1F), EBX)
 	VMOVD(EBX, X14)
@@ -880,13 +886,68 @@ func escapeUUAVX2(tag, lt bool) {
 	CMPQ(RAX, rEnd)
 	JHI(LabelRef("back"))
 	body(true)
+	JMP(LabelRef("loop2"))
+
+	// check emits the fast test of the block at SI+disp (stored unchanged to DI+disp): Y7
+	// ends up nonzero in every lane that needs the slow path. Escapes are found by two
+	// nibble lookups (VPSHUFB of the low nibble in the option set's table at kt+ktELo, of
+	// the high nibble in kEHi), sharing the high nibble with the UTF-8 check.
+	check := func(disp int, x VecPhysical) {
+		VMOVDQU(mem(rSI, disp), x)
+		VMOVDQU(x, mem(rDI, disp))
+		VMOVDQU(mem(rSI, disp-1), Y3)
+		VMOVDQU(mem(rSI, disp-2), Y4)
+		VMOVDQU(mem(rSI, disp-3), Y2)
+		VPSUBUSB(k(k60), Y4, Y5)
+		VPSUBUSB(k(k70), Y2, Y6)
+		VPOR(Y6, Y5, Y5)
+		VPAND(k(k80), Y5, Y5)
+		VPSRLW(U8(4), Y3, Y6)
+		VPAND(Y9, Y6, Y6)
+		VPSHUFB(Y6, Y12, Y6)
+		VPAND(Y9, Y3, Y7)
+		VPSHUFB(Y7, Y11, Y7)
+		VPAND(Y7, Y6, Y6)
+		VPSRLW(U8(4), x, Y7)
+		VPAND(Y9, Y7, Y7)
+		VPSHUFB(Y7, Y10, Y2)
+		VPAND(Y2, Y6, Y6)
+		VPXOR(Y5, Y6, Y6)
+		VMOVDQU(k(kEHi), Y5)
+		VPSHUFB(Y7, Y5, Y7)
+		VPAND(Y9, x, Y2)
+		VPSHUFB(Y2, Y8, Y2)
+		VPAND(Y2, Y7, Y7)
+		VPOR(Y6, Y7, Y7)
+		if !lt {
+			VPCMPEQB(k(kE2), Y4, Y4)
+			VPOR(Y4, Y7, Y7)
+		}
+	}
+
+	Label("loop2")
+	VMOVDQU(mem(R12, ktELo), Y8)
+	Comment("Two blocks per iteration while 96 bytes are left, one test for both; a block that",
+		"needs more goes to the one-block loop below, which has the slow path.")
+	LEAQ(mem(rSI, 96), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop"))
+	check(0, Y0)
+	VMOVDQA(Y7, Y0)
+	check(32, Y1)
+	VPOR(Y0, Y7, Y7)
+	VPTEST(Y7, Y7)
+	JNZ(LabelRef("loop"))
+	ADDQ(U8(64), rSI)
+	ADDQ(U8(64), rDI)
+	JMP(LabelRef("loop2"))
 
 	Label("loop")
 	LEAQ(mem(rSI, 64), RAX)
 	CMPQ(RAX, rEnd)
 	JHI(LabelRef("back"))
 	body(false)
-	JMP(LabelRef("loop"))
+	JMP(LabelRef("loop2"))
 
 	Label("slow")
 	VPTEST(Y6, Y6)
@@ -907,8 +968,8 @@ func escapeUUAVX2(tag, lt bool) {
 	JNZ(LabelRef("block"))
 	ADDQ(U8(32), rSI)
 	ADDQ(U8(32), rDI)
-	JMP(LabelRef("loop"))
-	blockHandler("block", opsY, true, "loop")
+	JMP(LabelRef("loop2"))
+	blockHandler("block", opsY, true, "loop2")
 
 	Label("back")
 	Comment("Return at the lead byte of a character that straddles into the block at SI.")
@@ -932,6 +993,99 @@ func escapeUUAVX2(tag, lt bool) {
 	DECQ(rSI)
 	DECQ(rDI)
 	epilogue(true)
+}
+
+// clean16 emits the short-string path: 16 to 31 bytes as two overlapping 16-byte blocks.
+func clean16() {
+	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, avx2 bool) bool")
+	Doc("clean16 writes '\"', src, '\"' to d[0:len(src)+2] and returns true when src (16 to 31",
+		"bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it",
+		"writes nothing and returns false. avx2 selects the VEX-encoded code (AVX2 required).")
+	Comment(
+		"clean16 is the short-string path: a 16- to 31-byte string without anything to escape",
+		"is stored with its quotes; anything else is left to the caller.",
+		"",
+		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with avx2 the CPU",
+		"has AVX2, else SSE2 only is used. It reads only src and kt and writes",
+		"d[0:len(src)+2] only when it returns true.",
+		"",
+		"Registers: SI = src, CX = len(src), DI = d, AX = kt, X0/X1 = the two blocks, X2-X5",
+		"classification, X6 and X13-X15 the table or special bytes.",
+		"",
+		"Algorithm: two overlapping 16-byte loads (the first at src, the second ending exactly",
+		"at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one",
+		"PCMPEQB per special byte slot with SSE2); when both masks are empty, two overlapping",
+		"16-byte stores and the two quotes. No loop, no byte-at-a-time tail.",
+	)
+	Load(Param("d"), RDI)
+	Load(Param("src").Base(), RSI)
+	Load(Param("src").Len(), RCX)
+	Load(Param("kt"), RAX)
+	Load(Param("avx2"), EBX)
+	TESTB(BL, BL)
+	JZ(LabelRef("sse2"))
+
+	VMOVDQU(mem(RSI, 0), X0)
+	VMOVDQU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
+	VMOVDQU(mem(RAX, ktShuf), X15)
+	VMOVDQU(mem(RAX, ktLT), X13)
+	MOVL(U32(0x20), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, X14)
+	classifyVEX(X0, X2, X4, X15, X14, X13, true)
+	classifyVEX(X1, X3, X5, X15, X14, X13, true)
+	VPOR(X2, X3, X3)
+	VPMOVMSKB(X3, EDX)
+	TESTL(EDX, EDX)
+	JNZ(LabelRef("dirtyv"))
+	MOVB(U8('"'), mem(RDI, 0))
+	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
+	VMOVDQU(X0, mem(RDI, 1))
+	VMOVDQU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
+	VZEROUPPER()
+	MOVB(U8(1), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
+	Label("dirtyv")
+	VZEROUPPER()
+	MOVB(U8(0), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
+
+	Label("sse2")
+	MOVOU(mem(RSI, 0), X0)
+	MOVOU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
+	MOVL(U32(0x20202020), EBX)
+	MOVQ(RBX, X15)
+	PSHUFD(U8(0), X15, X15)
+	MOVOA(X15, X2)
+	PCMPGTB(X0, X2)
+	MOVOA(X15, X3)
+	PCMPGTB(X1, X3)
+	for i := 0; i < 8; i++ {
+		off := ktSpec + 16*i // the seven special-byte slots, then '<' (ktLT)
+		MOVOU(mem(RAX, off), X6)
+		MOVOA(X0, X4)
+		PCMPEQB(X6, X4)
+		POR(X4, X2)
+		PCMPEQB(X1, X6)
+		POR(X6, X3)
+	}
+	POR(X2, X3)
+	PMOVMSKB(X3, EDX)
+	TESTL(EDX, EDX)
+	JNZ(LabelRef("dirty"))
+	MOVB(U8('"'), mem(RDI, 0))
+	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
+	MOVOU(X0, mem(RDI, 1))
+	MOVOU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
+	MOVB(U8(1), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
+	Label("dirty")
+	MOVB(U8(0), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
 }
 
 // classifySSE2 sets out to 0xFF in the lanes of x that must be escaped or are >= 0x80, with
