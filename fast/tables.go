@@ -22,7 +22,8 @@ const asciiOpts = jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.He
 // bit 4, UnescapedUnicode (256) bit 5 and UnescapedLineTerminators (2048) bit 6. The low five
 // bits alone (ctxIndex(opts)&31) index the escape tables.
 func ctxIndex(opts jsonopt.Options) int {
-	return int(opts&0xF) | int(opts&jsonopt.UnescapedSlashes)>>2 |
+	a := opts & asciiOpts
+	return int(a&0xF) | int(a&jsonopt.UnescapedSlashes)>>2 |
 		int(opts&jsonopt.UnescapedUnicode)>>3 | int(opts&jsonopt.UnescapedLineTerminators)>>5
 }
 
