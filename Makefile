@@ -5,13 +5,17 @@ STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN          = bin/difffuzz
 PHP_TARGET   = php adapters/php/difffuzz-target.php
 
-.PHONY: test test-unit test-race test-arm64 check-php check-self exhaustive vet lint ci fmt-check build
+FUZZTIME    ?= 200000x
+RANDOM      ?= 1000000x
+SEED        ?= 1
+
+.PHONY: test test-unit test-race test-arm64 check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate
 
 ## test: formatting, vet (amd64 and arm64), staticcheck, the full test suite (including the whole
 ## exhaustive sweep and the PHP conformance test), the race detector on the -short suite, the
 ## arm64 tests under qemu, and the default --exec campaigns against real PHP and against
 ## difffuzz's own serve.
-test: fmt-check vet lint test-unit test-race test-arm64 check-php check-self
+test: fmt-check check-generate vet lint test-unit test-race test-arm64 fuzz-ci check-php check-self
 
 test-unit:
 	$(GO) test -count=1 -timeout 40m ./...
@@ -53,3 +57,31 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 ci: test
+
+## fuzz: each native fuzz target for a count budget, then a random campaign with class statistics.
+fuzz:
+	$(GO) test ./fuzz -run '^$$' -fuzz '^FuzzEscape$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./fuzz -run '^$$' -fuzz '^FuzzNextChar$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./fuzz -run '^$$' -fuzz '^FuzzUTF8Decode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) run ./cmd/difffuzz --random $(RANDOM) --seed $(SEED) --stats
+
+## fuzz-ci: the short CI budget of `make fuzz`.
+fuzz-ci:
+	$(MAKE) fuzz FUZZTIME=20000x RANDOM=100000x
+
+## seeds: regenerate fuzz/testdata/fuzz/<Target>/ from package corpus and the regression store.
+seeds:
+	$(GO) generate ./fuzz
+
+## generate: regenerate the amd64 assembly from fast/_asm (avo, in its own module).
+generate:
+	cd fast/_asm && $(GO) run . -out ../escape_amd64.s -stubs ../escape_stubs_amd64.go
+
+## check-generate: CI fails if regenerating the assembly changes anything.
+check-generate:
+	@tmp=$$(mktemp -d); cp fast/escape_amd64.s fast/escape_stubs_amd64.go $$tmp/; \
+	$(MAKE) -s generate; \
+	if ! cmp -s $$tmp/escape_amd64.s fast/escape_amd64.s || ! cmp -s $$tmp/escape_stubs_amd64.go fast/escape_stubs_amd64.go; then \
+	  echo "check-generate: fast/escape_amd64.s or escape_stubs_amd64.go differ from what fast/_asm generates; run make generate"; \
+	  cp $$tmp/escape_amd64.s $$tmp/escape_stubs_amd64.go fast/; rm -rf $$tmp; exit 1; fi; \
+	rm -rf $$tmp; echo "check-generate: the assembly matches fast/_asm"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,19 @@ func TestRandomMode(t *testing.T) {
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
+	}
+}
+
+// --random against an external target (the test binary serving swar).
+func TestRandomExec(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "swar")
+	self := fmt.Sprintf("%q -test.run=^TestHelperServe$", os.Args[0])
+	code, out, errs := runArgs(t, "", "--exec", self, "--random", "500x", "--seed", "4", "--stats")
+	if code != 0 || strings.Count(out, "random ") != 3 || !strings.Contains(out, "no differences") || !strings.Contains(errs, "clean-run") {
+		t.Errorf("--exec --random: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runArgs(t, "", "--exec", self, "--random", "300ms", "--seed", "4", "--ops", "decode")
+	if code != 0 || !strings.Contains(out, "random      decode") {
+		t.Errorf("--exec --random duration: exit %d\n%s\n%s", code, out, errs)
 	}
 }
