@@ -49,7 +49,7 @@ func SplitCommand(cmd string) ([]string, error) {
 type TargetConfig struct {
 	Timeout     time.Duration // per request (default protocol.DefaultTimeout, 10 s)
 	Window      int           // pipelined requests in flight (default 1,024; at least 256 is sensible)
-	MaxRestarts int           // restarts after crashes and hangs before giving up (default 10)
+	MaxRestarts int           // restarts after crashes and hangs before giving up (default 100)
 	Batch       int           // requests per Do call (default 4,096)
 }
 
@@ -74,7 +74,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		return nil, err
 	}
 	if cfg.MaxRestarts == 0 {
-		cfg.MaxRestarts = 10
+		cfg.MaxRestarts = 100
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 4096

@@ -76,7 +76,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *workers < 1 {
 		return exitUsage, usagef("--workers must be at least 1, got %d", *workers)
 	}
-	if *maxLen < 0 || *maxLen > 4 {
+	maxLenSet := false
+	fs.Visit(func(f *flag.Flag) { maxLenSet = maxLenSet || f.Name == "max-len" })
+	if *maxLen < 0 || *maxLen > 4 || (maxLenSet && *maxLen == 0) {
 		return exitUsage, usagef("--max-len must be between 1 and 4, got %d", *maxLen)
 	}
 	c := &common{maxLen: *maxLen, workers: *workers, progress: newProgress(stderr), stderr: stderr}
@@ -146,16 +148,22 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		strings.Join(modeNames, " + "), strings.Join(names, ", "), c.workers)
 	start := time.Now()
 	rep := &fuzz.Report{}
+	var runErr error
 	for _, m := range run {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
 			break
 		}
 		r, err := m.run(ctx, c)
-		if err != nil {
-			return exitUsage, err
+		if r != nil {
+			rep.Merge(r)
 		}
-		rep.Merge(r)
+		if err != nil {
+			// Keep every finding made so far: print them and the summary, then the error.
+			runErr = err
+			rep.Interrupted = true
+			break
+		}
 	}
 	elapsed := time.Since(start)
 	if *jsonOut {
@@ -177,7 +185,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		printSummary(stdout, rep, elapsed)
 	}
-	if rep.Interrupted {
+	if runErr != nil {
+		fmt.Fprintf(stderr, "difffuzz: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
+		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
+	} else if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
 	for _, t := range c.targets {

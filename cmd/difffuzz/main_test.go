@@ -39,6 +39,7 @@ func TestBadInput(t *testing.T) {
 		{"numeric check", []string{"escape", "--flags", "NUMERIC_CHECK", "--string", "1"}, "NUMERIC_CHECK"},
 		{"bad ops", []string{"--ops", "escape,frob"}, "unknown operation"},
 		{"bad max-len", []string{"--max-len", "9"}, "--max-len"},
+		{"zero max-len", []string{"--max-len", "0"}, "--max-len"},
 		{"bad workers", []string{"--workers", "0"}, "--workers"},
 		{"bad int flag", []string{"--workers", "many"}, "invalid value"},
 		{"flags too big", []string{"escape", "--flags", "99999999999", "--hex", "41"}, "32-bit"},

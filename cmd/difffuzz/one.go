@@ -45,7 +45,10 @@ func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer
 	}
 	hexArg := fs.String("hex", "", "the input as hex digits (e08041)")
 	strArg := fs.String("string", "", "the input as a literal string")
-	synopsis := "difffuzz " + cmd + " [--impl NAME] [--flags F] (--hex HEX | --string S | -)"
+	synopsis := "difffuzz " + cmd + " [--impl NAME] (--hex HEX | --string S | -)"
+	if cmd == "escape" {
+		synopsis = "difffuzz escape [--impl NAME] [--flags F] (--hex HEX | --string S | -)"
+	}
 	rest, err := parseFlags(fs, args, stderr, synopsis)
 	if err != nil {
 		return exitUsage, err
