@@ -251,7 +251,21 @@ func ReadSaved(path string) ([]Saved, error) {
 
 var errNotSaved = errors.New("neither a difffuzz finding record nor a `go test fuzz v1` file")
 
+// maxSavedFile bounds a saved finding file (16 MiB): a record holds one input and two outputs.
+const maxSavedFile = 16 << 20
+
 func readSavedFile(path string) (Saved, error) {
+	// Only regular files of a sane size: a FIFO would block forever, /dev/zero never end.
+	st, err := os.Stat(path)
+	if err != nil {
+		return Saved{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return Saved{}, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > maxSavedFile {
+		return Saved{}, fmt.Errorf("%s: %d bytes, larger than a saved finding can be (%d)", path, st.Size(), maxSavedFile)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Saved{}, err

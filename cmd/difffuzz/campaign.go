@@ -199,6 +199,16 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if rep.Differences > 0 {
 		return exitFindings, nil
 	}
+	var compared uint64
+	for _, sp := range rep.Spaces {
+		compared += sp.Cases
+	}
+	if compared == 0 && runErr == nil && !rep.Interrupted {
+		// A check that compared nothing must not pass: e.g. a target that announces none
+		// of the operations asked for.
+		fmt.Fprintln(stderr, "difffuzz: nothing was compared: no candidate offers the operations asked for (--ops)")
+		return exitUsage, nil
+	}
 	if rep.Interrupted {
 		return exitUsage, nil
 	}
