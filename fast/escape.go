@@ -169,6 +169,10 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 				}
 				return escapeScratch(dst, src, opts, k, need)
 			}
+		} else {
+			// ASCII: UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS change nothing, and
+			// without them the kernels need not look for multi-byte sequences.
+			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
 		}
 	}
 	out, d := reserve(dst, start, need)
@@ -334,7 +338,12 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 			if src[i] < 0x80 || uuk {
 				// §1.2 steps 4–6: clean runs and dirty ASCII bytes (and, for a kernel in
 				// uuKernels under UNESCAPED_UNICODE, valid multi-byte sequences).
-				ns, nd := runKernel(k, out[d:], src[i:e], c)
+				var ns, nd int
+				if k >= kernelArch {
+					ns, nd = archKernel(k, out[d:], src[i:e], c) // one call less
+				} else {
+					ns, nd = runKernel(k, out[d:], src[i:e], c)
+				}
 				i += ns
 				d += nd
 				if ns > 0 {

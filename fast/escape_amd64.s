@@ -313,7 +313,7 @@ TEXT ·lastNonASCIIAVX2(SB), NOSPLIT, $0-32
 	// 
 	// Registers: SI = s, CX = current end (scanning down), DX = end of s, AX = byte mask.
 	// 
-	// Algorithm: from the end of s down, 128 bytes per iteration (the loads OR-ed
+	// Algorithm: from the end of s down, 256 bytes per iteration (the loads OR-ed
 	// together, one sign-bit mask), then 32 bytes to find the block, then one load
 	// at the start of s with the lanes already checked masked off; BSR gives the lane.
 	// It runs backwards so that the start of s, where the escape begins next, is the part
@@ -326,19 +326,27 @@ TEXT ·lastNonASCIIAVX2(SB), NOSPLIT, $0-32
 loopN:
 	MOVQ      CX, AX
 	SUBQ      SI, AX
-	CMPQ      AX, $0x00000080
+	CMPQ      AX, $0x00000100
 	JB        loop1
 	VMOVDQU   -32(CX), Y0
 	VMOVDQU   -64(CX), Y1
 	VMOVDQU   -96(CX), Y2
 	VMOVDQU   -128(CX), Y3
+	VMOVDQU   -160(CX), Y4
+	VMOVDQU   -192(CX), Y5
+	VMOVDQU   -224(CX), Y6
+	VMOVDQU   -256(CX), Y7
 	VPOR      Y1, Y0, Y0
 	VPOR      Y3, Y2, Y2
+	VPOR      Y5, Y4, Y4
+	VPOR      Y7, Y6, Y6
 	VPOR      Y2, Y0, Y0
+	VPOR      Y6, Y4, Y4
+	VPOR      Y4, Y0, Y0
 	VPMOVMSKB Y0, AX
 	TESTL     AX, AX
 	JNZ       loop1
-	SUBQ      $0x00000080, CX
+	SUBQ      $0x00000100, CX
 	JMP       loopN
 
 loop1:

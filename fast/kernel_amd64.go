@@ -45,13 +45,22 @@ func init() {
 	}
 }
 
-// escapeAVX2Variant is Escape with the AVX2 kernel.
+// escapeAVX2Variant is Escape with the AVX2 kernel. It tries the short-string path itself
+// (as escape would), which saves a call for the strings where a call is most of the cost.
 func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
+		archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
+		return dst[:s+n+2], nil
+	}
 	return escape(dst, src, opts, kernelAVX2)
 }
 
-// escapeSSE2Variant is Escape with the SSE2 kernel.
+// escapeSSE2Variant is Escape with the SSE2 kernel (short-string path as escapeAVX2Variant).
 func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
+		archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
+		return dst[:s+n+2], nil
+	}
 	return escape(dst, src, opts, kernelSSE2)
 }
 
@@ -61,10 +70,39 @@ func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // with whole blocks).
 func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	if len(src) >= 16 {
+		// The function for the option set: static calls, no function values.
+		kt, esc := &c.kt[0], &c.esc[0]
 		if k == kernelAVX2 {
-			nsrc, ndst = kernelAVX2Call(dst, src, c)
+			switch {
+			case !c.uu && !c.tag:
+				nsrc, ndst = escapeAVX2(dst, src, kt, esc)
+			case !c.uu:
+				nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
+			case c.tag && c.lt:
+				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
+			case c.tag:
+				nsrc, ndst = escapeUUAVX2Tag(dst, src, kt, esc)
+			case c.lt:
+				nsrc, ndst = escapeUUAVX2LT(dst, src, kt, esc)
+			default:
+				nsrc, ndst = escapeUUAVX2(dst, src, kt, esc)
+			}
 		} else {
-			nsrc, ndst = kernelSSE2Call(dst, src, c)
+			// One PCMPEQB per escaped special byte: the function for exactly c.nsp of them.
+			switch c.nsp {
+			case 2:
+				nsrc, ndst = escapeSSE2x2(dst, src, kt, esc)
+			case 3:
+				nsrc, ndst = escapeSSE2x3(dst, src, kt, esc)
+			case 4:
+				nsrc, ndst = escapeSSE2x4(dst, src, kt, esc)
+			case 5:
+				nsrc, ndst = escapeSSE2x5(dst, src, kt, esc)
+			case 6:
+				nsrc, ndst = escapeSSE2x6(dst, src, kt, esc)
+			default:
+				nsrc, ndst = escapeSSE2x7(dst, src, kt, esc)
+			}
 		}
 		// Tell the race detector what the assembly read and wrote: it reads at most 256
 		// bytes past nsrc (its lookahead) and writes at most 128 bytes past ndst (its
@@ -78,45 +116,6 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	}
 	s, d := asciiSWAR(dst[ndst:], src[nsrc:], c)
 	return nsrc + s, ndst + d
-}
-
-// kernelAVX2Call calls the AVX2 function for c's option set (static calls, no function values).
-func kernelAVX2Call(dst, src []byte, c *escCtx) (int, int) {
-	kt, esc := &c.kt[0], &c.esc[0]
-	if c.uu {
-		switch {
-		case c.tag && c.lt:
-			return escapeUUAVX2TagLT(dst, src, kt, esc)
-		case c.tag:
-			return escapeUUAVX2Tag(dst, src, kt, esc)
-		case c.lt:
-			return escapeUUAVX2LT(dst, src, kt, esc)
-		}
-		return escapeUUAVX2(dst, src, kt, esc)
-	}
-	if c.tag {
-		return escapeAVX2Tag(dst, src, kt, esc)
-	}
-	return escapeAVX2(dst, src, kt, esc)
-}
-
-// kernelSSE2Call calls the SSE2 function that compares against exactly c's escaped special
-// bytes.
-func kernelSSE2Call(dst, src []byte, c *escCtx) (int, int) {
-	kt, esc := &c.kt[0], &c.esc[0]
-	switch c.nsp {
-	case 2:
-		return escapeSSE2x2(dst, src, kt, esc)
-	case 3:
-		return escapeSSE2x3(dst, src, kt, esc)
-	case 4:
-		return escapeSSE2x4(dst, src, kt, esc)
-	case 5:
-		return escapeSSE2x5(dst, src, kt, esc)
-	case 6:
-		return escapeSSE2x6(dst, src, kt, esc)
-	}
-	return escapeSSE2x7(dst, src, kt, esc)
 }
 
 // archASCIIEnd is asciiPrefix for the amd64 kernels: the index of the first byte >= 0x80 in

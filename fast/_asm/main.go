@@ -424,7 +424,7 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	RET()
 }
 
-func lastNonASCIIAVX2() { lastNonASCII("lastNonASCIIAVX2", opsY, 4) }
+func lastNonASCIIAVX2() { lastNonASCII("lastNonASCIIAVX2", opsY, 8) }
 func lastNonASCIISSE2() { lastNonASCII("lastNonASCIISSE2", opsX, 8) }
 
 // ---------------------------------------------------------------------------------------------
