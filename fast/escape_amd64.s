@@ -3452,18 +3452,19 @@ ret:
 	MOVQ DI, ndst+72(FP)
 	RET
 
-// func clean16(d *byte, src []byte, kt *uint64, avx2 bool) bool
+// func clean16(d *byte, src []byte, kt *uint64, nsp int) bool
 // Requires: AVX, AVX2, SSE2
 TEXT ·clean16(SB), NOSPLIT, $0-49
 	// clean16 is the short-string path: a 16- to 31-byte string without anything to escape
 	// is stored with its quotes; anything else is left to the caller.
 	// 
-	// Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with avx2 the CPU
-	// has AVX2, else SSE2 only is used. It reads only src and kt and writes
-	// d[0:len(src)+2] only when it returns true.
+	// Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with nsp == 0 the
+	// CPU has AVX2, else SSE2 only is used and nsp (2..7) is the option set's number of
+	// escaped special bytes. It reads only src and kt and writes d[0:len(src)+2] only
+	// when it returns true.
 	// 
 	// Registers: SI = src, CX = len(src), DI = d, AX = kt, X0/X1 = the two blocks, X2-X5
-	// classification, X6 and X13-X15 the table or special bytes.
+	// classification, X6 and X13-X15 the table or special bytes; BX = nsp.
 	// 
 	// Algorithm: two overlapping 16-byte loads (the first at src, the second ending exactly
 	// at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one
@@ -3473,9 +3474,9 @@ TEXT ·clean16(SB), NOSPLIT, $0-49
 	MOVQ         src_base+8(FP), SI
 	MOVQ         src_len+16(FP), CX
 	MOVQ         kt+32(FP), AX
-	MOVBLZX      avx2+40(FP), BX
-	TESTB        BL, BL
-	JZ           sse2
+	MOVQ         nsp+40(FP), BX
+	TESTQ        BX, BX
+	JNZ          sse2
 	VMOVDQU      (SI), X0
 	VMOVDQU      -16(SI)(CX*1), X1
 	VMOVDQU      (AX), X15
@@ -3515,63 +3516,79 @@ dirtyv:
 	RET
 
 sse2:
-	MOVOU    (SI), X0
-	MOVOU    -16(SI)(CX*1), X1
-	MOVL     $0x20202020, BX
-	MOVQ     BX, X15
-	PSHUFD   $0x00, X15, X15
-	MOVOA    X15, X2
-	PCMPGTB  X0, X2
-	MOVOA    X15, X3
-	PCMPGTB  X1, X3
-	MOVOU    32(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    48(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    64(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    80(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    96(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    112(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    128(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
-	MOVOU    144(AX), X6
-	MOVOA    X0, X4
-	PCMPEQB  X6, X4
-	POR      X4, X2
-	PCMPEQB  X1, X6
-	POR      X6, X3
+	MOVOU   (SI), X0
+	MOVOU   -16(SI)(CX*1), X1
+	MOVL    $0x20202020, DX
+	MOVQ    DX, X15
+	PSHUFD  $0x00, X15, X15
+	MOVOA   X15, X2
+	PCMPGTB X0, X2
+	MOVOA   X15, X3
+	PCMPGTB X1, X3
+	MOVOU   32(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+	MOVOU   48(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+	// Slot 2 only when 3 or more special bytes are escaped.
+	CMPQ    BX, $0x02
+	JBE     test
+	MOVOU   64(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+	// Slot 3 only when 4 or more special bytes are escaped.
+	CMPQ    BX, $0x03
+	JBE     test
+	MOVOU   80(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+	// Slot 4 only when 5 or more special bytes are escaped.
+	CMPQ    BX, $0x04
+	JBE     test
+	MOVOU   96(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+	// Slot 5 only when 6 or more special bytes are escaped.
+	CMPQ    BX, $0x05
+	JBE     test
+	MOVOU   112(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+	// Slot 6 only when 7 or more special bytes are escaped.
+	CMPQ    BX, $0x06
+	JBE     test
+	MOVOU   128(AX), X6
+	MOVOA   X0, X4
+	PCMPEQB X6, X4
+	POR     X4, X2
+	PCMPEQB X1, X6
+	POR     X6, X3
+
+test:
 	POR      X2, X3
 	PMOVMSKB X3, DX
 	TESTL    DX, DX

@@ -3,6 +3,8 @@
 package fast
 
 import (
+	"unsafe"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -51,6 +53,8 @@ func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil
+	} else if uint(n-16) < 16 {
+		return escapeLong(dst, src, opts, kernelAVX2) // not clean: no second attempt in escape
 	}
 	return escape(dst, src, opts, kernelAVX2)
 }
@@ -60,6 +64,8 @@ func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil
+	} else if uint(n-16) < 16 {
+		return escapeLong(dst, src, opts, kernelSSE2) // not clean: no second attempt in escape
 	}
 	return escape(dst, src, opts, kernelSSE2)
 }
@@ -141,9 +147,12 @@ func archASCIIEnd(k int, s []byte) int {
 }
 
 // archClean16 is the short-string path (see kernel.go): clean16, VEX-encoded for the avx2
-// kernel. It is small enough to be inlined into escape.
+// kernel, with one PCMPEQB per escaped special byte for sse2. It is small enough to be
+// inlined into escape.
 func archClean16(k int, d, src []byte, c *escCtx) bool {
 	raceRead(src)
 	raceWrite(d)
-	return clean16(&d[0], src, &c.kt[0], k == kernelAVX2)
+	// nsp 0 selects the AVX2 code: k-kernelAVX2 is 0 for avx2 and 1 for sse2 (a product
+	// rather than a branch keeps this function within the inlining budget).
+	return clean16(unsafe.SliceData(d), src, &c.kt[0], c.nsp*(k-kernelAVX2))
 }

@@ -997,20 +997,22 @@ func escapeUUAVX2(tag, lt bool) {
 
 // clean16 emits the short-string path: 16 to 31 bytes as two overlapping 16-byte blocks.
 func clean16() {
-	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, avx2 bool) bool")
+	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, nsp int) bool")
 	Doc("clean16 writes '\"', src, '\"' to d[0:len(src)+2] and returns true when src (16 to 31",
 		"bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it",
-		"writes nothing and returns false. avx2 selects the VEX-encoded code (AVX2 required).")
+		"writes nothing and returns false. nsp 0 selects the VEX-encoded code (AVX2 required),",
+		"else SSE2 compares against the first nsp (2..7) special-byte slots of kt.")
 	Comment(
 		"clean16 is the short-string path: a 16- to 31-byte string without anything to escape",
 		"is stored with its quotes; anything else is left to the caller.",
 		"",
-		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with avx2 the CPU",
-		"has AVX2, else SSE2 only is used. It reads only src and kt and writes",
-		"d[0:len(src)+2] only when it returns true.",
+		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with nsp == 0 the",
+		"CPU has AVX2, else SSE2 only is used and nsp (2..7) is the option set's number of",
+		"escaped special bytes. It reads only src and kt and writes d[0:len(src)+2] only",
+		"when it returns true.",
 		"",
 		"Registers: SI = src, CX = len(src), DI = d, AX = kt, X0/X1 = the two blocks, X2-X5",
-		"classification, X6 and X13-X15 the table or special bytes.",
+		"classification, X6 and X13-X15 the table or special bytes; BX = nsp.",
 		"",
 		"Algorithm: two overlapping 16-byte loads (the first at src, the second ending exactly",
 		"at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one",
@@ -1021,9 +1023,9 @@ func clean16() {
 	Load(Param("src").Base(), RSI)
 	Load(Param("src").Len(), RCX)
 	Load(Param("kt"), RAX)
-	Load(Param("avx2"), EBX)
-	TESTB(BL, BL)
-	JZ(LabelRef("sse2"))
+	Load(Param("nsp"), RBX)
+	TESTQ(RBX, RBX)
+	JNZ(LabelRef("sse2"))
 
 	VMOVDQU(mem(RSI, 0), X0)
 	VMOVDQU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
@@ -1055,22 +1057,27 @@ func clean16() {
 	Label("sse2")
 	MOVOU(mem(RSI, 0), X0)
 	MOVOU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
-	MOVL(U32(0x20202020), EBX)
-	MOVQ(RBX, X15)
+	MOVL(U32(0x20202020), EDX)
+	MOVQ(RDX, X15)
 	PSHUFD(U8(0), X15, X15)
 	MOVOA(X15, X2)
 	PCMPGTB(X0, X2)
 	MOVOA(X15, X3)
 	PCMPGTB(X1, X3)
-	for i := 0; i < 8; i++ {
-		off := ktSpec + 16*i // the seven special-byte slots, then '<' (ktLT)
-		MOVOU(mem(RAX, off), X6)
+	for i := 0; i < 7; i++ {
+		if i >= 2 {
+			Commentf("Slot %d only when %d or more special bytes are escaped.", i, i+1)
+			CMPQ(RBX, U8(i))
+			JBE(LabelRef("test"))
+		}
+		MOVOU(mem(RAX, ktSpec+16*i), X6)
 		MOVOA(X0, X4)
 		PCMPEQB(X6, X4)
 		POR(X4, X2)
 		PCMPEQB(X1, X6)
 		POR(X6, X3)
 	}
+	Label("test")
 	POR(X2, X3)
 	PMOVMSKB(X3, EDX)
 	TESTL(EDX, EDX)
