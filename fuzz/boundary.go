@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -242,23 +241,8 @@ func groupCands(op Op, cands []Impl) []candGroup {
 // cancelled. Without guard pages (no mmap) reads outside the input go undetected; the rest
 // of the checks still run.
 func Boundary(ctx context.Context, cfg BoundaryConfig) (*Report, error) {
-	if cfg.Ops == nil {
-		cfg.Ops = AllOps
-	}
-	if cfg.Impls == nil {
-		var err error
-		if cfg.Impls, err = Candidates(""); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = 20
-	}
-	if cfg.Progress == nil {
-		cfg.Progress = noProgress{}
+	if err := campaignDefaults(&cfg.Ops, &cfg.Impls, &cfg.Workers, &cfg.MaxFindings, &cfg.Progress); err != nil {
+		return nil, err
 	}
 	if cfg.Shards > 1 && (cfg.Shard < 0 || cfg.Shard >= cfg.Shards) {
 		return nil, fmt.Errorf("shard %d/%d: want 0 <= K < N", cfg.Shard, cfg.Shards)

@@ -90,23 +90,8 @@ func pow256(n int) uint64 { return uint64(1) << (8 * uint(n)) }
 // Exhaustive runs the exhaustive spaces. It stops early, with a partial report and every
 // finding made so far, when ctx is cancelled.
 func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
-	if cfg.Ops == nil {
-		cfg.Ops = AllOps
-	}
-	if cfg.Impls == nil {
-		var err error
-		if cfg.Impls, err = Candidates(""); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = 20
-	}
-	if cfg.Progress == nil {
-		cfg.Progress = noProgress{}
+	if err := campaignDefaults(&cfg.Ops, &cfg.Impls, &cfg.Workers, &cfg.MaxFindings, &cfg.Progress); err != nil {
+		return nil, err
 	}
 	if cfg.OptionCombos == nil {
 		cfg.OptionCombos = make([]jsonopt.Options, jsonopt.NumStringCombos)
@@ -312,4 +297,28 @@ func distinctFuncs(op Op, cands []Impl) []Impl {
 		}
 	}
 	return out
+}
+
+// campaignDefaults fills the settings every campaign shares: every operation, every fast
+// variant, GOMAXPROCS workers, 20 findings kept per (op, impl), no progress display.
+func campaignDefaults(ops *[]Op, impls *[]Impl, workers, maxFindings *int, progress *Progress) error {
+	if *ops == nil {
+		*ops = AllOps
+	}
+	if *impls == nil {
+		var err error
+		if *impls, err = Candidates(""); err != nil {
+			return err
+		}
+	}
+	if *workers <= 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	if *maxFindings <= 0 {
+		*maxFindings = 20
+	}
+	if *progress == nil {
+		*progress = noProgress{}
+	}
+	return nil
 }
