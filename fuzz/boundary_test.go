@@ -107,11 +107,18 @@ func TestBoundaryPlanted(t *testing.T) {
 			return "want the first dirty byte"
 		}},
 		"split-16": {map[Kind]bool{KindOutput: true, KindError: true, KindStep: true}, func(f *Finding) string {
-			// The lead of the first oracle step that crosses a 16-byte edge.
+			// The lead of the first oracle step that crosses a 16-byte edge. Under
+			// JSON_INVALID_UTF8_IGNORE the truncated step and its orphaned continuation
+			// bytes write nothing, so the two outputs can agree past them (15 clean bytes,
+			// C3 A9, C3 A9 gives "é" against "éé": the first differing byte belongs to the
+			// second é); there the finding is at or after the lead.
 			for pos := 0; pos < len(f.Input); {
 				st := Oracle.NextChar(f.Input, pos)
 				if pos%16+st.Advance > 16 {
 					if f.Loc.Off == pos {
+						return ""
+					}
+					if f.Op == OpEscape && f.Kind == KindOutput && f.Flags&jsonopt.InvalidUTF8Ignore != 0 && f.Loc.Off > pos {
 						return ""
 					}
 					break
