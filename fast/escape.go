@@ -19,25 +19,79 @@ const smallRest = 64
 // scratch holds buffers for escapeScratch.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
+// ShortLen is the length below which every variant runs the same code: for len(src) <
+// ShortLen, each variant's Escape is ShortEscape and its UTF8Decode is ShortUTF8Decode (each
+// variant's function begins by calling them), and NextChar is one function for all. A harness
+// may therefore check short inputs once for all variants (package fuzz's exhaustive spaces
+// do).
+const ShortLen = 16
+
+// ShortEscape is the code every variant's Escape runs for src shorter than ShortLen bytes
+// (Escape's contract). Longer input goes to the generic variant.
+func ShortEscape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if len(src) >= ShortLen {
+		return escape(dst, src, opts, kernelGeneric)
+	}
+	return escapeShort(dst, src, opts)
+}
+
+// ShortUTF8Decode is the code every variant's UTF8Decode runs for src shorter than ShortLen
+// bytes (UTF8Decode's contract): utf8Decode finding ASCII runs a byte at a time, which is
+// the generic variant for any length.
+func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false) }
+
 // escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
 //
-// Short strings with nothing to escape take a path without any kernel call or block loop:
-// strings under 16 bytes stay in Go, read as two overlapping 8-byte words (two 4-byte halves,
-// or three bytes, when shorter) and tested with the swar kernel's masks; 16 to 31 bytes go to
-// the architecture's two overlapping 16-byte blocks (archClean16) when a vector kernel is in
-// use. Either way the string is stored back with its quotes when dst has room.
+// Strings under ShortLen bytes go to escapeShort, the same code for every kernel. 16 to 31
+// bytes with nothing to escape go to the architecture's two overlapping 16-byte blocks
+// (archClean16) when a vector kernel is in use.
 func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	n, s := len(src), len(dst)
-	if uint(n-16) < 16 && k >= kernelArch && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
+	if n < ShortLen {
+		return escapeShort(dst, src, opts)
+	}
+	if n < 32 && k >= kernelArch && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
 		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
 		if archClean16(k, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 			return dst[:s+n+2], nil
 		}
-	} else if uint(n-8) <= smallInput-8 && opts&(jsonopt.NumericCheck|jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 &&
-		cap(dst)-s >= n+2 {
-		// 8 to 16 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
-		// HEX_APOS), the common case, is written out here without any call, with few values
-		// live at once; appendSmallClean (called from escapeLong) does the other short strings.
+	}
+	return escapeLong(dst, src, opts, k)
+}
+
+// escapeShort is escape for src shorter than ShortLen bytes, for every kernel: no kernel call
+// and no block loop. Clean strings are tested with a table lookup per byte (under 8 bytes) or
+// as two overlapping 8-byte words with the swar kernel's masks, and stored back with their
+// quotes when dst has room; anything else goes to escapeSmall.
+func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	n, s := len(src), len(dst)
+	if opts&jsonopt.NumericCheck != 0 {
+		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
+	}
+	if n < 8 {
+		// Under 8 bytes: one load per byte from shortClass, a single table for every
+		// option set.
+		var acc uint8
+		for _, b := range src {
+			acc |= shortClass[b]
+		}
+		if acc&shortDirty(opts) == 0 && cap(dst)-s >= n+2 {
+			dst = dst[:s+n+2]
+			dst[s] = '"'
+			copy(dst[s+1:], src)
+			dst[s+n+1] = '"'
+			return dst, nil
+		}
+		if acc&scHigh == 0 {
+			// ASCII cannot be invalid: escape in place.
+			out, d := reserve(dst, s, 6*n+17)
+			d, _ = escapeSmall(out, d, src, opts)
+			return out[:d], nil
+		}
+	} else if opts&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 {
+		// 8 to 15 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
+		// HEX_APOS), the common case, tested here without any call, with few values live
+		// at once.
 		c := &ctxs[ctxIndex(opts)]
 		w0 := binary.LittleEndian.Uint64(src)
 		w1 := binary.LittleEndian.Uint64(src[n-8:])
@@ -51,7 +105,7 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		sp = c.sp[2]
 		x, y = w0^sp, w1^sp
 		m |= (x-lo8)&^x | (y-lo8)&^y
-		if m&hi8 == 0 {
+		if m&hi8 == 0 && cap(dst)-s >= n+2 {
 			dst = dst[:s+n+2]
 			dst[s] = '"'
 			binary.LittleEndian.PutUint64(dst[s+1:], w0)
@@ -59,8 +113,23 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 			dst[s+n+1] = '"'
 			return dst, nil
 		}
+	} else if out, ok := appendSmallClean(dst, src, &ctxs[ctxIndex(opts)]); ok {
+		return out, nil
 	}
-	return escapeLong(dst, src, opts, k)
+	return escapeSmallDirty(dst, src, opts)
+}
+
+// escapeSmallDirty escapes src (at most smallInput bytes) that may need escapes, with
+// escapeSmall. Invalid input must leave dst's spare capacity untouched in error mode (§1.5),
+// so non-ASCII input in error mode is validated first: for so few bytes that costs less than
+// escaping into a buffer of its own and copying, and an invalid string costs no escaping.
+func escapeSmallDirty(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !isASCII(src) && !validFrom(src, 0) {
+		return failUTF8(dst, opts)
+	}
+	out, d := reserve(dst, len(dst), 6*len(src)+17)
+	d, _ = escapeSmall(out, d, src, opts) // valid, or IGNORE/SUBSTITUTE: cannot fail
+	return out[:d], nil
 }
 
 // appendSmallClean appends '"', src and '"' to dst and returns true when src (1 to 16 bytes)
@@ -110,18 +179,15 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
 	}
-	// Short clean strings that escape's inline test does not cover (1 to 7 bytes, or HEX_TAG,
-	// HEX_AMP or HEX_APOS set).
-	if n := len(src); uint(n-1) < smallInput && (n < 8 || opts&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) != 0) {
+	n := len(src)
+	if n <= smallInput {
+		// 16 bytes (shorter strings never get here from escape).
 		if out, ok := appendSmallClean(dst, src, &ctxs[ctxIndex(opts)]); ok {
 			return out, nil
 		}
+		return escapeSmallDirty(dst, src, opts)
 	}
-	n := len(src)
 	start := len(dst)
-	if n == 0 {
-		return append(dst, '"', '"'), nil // §1.2 step 1
-	}
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
 	// block beyond that (see the per-block check in escapeBody), plus the quotes and slack.
 	bl := n
@@ -130,24 +196,6 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	}
 	need := n + 5*bl + 17
 	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
-	if n <= smallInput {
-		if errMode && cap(dst)-start >= need && !isASCII(src) {
-			// Escape into a stack buffer and copy on success: cheaper than validating first.
-			// (ASCII cannot fail, so it is escaped in place below.)
-			var tmp [6*smallInput + 2]byte
-			m, ok := escapeSmall(tmp[:], 0, src, opts)
-			if !ok {
-				return failUTF8(dst, opts)
-			}
-			return append(dst, tmp[:m]...), nil
-		}
-		out, d := reserve(dst, start, need)
-		d, ok := escapeSmall(out, d, src, opts)
-		if !ok {
-			return failUTF8(dst, opts)
-		}
-		return out[:d], nil
-	}
 	// The vector kernels' block stores run ahead of their output (runKernel): that is safe
 	// only while the escape of the rest of the input is at least as long as the rest, which
 	// invalid input breaks under IGNORE, and under SUBSTITUTE with UNESCAPED_UNICODE.

@@ -111,5 +111,8 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // above U+00FF, astral included, is a single '?'). It appends at most len(src) bytes (growing
 // dst at most once) and never modifies src or dst[:len(dst)]. It runs the default variant.
 func UTF8Decode(dst, src []byte) []byte {
-	return utf8Decode(dst, src, defaultKernel != kernelGeneric)
+	if defaultKernel == kernelGeneric {
+		return utf8DecodeGeneric(dst, src)
+	}
+	return utf8DecodeWords(dst, src)
 }

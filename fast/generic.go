@@ -21,7 +21,7 @@ func init() {
 		Doc:        "portable Go: clean runs found 8 bytes a word (SIMD within a register), inline UTF-8 decoder",
 		Escape:     escapeSWAR,
 		NextChar:   NextChar,
-		UTF8Decode: utf8DecodeSWAR,
+		UTF8Decode: utf8DecodeWords,
 	}, kernelSWAR, rankSWAR)
 }
 
@@ -35,8 +35,15 @@ func escapeSWAR(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	return escape(dst, src, opts, kernelSWAR)
 }
 
-// utf8DecodeGeneric is UTF8Decode finding ASCII runs a byte at a time.
-func utf8DecodeGeneric(dst, src []byte) []byte { return utf8Decode(dst, src, false) }
+// utf8DecodeGeneric is UTF8Decode finding ASCII runs a byte at a time (for every length, the
+// code ShortUTF8Decode runs).
+func utf8DecodeGeneric(dst, src []byte) []byte { return ShortUTF8Decode(dst, src) }
 
-// utf8DecodeSWAR is UTF8Decode finding ASCII runs 8 bytes a word.
-func utf8DecodeSWAR(dst, src []byte) []byte { return utf8Decode(dst, src, true) }
+// utf8DecodeWords is UTF8Decode finding ASCII runs 8 bytes a word, the UTF8Decode of every
+// variant but generic; under ShortLen bytes it is ShortUTF8Decode.
+func utf8DecodeWords(dst, src []byte) []byte {
+	if len(src) < ShortLen {
+		return ShortUTF8Decode(dst, src)
+	}
+	return utf8Decode(dst, src, true)
+}

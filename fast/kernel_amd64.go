@@ -33,7 +33,7 @@ func init() {
 		Doc:        "amd64 SSE2 assembly: 16-byte one-pass copy-while-scan escaper, one PCMPEQB per escaped special byte",
 		Escape:     escapeSSE2Variant,
 		NextChar:   NextChar,
-		UTF8Decode: utf8DecodeSWAR,
+		UTF8Decode: utf8DecodeWords,
 	}, kernelSSE2, rankSSE2)
 	if hasAVX2 {
 		uuKernels |= 1 << kernelAVX2
@@ -42,7 +42,7 @@ func init() {
 			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation under UNESCAPED_UNICODE",
 			Escape:     escapeAVX2Variant,
 			NextChar:   NextChar,
-			UTF8Decode: utf8DecodeSWAR,
+			UTF8Decode: utf8DecodeWords,
 		}, kernelAVX2, rankAVX2)
 	}
 }
@@ -50,6 +50,9 @@ func init() {
 // escapeAVX2Variant is Escape with the AVX2 kernel. It tries the short-string path itself
 // (as escape would), which saves a call for the strings where a call is most of the cost.
 func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if len(src) < ShortLen {
+		return escapeShort(dst, src, opts) // every variant's code for short strings
+	}
 	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil
@@ -61,6 +64,9 @@ func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 
 // escapeSSE2Variant is Escape with the SSE2 kernel (short-string path as escapeAVX2Variant).
 func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if len(src) < ShortLen {
+		return escapeShort(dst, src, opts) // every variant's code for short strings
+	}
 	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil

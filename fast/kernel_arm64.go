@@ -26,7 +26,7 @@ func init() {
 		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks",
 		Escape:     escapeNEON,
 		NextChar:   NextChar,
-		UTF8Decode: utf8DecodeSWAR,
+		UTF8Decode: utf8DecodeWords,
 	}, kernelNEON, rankNEON)
 }
 

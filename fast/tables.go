@@ -14,6 +14,48 @@ const (
 	clsHigh  = 3 // >= 0x80: the start of a UTF-8 sequence, handled outside the ASCII kernels
 )
 
+// Bits of shortClass: why a byte may need more than a copy. A string of bytes whose classes
+// OR to nothing in shortDirty(opts) is copied unchanged under opts.
+const (
+	scAlways = 1 << iota // 0x00..0x1F, '"', '\\': escaped under every option set
+	scHigh               // >= 0x80: the start of a UTF-8 sequence
+	scSlash              // '/': escaped unless UNESCAPED_SLASHES
+	scTag                // '<', '>': escaped under HEX_TAG (HexTag << 3)
+	scAmp                // '&': escaped under HEX_AMP (HexAmp << 3)
+	scApos               // '\'': escaped under HEX_APOS (HexApos << 3)
+)
+
+// shortClass is one 256-byte table for all option sets (it stays in the L1 cache where the
+// 128 per-option-set tables of ctxs need not), used by escapeShort's clean test.
+var shortClass = func() (t [256]uint8) {
+	for b := 0; b < 256; b++ {
+		switch {
+		case b < 0x20 || b == '"' || b == '\\':
+			t[b] = scAlways
+		case b >= 0x80:
+			t[b] = scHigh
+		case b == '/':
+			t[b] = scSlash
+		case b == '<' || b == '>':
+			t[b] = scTag
+		case b == '&':
+			t[b] = scAmp
+		case b == '\'':
+			t[b] = scApos
+		}
+	}
+	return t
+}()
+
+// shortDirty is the shortClass bits that need more than a copy under opts.
+func shortDirty(opts jsonopt.Options) uint8 {
+	m := scAlways | scHigh | uint8(opts&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos))<<3
+	if opts&jsonopt.UnescapedSlashes == 0 {
+		m |= scSlash
+	}
+	return m
+}
+
 // asciiOpts are the option bits that change how an ASCII byte is escaped (spec §1.3).
 const asciiOpts = jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot | jsonopt.UnescapedSlashes
 

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
 )
 
 // The safe* wrappers call one implementation and turn a panic into a value, so one bad
@@ -53,12 +54,39 @@ type Checker struct {
 	in        []byte // the copy of the input handed to candidates
 	steps     []jsonopt.Step
 	spare     spareCanary
+
+	// byClass lets quick reuse the oracle's escape answers across option sets
+	// (oracle.EscapeTrace) when given all jsonopt.Combo in index order; done is its
+	// scratch.
+	byClass bool
+	done    [jsonopt.NumStringCombos / 64]uint64 // option indexes already checked
+}
+
+// equalShort is bytes.Equal without a call, for the few bytes of the exhaustive spaces.
+func equalShort(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func clone(b []byte) []byte { return append([]byte{}, b...) }
 
 // input copies src into the candidate-owned input buffer.
 func (c *Checker) input(src []byte) []byte {
+	if len(src) <= 8 && cap(c.in) >= 8 {
+		// The exhaustive spaces' inputs: a loop costs less than a call to memmove.
+		c.in = c.in[:len(src)]
+		for i, b := range src {
+			c.in[i] = b
+		}
+		return c.in
+	}
 	c.in = append(c.in[:0], src...)
 	return c.in
 }
@@ -205,6 +233,37 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 	in := c.input(src)
 	switch op {
 	case OpEscape:
+		if c.byClass && len(opts) == jsonopt.NumStringCombos {
+			// opts is every jsonopt.Combo in index order: the oracle's answer is traced once
+			// per class of option sets that agree on the bits it tested (oracle.EscapeTrace),
+			// and the candidates run under every set of the class against it.
+			clear(c.done[:])
+			for i := range opts {
+				if c.done[i>>6]>>(i&63)&1 != 0 {
+					continue
+				}
+				want, werr, tested := oracle.EscapeTrace(c.want[:0], src, opts[i])
+				c.want = want[:0]
+				m := jsonopt.ComboIndex(tested)
+				free := (jsonopt.NumStringCombos - 1) &^ m
+				for s := 0; ; {
+					x := i&m | s
+					c.done[x>>6] |= 1 << (x & 63)
+					o := opts[x]
+					for j := range cands {
+						got, gerr := cands[j].Escape(c.got[:0], in, o)
+						c.got = got[:0]
+						if gerr != werr || !equalShort(got, want) {
+							return false
+						}
+					}
+					if s = (s - free) & free; s == 0 {
+						break
+					}
+				}
+			}
+			break
+		}
 		for _, o := range opts {
 			want, werr := Oracle.Escape(c.want[:0], src, o)
 			c.want = want[:0]
@@ -241,4 +300,31 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 		}
 	}
 	return bytes.Equal(in, src)
+}
+
+// spotEvery: the decode and utf8_decode spaces spot-check one input in spotEvery.
+const spotEvery = 16
+
+// spotCheck is quick for a sample of the work: v numbers the input within its space; for
+// escape each candidate runs under one option set, opts[(v + j*len(opts)/len(cands)) %
+// len(opts)] for the j-th, and for decode and utf8_decode every spotEvery-th input runs
+// through one candidate, in turn. Over a space every candidate meets every option set.
+func (c *Checker) spotCheck(op Op, cands []Impl, v uint64, src []byte, opts []jsonopt.Options) bool {
+	if len(cands) == 0 {
+		return true
+	}
+	if op != OpEscape {
+		if v%spotEvery != 0 {
+			return true
+		}
+		j := int(v / spotEvery % uint64(len(cands)))
+		return c.quick(op, cands[j:j+1], src, opts)
+	}
+	for j := range cands {
+		i := (v + uint64(j*len(opts)/len(cands))) % uint64(len(opts))
+		if !c.quick(op, cands[j:j+1], src, opts[i:i+1]) {
+			return false
+		}
+	}
+	return true
 }

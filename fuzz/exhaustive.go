@@ -176,7 +176,21 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// closure context: fast variants sharing one decoder) give the same answer on every
 	// input, so the hot path runs each distinct function once. Findings still name every
 	// candidate: an input that fails the hot path is re-run through all of them.
-	distinct := distinctFuncs(op, cands)
+	distinct := distinctFuncs(op, cands, n)
+	// Candidates whose Short code stands in for them at this length (fast's variants below
+	// fast.ShortLen) also run through their own entry points, on a rotating sample: each
+	// string under one option set per candidate (escape) or through one candidate (decode,
+	// utf8_decode), so the run itself shows that they do hand such input to Short.
+	allCombos := len(opts) == jsonopt.NumStringCombos
+	for i, o := range opts {
+		allCombos = allCombos && o == jsonopt.Combo(i)
+	}
+	var spot []Impl
+	for _, im := range cands {
+		if n < im.ShortLen && im.Short != nil && !sameFunc(op, im, *im.Short) {
+			spot = append(spot, im)
+		}
+	}
 	var next atomic.Uint64
 	var diffs atomic.Uint64
 	var doneUnits, doneStrings atomic.Uint64
@@ -187,7 +201,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var c Checker
+			c := &Checker{byClass: allCombos}
 			buf := make([]byte, n)
 			var local, unitFindings []*Finding
 			kept := map[string]int{}
@@ -200,11 +214,19 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 				lo, hi := u*unit, min((u+1)*unit, total)
 				unitFindings = unitFindings[:0]
 				clear(kept)
+				for i := 0; i < n; i++ {
+					buf[i] = byte(lo >> (8 * uint(n-1-i)))
+				}
 				for v := lo; v < hi; v++ {
-					for i := 0; i < n; i++ {
-						buf[i] = byte(v >> (8 * uint(n-1-i)))
+					if v != lo { // the next string: big-endian increment of buf
+						for i := n - 1; i >= 0; i-- {
+							buf[i]++
+							if buf[i] != 0 {
+								break
+							}
+						}
 					}
-					if c.quick(op, distinct, buf, opts) {
+					if c.quick(op, distinct, buf, opts) && c.spotCheck(op, spot, v, buf, opts) {
 						continue
 					}
 					for _, o := range opts {
@@ -276,12 +298,21 @@ func implNamesOrdered(impls []Impl) []string {
 // values only when they have the same code and the same captured context.
 func funcPtr[F any](f F) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
 
+// sameFunc reports whether a and b have the same function value for op.
+func sameFunc(op Op, a, b Impl) bool {
+	return len(distinctFuncs(op, []Impl{a, b}, -1)) == 1
+}
+
 // distinctFuncs drops every candidate whose function for op is the same func value as an
-// earlier candidate's.
-func distinctFuncs(op Op, cands []Impl) []Impl {
+// earlier candidate's. For inputs of length n (n < 0: any length) shorter than a candidate's
+// ShortLen, its Short code stands in for it.
+func distinctFuncs(op Op, cands []Impl, n int) []Impl {
 	seen := map[unsafe.Pointer]bool{}
 	var out []Impl
 	for _, im := range cands {
+		if n >= 0 && n < im.ShortLen && im.Short != nil {
+			im = *im.Short
+		}
 		var p unsafe.Pointer
 		switch op {
 		case OpEscape:

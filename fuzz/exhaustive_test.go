@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -157,4 +158,51 @@ func TestExhaustiveShards(t *testing.T) {
 	if _, err := Exhaustive(context.Background(), ExhaustiveConfig{Shard: 3, Shards: 3}); err == nil {
 		t.Error("shard 3/3 accepted")
 	}
+}
+
+// TestExhaustiveShortSpotCheck: an implementation that claims to run fast's short-string code
+// (ShortLen, Short) but does not is still caught by the exhaustive spaces, through the spot
+// check of its own entry point, with the finding naming it. The hot path runs the shared code
+// only, so without the spot check these defects would pass.
+func TestExhaustiveShortSpotCheck(t *testing.T) {
+	base, err := LookupImpl("generic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Short == nil || base.ShortLen != fast.ShortLen {
+		t.Fatalf("generic: ShortLen %d, Short %v: want fast.ShortLen and fast's short code", base.ShortLen, base.Short)
+	}
+	liar := base
+	liar.Name = "lowercase-hex-tag"
+	liar.Escape = func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+		out, err := base.Escape(dst, src, opts)
+		return bytes.ReplaceAll(out, []byte(`\u003C`), []byte(`\u003c`)), err
+	}
+	liar.UTF8Decode = func(dst, src []byte) []byte {
+		out := base.UTF8Decode(dst, src)
+		return bytes.ReplaceAll(out, []byte{0x7F}, []byte("?"))
+	}
+	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
+		MaxLen: 2, Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, liar}, MaxFindings: 1000000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOp := map[Op]int{}
+	for _, f := range rep.Findings {
+		if f.Impl != liar.Name || f.Kind != KindOutput {
+			t.Errorf("unexpected finding: %v", f)
+			continue
+		}
+		byOp[f.Op]++
+	}
+	if byOp[OpEscape] == 0 || byOp[OpUTF8Decode] == 0 {
+		t.Errorf("findings per operation %v: want some for escape and for utf8_decode", byOp)
+	}
+	for _, s := range rep.Spaces {
+		if s.Distinct != 1 {
+			t.Errorf("%s len %d: %d distinct functions in the hot path, want 1 (the shared short code)", s.Op, s.Len, s.Distinct)
+		}
+	}
+	t.Logf("spot check found %v", byOp)
 }

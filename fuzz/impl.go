@@ -59,6 +59,15 @@ type Impl struct {
 	Escape     func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
 	NextChar   func(s []byte, pos int) jsonopt.Step
 	UTF8Decode func(dst, src []byte) []byte
+
+	// ShortLen and Short say that for every input shorter than ShortLen bytes the functions
+	// run Short's code (fast's variants all begin by handing such input to fast.ShortEscape
+	// and fast.ShortUTF8Decode: fast.ShortLen). The exhaustive spaces, whose inputs are all
+	// that short, then run Short once per case for every implementation sharing it, and each
+	// implementation's own entry point on a rotating sample (see runSpace). Zero: no such
+	// sharing.
+	ShortLen int
+	Short    *Impl
 }
 
 // Has reports whether the implementation offers op.
@@ -78,10 +87,15 @@ func (im Impl) Has(op Op) bool {
 var Oracle = Impl{Name: "oracle", Escape: oracle.Escape, NextChar: oracle.NextChar, UTF8Decode: oracle.UTF8Decode}
 
 // FastDefault is fast's dispatched entry point (the variant fast.Default() names).
-var FastDefault = Impl{Name: "fast", Escape: fast.Escape, NextChar: fast.NextChar, UTF8Decode: fast.UTF8Decode}
+var FastDefault = Impl{Name: "fast", Escape: fast.Escape, NextChar: fast.NextChar, UTF8Decode: fast.UTF8Decode,
+	ShortLen: fast.ShortLen, Short: &fastShort}
+
+// fastShort is the code every fast variant runs for inputs shorter than fast.ShortLen.
+var fastShort = Impl{Name: "fast-short", Escape: fast.ShortEscape, NextChar: fast.NextChar, UTF8Decode: fast.ShortUTF8Decode}
 
 func fromVariant(v fast.Variant) Impl {
-	return Impl{Name: v.Name, Escape: v.Escape, NextChar: v.NextChar, UTF8Decode: v.UTF8Decode}
+	return Impl{Name: v.Name, Escape: v.Escape, NextChar: v.NextChar, UTF8Decode: v.UTF8Decode,
+		ShortLen: fast.ShortLen, Short: &fastShort}
 }
 
 // Builtins lists every built-in implementation by name: oracle, fast (the dispatched

@@ -250,7 +250,7 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 			continue
 		}
 		sr := SpaceReport{Space: "random", Op: op, Strings: inputs, OptionSets: 1, Cases: inputs, Impls: implNamesOrdered(opCands[op]),
-			Distinct: len(distinctFuncs(op, opCands[op])), Differences: diffs[op], Elapsed: elapsed, Complete: !interrupted}
+			Distinct: len(distinctFuncs(op, opCands[op], -1)), Differences: diffs[op], Elapsed: elapsed, Complete: !interrupted}
 		if s := elapsed.Seconds(); s > 0 {
 			sr.CasesPerSec = float64(inputs) / s
 		}

@@ -56,6 +56,17 @@ var stringBits = func() [10]Options {
 	return b
 }()
 
+// ComboIndex is the inverse of Combo: the i with Combo(i) == o&StringOptions.
+func ComboIndex(o Options) int {
+	i := 0
+	for k := 0; k < len(stringBits); k++ {
+		if o&stringBits[k] != 0 {
+			i |= 1 << k
+		}
+	}
+	return i
+}
+
 // Combo returns the i-th subset of StringOptions, for i in [0, NumStringCombos): bit k of i
 // selects the k-th lowest bit of StringOptions. Combo(0) is 0 and Combo(1023) is StringOptions.
 func Combo(i int) Options {

@@ -43,10 +43,38 @@ const hexDigits = "0123456789abcdef"
 // Escape never modifies src or dst[:len(dst)], and never writes into dst's spare capacity beyond
 // the length it returns, not even on error.
 func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	o := optionSet{opts: opts}
+	return escape(dst, src, &o)
+}
+
+// EscapeTrace is Escape that also returns the option bits it tested while computing its
+// answer. Escape reads opts only through optionSet.has, so every option set that agrees with
+// opts on those bits takes the same branches and gets the same bytes and error: a harness may
+// compute one answer per class of option sets (package fuzz's exhaustive escape space does).
+func EscapeTrace(dst, src []byte, opts jsonopt.Options) ([]byte, error, jsonopt.Options) {
+	o := optionSet{opts: opts}
+	out, err := escape(dst, src, &o)
+	return out, err, o.tested
+}
+
+// optionSet is the option bits of one Escape call, read only through has, which records
+// every bit it was asked about.
+type optionSet struct {
+	opts, tested jsonopt.Options
+}
+
+// has reports whether the option bit is set, and records that it was asked.
+func (o *optionSet) has(bit jsonopt.Options) bool {
+	o.tested |= bit
+	return o.opts&bit != 0
+}
+
+// escape is Escape; it reads the options only through o.has.
+func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 	// §1.7, §1.1: NUMERIC_CHECK would turn numeric strings into numbers; this project rejects it
 	// rather than ignore it (DESIGN.md §2). It is tested before §1.2 step 1 on purpose: even
 	// "" is refused, so that no answer under NUMERIC_CHECK is ever given.
-	if opts&jsonopt.NumericCheck != 0 {
+	if o.has(jsonopt.NumericCheck) {
 		return dst, jsonopt.ErrNumericCheck
 	}
 
@@ -61,8 +89,8 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	// PARTIAL_OUTPUT_ON_ERROR. The result depends only on whether some step fails, so the oracle
 	// asks that first: the bytes are the same and nothing is ever written past the returned
 	// length into the caller's spare capacity.
-	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !validUTF8(src) {
-		if opts&jsonopt.PartialOutputOnError != 0 {
+	if !validUTF8(src) && !o.has(jsonopt.InvalidUTF8Ignore) && !o.has(jsonopt.InvalidUTF8Substitute) {
+		if o.has(jsonopt.PartialOutputOnError) {
 			return append(dst, "null"...), jsonopt.ErrUTF8 // §1.5 row PARTIAL_OUTPUT_ON_ERROR
 		}
 		return dst, jsonopt.ErrUTF8 // §1.5 row none: json_encode returned false
@@ -76,18 +104,18 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			// the string; "end of input" is the end of src.
 			st := NextChar(src, pos)
 			switch {
-			case !st.OK && opts&jsonopt.InvalidUTF8Ignore != 0:
+			case !st.OK && o.has(jsonopt.InvalidUTF8Ignore):
 				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_IGNORE: emit nothing. IGNORE is
 				// tested before SUBSTITUTE, so IGNORE|SUBSTITUTE lands here too.
-			case !st.OK && opts&jsonopt.UnescapedUnicode != 0:
+			case !st.OK && o.has(jsonopt.UnescapedUnicode):
 				// §1.2 step 7 failure, §1.5 row SUBSTITUTE|UNESCAPED_UNICODE: raw U+FFFD.
 				// (SUBSTITUTE is set: without IGNORE or SUBSTITUTE a failure returned above.)
 				dst = append(dst, 0xEF, 0xBF, 0xBD)
 			case !st.OK:
 				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_SUBSTITUTE: the 6 bytes \ufffd.
 				dst = append(dst, `\ufffd`...)
-			case opts&jsonopt.UnescapedUnicode != 0 &&
-				(opts&jsonopt.UnescapedLineTerminators != 0 || st.CP < 0x2028 || st.CP > 0x2029):
+			case o.has(jsonopt.UnescapedUnicode) &&
+				(st.CP < 0x2028 || st.CP > 0x2029 || o.has(jsonopt.UnescapedLineTerminators)):
 				// §1.2 step 7 success, §1.4: UNESCAPED_UNICODE copies the consumed bytes raw,
 				// except U+2028/U+2029, which also need UNESCAPED_LINE_TERMINATORS.
 				dst = append(dst, src[pos:pos+st.Advance]...)
@@ -119,23 +147,23 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			dst = append(dst, '\\', 'r')
 		case c < 0x20: // §1.3 row other 0x00..0x1F: \u00XX, lower-case hex (\u000b, \u001f)
 			dst = appendU(dst, uint32(c))
-		case c == '"' && opts&jsonopt.HexQuot != 0: // §1.3 row 0x22, HEX_QUOT
+		case c == '"' && o.has(jsonopt.HexQuot): // §1.3 row 0x22, HEX_QUOT
 			dst = append(dst, `\u0022`...)
 		case c == '"': // §1.3 row 0x22
 			dst = append(dst, '\\', '"')
 		case c == '\\': // §1.3 row 0x5C: \\ under every option
 			dst = append(dst, '\\', '\\')
-		case c == '/' && opts&jsonopt.UnescapedSlashes != 0: // §1.3 row 0x2F, UNESCAPED_SLASHES
+		case c == '/' && o.has(jsonopt.UnescapedSlashes): // §1.3 row 0x2F, UNESCAPED_SLASHES
 			dst = append(dst, '/')
 		case c == '/': // §1.3 row 0x2F
 			dst = append(dst, '\\', '/')
-		case c == '<' && opts&jsonopt.HexTag != 0: // §1.3 row 0x3C, HEX_TAG: upper-case C
+		case c == '<' && o.has(jsonopt.HexTag): // §1.3 row 0x3C, HEX_TAG: upper-case C
 			dst = append(dst, `\u003C`...)
-		case c == '>' && opts&jsonopt.HexTag != 0: // §1.3 row 0x3E, HEX_TAG: upper-case E
+		case c == '>' && o.has(jsonopt.HexTag): // §1.3 row 0x3E, HEX_TAG: upper-case E
 			dst = append(dst, `\u003E`...)
-		case c == '&' && opts&jsonopt.HexAmp != 0: // §1.3 row 0x26, HEX_AMP
+		case c == '&' && o.has(jsonopt.HexAmp): // §1.3 row 0x26, HEX_AMP
 			dst = append(dst, `\u0026`...)
-		case c == '\'' && opts&jsonopt.HexApos != 0: // §1.3 row 0x27, HEX_APOS
+		case c == '\'' && o.has(jsonopt.HexApos): // §1.3 row 0x27, HEX_APOS
 			dst = append(dst, `\u0027`...)
 		default:
 			// §1.3 rows 0x7F and all other 0x20..0x7E, and < > & ' without their HEX flag

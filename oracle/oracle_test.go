@@ -3,6 +3,7 @@ package oracle_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8" // tests only: an independent cross-check of the acceptance set (spec §2.2)
 
@@ -587,4 +588,91 @@ func ExampleNextChar() {
 func ExampleUTF8Decode() {
 	fmt.Printf("%q\n", oracle.UTF8Decode(nil, []byte("A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xe2\xc0\x80B")))
 	// Output: "A\xe9???B"
+}
+
+// TestEscapeTrace checks EscapeTrace's promise, on which package fuzz's exhaustive escape
+// space relies: every option set that agrees with opts on the tested bits gets the same bytes
+// and error. It replays that space's reuse for each string: option sets in index order, the
+// first of a class traced and its answer given to every set agreeing on the tested bits; each
+// of the 1,024 answers is checked against a direct Escape. All 1- and 2-byte strings, and
+// random strings of 3–12 bytes from a class alphabet. It also shows that the trace is not
+// trivially every bit (then the promise would hold vacuously and save nothing).
+func TestEscapeTrace(t *testing.T) {
+	strs, classes, err := replayTrace(oracle.EscapeTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "abc" tests no string option: one answer for all 1,024 sets.
+	if _, _, tested := oracle.EscapeTrace(nil, []byte("abc"), 0); tested&jsonopt.StringOptions != 0 {
+		t.Errorf(`"abc" tested %v, want no string option`, tested)
+	}
+	t.Logf("%d strings × 1,024 option sets: %d traced classes (%.1f a string)", strs, classes, float64(classes)/float64(strs))
+
+	// A trace that forgets one bit it tested must be caught.
+	for _, bit := range []jsonopt.Options{jsonopt.HexTag, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore, jsonopt.PartialOutputOnError} {
+		forgetful := func(dst, src []byte, o jsonopt.Options) ([]byte, error, jsonopt.Options) {
+			out, err, tested := oracle.EscapeTrace(dst, src, o)
+			return out, err, tested &^ bit
+		}
+		if _, _, err := replayTrace(forgetful); err == nil {
+			t.Errorf("a trace without %v was not caught", bit)
+		}
+	}
+}
+
+// replayTrace replays the exhaustive escape space's reuse of trace's answers (see
+// TestEscapeTrace) and returns the number of strings, of traced classes, and the first
+// answer that differs from a direct oracle.Escape.
+func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, error, jsonopt.Options)) (strs, classes int, err error) {
+	var class [jsonopt.NumStringCombos]int16
+	var outs [][]byte
+	var errs []error
+	check := func(src []byte) error {
+		clear(class[:])
+		outs, errs = outs[:0], errs[:0]
+		for i := 0; i < jsonopt.NumStringCombos; i++ {
+			o := jsonopt.Combo(i)
+			if class[i] == 0 {
+				want, werr, tested := trace(nil, src, o)
+				outs, errs = append(outs, want), append(errs, werr)
+				m := jsonopt.ComboIndex(tested)
+				free := (jsonopt.NumStringCombos - 1) &^ m
+				for s := 0; ; {
+					class[i&m|s] = int16(len(outs))
+					if s = (s - free) & free; s == 0 {
+						break
+					}
+				}
+			}
+			k := class[i] - 1
+			got, gerr := oracle.Escape(nil, src, o)
+			if gerr != errs[k] || !bytes.Equal(got, outs[k]) {
+				return fmt.Errorf("%x under %v gives %q %v, but its class answer is %q %v", src, o, got, gerr, outs[k], errs[k])
+			}
+		}
+		classes += len(outs)
+		strs++
+		return nil
+	}
+	for v := 0; v < 1<<16+1<<8; v++ {
+		src := []byte{byte(v >> 8), byte(v)}
+		if v >= 1<<16 {
+			src = src[1:]
+		}
+		if err := check(src); err != nil {
+			return strs, classes, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	alpha := []byte("a\"\\/<>&'\x00\x1f\x7f\xc2\xc3\xa9\x80\xbf\xe2\x80\xa8\xa9\xed\xa0\xf0\x9f\x98\x80\xf4\x90\xff")
+	for k := 0; k < 2000; k++ {
+		src := make([]byte, 3+rng.IntN(10))
+		for j := range src {
+			src[j] = alpha[rng.IntN(len(alpha))]
+		}
+		if err := check(src); err != nil {
+			return strs, classes, err
+		}
+	}
+	return strs, classes, nil
 }
