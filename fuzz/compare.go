@@ -79,14 +79,6 @@ func clone(b []byte) []byte { return append([]byte{}, b...) }
 
 // input copies src into the candidate-owned input buffer.
 func (c *Checker) input(src []byte) []byte {
-	if len(src) <= 8 && cap(c.in) >= 8 {
-		// The exhaustive spaces' inputs: a loop costs less than a call to memmove.
-		c.in = c.in[:len(src)]
-		for i, b := range src {
-			c.in[i] = b
-		}
-		return c.in
-	}
 	c.in = append(c.in[:0], src...)
 	return c.in
 }
@@ -242,7 +234,7 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 				if c.done[i>>6]>>(i&63)&1 != 0 {
 					continue
 				}
-				want, werr, tested := oracle.EscapeTrace(c.want[:0], src, opts[i])
+				want, tested, werr := oracle.EscapeTrace(c.want[:0], src, opts[i])
 				c.want = want[:0]
 				m := jsonopt.ComboIndex(tested)
 				free := (jsonopt.NumStringCombos - 1) &^ m

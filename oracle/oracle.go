@@ -51,10 +51,10 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // answer. Escape reads opts only through optionSet.has, so every option set that agrees with
 // opts on those bits takes the same branches and gets the same bytes and error: a harness may
 // compute one answer per class of option sets (package fuzz's exhaustive escape space does).
-func EscapeTrace(dst, src []byte, opts jsonopt.Options) ([]byte, error, jsonopt.Options) {
+func EscapeTrace(dst, src []byte, opts jsonopt.Options) (out []byte, tested jsonopt.Options, err error) {
 	o := optionSet{opts: opts}
-	out, err := escape(dst, src, &o)
-	return out, err, o.tested
+	out, err = escape(dst, src, &o)
+	return out, o.tested, err
 }
 
 // optionSet is the option bits of one Escape call, read only through has, which records

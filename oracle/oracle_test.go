@@ -603,16 +603,16 @@ func TestEscapeTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "abc" tests no string option: one answer for all 1,024 sets.
-	if _, _, tested := oracle.EscapeTrace(nil, []byte("abc"), 0); tested&jsonopt.StringOptions != 0 {
+	if _, tested, _ := oracle.EscapeTrace(nil, []byte("abc"), 0); tested&jsonopt.StringOptions != 0 {
 		t.Errorf(`"abc" tested %v, want no string option`, tested)
 	}
 	t.Logf("%d strings × 1,024 option sets: %d traced classes (%.1f a string)", strs, classes, float64(classes)/float64(strs))
 
 	// A trace that forgets one bit it tested must be caught.
 	for _, bit := range []jsonopt.Options{jsonopt.HexTag, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore, jsonopt.PartialOutputOnError} {
-		forgetful := func(dst, src []byte, o jsonopt.Options) ([]byte, error, jsonopt.Options) {
-			out, err, tested := oracle.EscapeTrace(dst, src, o)
-			return out, err, tested &^ bit
+		forgetful := func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt.Options, error) {
+			out, tested, err := oracle.EscapeTrace(dst, src, o)
+			return out, tested &^ bit, err
 		}
 		if _, _, err := replayTrace(forgetful); err == nil {
 			t.Errorf("a trace without %v was not caught", bit)
@@ -623,7 +623,7 @@ func TestEscapeTrace(t *testing.T) {
 // replayTrace replays the exhaustive escape space's reuse of trace's answers (see
 // TestEscapeTrace) and returns the number of strings, of traced classes, and the first
 // answer that differs from a direct oracle.Escape.
-func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, error, jsonopt.Options)) (strs, classes int, err error) {
+func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt.Options, error)) (strs, classes int, err error) {
 	var class [jsonopt.NumStringCombos]int16
 	var outs [][]byte
 	var errs []error
@@ -633,7 +633,7 @@ func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, error, 
 		for i := 0; i < jsonopt.NumStringCombos; i++ {
 			o := jsonopt.Combo(i)
 			if class[i] == 0 {
-				want, werr, tested := trace(nil, src, o)
+				want, tested, werr := trace(nil, src, o)
 				outs, errs = append(outs, want), append(errs, werr)
 				m := jsonopt.ComboIndex(tested)
 				free := (jsonopt.NumStringCombos - 1) &^ m

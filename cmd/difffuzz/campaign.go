@@ -252,7 +252,8 @@ func group(n uint64) string {
 func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
-	var strs, cases, comparisons uint64
+	var strs, cases uint64
+	ncands := 0
 	for _, s := range rep.Spaces {
 		state := ""
 		if !s.Complete {
@@ -279,12 +280,16 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), cands, state)
 		strs += s.Strings
 		cases += s.Cases
-		comparisons += s.Cases * uint64(len(s.Impls))
+		ncands = max(ncands, len(s.Impls))
 	}
 	verdict := "no differences"
 	if rep.Differences > 0 {
 		verdict = fmt.Sprintf("%s differences", group(rep.Differences))
 	}
-	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases, %s candidate results compared with the oracle in %s\n",
-		verdict, group(strs), group(cases), group(comparisons), elapsed.Round(100*time.Millisecond))
+	plural := "s"
+	if ncands == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle for %d candidate%s in %s\n",
+		verdict, group(strs), group(cases), ncands, plural, elapsed.Round(100*time.Millisecond))
 }
