@@ -291,3 +291,92 @@ high:
 	// A byte >= 0x80 at R14: the Go caller takes over there.
 	MOVD R14, R4
 	B    ret
+
+// func clean16NEON(d *byte, src []byte, kt *[ktWords]uint64) bool
+//
+// Contract:
+//   The 16-to-31-byte path of the "neon" variant (archClean16): with 16 <= len(src) <= 31, it
+//   reports whether src has no byte >= 0x80 and no byte that the option set of kt escapes
+//   (< 0x20, or one of the special bytes of kt); if so it writes '"', src, '"' to
+//   d[0:len(src)+2], else it writes nothing.
+//
+// Memory:
+//   Reads src[0:16] and src[len-16:len] (two overlapping blocks, nothing outside src) and kt
+//   bytes 32..143; writes d[0:len(src)+2] only when it returns true.
+//
+// Registers:
+//   R0 d, R1 src, R2 len(src), R3 kt, R8-R11 temps
+//   V0 = src[0:16], V10 = src[len-16:len], V20 0x20 x16, V21..V27 the seven special-byte
+//   groups of kt (groups the option set does not use hold 0xFF, which only bytes >= 0x80
+//   match, and those are dirty anyway), V2 the dirty lanes of both blocks, V3..V6, V11 temps.
+//
+// Algorithm:
+//   Classify both blocks as the block kernel does (one signed CMGT 0x20 > b for controls and
+//   bytes >= 0x80, one CMEQ per special byte), OR everything into V2 and take one UMAXV: zero
+//   means clean. Then store the quote, the first block at d+1, the last block at d+1+len-16
+//   (overlapping the first), and the closing quote. No byte loop, no branch per byte.
+TEXT ·clean16NEON(SB), NOSPLIT, $0-41
+	MOVD d+0(FP), R0
+	MOVD src_base+8(FP), R1
+	MOVD src_len+16(FP), R2
+	MOVD kt+32(FP), R3
+	ADD  R1, R2, R8
+	SUB  $16, R8, R8
+	VLD1 (R1), [V0.B16]
+	VLD1 (R8), [V10.B16]
+
+	ADD    $32, R3, R9
+	VLD1.P 64(R9), [V21.B16, V22.B16, V23.B16, V24.B16]
+	VLD1   (R9), [V25.B16, V26.B16, V27.B16]
+	VMOVI  $0x20, V20.B16
+
+	WORD  $0x4e203682 // CMGT V2.16B, V20.16B, V0.16B: V2 = 0x20 > V0 (signed)
+	WORD  $0x4e2a368b // CMGT V11.16B, V20.16B, V10.16B: V11 = 0x20 > V10 (signed)
+	VORR  V11.B16, V2.B16, V2.B16
+	VCMEQ V21.B16, V0.B16, V3.B16
+	VCMEQ V21.B16, V10.B16, V4.B16
+	VCMEQ V22.B16, V0.B16, V5.B16
+	VCMEQ V22.B16, V10.B16, V6.B16
+	VORR  V3.B16, V4.B16, V3.B16
+	VORR  V5.B16, V6.B16, V5.B16
+	VORR  V3.B16, V2.B16, V2.B16
+	VORR  V5.B16, V2.B16, V2.B16
+	VCMEQ V23.B16, V0.B16, V3.B16
+	VCMEQ V23.B16, V10.B16, V4.B16
+	VCMEQ V24.B16, V0.B16, V5.B16
+	VCMEQ V24.B16, V10.B16, V6.B16
+	VORR  V3.B16, V4.B16, V3.B16
+	VORR  V5.B16, V6.B16, V5.B16
+	VORR  V3.B16, V2.B16, V2.B16
+	VORR  V5.B16, V2.B16, V2.B16
+	VCMEQ V25.B16, V0.B16, V3.B16
+	VCMEQ V25.B16, V10.B16, V4.B16
+	VCMEQ V26.B16, V0.B16, V5.B16
+	VCMEQ V26.B16, V10.B16, V6.B16
+	VORR  V3.B16, V4.B16, V3.B16
+	VORR  V5.B16, V6.B16, V5.B16
+	VORR  V3.B16, V2.B16, V2.B16
+	VORR  V5.B16, V2.B16, V2.B16
+	VCMEQ V27.B16, V0.B16, V3.B16
+	VCMEQ V27.B16, V10.B16, V4.B16
+	VORR  V3.B16, V4.B16, V3.B16
+	VORR  V3.B16, V2.B16, V2.B16
+	WORD  $0x6e30a843 // UMAXV B3, V2.16B
+	VMOV  V3.B[0], R9
+	CBNZ  R9, dirty16
+
+	MOVD $0x22, R9
+	MOVB R9, (R0)
+	ADD  $1, R0, R10
+	VST1 [V0.B16], (R10)
+	ADD  R0, R2, R10  // d+len
+	SUB  $15, R10, R11 // d+1+len-16
+	VST1 [V10.B16], (R11)
+	MOVB R9, 1(R10)   // d[len+1]
+	MOVD $1, R9
+	MOVB R9, ret+40(FP)
+	RET
+
+dirty16:
+	MOVB ZR, ret+40(FP)
+	RET

@@ -5,6 +5,7 @@ package fast
 import (
 	"encoding/binary"
 	"strconv"
+	"unsafe"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"golang.org/x/sys/cpu"
@@ -86,3 +87,21 @@ func asciiNEON(dst, src []byte, c *escCtx) (int, int) {
 //
 //go:noescape
 func escapeBlocksNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, nsp int) (nsrc, ndst int)
+
+// archASCIIEnd is asciiPrefix for the arm64 kernel: the 8-bytes-a-word scan.
+func archASCIIEnd(k int, s []byte) int { return asciiEnd(s, 0, true) }
+
+// archClean16 is the 16-to-31-byte path of the neon variant (see kernel.go): two overlapping
+// 16-byte blocks classified with NEON and stored when clean (clean16NEON).
+func archClean16(k int, d, src []byte, c *escCtx) bool {
+	raceRead(src)
+	raceWrite(d)
+	return clean16NEON(unsafe.SliceData(d), src, &c.kt)
+}
+
+// clean16NEON writes '"', src, '"' to d[0:len(src)+2] and returns true when src (16 to 31
+// bytes) has no byte >= 0x80 and nothing the option set of kt escapes; otherwise it writes
+// nothing and returns false. See escape_arm64.s.
+//
+//go:noescape
+func clean16NEON(d *byte, src []byte, kt *[ktWords]uint64) bool
