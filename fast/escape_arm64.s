@@ -380,3 +380,248 @@ TEXT ·clean16NEON(SB), NOSPLIT, $0-41
 dirty16:
 	MOVB ZR, ret+40(FP)
 	RET
+
+// The Keiser–Lemire lookup tables (simdjson's lookup4), 16 bytes each: error bits by the high
+// nibble of the byte one back (byte1High), by its low nibble (byte1Low), and by the high
+// nibble of the current byte (byte2High). The same tables as the AVX2 kernel's (fast/_asm).
+DATA utf8lookupNEON<>+0(SB)/8, $0x0202020202020202
+DATA utf8lookupNEON<>+8(SB)/8, $0x4915012180808080
+DATA utf8lookupNEON<>+16(SB)/8, $0xcbcbcb8b8383a3e7
+DATA utf8lookupNEON<>+24(SB)/8, $0xcbcbdbcbcbcbcbcb
+DATA utf8lookupNEON<>+32(SB)/8, $0x0101010101010101
+DATA utf8lookupNEON<>+40(SB)/8, $0x01010101babaaee6
+GLOBL utf8lookupNEON<>(SB), RODATA|NOPTR, $48
+
+// UUCHECK classifies the block V0, whose bytes one, two and three back are V1, V2, V3: V4 =
+// its escape lanes (ASCII and < 0x20, or one of the seven special-byte groups; an unused
+// group holds 0xFF, which the ASCII mask keeps out), V6 = its UTF-8
+// errors (nonzero lanes), V8 = lanes with E2 two bytes back (zero under
+// UNESCAPED_LINE_TERMINATORS, by the mask V29), and R9 = the maximum of V4 | V6 | V8 (zero:
+// nothing to do in this block).
+#define UUCHECK \
+	WORD  $0x6e203684 /* CMHI V4.16B, V20.16B, V0.16B: V4 = 0x20 > V0 (unsigned) */ \
+	VCMEQ V21.B16, V0.B16, V5.B16 \
+	VCMEQ V22.B16, V0.B16, V6.B16 \
+	VCMEQ V23.B16, V0.B16, V7.B16 \
+	VCMEQ V24.B16, V0.B16, V8.B16 \
+	VORR  V5.B16, V4.B16, V4.B16  \
+	VORR  V6.B16, V7.B16, V6.B16  \
+	VORR  V8.B16, V4.B16, V4.B16  \
+	VORR  V6.B16, V4.B16, V4.B16  \
+	VCMEQ V25.B16, V0.B16, V5.B16 \
+	VCMEQ V26.B16, V0.B16, V6.B16 \
+	VCMEQ V27.B16, V0.B16, V7.B16 \
+	VORR  V5.B16, V4.B16, V4.B16  \
+	VORR  V6.B16, V7.B16, V6.B16  \
+	VORR  V6.B16, V4.B16, V4.B16  \
+	WORD  $0x6e203645 /* CMHI V5.16B, V18.16B, V0.16B: V5 = 0x80 > V0, the ASCII lanes */ \
+	VAND  V5.B16, V4.B16, V4.B16  \
+	WORD  $0x6e303c45 /* CMHS V5.16B, V2.16B, V16.16B: two back >= 0xE0 */ \
+	WORD  $0x6e313c66 /* CMHS V6.16B, V3.16B, V17.16B: three back >= 0xF0 */ \
+	VORR  V6.B16, V5.B16, V5.B16  \
+	VAND  V18.B16, V5.B16, V5.B16 \
+	VUSHR $4, V1.B16, V6.B16      \
+	VTBL  V6.B16, [V12.B16], V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VTBL  V7.B16, [V13.B16], V7.B16 \
+	VAND  V7.B16, V6.B16, V6.B16  \
+	VUSHR $4, V0.B16, V7.B16      \
+	VTBL  V7.B16, [V14.B16], V7.B16 \
+	VAND  V7.B16, V6.B16, V6.B16  \
+	VEOR  V5.B16, V6.B16, V6.B16  \
+	VCMEQ V19.B16, V2.B16, V8.B16 \
+	VAND  V29.B16, V8.B16, V8.B16 \
+	VORR  V4.B16, V6.B16, V7.B16  \
+	VORR  V8.B16, V7.B16, V7.B16  \
+	WORD  $0x6e30a8e9 /* UMAXV B9, V7.16B */ \
+	VMOV  V9.B[0], R9
+
+// func escapeUUNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, lt bool) (nsrc, ndst int)
+//
+// Contract:
+//   The "neon" kernel under UNESCAPED_UNICODE (runKernel's contract for a kernel in
+//   uuKernels): as escapeBlocksNEON, except that valid multi-byte UTF-8 sequences are copied
+//   unchanged (the output PHP gives them under UNESCAPED_UNICODE), and that U+2028/U+2029
+//   (E2 80 A8/A9) stop it unless lt (UNESCAPED_LINE_TERMINATORS). src[0] must start a
+//   character. It stops at a character boundary at or before the first invalid sequence or
+//   line terminator (up to 3 bytes earlier, before a valid character), or when fewer than 32
+//   bytes are left; the bytes it stops at are left to the caller. With len(src) < 32 it does
+//   nothing (0, 0).
+//
+// Memory:
+//   Reads src[0:min(len(src), nsrc+35)] (a block, the 16 bytes after an escape, and the three
+//   bytes before a block, never before src[0]), kt bytes 32..143, esc and the lookup tables.
+//   Needs len(dst) >= 6*len(src); writes dst[0:ndst+19] at most: a block is stored before it
+//   is checked, so a block that sends the kernel back leaves up to 16+3 bytes past ndst, while
+//   at least 32+3 bytes of src are left. The caller's escape of those bytes overwrites them
+//   unless it shrinks (IGNORE, or SUBSTITUTE with UNESCAPED_UNICODE; escapeLong then gives the
+//   escape a buffer of its own), as runKernel allows.
+//
+// Registers:
+//   R0 dst base, R1 src base, R2 len(src), R3 kt, R4 src cursor, R5 dst cursor,
+//   R6 src+len-32 (the last block address with 32 bytes left), R7 lt, R8 temp,
+//   R9 UMAXV result, then the lane mask, R12-R17 the escape loop (as escapeBlocksNEON),
+//   R20 esc.
+//   V0 the block, V1/V2/V3 the bytes one/two/three back, V4 escape lanes, V6 UTF-8 errors,
+//   V5, V7-V11 temps; V12/V13/V14 the lookup tables, V15 0x0F, V16 0xE0, V17 0xF0,
+//   V18 0x80, V19 0xE2, V20 0x20, V21..V27 the seven special-byte groups of kt (unused ones
+//   hold 0xFF; escape lanes are masked to ASCII), V28 zero, V29 0xFF (0 when lt), V30 0xA9,
+//   V31 0x01.
+//
+// Algorithm:
+//   One pass over 16-byte blocks while 32 bytes are left. Each block is stored unchanged,
+//   then checked (UUCHECK): escapes by CMHI/CMEQ, validity by the Keiser–Lemire lookups of
+//   the byte one back (two nibbles) and of the current byte's high nibble, XOR-ed with
+//   "must be a third or fourth byte" from CMHS of the bytes two and three back (0xE0, 0xF0),
+//   so a sequence that straddles two blocks is checked in the second. The bytes one to three
+//   back are unaligned loads at R4-1..R4-3, except for the first block, where VEXT shifts in
+//   zeros (src[0] starts a character). The accepted set is RFC 3629, exactly PHP's
+//   php_next_utf8_char successes. One UMAXV over escapes|errors|E2-two-back tests the block.
+//   Slow path: any error, or (without lt) an exact E2 80 A8/A9, returns to Go at the start of
+//   the block, moved back to the lead byte of a character that straddles into it (found from
+//   the three validated bytes before it); otherwise every escape of the block is written as
+//   in escapeBlocksNEON (lanes found by SHRN, each escape stored, then the 16 bytes after it
+//   reloaded and stored) before the loop goes on.
+TEXT ·escapeUUNEON(SB), NOSPLIT, $0-88
+	MOVD  dst_base+0(FP), R0
+	MOVD  src_base+24(FP), R1
+	MOVD  src_len+32(FP), R2
+	MOVD  kt+48(FP), R3
+	MOVD  esc+56(FP), R20
+	MOVBU lt+64(FP), R7
+	MOVD  R1, R4
+	MOVD  R0, R5
+	ADD   R1, R2, R6
+	SUB   $32, R6, R6
+	CMP   R6, R4
+	BHI   uuret
+
+	MOVD   $utf8lookupNEON<>(SB), R8
+	VLD1   (R8), [V12.B16, V13.B16, V14.B16]
+	VMOVI  $0x0F, V15.B16
+	VMOVI  $0xE0, V16.B16
+	VMOVI  $0xF0, V17.B16
+	VMOVI  $0x80, V18.B16
+	VMOVI  $0xE2, V19.B16
+	VMOVI  $0x20, V20.B16
+	ADD    $32, R3, R8
+	VLD1.P 64(R8), [V21.B16, V22.B16, V23.B16, V24.B16]
+	VLD1   (R8), [V25.B16, V26.B16, V27.B16]
+	VEOR   V28.B16, V28.B16, V28.B16
+	VMOVI  $0xFF, V29.B16
+	CBZ    R7, uunolt
+	VEOR   V29.B16, V29.B16, V29.B16
+
+uunolt:
+	VMOVI $0xA9, V30.B16
+	VMOVI $0x01, V31.B16
+
+	// The first block: nothing before it.
+	VLD1 (R4), [V0.B16]
+	VST1 [V0.B16], (R5)
+	VEXT $15, V0.B16, V28.B16, V1.B16
+	VEXT $14, V0.B16, V28.B16, V2.B16
+	VEXT $13, V0.B16, V28.B16, V3.B16
+	UUCHECK
+	CBNZ R9, uuslow
+	ADD  $16, R4
+	ADD  $16, R5
+
+uuloop:
+	CMP  R6, R4
+	BHI  uuback
+	VLD1 (R4), [V0.B16]
+	VST1 [V0.B16], (R5)
+	SUB  $1, R4, R8
+	VLD1 (R8), [V1.B16]
+	SUB  $2, R4, R8
+	VLD1 (R8), [V2.B16]
+	SUB  $3, R4, R8
+	VLD1 (R8), [V3.B16]
+	UUCHECK
+	CBNZ R9, uuslow
+	ADD  $16, R4
+	ADD  $16, R5
+	B    uuloop
+
+uuslow:
+	WORD $0x6e30a8c9 // UMAXV B9, V6.16B: any UTF-8 error?
+	VMOV V9.B[0], R9
+	CBNZ R9, uuback
+	CBNZ R7, uuesc
+
+	// E2 two bytes back: is it E2 80 A8/A9?
+	VCMEQ V19.B16, V2.B16, V8.B16
+	VCMEQ V18.B16, V1.B16, V9.B16
+	VAND  V9.B16, V8.B16, V8.B16
+	VORR  V31.B16, V0.B16, V10.B16
+	VCMEQ V30.B16, V10.B16, V10.B16
+	VAND  V10.B16, V8.B16, V8.B16
+	WORD  $0x6e30a909 // UMAXV B9, V8.16B
+	VMOV  V9.B[0], R9
+	CBNZ  R9, uuback
+
+uuesc:
+	WORD $0x0f0c8489 // SHRN V9.8B, V4.8H, #4: a nibble per lane, 0xF where V4 is 0xFF
+	VMOV V9.D[0], R9
+	AND  $0x1111111111111111, R9, R9 // bit 4j for escape lane j
+	CBZ  R9, uuclean
+	MOVD R4, R12
+
+uudirty:
+	RBIT  R9, R13
+	CLZ   R13, R13          // 4j
+	ADD   R13>>2, R4, R14   // &src[i+j]
+	SUB   R12, R14, R15
+	ADD   R15, R5, R5       // move over the lanes before j, already in place
+	MOVBU (R14), R16        // ASCII: an escape lane of a valid block
+	MOVD  (R20)(R16<<3), R17
+	MOVD  R17, (R5)
+	ADD   R17>>56, R5, R5
+	ADD   $1, R14, R12
+	VLD1  (R12), [V5.B16]   // src[i+j+1:i+j+17], inside src[:i+32]
+	VST1  [V5.B16], (R5)
+	SUB   $1, R9, R13
+	AND   R13, R9, R9
+	CBNZ  R9, uudirty
+
+	ADD $16, R4, R4
+	SUB R12, R4, R13
+	ADD R13, R5, R5
+	B   uuloop
+
+uuclean:
+	ADD $16, R4
+	ADD $16, R5
+	B   uuloop
+
+uuback:
+	// Return at the lead byte of a character that straddles into the block at R4.
+	CMP   R1, R4
+	BEQ   uuret
+	MOVBU -1(R4), R8
+	CMP   $0xC0, R8
+	BHS   uuback1
+	MOVBU -2(R4), R8
+	CMP   $0xE0, R8
+	BHS   uuback2
+	MOVBU -3(R4), R8
+	CMP   $0xF0, R8
+	BLO   uuret
+	SUB   $1, R4
+	SUB   $1, R5
+
+uuback2:
+	SUB $1, R4
+	SUB $1, R5
+
+uuback1:
+	SUB $1, R4
+	SUB $1, R5
+
+uuret:
+	SUB  R1, R4, R4
+	SUB  R0, R5, R5
+	MOVD R4, nsrc+72(FP)
+	MOVD R5, ndst+80(FP)
+	RET

@@ -22,9 +22,10 @@ func init() {
 	if !cpu.ARM64.HasASIMD {
 		return
 	}
+	uuKernels |= 1 << kernelNEON
 	register(Variant{
 		Name:       "neon",
-		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks",
+		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, vector UTF-8 validation under UNESCAPED_UNICODE",
 		Escape:     escapeNEON,
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeWords,
@@ -41,8 +42,40 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	if k != kernelNEON {
 		panic("fast: no kernel with identifier " + strconv.Itoa(k))
 	}
+	if c.uu {
+		return uuNEON(dst, src, c)
+	}
 	return asciiNEON(dst, src, c)
 }
+
+// uuNEON is the "neon" kernel under UNESCAPED_UNICODE (runKernel's contract for a kernel in
+// uuKernels): escapeUUNEON copies valid multi-byte sequences and escapes ASCII in 16-byte
+// blocks while 32 bytes are left, stopping before anything invalid or a line terminator it
+// may not copy; asciiSWAR then does the ASCII bytes it leaves before the next byte >= 0x80.
+// It may be called at a byte >= 0x80 (the start of a character).
+func uuNEON(dst, src []byte, c *escCtx) (int, int) {
+	i, d := 0, 0
+	if len(src) >= neonMin && len(dst) >= 6*len(src) {
+		i, d = escapeUUNEON(dst, src, &c.kt, c.esc, c.lt)
+		raceRead(src[:min(len(src), i+35)])
+		raceWrite(dst[:min(len(dst), d+32)])
+		if i == len(src) || src[i] >= 0x80 {
+			return i, d
+		}
+	}
+	ns, nd := asciiSWAR(dst[d:], src[i:], c)
+	return i + ns, d + nd
+}
+
+// escapeUUNEON is the NEON block kernel under UNESCAPED_UNICODE: escapeBlocksNEON that also
+// copies valid multi-byte UTF-8 sequences, validated in the vector loop (Keiser–Lemire
+// lookups with PHP's acceptance set), stopping at a character boundary before anything
+// invalid and, unless lt, before U+2028/U+2029, or when fewer than 32 bytes are left. It
+// needs len(dst) >= 6*len(src), reads only src[:min(len(src), nsrc+35)] and writes only
+// dst[:ndst+19] (see escape_arm64.s).
+//
+//go:noescape
+func escapeUUNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, lt bool) (nsrc, ndst int)
 
 // neonMin is the shortest src escapeBlocksNEON does anything with: a block and the 16 bytes
 // after it.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -145,6 +146,11 @@ func checkKernels(t *testing.T, src []byte, opts jsonopt.Options) {
 	if w := lastWritten(full); w > nd && (w > nd+16 || w-nd > asciiCount(src[ns:])) {
 		t.Fatalf("escapeBlocksNEON(%s) = %d, %d wrote dst[%d:%d], which the %d ASCII bytes after src[%d] need not overwrite",
 			what(), ns, nd, nd, w, asciiCount(src[ns:]), ns)
+	}
+
+	if c.uu {
+		checkUUKernel(t, src, opts)
+		return
 	}
 
 	// The kernel as runKernel runs it.
@@ -455,4 +461,69 @@ func TestNEONIgnoreTail(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkUUKernel checks the neon kernel under UNESCAPED_UNICODE (uuNEON, through runKernel)
+// on src: what it consumed must be valid UTF-8 ending at a character boundary, its output
+// exactly the oracle's escape of that prefix, it must not stop before a byte < 0x80 that it
+// could escape, and it may write past its output only as far as runKernel allows (one byte
+// per byte of src it leaves).
+func checkUUKernel(t *testing.T, src []byte, opts jsonopt.Options) {
+	t.Helper()
+	c := &ctxs[ctxIndex(opts)]
+	dst, full := canaryDst(len(src))
+	ns, nd := runKernel(kernelNEON, dst, src, c)
+	what := func() string { return fmt.Sprintf("src %q (len %d), %s", src, len(src), opts) }
+	strict := opts &^ (jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute | jsonopt.PartialOutputOnError)
+	want, err := oracle.Escape(nil, src[:ns], strict)
+	if err != nil {
+		t.Fatalf("neon UU kernel(%s) consumed %d bytes, not valid UTF-8 (or cut a character)", what(), ns)
+	}
+	if got := dst[:nd]; !bytes.Equal(got, want[1:len(want)-1]) {
+		t.Fatalf("neon UU kernel(%s) = %d, %d, %q; want %q (oracle on src[:%d])", what(), ns, nd, got, want[1:len(want)-1], ns)
+	}
+	if ns < len(src) && src[ns] < 0x80 {
+		t.Fatalf("neon UU kernel(%s) stopped at %d, an ASCII byte", what(), ns)
+	}
+	if w := lastWritten(full); w > nd && w-nd > len(src)-ns {
+		t.Fatalf("neon UU kernel(%s) = %d, %d wrote dst[%d:%d], more than the %d bytes left", what(), ns, nd, nd, w, len(src)-ns)
+	}
+}
+
+// TestNEONUU runs the UNESCAPED_UNICODE kernel on strings of 1-4-byte characters, U+2028/9,
+// escapes and invalid sequences (random, seeded) of 0..130 bytes, under UNESCAPED_UNICODE with
+// and without UNESCAPED_LINE_TERMINATORS, HEX_TAG and the invalid-UTF-8 modes, kernel alone
+// and through every variant's Escape.
+func TestNEONUU(t *testing.T) {
+	units := []string{"a", "b", "0", " ", "\"", "\\", "/", "<", "&", "'", "\x01", "\x1f", "\x7f",
+		"é", "ж", "\u07ff", "€", "\u2028", "\u2029", "\ufeff", "\uffff", "😀", "\U0010ffff",
+		"\xc3", "\xe2\x80", "\xf0\x9f\x98", "\x80", "\xbf", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff", "\xe2\x80\xa8"[:2]}
+	optSets := []jsonopt.Options{
+		jsonopt.UnescapedUnicode,
+		jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators,
+		jsonopt.UnescapedUnicode | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
+		jsonopt.UnescapedUnicode | jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore,
+		jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.InvalidUTF8Substitute,
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	vs := Variants()
+	n := 0
+	for k := 0; k < 3000; k++ {
+		var src []byte
+		size := rng.IntN(131)
+		valid := k%2 == 0 // half the strings have only valid units
+		for len(src) < size {
+			u := units[rng.IntN(len(units))]
+			if valid && !utf8.ValidString(u) {
+				continue
+			}
+			src = append(src, u...)
+		}
+		for _, o := range optSets {
+			checkUUKernel(t, src, o)
+			checkEscape(t, vs, src, o)
+			n++
+		}
+	}
+	t.Logf("%d strings × option sets", n)
 }
