@@ -44,13 +44,13 @@ func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false
 //
 // Strings under ShortLen bytes go to escapeShort, the same code for every kernel. 16 to 31
 // bytes with nothing to escape go to the architecture's two overlapping 16-byte blocks
-// (archClean16) when a vector kernel is in use.
+// (archClean16) when a vector kernel is in use, unless the first byte already rules that out.
 func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	n, s := len(src), len(dst)
 	if n < ShortLen {
 		return escapeShort(dst, src, opts)
 	}
-	if n < 32 && k >= kernelArch && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
+	if n < 32 && k >= kernelArch && src[0] < 0x80 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
 		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
 		if archClean16(k, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 			return dst[:s+n+2], nil
@@ -121,11 +121,23 @@ func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 
 // escapeSmallDirty escapes src (at most smallInput bytes) that may need escapes, with
 // escapeSmall. Invalid input must leave dst's spare capacity untouched in error mode (§1.5),
-// so non-ASCII input in error mode is validated first: for so few bytes that costs less than
-// escaping into a buffer of its own and copying, and an invalid string costs no escaping.
+// so non-ASCII input in error mode is either validated first (under 8 bytes, where that is
+// cheapest and an invalid string costs no escaping) or escaped into a stack buffer and copied
+// on success (8 to 16 bytes: one decode instead of two).
 func escapeSmallDirty(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !isASCII(src) && !validFrom(src, 0) {
-		return failUTF8(dst, opts)
+	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !isASCII(src) {
+		if len(src) < 8 {
+			if !validFrom(src, 0) {
+				return failUTF8(dst, opts)
+			}
+		} else {
+			var tmp [6*smallInput + 2]byte
+			m, ok := escapeSmall(tmp[:], 0, src, opts)
+			if !ok {
+				return failUTF8(dst, opts)
+			}
+			return append(dst, tmp[:m]...), nil
+		}
 	}
 	out, d := reserve(dst, len(dst), 6*len(src)+17)
 	d, _ = escapeSmall(out, d, src, opts) // valid, or IGNORE/SUBSTITUTE: cannot fail

@@ -53,7 +53,7 @@ func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if len(src) < ShortLen {
 		return escapeShort(dst, src, opts) // every variant's code for short strings
 	}
-	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
+	if n, s := len(src), len(dst); uint(n-16) < 16 && src[0] < 0x80 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil
 	} else if uint(n-16) < 16 {
@@ -67,7 +67,7 @@ func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if len(src) < ShortLen {
 		return escapeShort(dst, src, opts) // every variant's code for short strings
 	}
-	if n, s := len(src), len(dst); uint(n-16) < 16 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
+	if n, s := len(src), len(dst); uint(n-16) < 16 && src[0] < 0x80 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 &&
 		archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
 		return dst[:s+n+2], nil
 	} else if uint(n-16) < 16 {
