@@ -180,7 +180,7 @@ func TestExhaustiveShortSpotCheck(t *testing.T) {
 	}
 	liar.UTF8Decode = func(dst, src []byte) []byte {
 		out := base.UTF8Decode(dst, src)
-		return bytes.ReplaceAll(out, []byte{0x7F}, []byte("?"))
+		return bytes.ReplaceAll(out, []byte("?"), []byte("!"))
 	}
 	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
 		MaxLen: 2, Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, liar}, MaxFindings: 1000000,
