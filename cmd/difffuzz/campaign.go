@@ -61,7 +61,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
-	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive spaces (K/N, 0 <= K < N), to share a campaign between machines")
+	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; random inputs are not sharded (give each machine its own --seed)")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "per-request timeout for --exec targets")
 	for _, m := range modes {
 		m.addFlags(fs)
@@ -206,7 +206,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if compared == 0 && runErr == nil && !rep.Interrupted {
 		// A check that compared nothing must not pass: e.g. a target that announces none
 		// of the operations asked for.
-		fmt.Fprintln(stderr, "difffuzz: nothing was compared: no candidate offers the operations asked for (--ops)")
+		if c.shards > 1 {
+			fmt.Fprintf(stderr, "difffuzz: nothing was compared: shard %d/%d holds no work at this size (fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", c.shard, c.shards)
+		} else {
+			fmt.Fprintln(stderr, "difffuzz: nothing was compared: no candidate offers the operations asked for (--ops)")
+		}
 		return exitUsage, nil
 	}
 	if rep.Interrupted {
@@ -253,7 +257,7 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
 	var strs, cases uint64
-	ncands := 0
+	names := map[string]bool{}
 	for _, s := range rep.Spaces {
 		state := ""
 		if !s.Complete {
@@ -280,12 +284,15 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), cands, state)
 		strs += s.Strings
 		cases += s.Cases
-		ncands = max(ncands, len(s.Impls))
+		for _, n := range s.Impls {
+			names[n] = true
+		}
 	}
 	verdict := "no differences"
 	if rep.Differences > 0 {
 		verdict = fmt.Sprintf("%s differences", group(rep.Differences))
 	}
+	ncands := len(names)
 	plural := "s"
 	if ncands == 1 {
 		plural = ""
