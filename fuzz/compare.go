@@ -61,6 +61,9 @@ type Checker struct {
 	// scratch.
 	byClass bool
 	done    [jsonopt.NumStringCombos / 64]uint64 // option indexes already checked
+	// canary makes quick give escape and utf8_decode a dst whose spare capacity holds a
+	// canary, checked after each call (spotCheck sets it).
+	canary bool
 }
 
 // equalShort is bytes.Equal without a call, for the few bytes of the exhaustive spaces:
@@ -271,7 +274,19 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 			want, werr := Oracle.Escape(c.want[:0], src, o)
 			c.want = want[:0]
 			for i := range cands {
-				got, gerr := cands[i].Escape(c.got[:0], in, o)
+				var got []byte
+				var gerr error
+				if c.canary {
+					d := c.spare.dst(6*len(src) + 2)
+					out, err := cands[i].Escape(d, in, o)
+					var bad bool
+					if got, _, bad = c.spare.check(d, out, &c.got); bad {
+						return false
+					}
+					gerr = err
+				} else {
+					got, gerr = cands[i].Escape(c.got[:0], in, o)
+				}
 				c.got = got[:0]
 				if gerr != werr || !bytes.Equal(got, want) {
 					return false
@@ -295,7 +310,16 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 		want := Oracle.UTF8Decode(c.want[:0], src)
 		c.want = want[:0]
 		for i := range cands {
-			got := cands[i].UTF8Decode(c.got[:0], in)
+			var got []byte
+			if c.canary {
+				d := c.spare.dst(len(src))
+				var bad bool
+				if got, _, bad = c.spare.check(d, cands[i].UTF8Decode(d, in), &c.got); bad {
+					return false
+				}
+			} else {
+				got = cands[i].UTF8Decode(c.got[:0], in)
+			}
 			c.got = got[:0]
 			if !bytes.Equal(got, want) {
 				return false
@@ -308,20 +332,32 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 // spotEvery: the decode and utf8_decode spaces spot-check one input in spotEvery (64).
 const spotEvery = 64
 
-// spotCheck is quick for a sample of the work: v numbers the input within its space; for
-// escape each candidate runs under one option set, opts[(v + j*len(opts)/len(cands)) %
-// len(opts)] for the j-th, and for decode and utf8_decode every spotEvery-th input runs
-// through one candidate, in turn. Over a space every candidate meets every option set.
+// spotCheck is quick for a sample of the work, with dst's spare capacity checked too: v
+// numbers the input within its space. For escape, a 1-byte input runs through every
+// candidate under every option set (256 strings are too few to rotate over); a longer one
+// runs through each candidate under one option set, opts[(v + j*len(opts)/len(cands)) %
+// len(opts)] for the j-th, so that over a space of 65,536 strings or more every candidate
+// meets every option set at least 64 times. For decode and utf8_decode every spotEvery-th
+// input runs through one candidate, in turn.
 func (c *Checker) spotCheck(op Op, cands []Impl, v uint64, src []byte, opts []jsonopt.Options) bool {
 	if len(cands) == 0 {
 		return true
 	}
+	c.canary = true
+	defer func() { c.canary = false }()
 	if op != OpEscape {
 		if v%spotEvery != 0 {
 			return true
 		}
 		j := int(v / spotEvery % uint64(len(cands)))
 		return c.quick(op, cands[j:j+1], src, opts)
+	}
+	if len(src) <= 1 {
+		byClass := c.byClass
+		c.byClass = false
+		ok := c.quick(op, cands, src, opts)
+		c.byClass = byClass
+		return ok
 	}
 	for j := range cands {
 		i := (v + uint64(j*len(opts)/len(cands))) % uint64(len(opts))

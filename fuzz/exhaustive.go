@@ -93,6 +93,9 @@ func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
 	if err := campaignDefaults(&cfg.Ops, &cfg.Impls, &cfg.Workers, &cfg.MaxFindings, &cfg.Progress); err != nil {
 		return nil, err
 	}
+	if cfg.OptionCombos != nil && len(cfg.OptionCombos) == 0 {
+		return nil, fmt.Errorf("fuzz: ExhaustiveConfig.OptionCombos is empty (nil means all %d)", jsonopt.NumStringCombos)
+	}
 	if cfg.OptionCombos == nil {
 		cfg.OptionCombos = make([]jsonopt.Options, jsonopt.NumStringCombos)
 		for i := range cfg.OptionCombos {
@@ -177,20 +180,15 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// input, so the hot path runs each distinct function once. Findings still name every
 	// candidate: an input that fails the hot path is re-run through all of them.
 	distinct := distinctFuncs(op, cands, n)
-	// Candidates whose Short code stands in for them at this length (fast's variants below
-	// fast.ShortLen) also run through their own entry points, on a rotating sample: each
-	// string under one option set per candidate (escape) or through one candidate (decode,
-	// utf8_decode), so the run itself shows that they do hand such input to Short.
 	allCombos := len(opts) == jsonopt.NumStringCombos
 	for i, o := range opts {
 		allCombos = allCombos && o == jsonopt.Combo(i)
 	}
-	var spot []Impl
-	for _, im := range cands {
-		if n < im.ShortLen && im.Short != nil && !sameFunc(op, im, *im.Short) {
-			spot = append(spot, im)
-		}
-	}
+	// Every candidate also runs through its own entry point on a sample (spotCheck), with a
+	// canary in dst's spare capacity: candidates whose Short code stands in for them at this
+	// length (fast's variants below fast.ShortLen) are thereby shown to hand such input to
+	// Short, and a write past the returned length is caught (the hot path does not look).
+	spot := cands
 	var next atomic.Uint64
 	var diffs atomic.Uint64
 	var doneUnits, doneStrings atomic.Uint64
@@ -297,11 +295,6 @@ func implNamesOrdered(impls []Impl) []string {
 // funcPtr is the identity of a func value: its funcval pointer, which is the same for two
 // values only when they have the same code and the same captured context.
 func funcPtr[F any](f F) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
-
-// sameFunc reports whether a and b have the same function value for op.
-func sameFunc(op Op, a, b Impl) bool {
-	return len(distinctFuncs(op, []Impl{a, b}, -1)) == 1
-}
 
 // distinctFuncs drops every candidate whose function for op is the same func value as an
 // earlier candidate's. For inputs of length n (n < 0: any length) shorter than a candidate's

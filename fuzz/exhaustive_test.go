@@ -206,3 +206,61 @@ func TestExhaustiveShortSpotCheck(t *testing.T) {
 	}
 	t.Logf("spot check found %v", byOp)
 }
+
+// TestExhaustiveCanaryAndLen1: the exhaustive spaces catch a write past the returned length
+// (through the spot check's canary, though the hot path does not look), and a candidate claiming fast's short code that differs on every 1-byte string
+// under one option bit (1-byte strings are spot-checked under every option set).
+func TestExhaustiveCanaryAndLen1(t *testing.T) {
+	base, err := LookupImpl("swar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scribble := func(out []byte) {
+		if full := out[:cap(out)]; len(full) > len(out) {
+			full[len(out)] ^= 0x5A
+		}
+	}
+	over := Impl{Name: "writes-past-output", NextChar: base.NextChar,
+		Escape: func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			out, err := base.Escape(dst, src, o)
+			scribble(out)
+			return out, err
+		},
+		UTF8Decode: func(dst, src []byte) []byte {
+			out := base.UTF8Decode(dst, src)
+			scribble(out)
+			return out
+		}}
+	subst := base
+	subst.Name = "wrong-1-byte-substitute"
+	subst.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+		out, err := base.Escape(dst, src, o)
+		if len(src) == 1 && o&jsonopt.InvalidUTF8Substitute != 0 && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		return out, err
+	}
+	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
+		MaxLen: 1, Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, over, subst}, MaxFindings: 50,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range rep.Findings {
+		got[f.Impl+" "+string(f.Op)+" "+string(f.Kind)]++
+	}
+	for _, want := range []string{
+		"writes-past-output escape dst-overflow",
+		"writes-past-output utf8_decode dst-overflow",
+		"wrong-1-byte-substitute escape output-differs",
+	} {
+		if got[want] == 0 {
+			t.Errorf("no %q finding; got %v", want, got)
+		}
+	}
+	if got["swar escape output-differs"]+got["swar utf8_decode output-differs"] > 0 {
+		t.Errorf("findings for the honest candidate: %v", got)
+	}
+	t.Logf("findings: %v", got)
+}

@@ -20,11 +20,11 @@ func parseHex(s string) ([]byte, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(s), "0x"), "0X")
 	s = strings.Join(strings.Fields(s), "")
 	if len(s)%2 != 0 {
-		return nil, fmt.Errorf("--hex %q has an odd number of hex digits", s)
+		return nil, fmt.Errorf("--hex %s has an odd number of hex digits (%d)", clip(s), len(s))
 	}
 	b, err := hex.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("--hex %q is not hex: %v", s, err)
+		return nil, fmt.Errorf("--hex %s is not hex: %v", clip(s), err)
 	}
 	return b, nil
 }
@@ -135,4 +135,12 @@ func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer
 		}
 	}
 	return exitOK, nil
+}
+
+// clip quotes s for an error message, cut to its first 64 bytes.
+func clip(s string) string {
+	if len(s) > 64 {
+		return fmt.Sprintf("%q… (%d bytes)", s[:64], len(s))
+	}
+	return fmt.Sprintf("%q", s)
 }
