@@ -188,7 +188,17 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// canary in dst's spare capacity: candidates whose Short code stands in for them at this
 	// length (fast's variants below fast.ShortLen) are thereby shown to hand such input to
 	// Short, and a write past the returned length is caught (the hot path does not look).
+	// decode has no dst: there only candidates whose own function the hot path does not run
+	// need the sample.
 	spot := cands
+	if op == OpDecode {
+		spot = nil
+		for _, im := range cands {
+			if len(distinctFuncs(op, append(distinctFuncs(op, cands, n), im), -1)) > len(distinct) {
+				spot = append(spot, im)
+			}
+		}
+	}
 	var next atomic.Uint64
 	var diffs atomic.Uint64
 	var doneUnits, doneStrings atomic.Uint64
