@@ -192,9 +192,13 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// need the sample.
 	spot := cands
 	if op == OpDecode {
+		hot := map[unsafe.Pointer]bool{}
+		for _, im := range distinct {
+			hot[opFunc(op, im)] = true
+		}
 		spot = nil
 		for _, im := range cands {
-			if len(distinctFuncs(op, append(distinctFuncs(op, cands, n), im), -1)) > len(distinct) {
+			if !hot[opFunc(op, im)] {
 				spot = append(spot, im)
 			}
 		}
@@ -306,6 +310,17 @@ func implNamesOrdered(impls []Impl) []string {
 // values only when they have the same code and the same captured context.
 func funcPtr[F any](f F) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&f)) }
 
+// opFunc is the identity (funcPtr) of im's function for op.
+func opFunc(op Op, im Impl) unsafe.Pointer {
+	switch op {
+	case OpEscape:
+		return funcPtr(im.Escape)
+	case OpDecode:
+		return funcPtr(im.NextChar)
+	}
+	return funcPtr(im.UTF8Decode)
+}
+
 // distinctFuncs drops every candidate whose function for op is the same func value as an
 // earlier candidate's. For inputs of length n (n < 0: any length) shorter than a candidate's
 // ShortLen, its Short code stands in for it.
@@ -316,16 +331,7 @@ func distinctFuncs(op Op, cands []Impl, n int) []Impl {
 		if n >= 0 && n < im.ShortLen && im.Short != nil {
 			im = *im.Short
 		}
-		var p unsafe.Pointer
-		switch op {
-		case OpEscape:
-			p = funcPtr(im.Escape)
-		case OpDecode:
-			p = funcPtr(im.NextChar)
-		default:
-			p = funcPtr(im.UTF8Decode)
-		}
-		if !seen[p] {
+		if p := opFunc(op, im); !seen[p] {
 			seen[p] = true
 			out = append(out, im)
 		}
