@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -272,4 +273,63 @@ func names(ims []impl) []string {
 		out = append(out, im.name)
 	}
 	return out
+}
+
+// TestUULoopTransitions aims at the UNESCAPED_UNICODE kernels' loops over several blocks (the
+// amd64 one takes four 32-byte blocks per test and hands a group that fails it to a
+// one-block loop): U+2028/U+2029 at every character boundary of multi-byte filler up to
+// 420 bytes (so on every side of every block and group edge), alone, after a dirty byte or
+// an invalid sequence that makes an earlier group fail (so that the line terminator meets
+// the one-block loop's exit at every offset), and after another character with lead byte
+// E2 (U+20AC, which the four-block test also stops at).
+func TestUULoopTransitions(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	fillers := []string{"жa中😀", "ж", "中", "ab😀"}
+	lts := []string{"\u2028", "\u2029"}
+	before := []string{"", "\"", "\x01", "\xff", "€", "\u2028"}
+	opts := []jsonopt.Options{
+		jsonopt.UnescapedUnicode,
+		jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators,
+		jsonopt.UnescapedUnicode | jsonopt.HexTag | jsonopt.InvalidUTF8Substitute,
+		jsonopt.UnescapedUnicode | jsonopt.InvalidUTF8Ignore,
+	}
+	step := 1
+	if testing.Short() {
+		step = 5
+	}
+	const n = 420
+	for fi, f := range fillers {
+		// The character boundaries of the filler, repeated to n bytes.
+		fill := strings.Repeat(f, n/len(f)+1)[:n]
+		for len(fill) > 0 && !utf8.ValidString(fill) {
+			fill = fill[:len(fill)-1]
+		}
+		var cuts []int
+		for i := range fill {
+			cuts = append(cuts, i)
+		}
+		for ci := 0; ci < len(cuts); ci += step {
+			p := cuts[ci]
+			for bi, b := range before {
+				for _, gap := range []int{0, 37, 100, 150} {
+					if b == "" && gap > 0 {
+						continue
+					}
+					// b ends gap bytes (rounded down to a boundary) before the line terminator.
+					q := p - gap - len(b)
+					for q > 0 && !utf8.RuneStart(fill[q]) {
+						q--
+					}
+					if q < 0 {
+						continue
+					}
+					lt := lts[(ci+bi)%2]
+					in := []byte(fill[:q] + b + fill[q:p] + lt + fill[p:])
+					for _, o := range opts {
+						c.check(in, o, fmt.Sprintf("filler %d, %q at %d, %q %d bytes before", fi, lt, p, b, gap))
+					}
+				}
+			}
+		}
+	}
 }

@@ -201,12 +201,13 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	}
 	start := len(dst)
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
-	// block beyond that (see the per-block check in escapeBody), plus the quotes and slack.
+	// block beyond that and of the 64 bytes a uuKernels kernel is given past it (see the
+	// per-block check in escapeBody), plus the quotes and slack.
 	bl := n
 	if bl > block {
 		bl = block
 	}
-	need := n + 5*bl + 17
+	need := n + 5*(bl+64) + 17
 	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
 	// The vector kernels' block stores run ahead of their output (runKernel): that is safe
 	// only while the escape of the rest of the input is at least as long as the rest, which
@@ -377,7 +378,7 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, 
 }
 
 // escapeBody writes the quoted escape of src into out from d on (out is a full-capacity slice
-// with at least n+5*min(n,block)+17 bytes of room after d) and returns the possibly grown
+// with at least n+5*(min(n,block)+64)+17 bytes of room after d) and returns the possibly grown
 // slice, the end of the output, and false if src is invalid under error mode (§1.5).
 func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
 	c := &ctxs[ctxIndex(opts)]
@@ -391,8 +392,15 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 		if e > n {
 			e = n
 		}
-		if len(out)-d < 6*(e-i)+16 {
-			out, d = reserve(out, d, 6*(e-i)+16)
+		// A kernel in uuKernels stops up to 64 bytes before the end of what it is given
+		// (its blocks need lookahead): it gets up to 64 bytes past e, so that it runs
+		// through e and the bytes around a block edge need not go to escapeRaw.
+		ek := e
+		if uuk {
+			ek = min(n, e+64)
+		}
+		if len(out)-d < 6*(ek-i)+16 {
+			out, d = reserve(out, d, 6*(ek-i)+16)
 		}
 		for i < e {
 			if src[i] < 0x80 || uuk {
@@ -400,9 +408,9 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 				// uuKernels under UNESCAPED_UNICODE, valid multi-byte sequences).
 				var ns, nd int
 				if k >= kernelArch {
-					ns, nd = archKernel(k, out[d:], src[i:e], c) // one call less
+					ns, nd = archKernel(k, out[d:], src[i:ek], c) // one call less
 				} else {
-					ns, nd = runKernel(k, out[d:], src[i:e], c)
+					ns, nd = runKernel(k, out[d:], src[i:ek], c)
 				}
 				i += ns
 				d += nd

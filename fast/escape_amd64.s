@@ -142,7 +142,7 @@ DATA utf8consts<>+330(SB)/1, $0x00
 DATA utf8consts<>+331(SB)/1, $0x00
 DATA utf8consts<>+332(SB)/1, $0x00
 DATA utf8consts<>+333(SB)/1, $0x00
-DATA utf8consts<>+334(SB)/1, $0x00
+DATA utf8consts<>+334(SB)/1, $0x10
 DATA utf8consts<>+335(SB)/1, $0x00
 DATA utf8consts<>+336(SB)/1, $0x01
 DATA utf8consts<>+337(SB)/1, $0x01
@@ -158,7 +158,7 @@ DATA utf8consts<>+346(SB)/1, $0x00
 DATA utf8consts<>+347(SB)/1, $0x00
 DATA utf8consts<>+348(SB)/1, $0x00
 DATA utf8consts<>+349(SB)/1, $0x00
-DATA utf8consts<>+350(SB)/1, $0x00
+DATA utf8consts<>+350(SB)/1, $0x10
 DATA utf8consts<>+351(SB)/1, $0x00
 GLOBL utf8consts<>(SB), RODATA|NOPTR, $352
 
@@ -1122,10 +1122,13 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	// start a character. The bytes it stops at are left to the caller.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
-	// special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three
-	// validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted
-	// by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
 	// 
 	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
 	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
@@ -1137,7 +1140,11 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
 	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
 	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
-	// sequence that straddles two blocks is checked in the second.
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
 	// U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,
 	// which tests the exact pattern (E2 two back, 80 one back, A8/A9 here).
 	// A block with only escapes goes to the block handler (every escape of the block
@@ -1162,6 +1169,7 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	VMOVDQU      utf8consts<>+32(SB), Y11
 	VMOVDQU      utf8consts<>+64(SB), Y10
 	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
 
 	// The first block: at the start of src, nothing before it.
 	LEAQ       64(SI), AX
@@ -1209,11 +1217,31 @@ TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
 	ADDQ     $0x20, DI
 
 loop2:
-	VMOVDQU 160(R12), Y8
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
 
-	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// So does the block after an E2 in the last two bytes of the one before: the
+	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
+	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
+	CMPB -1(SI), $0xe2
+	JEQ  loop1
+	CMPB -2(SI), $0xe2
+	JEQ  loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     96(SI), AX
+	LEAQ     160(SI), AX
 	CMPQ     AX, R10
 	JHI      loop
 	VMOVDQU  (SI), Y0
@@ -1221,10 +1249,10 @@ loop2:
 	VMOVDQU  -1(SI), Y3
 	VMOVDQU  -2(SI), Y4
 	VMOVDQU  -3(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1236,24 +1264,21 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y0, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
-	VPOR     Y4, Y7, Y7
 	VMOVDQA  Y7, Y0
 	VMOVDQU  32(SI), Y1
 	VMOVDQU  Y1, 32(DI)
 	VMOVDQU  31(SI), Y3
 	VMOVDQU  30(SI), Y4
 	VMOVDQU  29(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1265,22 +1290,80 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y1, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
-	VPOR     Y4, Y7, Y7
-	VPOR     Y0, Y7, Y7
-	VPTEST   Y7, Y7
-	JNZ      loop
-	ADDQ     $0x40, SI
-	ADDQ     $0x40, DI
-	JMP      loop2
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
 
 loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+
+loop1:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
 	JHI     back
@@ -1408,10 +1491,13 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	// start a character. The bytes it stops at are left to the caller.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
-	// special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three
-	// validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted
-	// by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
 	// 
 	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
 	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
@@ -1423,7 +1509,11 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
 	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
 	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
-	// sequence that straddles two blocks is checked in the second.
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
 	// A block with only escapes goes to the block handler (every escape of the block
 	// before going on). A block with an invalid sequence or a line terminator, and the
 	// end of the loop, return to Go at the start of the block, moved back to the lead byte
@@ -1446,6 +1536,7 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	VMOVDQU      utf8consts<>+32(SB), Y11
 	VMOVDQU      utf8consts<>+64(SB), Y10
 	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
 
 	// The first block: at the start of src, nothing before it.
 	LEAQ       64(SI), AX
@@ -1491,11 +1582,23 @@ TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
 	ADDQ    $0x20, DI
 
 loop2:
-	VMOVDQU 160(R12), Y8
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
 
-	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     96(SI), AX
+	LEAQ     160(SI), AX
 	CMPQ     AX, R10
 	JHI      loop
 	VMOVDQU  (SI), Y0
@@ -1503,10 +1606,10 @@ loop2:
 	VMOVDQU  -1(SI), Y3
 	VMOVDQU  -2(SI), Y4
 	VMOVDQU  -3(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1518,8 +1621,7 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y0, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
@@ -1530,10 +1632,10 @@ loop2:
 	VMOVDQU  31(SI), Y3
 	VMOVDQU  30(SI), Y4
 	VMOVDQU  29(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1545,20 +1647,80 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y1, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPOR     Y0, Y7, Y7
-	VPTEST   Y7, Y7
-	JNZ      loop
-	ADDQ     $0x40, SI
-	ADDQ     $0x40, DI
-	JMP      loop2
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
 
 loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+
+loop1:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
 	JHI     back
@@ -1674,10 +1836,13 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	// start a character. The bytes it stops at are left to the caller.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
-	// special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three
-	// validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted
-	// by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
 	// 
 	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
 	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
@@ -1689,7 +1854,11 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
 	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
 	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
-	// sequence that straddles two blocks is checked in the second.
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
 	// U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,
 	// which tests the exact pattern (E2 two back, 80 one back, A8/A9 here).
 	// A block with only escapes goes to the block handler (every escape of the block
@@ -1717,6 +1886,7 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	VMOVDQU      utf8consts<>+32(SB), Y11
 	VMOVDQU      utf8consts<>+64(SB), Y10
 	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
 
 	// The first block: at the start of src, nothing before it.
 	LEAQ       64(SI), AX
@@ -1766,11 +1936,31 @@ TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
 	ADDQ     $0x20, DI
 
 loop2:
-	VMOVDQU 160(R12), Y8
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
 
-	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// So does the block after an E2 in the last two bytes of the one before: the
+	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
+	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
+	CMPB -1(SI), $0xe2
+	JEQ  loop1
+	CMPB -2(SI), $0xe2
+	JEQ  loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     96(SI), AX
+	LEAQ     160(SI), AX
 	CMPQ     AX, R10
 	JHI      loop
 	VMOVDQU  (SI), Y0
@@ -1778,10 +1968,10 @@ loop2:
 	VMOVDQU  -1(SI), Y3
 	VMOVDQU  -2(SI), Y4
 	VMOVDQU  -3(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1793,24 +1983,21 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y0, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
-	VPOR     Y4, Y7, Y7
 	VMOVDQA  Y7, Y0
 	VMOVDQU  32(SI), Y1
 	VMOVDQU  Y1, 32(DI)
 	VMOVDQU  31(SI), Y3
 	VMOVDQU  30(SI), Y4
 	VMOVDQU  29(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -1822,22 +2009,83 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y1, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPCMPEQB utf8consts<>+224(SB), Y4, Y4
-	VPOR     Y4, Y7, Y7
-	VPOR     Y0, Y7, Y7
-	VPTEST   Y7, Y7
-	JNZ      loop
-	ADDQ     $0x40, SI
-	ADDQ     $0x40, DI
-	JMP      loop2
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
 
 loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+
+loop1:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
 	JHI     back
@@ -1967,10 +2215,13 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	// start a character. The bytes it stops at are left to the caller.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
-	// special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three
-	// validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted
-	// by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
 	// 
 	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
 	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
@@ -1982,7 +2233,11 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
 	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
 	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
-	// sequence that straddles two blocks is checked in the second.
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
 	// A block with only escapes goes to the block handler (every escape of the block
 	// before going on). A block with an invalid sequence or a line terminator, and the
 	// end of the loop, return to Go at the start of the block, moved back to the lead byte
@@ -2008,6 +2263,7 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	VMOVDQU      utf8consts<>+32(SB), Y11
 	VMOVDQU      utf8consts<>+64(SB), Y10
 	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
 
 	// The first block: at the start of src, nothing before it.
 	LEAQ       64(SI), AX
@@ -2055,11 +2311,23 @@ TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
 	ADDQ    $0x20, DI
 
 loop2:
-	VMOVDQU 160(R12), Y8
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
 
-	// Two blocks per iteration while 96 bytes are left, one test for both; a block that
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     96(SI), AX
+	LEAQ     160(SI), AX
 	CMPQ     AX, R10
 	JHI      loop
 	VMOVDQU  (SI), Y0
@@ -2067,10 +2335,10 @@ loop2:
 	VMOVDQU  -1(SI), Y3
 	VMOVDQU  -2(SI), Y4
 	VMOVDQU  -3(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -2082,8 +2350,7 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y0, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
@@ -2094,10 +2361,10 @@ loop2:
 	VMOVDQU  31(SI), Y3
 	VMOVDQU  30(SI), Y4
 	VMOVDQU  29(SI), Y2
-	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB Y13, Y4, Y5
 	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
 	VPOR     Y6, Y5, Y5
-	VPAND    utf8consts<>+192(SB), Y5, Y5
+	VPAND    Y14, Y5, Y5
 	VPSRLW   $0x04, Y3, Y6
 	VPAND    Y9, Y6, Y6
 	VPSHUFB  Y6, Y12, Y6
@@ -2109,20 +2376,83 @@ loop2:
 	VPSHUFB  Y7, Y10, Y2
 	VPAND    Y2, Y6, Y6
 	VPXOR    Y5, Y6, Y6
-	VMOVDQU  utf8consts<>+320(SB), Y5
-	VPSHUFB  Y7, Y5, Y7
+	VPSHUFB  Y7, Y15, Y7
 	VPAND    Y9, Y1, Y2
 	VPSHUFB  Y2, Y8, Y2
 	VPAND    Y2, Y7, Y7
 	VPOR     Y6, Y7, Y7
-	VPOR     Y0, Y7, Y7
-	VPTEST   Y7, Y7
-	JNZ      loop
-	ADDQ     $0x40, SI
-	ADDQ     $0x40, DI
-	JMP      loop2
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
 
 loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+
+loop1:
 	LEAQ    64(SI), AX
 	CMPQ    AX, R10
 	JHI     back

@@ -113,7 +113,9 @@ type escCtx struct {
 	// then 0xFF (never equal to an ASCII byte) up to 7 groups. Bytes 144..159: '<' repeated
 	// under HEX_TAG, else 0xFF. Bytes 160..191 (both halves the same): the escape classes by
 	// low nibble l, bit 0 always (controls), bits 1, 2, 3 when 0x20|l, 0x30|l, 0x50|l is an
-	// escaped special byte; the assembly ANDs them with fixed classes by high nibble.
+	// escaped special byte, and bit 4 for l = 2 without UNESCAPED_LINE_TERMINATORS (0xE2, the
+	// lead of U+2028/U+2029, sends a block to the exact test); the amd64 UNESCAPED_UNICODE
+	// kernels AND them with fixed classes by high nibble.
 	kt [ktWords]uint64
 	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
@@ -245,6 +247,9 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 			if c.tab[hi|l] != clsClean {
 				e |= 2 << bit
 			}
+		}
+		if l == 2 && !c.lt {
+			e |= 0x10
 		}
 		kt[160+l], kt[176+l] = e, e
 	}

@@ -44,7 +44,7 @@ const (
 	kE2        = 224 // 0xE2, lead of U+2028/U+2029
 	k01        = 256 // 0x01
 	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
-	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3)
+	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
 	kSize      = 352
 )
 
@@ -118,7 +118,7 @@ func tables() {
 	bcast(kE2, 0xE2)
 	bcast(k01, 0x01)
 	bcast(kA9, 0xA9)
-	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8})
+	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xE: 0x10})
 	_ = kSize
 }
 
@@ -784,10 +784,13 @@ func escapeUUAVX2(tag, lt bool) {
 		"start a character. The bytes it stops at are left to the caller.",
 		"",
 		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
-		"R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
-		"special bytes, Y14 = 0x1F, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 = the three",
-		"validation tables, Y9 = 0x0F; per block Y0 = the block, Y3/Y4/Y2 = the block shifted",
-		"by 1/2/3 bytes (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch.",
+		"R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty",
+		"mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the",
+		"one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =",
+		"'<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes",
+		"(prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15",
+		"= escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the",
+		"blocks' tests, Y1-Y7 per block.",
 		"",
 		"Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is",
 		"stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,",
@@ -799,7 +802,11 @@ func escapeUUAVX2(tag, lt bool) {
 		"bytes two and three back flag a missing or extra third/fourth byte. The bytes one,",
 		"two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,",
 		"at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a",
-		"sequence that straddles two blocks is checked in the second.",
+		"sequence that straddles two blocks is checked in the second. Clean stretches go",
+		"four blocks per iteration (while 160 bytes are left) with one combined test: both",
+		"nibble lookups of the escape classes share the UTF-8 check's high nibble, and the",
+		"constants live in the registers the one-block path frees; when the test fails, those",
+		"four blocks go through the one-block loop (exact escape mask, slow path) first.",
 	)
 	if !lt {
 		Comment("U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,",
@@ -881,6 +888,7 @@ func escapeUUAVX2(tag, lt bool) {
 		ADDQ(U8(32), rDI)
 	}
 
+	MOVQ(rSI, R13)
 	Comment("The first block: at the start of src, nothing before it.")
 	LEAQ(mem(rSI, 64), RAX)
 	CMPQ(RAX, rEnd)
@@ -898,10 +906,10 @@ func escapeUUAVX2(tag, lt bool) {
 		VMOVDQU(mem(rSI, disp-1), Y3)
 		VMOVDQU(mem(rSI, disp-2), Y4)
 		VMOVDQU(mem(rSI, disp-3), Y2)
-		VPSUBUSB(k(k60), Y4, Y5)
+		VPSUBUSB(Y13, Y4, Y5)
 		VPSUBUSB(k(k70), Y2, Y6)
 		VPOR(Y6, Y5, Y5)
-		VPAND(k(k80), Y5, Y5)
+		VPAND(Y14, Y5, Y5)
 		VPSRLW(U8(4), Y3, Y6)
 		VPAND(Y9, Y6, Y6)
 		VPSHUFB(Y6, Y12, Y6)
@@ -913,36 +921,65 @@ func escapeUUAVX2(tag, lt bool) {
 		VPSHUFB(Y7, Y10, Y2)
 		VPAND(Y2, Y6, Y6)
 		VPXOR(Y5, Y6, Y6)
-		VMOVDQU(k(kEHi), Y5)
-		VPSHUFB(Y7, Y5, Y7)
+		VPSHUFB(Y7, Y15, Y7)
 		VPAND(Y9, x, Y2)
 		VPSHUFB(Y2, Y8, Y2)
 		VPAND(Y2, Y7, Y7)
 		VPOR(Y6, Y7, Y7)
-		if !lt {
-			VPCMPEQB(k(kE2), Y4, Y4)
-			VPOR(Y4, Y7, Y7)
-		}
 	}
 
 	Label("loop2")
+	Comment("Blocks before R13 (the end of four blocks that failed the fast test) go to the",
+		"one-block loop, whose registers are still set up.")
+	CMPQ(rSI, R13)
+	JB(LabelRef("loop1"))
+	if !lt {
+		Comment("So does the block after an E2 in the last two bytes of the one before: the",
+			"four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two",
+			"bytes back, so U+2028/U+2029 straddling into this block would pass it.")
+		CMPB(mem(rSI, -1), U8(0xE2))
+		JEQ(LabelRef("loop1"))
+		CMPB(mem(rSI, -2), U8(0xE2))
+		JEQ(LabelRef("loop1"))
+	}
+	Comment("In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with",
+		"UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;",
+		"the one-block loop below restores Y13-Y15.")
 	VMOVDQU(mem(R12, ktELo), Y8)
-	Comment("Two blocks per iteration while 96 bytes are left, one test for both; a block that",
+	VMOVDQU(k(kEHi), Y15)
+	VMOVDQU(k(k80), Y14)
+	VMOVDQU(k(k60), Y13)
+	Label("loop4")
+	Comment("Four blocks per iteration while 160 bytes are left, one test for all; a block that",
 		"needs more goes to the one-block loop below, which has the slow path.")
-	LEAQ(mem(rSI, 96), RAX)
+	LEAQ(mem(rSI, 160), RAX)
 	CMPQ(RAX, rEnd)
 	JHI(LabelRef("loop"))
 	check(0, Y0)
 	VMOVDQA(Y7, Y0)
-	check(32, Y1)
-	VPOR(Y0, Y7, Y7)
-	VPTEST(Y7, Y7)
-	JNZ(LabelRef("loop"))
-	ADDQ(U8(64), rSI)
-	ADDQ(U8(64), rDI)
-	JMP(LabelRef("loop2"))
+	for _, d := range []int{32, 64, 96} {
+		check(d, Y1)
+		VPOR(Y7, Y0, Y0)
+	}
+	VPTEST(Y0, Y0)
+	JNZ(LabelRef("dirty4"))
+	SUBQ(I8(-128), rSI)
+	SUBQ(I8(-128), rDI)
+	JMP(LabelRef("loop4"))
 
+	Label("dirty4")
+	LEAQ(mem(rSI, 128), R13)
 	Label("loop")
+	VMOVDQU(mem(R12, ktShuf), Y15)
+	MOVL(U32(0x1F), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, Y14)
+	if tag {
+		MOVL(U32('<'), EBX)
+		VMOVD(EBX, X13)
+		VPBROADCASTB(X13, Y13)
+	}
+	Label("loop1")
 	LEAQ(mem(rSI, 64), RAX)
 	CMPQ(RAX, rEnd)
 	JHI(LabelRef("back"))
