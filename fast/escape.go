@@ -220,7 +220,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
 		// validated first, a long one escaped into a scratch buffer and copied on success,
 		// which costs less than a separate validation pass.
-		if p := asciiPrefix(k, src); p < n {
+		if p, noCtl := asciiPrefix(k, src); p < n {
 			if n-p > smallRest {
 				return escapeScratch(dst, src, opts, k, need)
 			}
@@ -234,6 +234,17 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 			// ASCII: UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS change nothing, and
 			// without them the kernels need not look for multi-byte sequences.
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
+			if k >= kernelArch && n <= block {
+				// One kernel call does it all: an ASCII string never stops the kernel
+				// (archEscapeASCII finishes the last bytes itself), and dst has room for
+				// 6*n bytes after the quote.
+				out := dst[:cap(dst)]
+				out[start] = '"' // §1.2 step 3
+				d := archEscapeASCII(k, out[start+1:], src, &ctxs[ctxIndex(opts)], noCtl)
+				d += start + 1
+				out[d] = '"' // §1.2 step 8
+				return out[:d+1], nil
+			}
 		}
 	}
 	out, d := reserve(dst, start, need)

@@ -13,8 +13,9 @@ func asciiEndAVX2(s []byte) int
 func asciiEndSSE2(s []byte) int
 
 // lastNonASCIIAVX2 returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.
+// When s is ASCII, ctl reports whether s has a byte < 0x20 (else ctl is false).
 // It requires len(s) >= 32.
-func lastNonASCIIAVX2(s []byte) int
+func lastNonASCIIAVX2(s []byte) (last int, ctl bool)
 
 // lastNonASCIISSE2 returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.
 // It requires len(s) >= 16.
@@ -29,6 +30,16 @@ func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst
 // with HEX_TAG.
 // It requires AVX2 and len(src) >= 16.
 func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeAVX2NoCtl is escapeAVX2 for src without bytes < 0x20 or >= 0x80 (as
+// lastNonASCIIAVX2 proves): its main loop does not test for them.
+// It requires AVX2 and len(src) >= 16.
+func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeAVX2TagNoCtl is escapeAVX2Tag for src without bytes < 0x20 or >= 0x80 (as
+// lastNonASCIIAVX2 proves): its main loop does not test for them.
+// It requires AVX2 and len(src) >= 16.
+func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
 // escapeUUAVX2 is the AVX2 kernel under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS: it also copies valid
 // multi-byte sequences. It requires AVX2 and len(src) >= 16.

@@ -55,12 +55,14 @@ var uuKernels uint64
 // per-architecture kernel (>= kernelArch). Architectures without it return false.
 
 // asciiPrefix returns the index of the first byte >= 0x80 in s, or len(s), with the fastest
-// scan kernel k's CPU supports (archASCIIEnd for the per-architecture kernels).
-func asciiPrefix(k int, s []byte) int {
+// scan kernel k's CPU supports (archASCIIEnd for the per-architecture kernels). noCtl true
+// means that s is ASCII and has no byte < 0x20 either; false means that s is not, or that the
+// scan did not look (only the amd64 AVX2 scan does).
+func asciiPrefix(k int, s []byte) (p int, noCtl bool) {
 	if k >= kernelArch {
 		return archASCIIEnd(k, s)
 	}
-	return asciiEnd(s, 0, k != kernelGeneric)
+	return asciiEnd(s, 0, k != kernelGeneric), false
 }
 
 // escASCII writes the escape of the dirty ASCII byte b of class cls (clsShort or clsU) at

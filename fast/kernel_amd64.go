@@ -142,22 +142,48 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 // s, or len(s). It scans backwards first (lastNonASCII*), which proves an ASCII string ASCII
 // and leaves its start, where the escape begins, in the L1 cache; only a string with a byte
 // >= 0x80 is then scanned forwards for the first one.
-func archASCIIEnd(k int, s []byte) int {
+//
+// The AVX2 scan also finds out whether an ASCII s has a byte < 0x20 (noCtl is true when it
+// has none), which lets archEscapeASCII skip that test.
+func archASCIIEnd(k int, s []byte) (p int, noCtl bool) {
 	if k == kernelAVX2 && len(s) >= 32 {
 		raceRead(s)
-		if lastNonASCIIAVX2(s) == 0 {
-			return len(s)
+		if last, ctl := lastNonASCIIAVX2(s); last == 0 {
+			return len(s), !ctl
 		}
-		return asciiEndAVX2(s)
+		return asciiEndAVX2(s), false
 	}
 	if len(s) >= 16 {
 		raceRead(s)
 		if lastNonASCIISSE2(s) == 0 {
-			return len(s)
+			return len(s), false
 		}
-		return asciiEndSSE2(s)
+		return asciiEndSSE2(s), false
 	}
-	return asciiEnd(s, 0, true)
+	return asciiEnd(s, 0, true), false
+}
+
+// archEscapeASCII is archKernel for src that archASCIIEnd found ASCII; it returns ndst (the
+// kernel consumes all of an ASCII src). With noCtl (no byte < 0x20 either), the AVX2 kernel
+// runs in its form without the control test.
+func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
+	if !noCtl || k != kernelAVX2 || len(src) < 16 {
+		_, d := archKernel(k, dst, src, c)
+		return d
+	}
+	var nsrc, ndst int
+	if c.tag {
+		nsrc, ndst = escapeAVX2TagNoCtl(dst, src, &c.kt[0], &c.esc[0])
+	} else {
+		nsrc, ndst = escapeAVX2NoCtl(dst, src, &c.kt[0], &c.esc[0])
+	}
+	raceRead(src[:min(len(src), nsrc+256)])
+	raceWrite(dst[:min(len(dst), ndst+128)])
+	if nsrc < len(src) {
+		_, d := asciiSWAR(dst[ndst:], src[nsrc:], c)
+		ndst += d
+	}
+	return ndst
 }
 
 // archClean16 is the short-string path (see kernel.go): clean16, VEX-encoded for the avx2

@@ -122,7 +122,14 @@ func asciiNEON(dst, src []byte, c *escCtx) (int, int) {
 func escapeBlocksNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64, nsp int) (nsrc, ndst int)
 
 // archASCIIEnd is asciiPrefix for the arm64 kernel: the 8-bytes-a-word scan.
-func archASCIIEnd(k int, s []byte) int { return asciiEnd(s, 0, true) }
+func archASCIIEnd(k int, s []byte) (int, bool) { return asciiEnd(s, 0, true), false }
+
+// archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
+// controls either); it returns ndst (the kernel consumes all of an ASCII src).
+func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
+	_, d := archKernel(k, dst, src, c)
+	return d
+}
 
 // archClean16 is the 16-to-31-byte path of the neon variant (see kernel.go): two overlapping
 // 16-byte blocks classified with NEON and stored when clean (clean16NEON).

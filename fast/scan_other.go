@@ -5,7 +5,14 @@ package fast
 // archASCIIEnd is asciiPrefix for the per-architecture kernels: the index of the first byte
 // >= 0x80 in s, or len(s). Architectures without a vector scan of their own (see
 // kernel_amd64.go for amd64's) use the 8-bytes-a-word scan.
-func archASCIIEnd(k int, s []byte) int { return asciiEnd(s, 0, true) }
+func archASCIIEnd(k int, s []byte) (int, bool) { return asciiEnd(s, 0, true), false }
+
+// archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
+// controls either); it returns ndst (the kernel consumes all of an ASCII src).
+func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
+	_, d := archKernel(k, dst, src, c)
+	return d
+}
 
 // archClean16 is the short-string path of the vector kernels (see kernel.go); without one it
 // declines, and escape takes its general path.

@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -135,8 +136,10 @@ func main() {
 	asciiEndSSE2()
 	lastNonASCIIAVX2()
 	lastNonASCIISSE2()
-	for _, tag := range []bool{false, true} {
-		escapeAVX2(tag)
+	for _, ctl := range []bool{true, false} {
+		for _, tag := range []bool{false, true} {
+			escapeAVX2(tag, ctl)
+		}
 	}
 	for _, tag := range []bool{false, true} {
 		for _, lt := range []bool{false, true} {
@@ -320,28 +323,55 @@ func asciiEndSSE2() {
 }
 
 // lastNonASCII emits the backward scan: 1 + the index of the last byte >= 0x80 in s, or 0.
-func lastNonASCII(name string, o vecOps, unroll int) {
+func lastNonASCII(name string, o vecOps, unroll int, ctl bool) {
 	w := o.w
-	TEXT(name, NOSPLIT, "func(s []byte) int")
-	Doc(name+" returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.",
-		fmt.Sprintf("It requires len(s) >= %d.", w))
-	Comment(
-		name+" returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.",
+	sig := "func(s []byte) int"
+	if ctl {
+		sig = "func(s []byte) (last int, ctl bool)"
+	}
+	TEXT(name, NOSPLIT, sig)
+	doc := []string{name + " returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII."}
+	if ctl {
+		doc = append(doc, "When s is ASCII, ctl reports whether s has a byte < 0x20 (else ctl is false).")
+	}
+	Doc(append(doc, fmt.Sprintf("It requires len(s) >= %d.", w))...)
+	regNote := "Registers: SI = s, CX = current end (scanning down), DX = end of s, AX = byte mask."
+	if ctl {
+		regNote = "Registers: SI = s, CX = current end (scanning down), DX = end of s, AX = byte mask,\n" +
+			"Y8 = signed minimum of the bytes scanned so far, Y9 = 0x20."
+	}
+	comment := []string{
+		name + " returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.",
 		"",
 		fmt.Sprintf("Contract: requires len(s) >= %d; reads only s[0:len(s)].", w),
 		"",
-		"Registers: SI = s, CX = current end (scanning down), DX = end of s, AX = byte mask.",
-		"",
+	}
+	comment = append(comment, strings.Split(regNote, "\n")...)
+	comment = append(comment, "",
 		fmt.Sprintf("Algorithm: from the end of s down, %d bytes per iteration (the loads OR-ed", unroll*w),
 		fmt.Sprintf("together, one sign-bit mask), then %d bytes to find the block, then one load", w),
 		"at the start of s with the lanes already checked masked off; BSR gives the lane.",
 		"It runs backwards so that the start of s, where the escape begins next, is the part",
-		"left in the L1 cache.",
-	)
+		"left in the L1 cache.")
+	if ctl {
+		comment = append(comment,
+			"The loads are combined by signed minimum rather than OR (the sign bit is the same",
+			"test) and the minimum is kept across iterations: an ASCII s has a control byte",
+			"exactly when that minimum is below 0x20, which lets the escape skip that test.")
+	}
+	Comment(comment...)
 	si := Load(Param("s").Base(), RSI)
 	n := Load(Param("s").Len(), RDX)
 	ADDQ(si, n)
 	MOVQ(RDX, RCX)
+	if ctl {
+		MOVL(U32(0x7f7f7f7f), EAX)
+		VMOVD(EAX, X8)
+		VPBROADCASTD(X8, Y8)
+		MOVL(U32(0x20202020), EAX)
+		VMOVD(EAX, X9)
+		VPBROADCASTD(X9, Y9)
+	}
 	var regs []VecPhysical
 	for i := 0; i < unroll; i++ {
 		if w == 32 {
@@ -360,12 +390,18 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	}
 	for step := 1; step < unroll; step *= 2 {
 		for i := 0; i+step < unroll; i += 2 * step {
-			if o.vex {
+			switch {
+			case ctl:
+				VPMINSB(regs[i+step], regs[i], regs[i])
+			case o.vex:
 				VPOR(regs[i+step], regs[i], regs[i])
-			} else {
+			default:
 				POR(regs[i+step], regs[i])
 			}
 		}
+	}
+	if ctl {
+		VPMINSB(regs[0], Y8, Y8)
 	}
 	o.movmsk(regs[0], EAX)
 	TESTL(EAX, EAX)
@@ -379,6 +415,9 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	CMPQ(RAX, U8(w))
 	JB(LabelRef("head"))
 	o.load(mem(RCX, -w), regs[0])
+	if ctl {
+		VPMINSB(regs[0], Y8, Y8)
+	}
 	o.movmsk(regs[0], EAX)
 	TESTL(EAX, EAX)
 	JNZ(LabelRef("found"))
@@ -390,6 +429,10 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	TESTQ(RAX, RAX)
 	JZ(LabelRef("none"))
 	o.load(mem(si, 0), regs[0])
+	if ctl {
+		Comment("All of them count towards the minimum: the others were scanned already.")
+		VPMINSB(regs[0], Y8, Y8)
+	}
 	o.movmsk(regs[0], EBX)
 	MOVQ(RAX, RCX)
 	MOVL(U32(1), EAX)
@@ -400,6 +443,10 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	BSRL(EAX, EAX)
 	INCQ(RAX)
 	Store(RAX, ReturnIndex(0))
+	if ctl {
+		XORL(EBX, EBX)
+		Store(BL, ReturnIndex(1))
+	}
 	if o.vex {
 		VZEROUPPER()
 	}
@@ -410,6 +457,10 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	LEAQ(Mem{Base: RCX, Index: RAX, Scale: 1, Disp: -w + 1}, RAX)
 	SUBQ(si, RAX)
 	Store(RAX, ReturnIndex(0))
+	if ctl {
+		XORL(EBX, EBX)
+		Store(BL, ReturnIndex(1))
+	}
 	if o.vex {
 		VZEROUPPER()
 	}
@@ -418,14 +469,22 @@ func lastNonASCII(name string, o vecOps, unroll int) {
 	Label("none")
 	XORL(EAX, EAX)
 	Store(RAX, ReturnIndex(0))
+	if ctl {
+		Comment("ASCII: a control byte is there exactly when the signed minimum is below 0x20.")
+		VPCMPGTB(Y8, Y9, Y8)
+		VPMOVMSKB(Y8, EAX)
+		TESTL(EAX, EAX)
+		SETNE(AL)
+		Store(AL, ReturnIndex(1))
+	}
 	if o.vex {
 		VZEROUPPER()
 	}
 	RET()
 }
 
-func lastNonASCIIAVX2() { lastNonASCII("lastNonASCIIAVX2", opsY, 8) }
-func lastNonASCIISSE2() { lastNonASCII("lastNonASCIISSE2", opsX, 8) }
+func lastNonASCIIAVX2() { lastNonASCII("lastNonASCIIAVX2", opsY, 8, true) }
+func lastNonASCIISSE2() { lastNonASCII("lastNonASCIISSE2", opsX, 8, false) }
 
 // ---------------------------------------------------------------------------------------------
 // Escape kernels
@@ -541,15 +600,29 @@ func classifyVEX(x, out, tmp, shuf, c20, lt VecPhysical, tag bool) {
 	}
 }
 
-func escapeAVX2(tag bool) {
+func escapeAVX2(tag, ctl bool) {
 	name := "escapeAVX2"
 	if tag {
 		name += "Tag"
 	}
+	if !ctl {
+		name += "NoCtl"
+	}
 	TEXT(name, NOSPLIT, escSig)
-	Doc(name+" is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets",
-		map[bool]string{false: "without HEX_TAG.", true: "with HEX_TAG."}[tag],
-		"It requires AVX2 and len(src) >= 16.")
+	if ctl {
+		Doc(name+" is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets",
+			map[bool]string{false: "without HEX_TAG.", true: "with HEX_TAG."}[tag],
+			"It requires AVX2 and len(src) >= 16.")
+	} else {
+		Doc(name+" is "+strings.TrimSuffix(name, "NoCtl")+" for src without bytes < 0x20 or >= 0x80 (as",
+			"lastNonASCIIAVX2 proves): its main loop does not test for them.",
+			"It requires AVX2 and len(src) >= 16.")
+		Comment(name+" is "+strings.TrimSuffix(name, "NoCtl")+" (below) with one difference: src must have no byte",
+			"< 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed",
+			"minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and",
+			"the block handler are the same and would still handle such bytes.",
+			"")
+	}
 	Comment(
 		name+" escapes src into dst until the first byte >= 0x80 or until too few bytes",
 		"are left for its blocks, and returns how many bytes of src it consumed and how many",
@@ -590,12 +663,13 @@ func escapeAVX2(tag bool) {
 	}
 
 	Label("align")
-	Comment("Align the stores of the main loop: one block stored at DI, then advance only to the",
-		"next 32-byte boundary of dst when the block is clean (the rest is stored again).")
+	Comment("Align the loads of the main loop (a load that crosses a cache line costs more than",
+		"a store that does): one block stored at DI, then advance only to the next 32-byte",
+		"boundary of src when the block is clean (the rest is stored again).")
 	LEAQ(mem(rSI, 160), RAX)
 	CMPQ(RAX, rEnd)
 	JHI(LabelRef("loop64"))
-	MOVL(EDI, ECX)
+	MOVL(ESI, ECX)
 	NEGL(ECX)
 	ANDL(U8(31), ECX)
 	JZ(LabelRef("loop128"))
@@ -616,10 +690,11 @@ func escapeAVX2(tag bool) {
 	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
 		VMOVDQU(mem(rSI, 32*i), y)
 	}
-	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
-		VMOVDQU(y, mem(rDI, 32*i))
+	if ctl {
+		Comment("Special bytes per block; controls and bytes >= 0x80 once for all four, from their signed minimum.")
+	} else {
+		Comment("Special bytes per block (src has no controls and no bytes >= 0x80).")
 	}
-	Comment("Special bytes per block; controls and bytes >= 0x80 once for all four, from their signed minimum.")
 	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
 		e := []VecPhysical{Y4, Y5, Y6, Y7}[i]
 		VPSHUFB(y, Y15, e)
@@ -629,15 +704,25 @@ func escapeAVX2(tag bool) {
 			VPOR(Y8, e, e)
 		}
 	}
-	VPMINSB(Y0, Y1, Y8)
-	VPMINSB(Y2, Y3, Y9)
-	VPMINSB(Y8, Y9, Y8)
-	VPCMPGTB(Y8, Y14, Y8)
+	Comment("The stores (unchanged blocks) go after the lookups, which measured faster.")
+	for i, y := range []VecPhysical{Y0, Y1, Y2, Y3} {
+		VMOVDQU(y, mem(rDI, 32*i))
+	}
+	if ctl {
+		VPMINSB(Y0, Y1, Y8)
+		VPMINSB(Y2, Y3, Y9)
+		VPMINSB(Y8, Y9, Y8)
+		VPCMPGTB(Y8, Y14, Y8)
+	}
 	VPOR(Y4, Y5, Y9)
 	VPOR(Y6, Y7, Y10)
 	VPOR(Y9, Y10, Y9)
-	VPOR(Y8, Y9, Y8)
-	VPMOVMSKB(Y8, EAX)
+	if ctl {
+		VPOR(Y8, Y9, Y8)
+		VPMOVMSKB(Y8, EAX)
+	} else {
+		VPMOVMSKB(Y9, EAX)
+	}
 	TESTL(EAX, EAX)
 	JNZ(LabelRef("dirty128"))
 	ADDQ(U8(128), rSI)
