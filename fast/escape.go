@@ -201,13 +201,14 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	}
 	start := len(dst)
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
-	// block beyond that and of the 64 bytes a uuKernels kernel is given past it (see the
-	// per-block check in escapeBody), plus the quotes and slack.
+	// block beyond that (and of the 64 bytes past it that a uuKernels kernel is given when
+	// there is more than one block; see the per-block check in escapeBody), plus the quotes
+	// and slack.
 	bl := n
 	if bl > block {
-		bl = block
+		bl = block + 64
 	}
-	need := n + 5*(bl+64) + 17
+	need := n + 5*bl + 17
 	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
 	// The vector kernels' block stores run ahead of their output (runKernel): that is safe
 	// only while the escape of the rest of the input is at least as long as the rest, which
@@ -389,7 +390,8 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, 
 }
 
 // escapeBody writes the quoted escape of src into out from d on (out is a full-capacity slice
-// with at least n+5*(min(n,block)+64)+17 bytes of room after d) and returns the possibly grown
+// with at least n+5*b+17 bytes of room after d, b = n up to block bytes, else block+64: what
+// escapeLong reserves) and returns the possibly grown
 // slice, the end of the output, and false if src is invalid under error mode (§1.5).
 func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
 	c := &ctxs[ctxIndex(opts)]
