@@ -52,7 +52,7 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	}
 	if n < 32 && k >= kernelArch && src[0] < 0x80 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
 		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
-		if archClean16(k, dst[s:s+n+2], src, &ctxs[ctxIndex(opts)&31]) {
+		if archClean16(k, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
 			return dst[:s+n+2], nil
 		}
 	}

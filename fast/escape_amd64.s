@@ -160,7 +160,11 @@ DATA utf8consts<>+348(SB)/1, $0x00
 DATA utf8consts<>+349(SB)/1, $0x00
 DATA utf8consts<>+350(SB)/1, $0x10
 DATA utf8consts<>+351(SB)/1, $0x00
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $352
+DATA utf8consts<>+352(SB)/8, $0x2020202020202020
+DATA utf8consts<>+360(SB)/8, $0x2020202020202020
+DATA utf8consts<>+368(SB)/8, $0x2020202020202020
+DATA utf8consts<>+376(SB)/8, $0x2020202020202020
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $384
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -4469,60 +4473,20 @@ TEXT ·clean16(SB), NOSPLIT, $0-49
 	// at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one
 	// PCMPEQB per special byte slot with SSE2); when both masks are empty, two overlapping
 	// 16-byte stores and the two quotes. No loop, no byte-at-a-time tail.
-	MOVQ         d+0(FP), DI
-	MOVQ         src_base+8(FP), SI
-	MOVQ         src_len+16(FP), CX
-	MOVQ         kt+32(FP), AX
-	MOVQ         nsp+40(FP), BX
-	TESTQ        BX, BX
-	JNZ          sse2
-	VMOVDQU      (SI), X0
-	VMOVDQU      -16(SI)(CX*1), X1
-	VMOVDQU      (AX), X15
-	VMOVDQU      144(AX), X13
-	MOVL         $0x00000020, BX
-	VMOVD        BX, X14
-	VPBROADCASTB X14, X14
-	VPSHUFB      X0, X15, X2
-	VPCMPEQB     X0, X2, X2
-	VPCMPGTB     X0, X14, X4
-	VPOR         X4, X2, X2
-	VPCMPEQB     X0, X13, X4
-	VPOR         X4, X2, X2
-	VPSHUFB      X1, X15, X3
-	VPCMPEQB     X1, X3, X3
-	VPCMPGTB     X1, X14, X5
-	VPOR         X5, X3, X3
-	VPCMPEQB     X1, X13, X5
-	VPOR         X5, X3, X3
-	VPOR         X2, X3, X3
-	VPMOVMSKB    X3, DX
-	TESTL        DX, DX
-	JNZ          dirtyv
-	MOVB         $0x22, (DI)
-	MOVB         $0x22, 1(DI)(CX*1)
-	VMOVDQU      X0, 1(DI)
-	VMOVDQU      X1, -15(DI)(CX*1)
-	VZEROUPPER
-	MOVB         $0x01, AL
-	MOVB         AL, ret+48(FP)
-	RET
+	MOVQ  d+0(FP), DI
+	MOVQ  src_base+8(FP), SI
+	MOVQ  src_len+16(FP), CX
+	MOVQ  kt+32(FP), AX
+	MOVQ  nsp+40(FP), BX
+	TESTQ BX, BX
+	JZ    avx
 
-dirtyv:
-	VZEROUPPER
-	MOVB $0x00, AL
-	MOVB AL, ret+48(FP)
-	RET
-
-sse2:
+	// SSE2 (the fall-through: the one of the two paths that is slower).
 	MOVOU   (SI), X0
 	MOVOU   -16(SI)(CX*1), X1
-	MOVL    $0x20202020, DX
-	MOVQ    DX, X15
-	PSHUFD  $0x00, X15, X15
-	MOVOA   X15, X2
+	MOVOU   utf8consts<>+352(SB), X2
+	MOVOA   X2, X3
 	PCMPGTB X0, X2
-	MOVOA   X15, X3
 	PCMPGTB X1, X3
 	MOVOU   32(AX), X6
 	MOVOA   X0, X4
@@ -4601,6 +4565,45 @@ test:
 	RET
 
 dirty:
+	MOVB $0x00, AL
+	MOVB AL, ret+48(FP)
+	RET
+
+avx:
+	VMOVDQU      (SI), X0
+	VMOVDQU      -16(SI)(CX*1), X1
+	VMOVDQU      (AX), X15
+	VMOVDQU      144(AX), X13
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, X14
+	VPSHUFB      X0, X15, X2
+	VPCMPEQB     X0, X2, X2
+	VPCMPGTB     X0, X14, X4
+	VPOR         X4, X2, X2
+	VPCMPEQB     X0, X13, X4
+	VPOR         X4, X2, X2
+	VPSHUFB      X1, X15, X3
+	VPCMPEQB     X1, X3, X3
+	VPCMPGTB     X1, X14, X5
+	VPOR         X5, X3, X3
+	VPCMPEQB     X1, X13, X5
+	VPOR         X5, X3, X3
+	VPOR         X2, X3, X3
+	VPMOVMSKB    X3, DX
+	TESTL        DX, DX
+	JNZ          dirtyv
+	MOVB         $0x22, (DI)
+	MOVB         $0x22, 1(DI)(CX*1)
+	VMOVDQU      X0, 1(DI)
+	VMOVDQU      X1, -15(DI)(CX*1)
+	VZEROUPPER
+	MOVB         $0x01, AL
+	MOVB         AL, ret+48(FP)
+	RET
+
+dirtyv:
+	VZEROUPPER
 	MOVB $0x00, AL
 	MOVB AL, ret+48(FP)
 	RET

@@ -1,6 +1,10 @@
 package fast
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
 
 // TestArchClean16 checks archClean16, the 16-to-31-byte path of each assembly kernel compiled
 // in (avx2 and sse2 on amd64, neon on arm64), on its own: every byte value at every position
@@ -56,4 +60,14 @@ func TestArchClean16(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls over kernels %v", calls, kernels)
+}
+
+// TestAsciiIndex checks the short form of the context index against ctxIndex for every
+// combination of the low 16 option bits.
+func TestAsciiIndex(t *testing.T) {
+	for o := jsonopt.Options(0); o < 1<<16; o++ {
+		if got, want := asciiIndex(o), ctxIndex(o)&31; got != want {
+			t.Fatalf("asciiIndex(%#x) = %d; want ctxIndex&31 = %d", uint32(o), got, want)
+		}
+	}
 }

@@ -46,7 +46,8 @@ const (
 	k01        = 256 // 0x01
 	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
 	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
-	kSize      = 352
+	k20        = 352 // 0x20
+	kSize      = 384
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -120,6 +121,7 @@ func tables() {
 	bcast(k01, 0x01)
 	bcast(kA9, 0xA9)
 	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xE: 0x10})
+	bcast(k20, 0x20) // (DATA must come in offset order)
 	_ = kSize
 }
 
@@ -1147,44 +1149,14 @@ func clean16() {
 	Load(Param("kt"), RAX)
 	Load(Param("nsp"), RBX)
 	TESTQ(RBX, RBX)
-	JNZ(LabelRef("sse2"))
+	JZ(LabelRef("avx"))
 
-	VMOVDQU(mem(RSI, 0), X0)
-	VMOVDQU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
-	VMOVDQU(mem(RAX, ktShuf), X15)
-	VMOVDQU(mem(RAX, ktLT), X13)
-	MOVL(U32(0x20), EBX)
-	VMOVD(EBX, X14)
-	VPBROADCASTB(X14, X14)
-	classifyVEX(X0, X2, X4, X15, X14, X13, true)
-	classifyVEX(X1, X3, X5, X15, X14, X13, true)
-	VPOR(X2, X3, X3)
-	VPMOVMSKB(X3, EDX)
-	TESTL(EDX, EDX)
-	JNZ(LabelRef("dirtyv"))
-	MOVB(U8('"'), mem(RDI, 0))
-	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
-	VMOVDQU(X0, mem(RDI, 1))
-	VMOVDQU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
-	VZEROUPPER()
-	MOVB(U8(1), AL)
-	Store(AL, ReturnIndex(0))
-	RET()
-	Label("dirtyv")
-	VZEROUPPER()
-	MOVB(U8(0), AL)
-	Store(AL, ReturnIndex(0))
-	RET()
-
-	Label("sse2")
+	Comment("SSE2 (the fall-through: the one of the two paths that is slower).")
 	MOVOU(mem(RSI, 0), X0)
 	MOVOU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
-	MOVL(U32(0x20202020), EDX)
-	MOVQ(RDX, X15)
-	PSHUFD(U8(0), X15, X15)
-	MOVOA(X15, X2)
+	MOVOU(k(k20), X2)
+	MOVOA(X2, X3)
 	PCMPGTB(X0, X2)
-	MOVOA(X15, X3)
 	PCMPGTB(X1, X3)
 	for i := 0; i < 7; i++ {
 		if i >= 2 {
@@ -1212,6 +1184,35 @@ func clean16() {
 	Store(AL, ReturnIndex(0))
 	RET()
 	Label("dirty")
+	MOVB(U8(0), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
+
+	Label("avx")
+
+	VMOVDQU(mem(RSI, 0), X0)
+	VMOVDQU(Mem{Base: RSI, Index: RCX, Scale: 1, Disp: -16}, X1)
+	VMOVDQU(mem(RAX, ktShuf), X15)
+	VMOVDQU(mem(RAX, ktLT), X13)
+	MOVL(U32(0x20), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, X14)
+	classifyVEX(X0, X2, X4, X15, X14, X13, true)
+	classifyVEX(X1, X3, X5, X15, X14, X13, true)
+	VPOR(X2, X3, X3)
+	VPMOVMSKB(X3, EDX)
+	TESTL(EDX, EDX)
+	JNZ(LabelRef("dirtyv"))
+	MOVB(U8('"'), mem(RDI, 0))
+	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
+	VMOVDQU(X0, mem(RDI, 1))
+	VMOVDQU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
+	VZEROUPPER()
+	MOVB(U8(1), AL)
+	Store(AL, ReturnIndex(0))
+	RET()
+	Label("dirtyv")
+	VZEROUPPER()
 	MOVB(U8(0), AL)
 	Store(AL, ReturnIndex(0))
 	RET()
