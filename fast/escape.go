@@ -235,14 +235,22 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 			// ASCII: UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS change nothing, and
 			// without them the kernels need not look for multi-byte sequences.
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
-			if k >= kernelArch && n <= block {
-				// One kernel call does it all: an ASCII string never stops the kernel
-				// (archEscapeASCII finishes the last bytes itself), and dst has room for
-				// 6*n bytes after the quote.
+			if k >= kernelArch {
+				// One kernel call per chunk does it all: an ASCII string never stops the
+				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,
+				// so output may go wherever reserve puts it.
+				c := &ctxs[ctxIndex(opts)]
 				out := dst[:cap(dst)]
 				out[start] = '"' // §1.2 step 3
-				d := archEscapeASCII(k, out[start+1:], src, &ctxs[ctxIndex(opts)], noCtl)
-				d += start + 1
+				d := start + 1
+				for i := 0; i < n; {
+					e := min(n, i+block)
+					if len(out)-d < 6*(e-i)+16 {
+						out, d = reserve(out, d, 6*(e-i)+16)
+					}
+					d += archEscapeASCII(k, out[d:], src[i:e], c, noCtl)
+					i = e
+				}
 				out[d] = '"' // §1.2 step 8
 				return out[:d+1], nil
 			}
