@@ -587,6 +587,20 @@ func blockHandler(name string, o vecOps, uu bool, next string) {
 	}
 }
 
+// escRegs loads the registers of the escape test: Y15 = the option set's VPSHUFB table of
+// special bytes (kt+ktShuf), Y14 = c in every byte, and with HEX_TAG Y13 = '<' in every byte.
+func escRegs(kt Register, c uint32, tag bool) {
+	VMOVDQU(mem(kt, ktShuf), Y15)
+	MOVL(U32(c), EBX)
+	VMOVD(EBX, X14)
+	VPBROADCASTB(X14, Y14)
+	if tag {
+		MOVL(U32('<'), EBX)
+		VMOVD(EBX, X13)
+		VPBROADCASTB(X13, Y13)
+	}
+}
+
 // classifyVEX sets out to 0xFF in the lanes of x that must be escaped or are >= 0x80: the
 // VPSHUFB table lookup by low nibble matches every active special byte (one per nibble), the
 // signed compare 0x20 > x catches controls and bytes >= 0x80, and with HEX_TAG a separate
@@ -654,15 +668,7 @@ func escapeAVX2(tag, ctl bool) {
 		"both are clean (exact stores), and otherwise left to the caller.",
 	)
 	kt := prologue()
-	VMOVDQU(mem(kt, ktShuf), Y15)
-	MOVL(U32(0x20), EBX)
-	VMOVD(EBX, X14)
-	VPBROADCASTB(X14, Y14)
-	if tag {
-		MOVL(U32('<'), EBX)
-		VMOVD(EBX, X13)
-		VPBROADCASTB(X13, Y13)
-	}
+	escRegs(kt, 0x20, tag)
 
 	Label("align")
 	Comment("Align the main loop's loads, or its stores when 8 KiB or more are left: one block",
@@ -913,15 +919,7 @@ func escapeUUAVX2(tag, lt bool) {
 	)
 	kt := prologue()
 	MOVQ(kt, R12) // kt, kept for the two-block loop
-	VMOVDQU(mem(kt, ktShuf), Y15)
-	MOVL(U32(0x1F), EBX)
-	VMOVD(EBX, X14)
-	VPBROADCASTB(X14, Y14)
-	if tag {
-		MOVL(U32('<'), EBX)
-		VMOVD(EBX, X13)
-		VPBROADCASTB(X13, Y13)
-	}
+	escRegs(kt, 0x1F, tag)
 	VMOVDQU(k(kByte1High), Y12)
 	VMOVDQU(k(kByte1Low), Y11)
 	VMOVDQU(k(kByte2High), Y10)
@@ -1062,15 +1060,7 @@ func escapeUUAVX2(tag, lt bool) {
 	Label("dirty4")
 	LEAQ(mem(rSI, 128), R13)
 	Label("loop")
-	VMOVDQU(mem(R12, ktShuf), Y15)
-	MOVL(U32(0x1F), EBX)
-	VMOVD(EBX, X14)
-	VPBROADCASTB(X14, Y14)
-	if tag {
-		MOVL(U32('<'), EBX)
-		VMOVD(EBX, X13)
-		VPBROADCASTB(X13, Y13)
-	}
+	escRegs(R12, 0x1F, tag)
 	Label("loop1")
 	LEAQ(mem(rSI, 64), RAX)
 	CMPQ(RAX, rEnd)
@@ -1178,20 +1168,7 @@ func clean16() {
 	}
 	Label("test")
 	POR(X2, X3)
-	PMOVMSKB(X3, EDX)
-	TESTL(EDX, EDX)
-	JNZ(LabelRef("dirty"))
-	MOVB(U8('"'), mem(RDI, 0))
-	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
-	MOVOU(X0, mem(RDI, 1))
-	MOVOU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
-	MOVB(U8(1), AL)
-	Store(AL, ReturnIndex(0))
-	RET()
-	Label("dirty")
-	MOVB(U8(0), AL)
-	Store(AL, ReturnIndex(0))
-	RET()
+	clean16Result(opsX, "dirty")
 
 	Label("avx")
 
@@ -1205,19 +1182,30 @@ func clean16() {
 	classifyVEX(X0, X2, X4, X15, X14, X13, true)
 	classifyVEX(X1, X3, X5, X15, X14, X13, true)
 	VPOR(X2, X3, X3)
-	VPMOVMSKB(X3, EDX)
+	clean16Result(opsXV, "dirtyv")
+}
+
+// clean16Result ends clean16: X3 holds the dirty lanes of both blocks; when there are none,
+// the quotes and the blocks X0 (at d+1) and X1 (ending at d+1+len(src)) are stored and the
+// result is true, else (at label dirty) false.
+func clean16Result(o vecOps, dirty string) {
+	o.movmsk(X3, EDX)
 	TESTL(EDX, EDX)
-	JNZ(LabelRef("dirtyv"))
+	JNZ(LabelRef(dirty))
 	MOVB(U8('"'), mem(RDI, 0))
 	MOVB(U8('"'), Mem{Base: RDI, Index: RCX, Scale: 1, Disp: 1})
-	VMOVDQU(X0, mem(RDI, 1))
-	VMOVDQU(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
-	VZEROUPPER()
+	o.store(X0, mem(RDI, 1))
+	o.store(X1, Mem{Base: RDI, Index: RCX, Scale: 1, Disp: -15})
+	if o.vex {
+		VZEROUPPER()
+	}
 	MOVB(U8(1), AL)
 	Store(AL, ReturnIndex(0))
 	RET()
-	Label("dirtyv")
-	VZEROUPPER()
+	Label(dirty)
+	if o.vex {
+		VZEROUPPER()
+	}
 	MOVB(U8(0), AL)
 	Store(AL, ReturnIndex(0))
 	RET()
