@@ -834,27 +834,35 @@ const DefaultTargetBoundarySample = 1000
 // most sample placements of each of the named families (nil: all; sample 0:
 // DefaultTargetBoundarySample), escape under each family's option sets as for the built-ins
 // (embed1 under BoundaryOptions). Only outputs, errors and steps are compared: the target's
-// memory is its own. Unknown family names are ignored (see ParseBoundaryFamilies).
-func BoundaryTargetSpaces(ops []Op, families []string, sample uint64) []TargetSpace {
+// memory is its own. Unknown family names are ignored (see ParseBoundaryFamilies). With
+// shards > 1 only part shard of it: the sampled placements of all families, counted in order,
+// whose index is shard modulo shards (--shard).
+func BoundaryTargetSpaces(ops []Op, families []string, sample uint64, shard, shards int) []TargetSpace {
 	if sample == 0 {
 		sample = DefaultTargetBoundarySample
+	}
+	if shards < 1 {
+		shard, shards = 0, 1
 	}
 	cfg := &BoundaryConfig{Sample: sample}
 	fams := boundaryFamilies(families)
 	var out []TargetSpace
 	for _, op := range ops {
-		var strs, total uint64
+		var strs, total, first uint64 // first: index of the family's first placement
 		for _, f := range fams {
 			s := f.Sample(sample)
-			strs += s.Len
+			// Placements first..first+s.Len-1 whose index is shard modulo shards.
+			n := countMod(first, s.Len, uint64(shard), uint64(shards))
+			first += s.Len
+			strs += n
 			if op != OpEscape {
-				total += s.Len
+				total += n
 				continue
 			}
 			if opts, rotate := familyOptions(cfg, f); rotate {
-				total += s.Len
+				total += n
 			} else {
-				total += s.Len * uint64(len(opts))
+				total += n * uint64(len(opts))
 			}
 		}
 		sets := 1
@@ -862,23 +870,40 @@ func BoundaryTargetSpaces(ops []Op, families []string, sample uint64) []TargetSp
 			sets = 0
 		}
 		out = append(out, TargetSpace{Space: "boundary", Op: op, Strings: strs, OptionSets: sets, Total: total,
-			Seq: boundaryCases(op, fams, sample)})
+			Seq: boundaryCases(op, fams, sample, uint64(shard), uint64(shards))})
 	}
 	return out
 }
 
-// boundaryCases yields the cases of BoundaryTargetSpaces for op.
-func boundaryCases(op Op, fams []*boundary.Family, sample uint64) iter.Seq[Case] {
+// countMod is how many of the n integers from first on are k modulo m.
+func countMod(first, n, k, m uint64) uint64 {
+	// Those below x: ceil((x-k)/m) for x > k.
+	below := func(x uint64) uint64 {
+		if x <= k {
+			return 0
+		}
+		return (x - k + m - 1) / m
+	}
+	return below(first+n) - below(first)
+}
+
+// boundaryCases yields the cases of BoundaryTargetSpaces for op (placements whose index over
+// all families is shard modulo shards).
+func boundaryCases(op Op, fams []*boundary.Family, sample, shard, shards uint64) iter.Seq[Case] {
 	return func(yield func(Case) bool) {
 		cfg := &BoundaryConfig{Sample: sample}
 		var p boundary.Placement
+		var idx uint64 // placement index over all families
 		for _, f := range fams {
 			s := f.Sample(sample)
 			opts, rotate := []jsonopt.Options{0}, false
 			if op == OpEscape {
 				opts, rotate = familyOptions(cfg, f)
 			}
-			for k := uint64(0); k < s.Len; k++ {
+			for k := uint64(0); k < s.Len; k, idx = k+1, idx+1 {
+				if idx%shards != shard {
+					continue
+				}
 				i := s.Index(k)
 				x := f.At(i, &p, nil)
 				for oi, o := range opts {

@@ -333,6 +333,41 @@ func ExhaustiveCases(op Op, n int, opts []jsonopt.Options) iter.Seq[Case] {
 	}
 }
 
+// ShardTargetSpaces keeps part shard (0 <= shard < shards) of each of spaces, which must be
+// spaces in which every string comes with OptionSets consecutive cases (Strings × OptionSets =
+// Total), like ExhaustiveTargetSpaces': the strings are dealt round-robin, one at a time, so
+// that the parts of all shards are disjoint, together the whole space, and no string is split
+// (--shard; BoundaryTargetSpaces shards its placements itself). shards <= 1 keeps everything.
+// It panics on a space of another shape.
+func ShardTargetSpaces(spaces []TargetSpace, shard, shards int) []TargetSpace {
+	if shards <= 1 {
+		return spaces
+	}
+	n, k := uint64(shards), uint64(shard)
+	out := make([]TargetSpace, 0, len(spaces))
+	for _, sp := range spaces {
+		sets := uint64(sp.OptionSets)
+		if sets == 0 || sp.Strings*sets != sp.Total {
+			panic("fuzz: ShardTargetSpaces: space " + sp.Space + " " + string(sp.Op) + " does not have OptionSets cases per string")
+		}
+		part := sp
+		part.Strings = countMod(0, sp.Strings, k, n)
+		part.Total = part.Strings * sets
+		seq := sp.Seq
+		part.Seq = func(yield func(Case) bool) {
+			var i uint64 // case index; its string is i / sets
+			for c := range seq {
+				if (i/sets)%n == k && !yield(c) {
+					return
+				}
+				i++
+			}
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
 // RepresentativeOptions are eight option sets that together make every string option
 // matter at least once: the ones the external-target campaign uses for 2-byte strings.
 var RepresentativeOptions = []jsonopt.Options{

@@ -188,3 +188,51 @@ func TestExec(t *testing.T) {
 		t.Errorf("--exec bad quoting: exit %d, stderr %q", code, errs)
 	}
 }
+
+// --shard splits an external target's spaces as it does the built-in ones: the parts of all
+// shards are disjoint and together the whole space, without splitting a string's option sets.
+func TestExecShard(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "swar")
+	self := fmt.Sprintf("%q -test.run=^TestHelperServe$", os.Args[0])
+	// targetRows sums the strings and cases of the target's rows of a --json report.
+	targetRows := func(args ...string) (strs, cases uint64) {
+		t.Helper()
+		code, out, errs := runArgs(t, "", args...)
+		var rep struct {
+			Spaces []struct {
+				Impls   []string `json:"impls"`
+				Strings uint64   `json:"strings"`
+				Cases   uint64   `json:"cases"`
+			} `json:"spaces"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+			t.Fatalf("%v: exit %d, stderr %q\n%s", args, code, errs, out)
+		}
+		for _, sp := range rep.Spaces {
+			if len(sp.Impls) == 1 && sp.Impls[0] != "generic" {
+				strs += sp.Strings
+				cases += sp.Cases
+			}
+		}
+		return strs, cases
+	}
+	for _, mode := range [][]string{
+		{"--exhaustive", "--max-len", "1", "--ops", "escape,decode"},
+		{"--boundary", "--boundary-sample", "2000", "--ops", "escape"},
+	} {
+		args := append([]string{"--exec", self, "--impl", "generic", "--json"}, mode...)
+		wantS, wantC := targetRows(args...)
+		var strs, cases uint64
+		for k := 0; k < 3; k++ {
+			s, c := targetRows(append(args, "--shard", fmt.Sprintf("%d/3", k))...)
+			if c == 0 || c == wantC {
+				t.Errorf("%v, shard %d/3: %d cases of %d", mode, k, c, wantC)
+			}
+			strs += s
+			cases += c
+		}
+		if strs != wantS || cases != wantC || wantC == 0 {
+			t.Errorf("%v: the three shards cover %d strings, %d cases; want %d, %d", mode, strs, cases, wantS, wantC)
+		}
+	}
+}

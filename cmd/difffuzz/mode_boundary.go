@@ -52,7 +52,7 @@ func init() {
 				rep.Merge(r)
 			}
 			for _, t := range c.targets {
-				r, err := fuzz.RunTarget(ctx, t, fuzz.BoundaryTargetSpaces(c.ops, fams, sample), c.progress)
+				r, err := fuzz.RunTarget(ctx, t, fuzz.BoundaryTargetSpaces(c.ops, fams, sample, c.shard, c.shards), c.progress)
 				rep.Merge(r)
 				if err != nil {
 					return rep, err

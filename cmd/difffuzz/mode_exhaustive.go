@@ -30,7 +30,7 @@ func init() {
 				rep.Merge(r)
 			}
 			for _, t := range c.targets {
-				r, err := fuzz.RunTarget(ctx, t, targetExhaustive(c), c.progress)
+				r, err := fuzz.RunTarget(ctx, t, fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards), c.progress)
 				rep.Merge(r)
 				if err != nil {
 					return rep, err
