@@ -14,7 +14,7 @@ import (
 // boundarySample is the -short sample: at most this many placements of each family.
 const boundarySample = 1500
 
-// TestBoundary runs the whole boundary space (223,849,918 placements; see boundary.go)
+// TestBoundary runs the whole boundary space (223,832,706 placements; see boundary.go)
 // against every fast variant, with every memory check; with -short a deterministic sample
 // of at most boundarySample placements per family. Every variant must pass.
 func TestBoundary(t *testing.T) {

@@ -172,7 +172,9 @@ func (f *Finding) text(path string) []byte {
 		fmt.Fprintf(&b, "origin: %s\n", f.Origin)
 	}
 	fmt.Fprintf(&b, "replay: %s\n", f.Replay())
-	if path != "" {
+	if path != "" && !f.External {
+		// repro replays built-in implementations only; an external target's finding is
+		// replayed with the replay line above.
 		fmt.Fprintf(&b, "repro: go run ./cmd/difffuzz repro %s\n", path)
 	}
 	b.WriteString("#\n")

@@ -140,3 +140,19 @@ func TestFindingID(t *testing.T) {
 		t.Errorf("different flags, same ID")
 	}
 }
+
+// A finding of an external target is replayed with its target (the replay line), never with
+// repro, which runs built-ins only: its record must not offer a repro line.
+func TestSaveExternal(t *testing.T) {
+	dir := t.TempDir()
+	f := &Finding{Kind: KindOutput, Op: OpEscape, Impl: "php target.php", External: true, Input: []byte("\xff"), Flags: 0}
+	_, tf, err := SaveFinding(dir, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(tf)
+	if strings.Contains(string(text), "repro:") || !strings.Contains(string(text), "replay: printf ") ||
+		!strings.Contains(string(text), "| php target.php") {
+		t.Errorf("record of an external target's finding:\n%s", text)
+	}
+}

@@ -5,9 +5,12 @@
 //
 // Usage:
 //
-//	difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]
+//	difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
+//	         [--shard K/N] [--exec CMD]... [--timeout D] [--json]
 //	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+//	difffuzz --random N|DURATION [--seed S] [--stats] [--out DIR] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
+//	difffuzz repro [--impl LIST] FILE|DIR...
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -48,7 +51,8 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usageText = `usage:
-  difffuzz [--exhaustive] [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--json]
+  difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
+           [--shard K/N] [--exec CMD]... [--timeout D] [--json]
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--out DIR] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]

@@ -12,7 +12,7 @@ import (
 // The boundary mode: the bytes an escaper or decoder treats specially at every offset around
 // the 16-, 32- and 64-byte edges of vector code, straddling them at every split point, two
 // and three to a block, under every source alignment and destination offset and spare
-// capacity, and the exhaustive 1–3-byte strings across the edges (fuzz.Boundary; 223,849,918
+// capacity, and the exhaustive 1–3-byte strings across the edges (fuzz.Boundary; 223,832,706
 // placements). Each call runs with the input flush against a PROT_NONE guard page, a
 // canary in dst's spare capacity and the input compared with a copy afterwards.
 func init() {

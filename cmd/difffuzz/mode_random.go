@@ -105,11 +105,21 @@ func init() {
 					if err != nil {
 						return rep, fmt.Errorf("--out: %v", err)
 					}
-					fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", ff, tf, tf)
+					if f.External {
+						// repro runs built-in implementations only.
+						fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: %s)\n", ff, tf, f.Replay())
+					} else {
+						fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", ff, tf, tf)
+					}
 				}
 			}
-			fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: difffuzz --random %dx --seed %d\n",
-				max(inputs, 1)-1, seed, inputs, seed)
+			if inputs == 0 {
+				// No candidate offered the operations asked for (a target announces only some).
+				fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
+			} else {
+				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: difffuzz --random %dx --seed %d\n",
+					inputs-1, seed, inputs, seed)
+			}
 			return rep, nil
 		},
 	})

@@ -61,7 +61,7 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 				if im, err := reproLookup(s.Impl); err == nil {
 					cands = []fuzz.Impl{im}
 				} else {
-					note = fmt.Sprintf(" (recorded %q is not built in)", s.Impl)
+					note = fmt.Sprintf(" (recorded %q is not built in: the built-ins were replayed; a finding of an --exec target is replayed with its replay: line)", s.Impl)
 				}
 			}
 		}
