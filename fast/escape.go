@@ -239,7 +239,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 				// One kernel call per chunk does it all: an ASCII string never stops the
 				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,
 				// so output may go wherever reserve puts it.
-				c := &ctxs[ctxIndex(opts)]
+				c := &ctxs[asciiIndex(opts)] // UNESCAPED_UNICODE/LINE_TERMINATORS cleared above
 				out := dst[:cap(dst)]
 				out[start] = '"' // §1.2 step 3
 				d := start + 1
