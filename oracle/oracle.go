@@ -58,9 +58,14 @@ func EscapeTrace(dst, src []byte, opts jsonopt.Options) (out []byte, tested json
 }
 
 // optionSet is the option bits of one Escape call, read only through has, which records
-// every bit it was asked about.
+// every bit it was asked about. With explain set (EscapeExplain), escape also records the spans
+// of its answer, output offsets counted from base.
 type optionSet struct {
 	opts, tested jsonopt.Options
+
+	explain bool
+	base    int
+	spans   []Span
 }
 
 // has reports whether the option bit is set, and records that it was asked.
@@ -69,8 +74,11 @@ func (o *optionSet) has(bit jsonopt.Options) bool {
 	return o.opts&bit != 0
 }
 
-// escape is Escape; it reads the options only through o.has.
+// escape is Escape; it reads the options only through o.has. Each branch names its rule (the
+// Rule constants of explain.go), which EscapeExplain records.
 func escape(dst, src []byte, o *optionSet) ([]byte, error) {
+	o.base = len(dst)
+
 	// §1.7, §1.1: NUMERIC_CHECK would turn numeric strings into numbers; this project rejects it
 	// rather than ignore it (DESIGN.md §2). It is tested before §1.2 step 1 on purpose: even
 	// "" is refused, so that no answer under NUMERIC_CHECK is ever given.
@@ -80,7 +88,11 @@ func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 
 	// §1.2 step 1, §1.6: the empty string is "" (2 bytes).
 	if len(src) == 0 {
-		return append(dst, '"', '"'), nil
+		dst = append(dst, '"', '"')
+		if o.explain {
+			o.note(0, 0, o.base, dst, RuleEmpty, ExitNone)
+		}
+		return dst, nil
 	}
 
 	// §1.2 step 7 (failure, neither IGNORE nor SUBSTITUTE), §1.5: PHP writes the escaped prefix,
@@ -89,16 +101,25 @@ func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 	// PARTIAL_OUTPUT_ON_ERROR. The result depends only on whether some step fails, so the oracle
 	// asks that first: the bytes are the same and nothing is ever written past the returned
 	// length into the caller's spare capacity.
-	if !validUTF8(src) && !o.has(jsonopt.InvalidUTF8Ignore) && !o.has(jsonopt.InvalidUTF8Substitute) {
+	if bad := firstInvalid(src); bad >= 0 && !o.has(jsonopt.InvalidUTF8Ignore) && !o.has(jsonopt.InvalidUTF8Substitute) {
+		r := RuleFalse
 		if o.has(jsonopt.PartialOutputOnError) {
-			return append(dst, "null"...), jsonopt.ErrUTF8 // §1.5 row PARTIAL_OUTPUT_ON_ERROR
+			dst, r = append(dst, "null"...), RulePartialNull // §1.5 row PARTIAL_OUTPUT_ON_ERROR
+		} // else §1.5 row none: json_encode returned false
+		if o.explain {
+			st, e := NextCharExplain(src, bad)
+			o.note(bad, bad+st.Advance, o.base, dst, r, e)
 		}
-		return dst, jsonopt.ErrUTF8 // §1.5 row none: json_encode returned false
+		return dst, jsonopt.ErrUTF8
 	}
 
 	dst = append(dst, '"') // §1.2 step 3
+	if o.explain {
+		o.note(0, 0, o.base, dst, RuleOpenQuote, ExitNone)
+	}
 	for pos := 0; pos < len(src); {
-		c := src[pos]
+		c, start, at := src[pos], pos, len(dst)
+		var r Rule
 		if c >= 0x80 {
 			// §1.2 step 7: a byte >= 0x80 makes PHP call php_next_utf8_char() on the rest of
 			// the string; "end of input" is the end of src.
@@ -107,28 +128,37 @@ func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 			case !st.OK && o.has(jsonopt.InvalidUTF8Ignore):
 				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_IGNORE: emit nothing. IGNORE is
 				// tested before SUBSTITUTE, so IGNORE|SUBSTITUTE lands here too.
+				r = RuleIgnore
 			case !st.OK && o.has(jsonopt.UnescapedUnicode):
 				// §1.2 step 7 failure, §1.5 row SUBSTITUTE|UNESCAPED_UNICODE: raw U+FFFD.
 				// (SUBSTITUTE is set: without IGNORE or SUBSTITUTE a failure returned above.)
-				dst = append(dst, 0xEF, 0xBF, 0xBD)
+				dst, r = append(dst, 0xEF, 0xBF, 0xBD), RuleSubstituteRaw
 			case !st.OK:
 				// §1.2 step 7 failure, §1.5 row INVALID_UTF8_SUBSTITUTE: the 6 bytes \ufffd.
-				dst = append(dst, `\ufffd`...)
+				dst, r = append(dst, `\ufffd`...), RuleSubstitute
 			case o.has(jsonopt.UnescapedUnicode) &&
 				(st.CP < 0x2028 || st.CP > 0x2029 || o.has(jsonopt.UnescapedLineTerminators)):
 				// §1.2 step 7 success, §1.4: UNESCAPED_UNICODE copies the consumed bytes raw,
 				// except U+2028/U+2029, which also need UNESCAPED_LINE_TERMINATORS.
-				dst = append(dst, src[pos:pos+st.Advance]...)
+				dst, r = append(dst, src[pos:pos+st.Advance]...), RuleUnicodeRaw
 			case st.CP >= 0x10000:
 				// §1.4 astral: a UTF-16 surrogate pair, two lower-case \uXXXX.
 				v := st.CP - 0x10000
 				dst = appendU(dst, 0xD800|v>>10)
-				dst = appendU(dst, 0xDC00|v&0x3FF)
+				dst, r = appendU(dst, 0xDC00|v&0x3FF), RuleSurrogates
+			case st.CP >= 0x2028 && st.CP <= 0x2029 && o.has(jsonopt.UnescapedUnicode):
+				// §1.4: U+2028/U+2029 under UNESCAPED_UNICODE without UNESCAPED_LINE_TERMINATORS
+				// stay escaped, one lower-case \uXXXX (the case above did not copy them).
+				dst, r = appendU(dst, st.CP), RuleLineTerminator
 			default:
 				// §1.4: U+0080..U+FFFF (U+2028/9 included) as one lower-case \uXXXX.
-				dst = appendU(dst, st.CP)
+				dst, r = appendU(dst, st.CP), RuleUnicode
 			}
 			pos += st.Advance // §1.2 step 7: success or failure, the decoder's advance
+			if o.explain {
+				_, e := NextCharExplain(src, start)
+				o.note(start, pos, at, dst, r, e)
+			}
 			continue
 		}
 
@@ -136,42 +166,52 @@ func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 		pos++
 		switch {
 		case c == 0x08: // §1.3 row 0x08
-			dst = append(dst, '\\', 'b')
+			dst, r = append(dst, '\\', 'b'), RuleShortEscape
 		case c == 0x09: // §1.3 row 0x09
-			dst = append(dst, '\\', 't')
+			dst, r = append(dst, '\\', 't'), RuleShortEscape
 		case c == 0x0A: // §1.3 row 0x0A
-			dst = append(dst, '\\', 'n')
+			dst, r = append(dst, '\\', 'n'), RuleShortEscape
 		case c == 0x0C: // §1.3 row 0x0C
-			dst = append(dst, '\\', 'f')
+			dst, r = append(dst, '\\', 'f'), RuleShortEscape
 		case c == 0x0D: // §1.3 row 0x0D
-			dst = append(dst, '\\', 'r')
+			dst, r = append(dst, '\\', 'r'), RuleShortEscape
 		case c < 0x20: // §1.3 row other 0x00..0x1F: \u00XX, lower-case hex (\u000b, \u001f)
-			dst = appendU(dst, uint32(c))
+			dst, r = appendU(dst, uint32(c)), RuleControl
 		case c == '"' && o.has(jsonopt.HexQuot): // §1.3 row 0x22, HEX_QUOT
-			dst = append(dst, `\u0022`...)
+			dst, r = append(dst, `\u0022`...), RuleQuoteHex
 		case c == '"': // §1.3 row 0x22
-			dst = append(dst, '\\', '"')
+			dst, r = append(dst, '\\', '"'), RuleQuote
 		case c == '\\': // §1.3 row 0x5C: \\ under every option
-			dst = append(dst, '\\', '\\')
+			dst, r = append(dst, '\\', '\\'), RuleBackslash
 		case c == '/' && o.has(jsonopt.UnescapedSlashes): // §1.3 row 0x2F, UNESCAPED_SLASHES
-			dst = append(dst, '/')
+			dst, r = append(dst, '/'), RuleSlashRaw
 		case c == '/': // §1.3 row 0x2F
-			dst = append(dst, '\\', '/')
+			dst, r = append(dst, '\\', '/'), RuleSlash
 		case c == '<' && o.has(jsonopt.HexTag): // §1.3 row 0x3C, HEX_TAG: upper-case C
-			dst = append(dst, `\u003C`...)
+			dst, r = append(dst, `\u003C`...), RuleTagHex
 		case c == '>' && o.has(jsonopt.HexTag): // §1.3 row 0x3E, HEX_TAG: upper-case E
-			dst = append(dst, `\u003E`...)
+			dst, r = append(dst, `\u003E`...), RuleTagHex
 		case c == '&' && o.has(jsonopt.HexAmp): // §1.3 row 0x26, HEX_AMP
-			dst = append(dst, `\u0026`...)
+			dst, r = append(dst, `\u0026`...), RuleAmpHex
 		case c == '\'' && o.has(jsonopt.HexApos): // §1.3 row 0x27, HEX_APOS
-			dst = append(dst, `\u0027`...)
+			dst, r = append(dst, `\u0027`...), RuleAposHex
+		case c == '<' || c == '>' || c == '&' || c == '\'':
+			// §1.3 rows 0x3C 0x3E 0x26 0x27 without their HEX flag: dirty in PHP's charmap
+			// (§1.2 step 4), but copied unchanged.
+			dst, r = append(dst, c), RuleHexOff
 		default:
-			// §1.3 rows 0x7F and all other 0x20..0x7E, and < > & ' without their HEX flag
-			// (dirty in PHP's charmap, §1.2 step 4, but copied unchanged): raw.
-			dst = append(dst, c)
+			// §1.2 step 5, §1.3 rows 0x7F and all other 0x20..0x7E: clean, raw.
+			dst, r = append(dst, c), RuleClean
+		}
+		if o.explain {
+			o.note(start, pos, at, dst, r, ExitNone)
 		}
 	}
-	return append(dst, '"'), nil // §1.2 step 8
+	dst = append(dst, '"') // §1.2 step 8
+	if o.explain {
+		o.note(len(src), len(src), len(dst)-1, dst, RuleCloseQuote, ExitNone)
+	}
+	return dst, nil
 }
 
 // appendU appends the 6 bytes \uXXXX for the UTF-16 code unit u (u <= 0xFFFF), with lower-case
@@ -181,9 +221,10 @@ func appendU(dst []byte, u uint32) []byte {
 		hexDigits[u>>12&0xF], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
 }
 
-// validUTF8 reports whether every php_next_utf8_char() step json_encode would take over s
-// succeeds (spec §1.2 step 7: ASCII bytes are consumed one at a time without the decoder).
-func validUTF8(s []byte) bool {
+// firstInvalid is the offset of the first php_next_utf8_char() step json_encode would take over
+// s that fails, or -1 when every one succeeds (spec §1.2 step 7: ASCII bytes are consumed one at
+// a time without the decoder).
+func firstInvalid(s []byte) int {
 	for pos := 0; pos < len(s); {
 		if s[pos] < 0x80 {
 			pos++
@@ -191,11 +232,11 @@ func validUTF8(s []byte) bool {
 		}
 		st := NextChar(s, pos)
 		if !st.OK {
-			return false
+			return pos
 		}
 		pos += st.Advance
 	}
-	return true
+	return -1
 }
 
 // utf8Lead is html.c's utf8_lead(c) (spec §2.1): a byte that may start a character, ASCII

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"unicode/utf8" // tests only: an independent cross-check of the acceptance set (spec §2.2)
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/internal/spectest"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -675,4 +678,235 @@ func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt
 		}
 	}
 	return strs, classes, nil
+}
+
+// exitAdvance is the cursor advance every exit of spec §2.2 fixes, and whether it succeeds.
+var exitAdvance = map[oracle.Exit]struct {
+	adv int
+	ok  bool
+}{
+	oracle.ExitEnd: {1, false}, oracle.ExitASCII: {1, true}, oracle.ExitF1: {1, false},
+	oracle.ExitF2: {1, false}, oracle.ExitF3Lead: {1, false}, oracle.ExitF3: {2, false}, oracle.ExitF4: {2, false}, oracle.ExitOK2: {2, true},
+	oracle.ExitF5: {3, false}, oracle.ExitF6: {3, false}, oracle.ExitOK3: {3, true}, oracle.ExitF7: {1, false}, oracle.ExitF8: {2, false}, oracle.ExitF9: {3, false},
+	oracle.ExitF10Overlong: {4, false}, oracle.ExitF10Range: {4, false}, oracle.ExitOK4: {4, true},
+	oracle.ExitF11: {1, false}, oracle.ExitF12: {2, false}, oracle.ExitF13: {3, false}, oracle.ExitF14: {4, false}, oracle.ExitF15: {1, false},
+}
+
+// TestNextCharExplain names the exit of one example per exit of the §2.2 table (F4 is
+// unreachable), the §7 quirks among them, and checks over every 1–3-byte string and the 4-byte
+// strings of a class alphabet that the step is NextChar's and that each exit's fixed advance and
+// status hold.
+func TestNextCharExplain(t *testing.T) {
+	tests := []struct {
+		in   string
+		pos  int
+		want oracle.Exit
+	}{
+		{"", 0, oracle.ExitEnd},
+		{"A", 0, oracle.ExitASCII},
+		{"\x80", 0, oracle.ExitF1},
+		{"\xc0\xaf", 0, oracle.ExitF1},
+		{"\xc3", 0, oracle.ExitF2},
+		{"\xc3A", 0, oracle.ExitF3Lead},
+		{"\xc3\xc3\xa9", 0, oracle.ExitF3Lead},
+		{"\xc3\xff", 0, oracle.ExitF3},
+		{"\xc3\xa9", 0, oracle.ExitOK2},
+		{"\xe0\x80\x80", 0, oracle.ExitF5},
+		{"\xed\xa0\x80", 0, oracle.ExitF6},
+		{"\xe2\x82\xac", 0, oracle.ExitOK3},
+		{"\xe2", 0, oracle.ExitF7},
+		{"\xe0\x41", 0, oracle.ExitF7},
+		{"\xe0\x80\x41", 0, oracle.ExitF8},
+		{"\xe2\x82", 0, oracle.ExitF8},
+		{"\xe2\xc0\x80", 0, oracle.ExitF9},
+		{"\xe2\x82\xff", 0, oracle.ExitF9},
+		{"\xf0\x80\x80\x80", 0, oracle.ExitF10Overlong},
+		{"\xf4\x90\x80\x80", 0, oracle.ExitF10Range},
+		{"\xf0\x9f\x98\x80", 0, oracle.ExitOK4},
+		{"\xf0A", 0, oracle.ExitF11},
+		{"\xf0\x9fA", 0, oracle.ExitF12},
+		{"\xf0\x9f\x98", 0, oracle.ExitF13},
+		{"\xf0\x9f\xc0\x80", 0, oracle.ExitF14},
+		{"\xf5\x80\x80\x80", 0, oracle.ExitF15},
+		{"A\xe0\x80\x41", 1, oracle.ExitF8},
+	}
+	for _, tc := range tests {
+		st, e := oracle.NextCharExplain([]byte(tc.in), tc.pos)
+		assert.Equal(t, tc.want, e, "NextCharExplain(%q, %d) exit (%s)", tc.in, tc.pos, e.Spec())
+		assert.Equal(t, oracle.NextChar([]byte(tc.in), tc.pos), st, "NextCharExplain(%q, %d) step", tc.in, tc.pos)
+	}
+	seen := map[oracle.Exit]int{}
+	check := func(s []byte) bool {
+		for pos := 0; pos < len(s); {
+			st, e := oracle.NextCharExplain(s, pos)
+			want, fixed := exitAdvance[e]
+			if st != oracle.NextChar(s, pos) || !fixed || st.Advance != want.adv || st.OK != want.ok {
+				t.Errorf("NextCharExplain(% x, %d) = %v, %v (%s); NextChar %v", s, pos, st, e, e.Spec(), oracle.NextChar(s, pos))
+				return false
+			}
+			seen[e]++
+			pos += st.Advance
+		}
+		return true
+	}
+	for v := 0; v < 1<<24; v++ {
+		s := []byte{byte(v >> 16), byte(v >> 8), byte(v)}
+		if !check(s) || !check(s[1:]) && v < 1<<16 || !check(s[2:]) && v < 1<<8 {
+			return
+		}
+	}
+	alpha := []byte{0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf1, 0xf4, 0xf5, 0xff}
+	for _, a := range alpha {
+		for _, b := range alpha {
+			for _, c := range alpha {
+				for _, d := range alpha {
+					if !check([]byte{a, b, c, d}) {
+						return
+					}
+				}
+			}
+		}
+	}
+	for e := range exitAdvance {
+		if e != oracle.ExitF4 && e != oracle.ExitEnd && seen[e] == 0 {
+			t.Errorf("exit %s (%s) never seen", e, e.Spec())
+		}
+	}
+	require.Zero(t, seen[oracle.ExitF4], "F4 is unreachable")
+}
+
+// TestEscapeExplain checks EscapeExplain over every 1- and 2-byte string under all 1,024 option
+// sets (-short: every 31st): the bytes and error are Escape's; without an error the spans tile the input and the
+// output in order, each output span being what the oracle writes for its input bytes alone (a
+// quote, a decoder step or an ASCII byte); with one, there is one span, on the first failing
+// step, with RuleFalse (nothing appended) or RulePartialNull (null).
+func TestEscapeExplain(t *testing.T) {
+	var piece []byte
+	check := func(src []byte, o jsonopt.Options) bool {
+		want, werr := oracle.Escape([]byte("prefix"), src, o)
+		got, spans, err := oracle.EscapeExplain([]byte("prefix"), src, o)
+		if err != werr || !bytes.Equal(got, want) {
+			t.Errorf("EscapeExplain(% x, %v) = %q, %v; Escape gives %q, %v", src, o, got, err, want, werr)
+			return false
+		}
+		out := got[len("prefix"):]
+		if werr != nil {
+			r := oracle.RuleFalse
+			if len(out) > 0 {
+				r = oracle.RulePartialNull
+			}
+			if len(spans) != 1 || spans[0].Rule != r || spans[0].Out != 0 || spans[0].OutEnd != len(out) ||
+				exitAdvance[spans[0].Exit].ok || spans[0].InEnd-spans[0].In != exitAdvance[spans[0].Exit].adv {
+				t.Errorf("EscapeExplain(% x, %v): error spans %+v", src, o, spans)
+				return false
+			}
+			return true
+		}
+		in, at := 0, 0
+		for i, sp := range spans {
+			if sp.In != in || sp.Out != at || sp.InEnd < sp.In || sp.OutEnd < sp.Out {
+				t.Errorf("EscapeExplain(% x, %v): span %d %+v does not follow input %d, output %d", src, o, i, sp, in, at)
+				return false
+			}
+			switch sp.Rule {
+			case oracle.RuleOpenQuote, oracle.RuleCloseQuote, oracle.RuleEmpty:
+				piece = append(piece[:0], `""`[:sp.OutEnd-sp.Out]...)
+			default:
+				piece, _ = oracle.Escape(piece[:0], src[sp.In:sp.InEnd], o)
+				piece = piece[1 : len(piece)-1]
+			}
+			step := sp.InEnd > sp.In && src[sp.In] >= 0x80 // a decoder step has an exit, nothing else does
+			if string(out[sp.Out:sp.OutEnd]) != string(piece) || (sp.Exit != oracle.ExitNone) != step {
+				t.Errorf("EscapeExplain(% x, %v): span %d %+v (%s) holds %q; its input alone gives %q", src, o, i, sp, sp.Rule, out[sp.Out:sp.OutEnd], piece)
+				return false
+			}
+			in, at = sp.InEnd, sp.OutEnd
+		}
+		if in != len(src) || at != len(out) {
+			t.Errorf("EscapeExplain(% x, %v): spans end at input %d, output %d of %d, %d", src, o, in, at, len(src), len(out))
+			return false
+		}
+		return true
+	}
+	stride := 1
+	if testing.Short() {
+		stride = 31 // 34 option sets
+	}
+	for i := 0; i < jsonopt.NumStringCombos; i += stride {
+		o := jsonopt.Combo(i)
+		if !check(nil, o) {
+			return
+		}
+		for v := 0; v < 1<<16+1<<8; v++ {
+			src := []byte{byte(v >> 8), byte(v)}
+			if v >= 1<<16 {
+				src = src[1:]
+			}
+			if !check(src, o) {
+				return
+			}
+		}
+	}
+}
+
+// TestEscapeExplainRules names the rule of every span in a few answers that use each rule once.
+func TestEscapeExplainRules(t *testing.T) {
+	rules := func(src string, o jsonopt.Options) []string {
+		_, spans, _ := oracle.EscapeExplain(nil, []byte(src), o)
+		var out []string
+		for _, sp := range spans {
+			s := sp.Rule.String()
+			if sp.Exit != oracle.ExitNone {
+				s += "/" + sp.Exit.String()
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	tests := []struct {
+		in   string
+		opts jsonopt.Options
+		want []string
+	}{
+		{"", 0, []string{"1.2-empty"}},
+		{"a\b\x01\"\\/<&'", 0, []string{"1.2-open-quote", "1.3-clean", "1.3-short-escape", "1.3-control", "1.3-quote", "1.3-backslash",
+			"1.3-slash", "1.3-hex-off", "1.3-hex-off", "1.3-hex-off", "1.2-close-quote"}},
+		{"\"/<>&'", jsonopt.HexQuot | jsonopt.UnescapedSlashes | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos,
+			[]string{"1.2-open-quote", "1.3-quote-hex", "1.3-slash-raw", "1.3-tag-hex", "1.3-tag-hex", "1.3-amp-hex", "1.3-apos-hex", "1.2-close-quote"}},
+		{"\xc3\xa9\xf0\x9f\x98\x80\xe2\x80\xa8", 0, []string{"1.2-open-quote", "1.4-unicode/ok2", "1.4-surrogate-pair/ok4", "1.4-unicode/ok3", "1.2-close-quote"}},
+		{"\xc3\xa9\xe2\x80\xa8", jsonopt.UnescapedUnicode, []string{"1.2-open-quote", "1.4-unescaped-unicode/ok2", "1.4-line-terminator/ok3", "1.2-close-quote"}},
+		{"\xe2\x80\xa8", jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators, []string{"1.2-open-quote", "1.4-unescaped-unicode/ok3", "1.2-close-quote"}},
+		{"\xe0\x80\x41", jsonopt.InvalidUTF8Substitute, []string{"1.2-open-quote", "1.5-substitute/F8", "1.3-clean", "1.2-close-quote"}},
+		{"\xed\xa0\x80", jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedUnicode, []string{"1.2-open-quote", "1.5-substitute-raw/F6", "1.2-close-quote"}},
+		{"a\xc0", jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute, []string{"1.2-open-quote", "1.3-clean", "1.5-ignore/F1", "1.2-close-quote"}},
+		{"ab\xf4\x90\x80\x80\x80", 0, []string{"1.5-false/F10-range"}},
+		{"ab\xf0\x80\x80\x80", jsonopt.PartialOutputOnError, []string{"1.5-partial-null/F10-overlong"}},
+		{"x", jsonopt.NumericCheck, nil},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, rules(tc.in, tc.opts), "EscapeExplain(%q, %v)", tc.in, tc.opts)
+	}
+	for r := oracle.RuleNone; r.String() != fmt.Sprintf("Rule(%d)", uint8(r)); r++ {
+		assert.NotEmpty(t, r.Spec(), "rule %d", r)
+		assert.NotContains(t, r.String(), " ", "rule ids are single words")
+	}
+}
+
+// TestUTF8DecodeExplain checks UTF8DecodeExplain against UTF8Decode over every 1- and 2-byte
+// string and names its three rules.
+func TestUTF8DecodeExplain(t *testing.T) {
+	for v := 0; v < 1<<16+1<<8; v++ {
+		src := []byte{byte(v >> 8), byte(v)}
+		if v >= 1<<16 {
+			src = src[1:]
+		}
+		got, spans := oracle.UTF8DecodeExplain([]byte("p"), src)
+		if want := oracle.UTF8Decode([]byte("p"), src); !bytes.Equal(got, want) || len(spans) != len(got)-1 {
+			t.Fatalf("UTF8DecodeExplain(% x) = %q, %d spans; UTF8Decode %q", src, got, len(spans), want)
+		}
+	}
+	_, spans := oracle.UTF8DecodeExplain(nil, []byte("\xc3\xa9\xe2\x82\xac\x80"))
+	require.Len(t, spans, 3)
+	assert.Equal(t, []oracle.Rule{oracle.RuleLatin1, oracle.RuleWide, oracle.RuleQuestion}, []oracle.Rule{spans[0].Rule, spans[1].Rule, spans[2].Rule})
+	assert.Equal(t, oracle.Span{In: 2, InEnd: 5, Out: 1, OutEnd: 2, Rule: oracle.RuleWide, Exit: oracle.ExitOK3}, spans[1])
 }
