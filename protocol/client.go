@@ -130,6 +130,7 @@ type Client struct {
 	bw     *bufio.Writer
 	stderr *tailBuffer
 	ops    []Op
+	caps   Capabilities
 
 	stdout *os.File      // read end of the target's stdout
 	lines  chan lineMsg  // from the reader goroutine, closed after stdout's end
@@ -154,9 +155,11 @@ func Start(ctx context.Context, argv []string) (*Client, error) {
 }
 
 // StartConfig starts the target argv[0] (looked up in PATH) with arguments argv[1:], reads
-// its hello line within cfg.Timeout and checks it. The error is a *TargetError when the target
-// exited, hung, printed something else than a hello, or announced another version; the
-// target is then killed. Cancelling ctx kills the target (with its process group on Unix).
+// its hello line within cfg.Timeout and checks it (ParseHelloCaps; Ops and Capabilities
+// return what it announced). The error is a *TargetError when the target exited, hung,
+// printed something else than a valid hello (Malformed, a bad key=value field included), or
+// announced another version (WrongVersion); the target is then killed. Cancelling ctx kills
+// the target (with its process group on Unix).
 func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("protocol: empty target command")
@@ -213,7 +216,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 		if !ok || m.err != nil {
 			return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "exited before its hello line" + readErr(m.err)})
 		}
-		v, ops, err := ParseHello(m.line)
+		v, ops, caps, err := ParseHelloCaps(m.line)
 		if err != nil {
 			kind := Malformed
 			if v != 0 && v != Version {
@@ -221,7 +224,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 			}
 			return nil, c.fail(&TargetError{Kind: kind, Index: -1, Line: abbreviate(m.line), Detail: "bad hello line " + quoteField(m.line) + ": " + err.Error()})
 		}
-		c.ops = ops
+		c.ops, c.caps = ops, caps
 	case <-timer.C:
 		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v", cfg.Timeout)})
 	case <-ctx.Done():
@@ -258,6 +261,17 @@ func readErr(err error) string {
 
 // Ops returns the operations the target announced in its hello.
 func (c *Client) Ops() []Op { return append([]Op(nil), c.ops...) }
+
+// Capabilities returns the capabilities the target announced in its hello (see
+// ParseHelloCaps): Options is ^0 and MaxLen 0 when it announced none, and Ignored lists the
+// key=value fields this client does not know. Do does not filter requests by them: a request
+// outside them is sent, and the target's answer (normally "error MESSAGE") is returned; the
+// caller decides what not to send.
+func (c *Client) Capabilities() Capabilities {
+	caps := c.caps
+	caps.Ignored = append([]string(nil), c.caps.Ignored...)
+	return caps
+}
 
 // Supports reports whether the target announced op.
 func (c *Client) Supports(op Op) bool {

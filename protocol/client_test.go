@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -89,6 +92,30 @@ func fakeTarget(mode string) int {
 	case "exitearly": // exits at once with an error, before its hello
 		fmt.Fprintln(os.Stderr, "fake target: cannot open configuration file")
 		return 7
+	case "caps": // announces capabilities and keys no client knows, and enforces fakeCaps
+		h := fakeHandler
+		h.Caps = fakeCaps
+		os.Stdout.WriteString(HelloWith(h.Ops(), h.Caps) + " bench-ns=1 future-key=a=b\n")
+		for {
+			line, err := readLine(in, nil)
+			if err != nil {
+				return 0
+			}
+			out, _ := answer(nil, nil, string(line), h)
+			os.Stdout.Write(append(out, '\n'))
+		}
+	case "servecaps": // Serve with fakeCaps
+		h := fakeHandler
+		h.Caps = fakeCaps
+		if err := Serve(os.Stdin, os.Stdout, h); err != nil {
+			fmt.Fprintln(os.Stderr, "fake target:", err)
+			return 2
+		}
+		return 0
+	case "badcaps": // a hello with a bad value of a known key
+		os.Stdout.WriteString("difffuzz-target 1 escape decode utf8_decode max-len=0\n")
+		io.Copy(io.Discard, in)
+		return 0
 	case "exit1": // serves, but exits 1 at end of input
 		Serve(os.Stdin, os.Stdout, fakeHandler)
 		fmt.Fprintln(os.Stderr, "fake target: unhappy at the end")
@@ -97,6 +124,10 @@ func fakeTarget(mode string) int {
 	fmt.Fprintln(os.Stderr, "unknown fake target mode", mode)
 	return 2
 }
+
+// fakeCaps are the capabilities of the fake targets "caps" and "servecaps": HEX_TAG,
+// PARTIAL_OUTPUT_ON_ERROR and INVALID_UTF8_SUBSTITUTE, inputs up to 8 bytes.
+var fakeCaps = Capabilities{Options: jsonopt.HexTag | jsonopt.PartialOutputOnError | jsonopt.InvalidUTF8Substitute, OptionsSet: true, MaxLen: 8}
 
 // startFake starts the test binary as the fake target mode.
 func startFake(t *testing.T, mode string, cfg Config) (*Client, error) {
@@ -184,6 +215,60 @@ func TestClientGood(t *testing.T) {
 	}
 }
 
+// A target's announced capabilities reach the client, which still sends every request: the
+// target refuses those outside them.
+func TestClientCapabilities(t *testing.T) {
+	c, err := startFake(t, "good", Config{})
+	require.NoError(t, err)
+	assert.Equal(t, Capabilities{Options: ^jsonopt.Options(0)}, c.Capabilities(), "a hello without fields")
+	require.NoError(t, c.Close())
+
+	for _, tc := range []struct {
+		mode    string
+		ignored []string
+	}{
+		{"caps", []string{"bench-ns=1", "future-key=a=b"}},
+		{"servecaps", nil},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			c, err := startFake(t, tc.mode, Config{})
+			require.NoError(t, err)
+			defer c.Close()
+			assert.Equal(t, []Op{OpEscape, OpDecode, OpUTF8Decode}, c.Ops())
+			want := fakeCaps
+			want.Ignored = tc.ignored
+			caps := c.Capabilities()
+			assert.Equal(t, want, caps)
+			if len(caps.Ignored) > 0 {
+				caps.Ignored[0] = "changed"
+				assert.Equal(t, tc.ignored, c.Capabilities().Ignored, "Capabilities must return a copy")
+			}
+
+			tests := []struct{ req, want string }{
+				{"escape 2097152 e08041", "225c75666666644122 0"},
+				{"escape 512 80", "6e756c6c 5"},
+				{"escape 0 3132333435363738", "22313233343536373822 0"}, // 8 bytes: the longest accepted
+				{"escape 32 31", "error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=2097665"},
+				{"escape 1048576 80", "error escape: FLAGS 1048576 has option bits 1048576 (JSON_INVALID_UTF8_IGNORE) outside this target's options=2097665"},
+				{"escape 0 313233343536373839", "error escape: input of 9 bytes is longer than this target's max-len=8"},
+				{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
+				{"decode 313233343536373839", "error decode: input of 9 bytes is longer than this target's max-len=8"},
+				{"utf8_decode 41c3a9", "41e9"},
+			}
+			var reqs []Request
+			for _, tc := range tests {
+				reqs = append(reqs, mustRequest(t, tc.req))
+			}
+			resps, err := c.Do(reqs)
+			require.NoError(t, err)
+			require.Len(t, resps, len(tests))
+			for i, tc := range tests {
+				assert.Equal(t, tc.want, resps[i].String(), "request %q", tc.req)
+			}
+		})
+	}
+}
+
 // A window of 1 is lock-step; every request still gets its answer.
 func TestClientSmallWindow(t *testing.T) {
 	c, err := startFake(t, "good", Config{Window: 1})
@@ -246,6 +331,7 @@ func TestClientFailures(t *testing.T) {
 		{"version", true, WrongVersion, -1, 0, []string{"bad hello line", "target speaks protocol version 2; this client speaks version 1"}},
 		{"nohello", true, Malformed, -1, 0, []string{`bad hello line "Welcome to my JSON encoder!"`, "does not start with"}},
 		{"silent", true, TimedOut, -1, 0, []string{"no hello line within 300ms"}},
+		{"badcaps", true, Malformed, -1, 0, []string{`bad hello line "difffuzz-target 1 escape decode utf8_decode max-len=0"`, `hello: max-len="0": N is not a decimal integer in [1, 2147483647]`}},
 		{"exitearly", true, Exited, -1, 0, []string{"exited before its hello line", "exit status 7", "cannot open configuration file"}},
 	}
 	for _, tc := range tests {

@@ -6,9 +6,12 @@
 // # The protocol
 //
 // On start the target writes one hello line, "difffuzz-target 1" followed by the operations it
-// supports (see Hello). Then each request line gets exactly one response line, in request
-// order; a client may pipeline. Fields are separated by one space. A byte string is hex
-// (this package always writes lowercase and reads either case) and "-" is the empty string.
+// supports and, optionally, key=value fields announcing its capabilities: "options=MASK" (the
+// option bits it implements) and "max-len=N" (the longest input it accepts, in bytes); a
+// client ignores keys it does not know (see ParseHelloCaps, HelloWith, Capabilities). Then
+// each request line gets exactly one response line, in request order; a client may pipeline.
+// Fields are separated by one space. A byte string is hex (this package always writes
+// lowercase and reads either case) and "-" is the empty string.
 //
 //	request                  response
 //	escape FLAGS HEX         RESULT ERR    RESULT: hex of json_encode's string, or "false";
@@ -305,6 +308,7 @@ func parseStep(s string) (jsonopt.Step, error) {
 
 // Hello returns the hello line a target writes first, without its newline:
 // "difffuzz-target 1" followed by ops, e.g. "difffuzz-target 1 escape decode utf8_decode".
+// It announces no capabilities; see HelloWith.
 func Hello(ops []Op) string {
 	var b strings.Builder
 	b.WriteString(helloMagic)
@@ -317,37 +321,178 @@ func Hello(ops []Op) string {
 	return b.String()
 }
 
+// The keys of the hello's key=value fields that this package knows (DESIGN.md §6).
+const (
+	keyOptions = "options" // options=MASK: decimal option bits (uint32) the target implements
+	keyMaxLen  = "max-len" // max-len=N: longest input the target accepts, in bytes, 1 <= N < 2^31
+)
+
+// maxMaxLen is the largest max-len a hello may announce (2^31-1 bytes).
+const maxMaxLen = 1<<31 - 1
+
+// Capabilities are what a target announced in its hello beyond its operations (DESIGN.md §6).
+//
+// ParseHelloCaps fills them from a hello line; HelloWith writes them; Handler.Caps makes Serve
+// announce and enforce them. For HelloWith and Serve, Options counts only when OptionsSet is
+// true, so the zero value announces and refuses nothing. ParseHelloCaps always sets Options
+// (to every bit, ^0, when options= was not announced), so that a client can test
+// req.Flags&^caps.Options == 0 without looking at OptionsSet.
+type Capabilities struct {
+	Options    jsonopt.Options // option bits the target implements; every bit (^0) when not announced
+	OptionsSet bool            // options= was announced
+	MaxLen     int             // longest input accepted, in bytes; 0: no limit announced
+	Ignored    []string        // key=value fields whose keys this client does not know, as given
+}
+
+// HelloWith returns the hello line of a target that supports ops and announces caps, without
+// its newline: Hello(ops) followed by "options=MASK" (only when caps.OptionsSet; MASK is
+// caps.Options in decimal) and "max-len=N" (only when caps.MaxLen > 0), in that order, e.g.
+// "difffuzz-target 1 escape options=7344095 max-len=65536" (every option PHP names but
+// JSON_NUMERIC_CHECK, inputs up to 64 KiB). caps.Ignored is not written. A MaxLen above
+// 2^31-1 is written as given, and ParseHelloCaps rejects the line.
+func HelloWith(ops []Op, caps Capabilities) string {
+	b := []byte(Hello(ops))
+	if caps.OptionsSet {
+		b = append(b, " "+keyOptions+"="...)
+		b = strconv.AppendUint(b, uint64(caps.Options), 10)
+	}
+	if caps.MaxLen > 0 {
+		b = append(b, " "+keyMaxLen+"="...)
+		b = strconv.AppendInt(b, int64(caps.MaxLen), 10)
+	}
+	return string(b)
+}
+
 // ParseHello parses a hello line (without its newline; a trailing "\r" is tolerated). It
-// returns the announced protocol version and, for version 1, the announced operations. A line
-// that does not start with "difffuzz-target N" is an error. A version other than Version is
-// returned together with an error saying so (ops are then nil: their meaning is unknown). For
-// version 1 an unknown or repeated operation is an error; no operations at all is allowed.
+// returns the announced protocol version and, for version 1, the announced operations. It is
+// ParseHelloCaps without the capabilities: the same lines are accepted and rejected, with the
+// same errors.
 func ParseHello(line string) (version int, ops []Op, err error) {
+	version, ops, _, err = ParseHelloCaps(line)
+	return version, ops, err
+}
+
+// ParseHelloCaps parses a hello line (without its newline; a trailing "\r" is tolerated):
+// "difffuzz-target VERSION", then the operation names, then key=value fields, all separated
+// by single spaces. It returns the announced protocol version and, for version 1, the
+// announced operations and capabilities.
+//
+// A line that does not start with "difffuzz-target N" is an error. A version other than
+// Version is returned together with an error saying so (ops and caps are then zero: the
+// meaning of the rest is unknown). For version 1 every field after the version that contains
+// no "=" is an operation name, and every field that contains one is a key=value field (split
+// at the first "="); the line is malformed, and the error names the field, when
+//
+//   - an operation is unknown or repeated (no operations at all is allowed);
+//   - an operation name comes after a key=value field;
+//   - a key is empty or not of the form [a-z0-9][a-z0-9-]*, or a value is empty;
+//   - a known key is repeated, or its value is bad: options= must be a decimal integer in
+//     [0, 2^32), max-len= a decimal integer in [1, 2^31-1] (no sign; leading zeros are
+//     allowed, as in a request's FLAGS).
+//
+// A field whose key this package does not know is valid, whatever its non-empty value, and is
+// returned as given in caps.Ignored, so that a target may announce what only newer clients
+// use. caps.Options is ^0 when options= is absent. On an error ops and caps are zero.
+func ParseHelloCaps(line string) (version int, ops []Op, caps Capabilities, err error) {
 	line = strings.TrimSuffix(line, "\r")
 	f := strings.Split(line, " ")
 	if f[0] != helloMagic || len(f) < 2 {
-		return 0, nil, fmt.Errorf("hello %s does not start with %q and a version", quoteField(line), helloMagic+" ")
+		return 0, nil, Capabilities{}, fmt.Errorf("hello %s does not start with %q and a version", quoteField(line), helloMagic+" ")
 	}
 	v, err := strconv.ParseUint(f[1], 10, 31)
 	if err != nil {
-		return 0, nil, fmt.Errorf("hello: version %s is not a decimal integer", quoteField(f[1]))
+		return 0, nil, Capabilities{}, fmt.Errorf("hello: version %s is not a decimal integer", quoteField(f[1]))
 	}
 	if int(v) != Version {
-		return int(v), nil, fmt.Errorf("target speaks protocol version %d; this client speaks version %d", v, Version)
+		return int(v), nil, Capabilities{}, fmt.Errorf("target speaks protocol version %d; this client speaks version %d", v, Version)
 	}
+	fail := func(format string, args ...any) (int, []Op, Capabilities, error) {
+		return Version, nil, Capabilities{}, fmt.Errorf("hello: "+format, args...)
+	}
+	caps.Options = ^jsonopt.Options(0)
 	seen := map[Op]bool{}
+	var firstField string // the first key=value field, once seen
 	for _, s := range f[2:] {
-		op := Op(s)
-		if !op.Valid() {
-			return Version, nil, fmt.Errorf("hello: unknown operation %s (version 1 has escape, decode, utf8_decode)", quoteField(s))
+		key, val, isField := strings.Cut(s, "=")
+		if !isField {
+			if firstField != "" {
+				return fail("operation %s after the key=value field %s (operations come first)", quoteField(s), quoteField(firstField))
+			}
+			op := Op(s)
+			if !op.Valid() {
+				return fail("unknown operation %s (version 1 has escape, decode, utf8_decode)", quoteField(s))
+			}
+			if seen[op] {
+				return fail("operation %s announced twice", op)
+			}
+			seen[op] = true
+			ops = append(ops, op)
+			continue
 		}
-		if seen[op] {
-			return Version, nil, fmt.Errorf("hello: operation %s announced twice", op)
+		if firstField == "" {
+			firstField = s
 		}
-		seen[op] = true
-		ops = append(ops, op)
+		switch {
+		case key == "":
+			return fail("field %s has an empty key", quoteField(s))
+		case !validKey(key):
+			return fail("field %s: key %s is not of the form [a-z0-9][a-z0-9-]*", quoteField(s), quoteField(key))
+		case val == "":
+			return fail("field %s has an empty value", quoteField(s))
+		}
+		switch key {
+		case keyOptions:
+			if caps.OptionsSet {
+				return fail("%s= announced twice", key)
+			}
+			m, err := strconv.ParseUint(val, 10, 32)
+			if err != nil {
+				return fail("%s=%s: MASK is not a decimal integer in [0, 4294967295]", key, quoteField(val))
+			}
+			caps.Options, caps.OptionsSet = jsonopt.Options(m), true
+		case keyMaxLen:
+			if caps.MaxLen > 0 {
+				return fail("%s= announced twice", key)
+			}
+			n, err := strconv.ParseUint(val, 10, 31)
+			if err != nil || n == 0 {
+				return fail("%s=%s: N is not a decimal integer in [1, %d]", key, quoteField(val), maxMaxLen)
+			}
+			caps.MaxLen = int(n)
+		default:
+			caps.Ignored = append(caps.Ignored, s)
+		}
 	}
-	return Version, ops, nil
+	return Version, ops, caps, nil
+}
+
+// validKey reports whether k matches [a-z0-9][a-z0-9-]*.
+func validKey(k string) bool {
+	if k == "" || k[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// refusal returns the message with which a target announcing caps refuses req ("" when it
+// accepts it): an escape whose FLAGS has bits outside caps.Options (only when
+// caps.OptionsSet), or an input longer than caps.MaxLen bytes (only when caps.MaxLen > 0).
+func (caps Capabilities) refusal(req Request) string {
+	if req.Op == OpEscape && caps.OptionsSet {
+		if out := req.Flags &^ caps.Options; out != 0 {
+			return fmt.Sprintf("escape: FLAGS %d has option bits %d (%s) outside this target's %s=%d", req.Flags, out, out, keyOptions, caps.Options)
+		}
+	}
+	if caps.MaxLen > 0 && len(req.Input) > caps.MaxLen {
+		return fmt.Sprintf("%s: input of %d bytes is longer than this target's %s=%d", req.Op, len(req.Input), keyMaxLen, caps.MaxLen)
+	}
+	return ""
 }
 
 // appendHex appends the lowercase hex of s to b, or "-" when s is empty.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -254,4 +256,131 @@ func TestHexRoundTrip(t *testing.T) {
 	if err != nil || !bytes.Equal(back.Result, all) || back.Err != 5 {
 		t.Fatalf("response round trip: %v, %+v", err, back)
 	}
+}
+
+func TestParseHelloCaps(t *testing.T) {
+	all := ^jsonopt.Options(0)
+	valid := []struct {
+		line string
+		ops  []Op
+		caps Capabilities
+	}{
+		// Old lines: no fields, every option, no limit.
+		{"difffuzz-target 1 escape decode utf8_decode", Ops, Capabilities{Options: all}},
+		{"difffuzz-target 1", nil, Capabilities{Options: all}},
+		{"difffuzz-target 1 escape\r", []Op{OpEscape}, Capabilities{Options: all}},
+		// Each field.
+		{"difffuzz-target 1 escape options=7344095", []Op{OpEscape}, Capabilities{Options: 7344095, OptionsSet: true}},
+		{"difffuzz-target 1 escape options=0", []Op{OpEscape}, Capabilities{Options: 0, OptionsSet: true}},
+		{"difffuzz-target 1 escape options=4294967295", []Op{OpEscape}, Capabilities{Options: all, OptionsSet: true}},
+		{"difffuzz-target 1 escape options=0032", []Op{OpEscape}, Capabilities{Options: 32, OptionsSet: true}},
+		{"difffuzz-target 1 utf8_decode max-len=65536", []Op{OpUTF8Decode}, Capabilities{Options: all, MaxLen: 65536}},
+		{"difffuzz-target 1 max-len=1", nil, Capabilities{Options: all, MaxLen: 1}},
+		{"difffuzz-target 1 max-len=2147483647", nil, Capabilities{Options: all, MaxLen: 2147483647}},
+		{"difffuzz-target 1 escape max-len=16 options=3\r", []Op{OpEscape}, Capabilities{Options: 3, OptionsSet: true, MaxLen: 16}},
+		// Unknown keys are ignored, whatever their value, and kept as given.
+		{"difffuzz-target 1 escape bench-ns=1 options=1 x=y=z 9lives=-",
+			[]Op{OpEscape}, Capabilities{Options: 1, OptionsSet: true, Ignored: []string{"bench-ns=1", "x=y=z", "9lives=-"}}},
+		{"difffuzz-target 1 future=1 future=2", nil, Capabilities{Options: all, Ignored: []string{"future=1", "future=2"}}},
+		{"difffuzz-target 1 options-v2=zz", nil, Capabilities{Options: all, Ignored: []string{"options-v2=zz"}}},
+	}
+	for _, tc := range valid {
+		v, ops, caps, err := ParseHelloCaps(tc.line)
+		if !assert.NoError(t, err, "ParseHelloCaps(%q)", tc.line) {
+			continue
+		}
+		assert.Equal(t, 1, v, "ParseHelloCaps(%q) version", tc.line)
+		assert.Equal(t, tc.ops, ops, "ParseHelloCaps(%q) ops", tc.line)
+		assert.Equal(t, tc.caps, caps, "ParseHelloCaps(%q) caps", tc.line)
+		// ParseHello accepts the same lines with the same operations.
+		v2, ops2, err := ParseHello(tc.line)
+		assert.NoError(t, err, "ParseHello(%q)", tc.line)
+		assert.Equal(t, v, v2, "ParseHello(%q) version", tc.line)
+		assert.Equal(t, ops, ops2, "ParseHello(%q) ops", tc.line)
+	}
+
+	malformed := []struct {
+		class       string
+		line        string
+		wantVersion int
+		wantErr     string
+	}{
+		{"order", "difffuzz-target 1 options=1 escape", 1, `hello: operation "escape" after the key=value field "options=1" (operations come first)`},
+		{"order", "difffuzz-target 1 escape x=1 max-len=4 decode", 1, `operation "decode" after the key=value field "x=1"`},
+		{"order", "difffuzz-target 1 max-len=4 frob", 1, `operation "frob" after the key=value field "max-len=4"`},
+		{"order", "difffuzz-target 1 max-len=4 ", 1, `operation "" after the key=value field "max-len=4"`},
+		{"key", "difffuzz-target 1 escape =1", 1, `hello: field "=1" has an empty key`},
+		{"key", "difffuzz-target 1 escape =", 1, `field "=" has an empty key`},
+		{"key", "difffuzz-target 1 escape Options=1", 1, `hello: field "Options=1": key "Options" is not of the form [a-z0-9][a-z0-9-]*`},
+		{"key", "difffuzz-target 1 -x=1", 1, `key "-x" is not of the form`},
+		{"key", "difffuzz-target 1 max_len=1", 1, `key "max_len" is not of the form`},
+		{"key", "difffuzz-target 1 a.b=1", 1, `key "a.b" is not of the form`},
+		{"value", "difffuzz-target 1 escape options=", 1, `hello: field "options=" has an empty value`},
+		{"value", "difffuzz-target 1 future=", 1, `field "future=" has an empty value`},
+		{"options", "difffuzz-target 1 escape options=x", 1, `hello: options="x": MASK is not a decimal integer in [0, 4294967295]`},
+		{"options", "difffuzz-target 1 options=-1", 1, `options="-1": MASK is not`},
+		{"options", "difffuzz-target 1 options=+1", 1, `options="+1": MASK is not`},
+		{"options", "difffuzz-target 1 options=0x20", 1, `options="0x20": MASK is not`},
+		{"options", "difffuzz-target 1 options=4294967296", 1, `options="4294967296": MASK is not`},
+		{"options", "difffuzz-target 1 options=1=2", 1, `options="1=2": MASK is not`},
+		{"max-len", "difffuzz-target 1 max-len=0", 1, `hello: max-len="0": N is not a decimal integer in [1, 2147483647]`},
+		{"max-len", "difffuzz-target 1 max-len=000", 1, `max-len="000": N is not`},
+		{"max-len", "difffuzz-target 1 max-len=-5", 1, `max-len="-5": N is not`},
+		{"max-len", "difffuzz-target 1 max-len=2147483648", 1, `max-len="2147483648": N is not`},
+		{"max-len", "difffuzz-target 1 max-len=1k", 1, `max-len="1k": N is not`},
+		{"repeated", "difffuzz-target 1 options=1 options=1", 1, "hello: options= announced twice"},
+		{"repeated", "difffuzz-target 1 max-len=1 x=2 max-len=3", 1, "hello: max-len= announced twice"},
+		// The errors of old lines are unchanged.
+		{"ops", "difffuzz-target 1 escape escape options=1", 1, "hello: operation escape announced twice"},
+		{"ops", "difffuzz-target 1 frob options=1", 1, `hello: unknown operation "frob"`},
+		{"version", "difffuzz-target 2 escape options=x", 2, "target speaks protocol version 2; this client speaks version 1"},
+		{"magic", "difffuzz-target options=1", 0, `version "options=1" is not a decimal integer`},
+	}
+	for _, tc := range malformed {
+		v, ops, caps, err := ParseHelloCaps(tc.line)
+		if !assert.Error(t, err, "%s: ParseHelloCaps(%q)", tc.class, tc.line) {
+			continue
+		}
+		assert.Contains(t, err.Error(), tc.wantErr, "%s: ParseHelloCaps(%q)", tc.class, tc.line)
+		assert.Equal(t, tc.wantVersion, v, "%s: ParseHelloCaps(%q) version", tc.class, tc.line)
+		assert.Nil(t, ops, "%s: ParseHelloCaps(%q) ops", tc.class, tc.line)
+		assert.Zero(t, caps, "%s: ParseHelloCaps(%q) caps", tc.class, tc.line)
+		_, _, err2 := ParseHello(tc.line)
+		assert.Equal(t, err, err2, "%s: ParseHello(%q) error", tc.class, tc.line)
+	}
+}
+
+func TestHelloWith(t *testing.T) {
+	tests := []struct {
+		ops  []Op
+		caps Capabilities
+		want string
+	}{
+		{Ops, Capabilities{}, "difffuzz-target 1 escape decode utf8_decode"},
+		{nil, Capabilities{}, "difffuzz-target 1"},
+		{[]Op{OpEscape}, Capabilities{Options: 7344095, OptionsSet: true}, "difffuzz-target 1 escape options=7344095"},
+		{[]Op{OpEscape}, Capabilities{Options: 0, OptionsSet: true}, "difffuzz-target 1 escape options=0"},
+		{[]Op{OpEscape}, Capabilities{Options: 12, OptionsSet: false}, "difffuzz-target 1 escape"},
+		{[]Op{OpUTF8Decode}, Capabilities{MaxLen: 65536}, "difffuzz-target 1 utf8_decode max-len=65536"},
+		{[]Op{OpUTF8Decode}, Capabilities{MaxLen: -1}, "difffuzz-target 1 utf8_decode"},
+		{Ops, Capabilities{Options: ^jsonopt.Options(0), OptionsSet: true, MaxLen: 2147483647}, "difffuzz-target 1 escape decode utf8_decode options=4294967295 max-len=2147483647"},
+		{nil, Capabilities{Options: 3, OptionsSet: true, MaxLen: 1, Ignored: []string{"x=1"}}, "difffuzz-target 1 options=3 max-len=1"},
+	}
+	for _, tc := range tests {
+		got := HelloWith(tc.ops, tc.caps)
+		assert.Equal(t, tc.want, got, "HelloWith(%v, %+v)", tc.ops, tc.caps)
+		// Round trip: what was written is what is parsed, except the parts not written.
+		v, ops, caps, err := ParseHelloCaps(got)
+		if !assert.NoError(t, err, "ParseHelloCaps(HelloWith(%v, %+v))", tc.ops, tc.caps) {
+			continue
+		}
+		assert.Equal(t, Version, v)
+		assert.Equal(t, tc.ops, ops)
+		want := Capabilities{Options: ^jsonopt.Options(0), MaxLen: max(tc.caps.MaxLen, 0)}
+		if tc.caps.OptionsSet {
+			want.Options, want.OptionsSet = tc.caps.Options, true
+		}
+		assert.Equal(t, want, caps, "ParseHelloCaps(%q)", got)
+	}
+	assert.Equal(t, Hello(Ops), HelloWith(Ops, Capabilities{}), "a zero Capabilities must give the old hello")
 }

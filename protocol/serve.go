@@ -24,6 +24,12 @@ type Handler struct {
 	NextChar func(s []byte, pos int) jsonopt.Step
 	// UTF8Decode appends utf8_decode(src) to dst and returns it.
 	UTF8Decode func(dst, src []byte) []byte
+	// Caps are announced in the hello (HelloWith) and enforced before a function is called:
+	// when Caps.OptionsSet, an escape whose FLAGS has bits outside Caps.Options is answered
+	// "error MESSAGE" naming those bits; when Caps.MaxLen > 0, a request whose input is longer
+	// than Caps.MaxLen bytes is answered "error MESSAGE". Caps.Ignored is not used. The zero
+	// value announces and refuses nothing.
+	Caps Capabilities
 }
 
 // Ops returns the operations h supports, in hello order.
@@ -41,10 +47,14 @@ func (h Handler) Ops() []Op {
 	return ops
 }
 
-// Serve speaks the target side of protocol version 1: it writes the hello for h.Ops(), then
-// reads request lines from r until end of input and answers each one on w, in order.
+// Serve speaks the target side of protocol version 1: it writes the hello for h.Ops() and
+// h.Caps (HelloWith), then reads request lines from r until end of input and answers each one
+// on w, in order.
 //
-// A malformed request, a request for an operation h does not support, an escape refused with
+// A malformed request, a request for an operation h does not support, a request outside
+// h.Caps (for example "error escape: FLAGS 544 has option bits 512
+// (JSON_PARTIAL_OUTPUT_ON_ERROR) outside this target's options=32", "error utf8_decode: input
+// of 5 bytes is longer than this target's max-len=4"), an escape refused with
 // an error that carries no PHP error code (for example jsonopt.ErrNumericCheck, answered
 // "error JSON_NUMERIC_CHECK (32) is not implemented") and a decoder step with an advance below
 // 1 are answered "error MESSAGE"; Serve then keeps serving.
@@ -56,7 +66,7 @@ func (h Handler) Ops() []Op {
 func Serve(r io.Reader, w io.Writer, h Handler) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if _, err := bw.WriteString(Hello(h.Ops()) + "\n"); err != nil {
+	if _, err := bw.WriteString(HelloWith(h.Ops(), h.Caps) + "\n"); err != nil {
 		return err
 	}
 	var (
@@ -93,12 +103,15 @@ func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
 	if err != nil {
 		return Response{ErrorMsg: err.Error()}.AppendTo(out), res
 	}
+	if !h.supports(req.Op) {
+		return Response{ErrorMsg: fmt.Sprintf("operation %s is not supported by this target (it supports: %s)", req.Op, opList(h.Ops()))}.AppendTo(out), res
+	}
+	if msg := h.Caps.refusal(req); msg != "" {
+		return Response{ErrorMsg: msg}.AppendTo(out), res
+	}
 	resp := Response{Op: req.Op}
 	switch req.Op {
 	case OpEscape:
-		if h.Escape == nil {
-			break
-		}
 		res, err = h.Escape(res[:0], req.Input, req.Flags)
 		var pe *jsonopt.Error
 		switch {
@@ -116,11 +129,7 @@ func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
 		default:
 			resp.ErrorMsg = err.Error()
 		}
-		return resp.AppendTo(out), res
 	case OpDecode:
-		if h.NextChar == nil {
-			break
-		}
 		s := req.Input
 		for pos := 0; pos < len(s); {
 			st := h.NextChar(s, pos)
@@ -130,16 +139,24 @@ func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
 			resp.Steps = append(resp.Steps, st)
 			pos += st.Advance
 		}
-		return resp.AppendTo(out), res
 	case OpUTF8Decode:
-		if h.UTF8Decode == nil {
-			break
-		}
 		res = h.UTF8Decode(res[:0], req.Input)
 		resp.Result = res
-		return resp.AppendTo(out), res
 	}
-	return Response{ErrorMsg: fmt.Sprintf("operation %s is not supported by this target (it supports: %s)", req.Op, opList(h.Ops()))}.AppendTo(out), res
+	return resp.AppendTo(out), res
+}
+
+// supports reports whether h has a function for op.
+func (h Handler) supports(op Op) bool {
+	switch op {
+	case OpEscape:
+		return h.Escape != nil
+	case OpDecode:
+		return h.NextChar != nil
+	case OpUTF8Decode:
+		return h.UTF8Decode != nil
+	}
+	return false
 }
 
 func opList(ops []Op) string {

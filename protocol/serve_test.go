@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -207,4 +210,63 @@ func TestServeInteractive(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Errorf("Serve at end of input: %v; want nil", err)
 	}
+}
+
+// With Caps, Serve announces them and refuses escapes with option bits outside Caps.Options
+// and inputs longer than Caps.MaxLen, answering everything else as without them.
+func TestServeCaps(t *testing.T) {
+	const mask = jsonopt.PartialOutputOnError | jsonopt.InvalidUTF8Substitute | jsonopt.HexTag // 2097665
+	h := fakeHandler
+	h.Caps = Capabilities{Options: mask, OptionsSet: true, MaxLen: 4, Ignored: []string{"never=written"}}
+	tests := []struct{ req, want string }{
+		{"escape 2097152 e08041", "225c75666666644122 0"},
+		{"escape 0 80", "false 5"},
+		{"escape 512 80", "6e756c6c 5"},
+		{"escape 2097665 3c", "223c22 0"}, // the fake escaper ignores HEX_TAG
+		{"escape 2097665 41424344", "224142434422 0"},
+		{"decode 41e08041", "41/1 !/2 41/1"},
+		{"utf8_decode c3a9", "e9"},
+		{"utf8_decode -", "-"},
+		// Out of the mask: the bits outside are named, whatever the input.
+		{"escape 32 31", "error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=2097665"},
+		{"escape 1049088 80", "error escape: FLAGS 1049088 has option bits 1048576 (JSON_INVALID_UTF8_IGNORE) outside this target's options=2097665"},
+		{"escape 2147483906 -", "error escape: FLAGS 2147483906 has option bits 2147483906 (JSON_HEX_AMP|JSON_UNESCAPED_UNICODE|2147483648) outside this target's options=2097665"},
+		{"escape 6 4142434445", "error escape: FLAGS 6 has option bits 6 (JSON_HEX_AMP|JSON_HEX_APOS) outside this target's options=2097665"},
+		// Too long: 5 bytes and more, for every operation.
+		{"escape 0 4142434445", "error escape: input of 5 bytes is longer than this target's max-len=4"},
+		{"decode 4142434445", "error decode: input of 5 bytes is longer than this target's max-len=4"},
+		{"utf8_decode " + strings.Repeat("c3a9", 1000), "error utf8_decode: input of 2000 bytes is longer than this target's max-len=4"},
+		// Malformed and unsupported requests get their usual errors first.
+		{"escape 32 zz", "error escape: HEX: byte 'z' at offset 0 is not a hex digit"},
+		{"bogus 4142434445", `error unknown operation "bogus" (want escape, decode or utf8_decode)`},
+		{"escape 0 41", "224122 0"},
+	}
+	var in strings.Builder
+	for _, tc := range tests {
+		in.WriteString(tc.req + "\n")
+	}
+	got := serveLines(t, h, in.String(), "difffuzz-target 1 escape decode utf8_decode options=2097665 max-len=4")
+	require.Len(t, got, len(tests))
+	for i, tc := range tests {
+		assert.Equal(t, tc.want, got[i], "request %q", tc.req)
+	}
+
+	// An unsupported operation is reported as such, not as too long.
+	h = Handler{UTF8Decode: fakeUTF8Decode, Caps: Capabilities{MaxLen: 1}}
+	got = serveLines(t, h, "decode 4142\nutf8_decode 4142\nutf8_decode 41\n", "difffuzz-target 1 utf8_decode max-len=1")
+	assert.Equal(t, []string{
+		"error operation decode is not supported by this target (it supports: utf8_decode)",
+		"error utf8_decode: input of 2 bytes is longer than this target's max-len=1",
+		"41",
+	}, got)
+
+	// options=0: every escape with a flag is refused, FLAGS 0 is served.
+	h = Handler{Escape: fakeEscape, Caps: Capabilities{OptionsSet: true}}
+	got = serveLines(t, h, "escape 0 80\nescape 1 3c\n", "difffuzz-target 1 escape options=0")
+	assert.Equal(t, []string{"false 5", "error escape: FLAGS 1 has option bits 1 (JSON_HEX_TAG) outside this target's options=0"}, got)
+
+	// A zero Caps changes nothing (Options without OptionsSet is not a mask).
+	h = Handler{Escape: fakeEscape, Caps: Capabilities{Options: 1}}
+	got = serveLines(t, h, "escape 512 80\n", "difffuzz-target 1 escape")
+	assert.Equal(t, []string{"6e756c6c 5"}, got)
 }

@@ -6,8 +6,9 @@
  *
  *     php difffuzz-target.php          # or: difffuzz --exec 'php adapters/php/difffuzz-target.php'
  *
- * On start it writes "difffuzz-target 1 escape utf8_decode", then answers one line per
- * request line, in order, until end of input, and exits 0:
+ * On start it writes "difffuzz-target 1 escape utf8_decode" (followed by the fields below when
+ * their variables are set), then answers one line per request line, in order, until end of
+ * input, and exits 0:
  *
  *     escape FLAGS HEX   ->  hex(json_encode($s, FLAGS)) json_last_error()
  *                            or "false CODE" when json_encode returned false
@@ -16,6 +17,24 @@
  *
  * HEX is lowercase on output and either case on input; "-" is the empty string. Everything is
  * binary safe (hex2bin/bin2hex); lines are read with fgets() and have no length limit.
+ *
+ * Environment (an unset or empty variable changes nothing; an invalid value makes the script
+ * print one line to stderr and exit 2 before its hello):
+ *
+ *     DIFFFUZZ_PHP_OPTIONS=MASK  decimal option bits in [0, 4294967295]: the hello ends with
+ *                                "options=MASK", and an escape whose FLAGS has bits outside
+ *                                MASK is answered "error escape: FLAGS F has option bits B
+ *                                (JSON_...) outside this target's options=MASK"
+ *     DIFFFUZZ_PHP_MAX_LEN=N     decimal in [1, 2147483647]: the hello ends with "max-len=N"
+ *                                (after options=), and an escape or utf8_decode whose input is
+ *                                longer than N bytes is answered "error OP: input of L bytes is
+ *                                longer than this target's max-len=N"
+ *     DIFFFUZZ_PHP_FLUSH=line    one write per answer (see the last decision below)
+ *
+ * They restrict what PHP is asked, not how it answers: PHP implements every option, so MASK
+ * only serves to check a client against a target that announces a subset (DESIGN.md §6), or to
+ * keep a campaign to the options of interest. A malformed request is answered as without them;
+ * the checks apply to well-formed requests, options first.
  *
  * Decisions:
  *
@@ -67,6 +86,66 @@ if ($haveUTF8Decode) {
 }
 $perLine = getenv('DIFFFUZZ_PHP_FLUSH') === 'line';
 
+/**
+ * Reads the decimal environment variable $name, which must be in [$min, $max] (leading zeros
+ * allowed, no sign). Returns null when it is unset or empty; prints one line to stderr and
+ * exits 2 when it is anything else.
+ */
+function env_decimal(string $name, int $min, int $max): ?int
+{
+    $v = getenv($name);
+    if ($v === false || $v === '') {
+        return null;
+    }
+    $digits = ltrim($v, '0');
+    if (strspn($v, '0123456789') !== strlen($v) || strlen($digits) > 10
+        || (int)$v < $min || (int)$v > $max) {
+        fwrite(STDERR, sprintf("difffuzz-target.php: %s=\"%s\" is not a decimal integer in [%d, %d]\n",
+            $name, addcslashes(substr($v, 0, 64), "\0..\37\"\\\177..\377"), $min, $max));
+        exit(2);
+    }
+    return (int)$v;
+}
+
+// The option bits this target announces and accepts (null: all), and the longest input (null: any).
+$mask = env_decimal('DIFFFUZZ_PHP_OPTIONS', 0, 4294967295);
+$maxLen = env_decimal('DIFFFUZZ_PHP_MAX_LEN', 1, 2147483647);
+
+/** Names option bits as jsonopt.Options.String() does: "JSON_HEX_TAG|JSON_HEX_AMP|1073741824". */
+function option_names(int $bits): string
+{
+    static $names = [
+        1 => 'HEX_TAG', 2 => 'HEX_AMP', 4 => 'HEX_APOS', 8 => 'HEX_QUOT', 16 => 'FORCE_OBJECT',
+        32 => 'NUMERIC_CHECK', 64 => 'UNESCAPED_SLASHES', 128 => 'PRETTY_PRINT',
+        256 => 'UNESCAPED_UNICODE', 512 => 'PARTIAL_OUTPUT_ON_ERROR', 1024 => 'PRESERVE_ZERO_FRACTION',
+        2048 => 'UNESCAPED_LINE_TERMINATORS', 1048576 => 'INVALID_UTF8_IGNORE',
+        2097152 => 'INVALID_UTF8_SUBSTITUTE', 4194304 => 'THROW_ON_ERROR',
+    ];
+    if ($bits === 0) {
+        return '0';
+    }
+    $parts = [];
+    foreach ($names as $bit => $name) {
+        if ($bits & $bit) {
+            $parts[] = 'JSON_' . $name;
+            $bits &= ~$bit;
+        }
+    }
+    if ($bits !== 0) {
+        $parts[] = (string)$bits;
+    }
+    return implode('|', $parts);
+}
+
+/** The answer "error ..." to a request of $op whose input is longer than $maxLen, or null. */
+function too_long(string $op, string $s, ?int $maxLen): ?string
+{
+    if ($maxLen === null || strlen($s) <= $maxLen) {
+        return null;
+    }
+    return sprintf("error %s: input of %d bytes is longer than this target's max-len=%d", $op, strlen($s), $maxLen);
+}
+
 /** Decodes a protocol byte string; returns null (and sets $why) when malformed. */
 function parse_hex(string $h, ?string &$why): ?string
 {
@@ -96,7 +175,7 @@ function to_hex(string $s): string
 }
 
 /** Answers one request line (without its newline). */
-function answer(string $line, array $ops, bool $haveUTF8Decode): string
+function answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int $maxLen): string
 {
     if ($line === '') {
         return 'error empty request line';
@@ -117,6 +196,13 @@ function answer(string $line, array $ops, bool $haveUTF8Decode): string
             $s = parse_hex($f[2], $why);
             if ($s === null) {
                 return 'error escape: HEX: ' . $why;
+            }
+            if ($mask !== null && ($flags & ~$mask) !== 0) {
+                return sprintf("error escape: FLAGS %d has option bits %d (%s) outside this target's options=%d",
+                    $flags, $flags & ~$mask, option_names($flags & ~$mask), $mask);
+            }
+            if (($refusal = too_long('escape', $s, $maxLen)) !== null) {
+                return $refusal;
             }
             if (($flags & JSON_THROW_ON_ERROR) && !($flags & JSON_PARTIAL_OUTPUT_ON_ERROR)) {
                 try {
@@ -141,6 +227,9 @@ function answer(string $line, array $ops, bool $haveUTF8Decode): string
             $s = parse_hex($f[1], $why);
             if ($s === null) {
                 return 'error utf8_decode: HEX: ' . $why;
+            }
+            if (($refusal = too_long('utf8_decode', $s, $maxLen)) !== null) {
+                return $refusal;
             }
             return to_hex(utf8_decode($s));
         case 'decode':
@@ -177,7 +266,14 @@ function input_waiting(): bool
     return @stream_select($r, $w, $e, 0) > 0;
 }
 
-write_all('difffuzz-target 1 ' . implode(' ', $ops) . "\n");
+$hello = 'difffuzz-target 1 ' . implode(' ', $ops);
+if ($mask !== null) {
+    $hello .= ' options=' . $mask;
+}
+if ($maxLen !== null) {
+    $hello .= ' max-len=' . $maxLen;
+}
+write_all($hello . "\n");
 
 $out = '';
 while (($line = fgets(STDIN)) !== false) {
@@ -192,7 +288,7 @@ while (($line = fgets(STDIN)) !== false) {
     if ($n !== strlen($line)) {
         $line = substr($line, 0, $n);
     }
-    $out .= answer($line, $ops, $haveUTF8Decode) . "\n";
+    $out .= answer($line, $ops, $haveUTF8Decode, $mask, $maxLen) . "\n";
     if ($perLine || strlen($out) >= 65536 || !input_waiting()) {
         write_all($out);
         $out = '';

@@ -6,6 +6,13 @@
 // answered faithfully with serialize_precision pinned to -1, a JsonException under
 // JSON_THROW_ON_ERROR is answered "false CODE").
 //
+// Its hello is "difffuzz-target 1 escape utf8_decode". DIFFFUZZ_PHP_OPTIONS=MASK (decimal
+// option bits) adds "options=MASK" and makes the script answer "error ..." to an escape with
+// bits outside MASK; DIFFFUZZ_PHP_MAX_LEN=N (decimal, 1 to 2^31-1) adds "max-len=N" and makes
+// it answer "error ..." to an input longer than N bytes (DESIGN.md §6; the messages are those
+// of protocol.Serve). An unset or empty variable changes nothing; an invalid value makes the
+// script print one line to stderr and exit 2 before its hello.
+//
 // The conformance test in this directory runs real PHP through the script and compares it
 // byte for byte with the oracle; it skips when php is not on PATH, except under CI=true or
 // DIFFFUZZ_REQUIRE_PHP=1, where a missing php fails it.

@@ -2,9 +2,19 @@ package phpadapter
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
 )
 
 func TestScriptPath(t *testing.T) {
@@ -35,5 +45,197 @@ func TestTempScript(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(os.TempDir(), "*")); len(m) != 1 {
 		t.Errorf("temporary directory holds %q; want one file", m)
+	}
+}
+
+// scriptPHP returns the command line that runs the script, skipping the test without php
+// (failing instead under CI=true or DIFFFUZZ_REQUIRE_PHP=1, as the conformance test does).
+func scriptPHP(t *testing.T) []string {
+	t.Helper()
+	argv, err := Command()
+	if errors.Is(err, ErrNoPHP) {
+		if os.Getenv("CI") == "true" || os.Getenv("DIFFFUZZ_REQUIRE_PHP") == "1" {
+			t.Fatalf("PHP is required here (CI=true or DIFFFUZZ_REQUIRE_PHP=1) but missing: %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	require.NoError(t, err)
+	return argv
+}
+
+// runScript runs the script with the extra environment entries env on input and returns its
+// stdout lines, its stderr and its exit status.
+func runScript(t *testing.T, env []string, input string) (lines []string, stderr string, status int) {
+	t.Helper()
+	argv := scriptPHP(t)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("%v: %v", argv, err)
+	}
+	if s := out.String(); s != "" {
+		lines = strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	}
+	return lines, errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// capsRequests are sent to the script under each capsTests environment.
+var capsRequests = []string{
+	"escape 2097152 e08041",
+	"escape 512 80",
+	"escape 32 31",
+	"escape 1049088 80",
+	"escape 2147483906 -",
+	"escape 0 41424344",
+	"escape 0 4142434445",
+	"utf8_decode c3a9c3a9",
+	"utf8_decode 4142434445",
+	"decode 4142434445",
+	"escape 32 zz",
+	"escape 1 4",
+}
+
+// DIFFFUZZ_PHP_OPTIONS and DIFFFUZZ_PHP_MAX_LEN are announced in the hello and enforced;
+// without them (or empty) the script answers as it always did.
+func TestScriptCapabilities(t *testing.T) {
+	const (
+		decodeErr = "error operation decode is not supported by this target (it supports: escape utf8_decode): PHP userland cannot observe php_next_utf8_char() steps exactly"
+		hexErr    = "error escape: HEX: byte 'z' at offset 0 is not a hex digit"
+		oddErr    = "error escape: HEX: odd number of hex digits (1)"
+	)
+	plain := []string{
+		"225c75666666644122 0", "6e756c6c 5", "31 0", "2222 0", "2222 0", "224142434422 0",
+		"22414243444522 0", "e9e9", "4142434445", decodeErr, hexErr, oddErr,
+	}
+	tests := []struct {
+		name  string
+		env   []string
+		hello string
+		want  []string // answers to capsRequests
+	}{
+		{"none", nil, "difffuzz-target 1 escape utf8_decode", plain},
+		{"empty", []string{"DIFFFUZZ_PHP_OPTIONS=", "DIFFFUZZ_PHP_MAX_LEN="}, "difffuzz-target 1 escape utf8_decode", plain},
+		{"options", []string{"DIFFFUZZ_PHP_OPTIONS=2097665"}, "difffuzz-target 1 escape utf8_decode options=2097665", []string{
+			"225c75666666644122 0", "6e756c6c 5",
+			"error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=2097665",
+			"error escape: FLAGS 1049088 has option bits 1048576 (JSON_INVALID_UTF8_IGNORE) outside this target's options=2097665",
+			"error escape: FLAGS 2147483906 has option bits 2147483906 (JSON_HEX_AMP|JSON_UNESCAPED_UNICODE|2147483648) outside this target's options=2097665",
+			"224142434422 0", "22414243444522 0", "e9e9", "4142434445", decodeErr, hexErr, oddErr,
+		}},
+		{"options=0", []string{"DIFFFUZZ_PHP_OPTIONS=000"}, "difffuzz-target 1 escape utf8_decode options=0", []string{
+			"error escape: FLAGS 2097152 has option bits 2097152 (JSON_INVALID_UTF8_SUBSTITUTE) outside this target's options=0",
+			"error escape: FLAGS 512 has option bits 512 (JSON_PARTIAL_OUTPUT_ON_ERROR) outside this target's options=0",
+			"error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=0",
+			"error escape: FLAGS 1049088 has option bits 1049088 (JSON_PARTIAL_OUTPUT_ON_ERROR|JSON_INVALID_UTF8_IGNORE) outside this target's options=0",
+			"error escape: FLAGS 2147483906 has option bits 2147483906 (JSON_HEX_AMP|JSON_UNESCAPED_UNICODE|2147483648) outside this target's options=0",
+			"224142434422 0", "22414243444522 0", "e9e9", "4142434445", decodeErr, hexErr, oddErr,
+		}},
+		{"max-len", []string{"DIFFFUZZ_PHP_MAX_LEN=4"}, "difffuzz-target 1 escape utf8_decode max-len=4", []string{
+			"225c75666666644122 0", "6e756c6c 5", "31 0", "2222 0", "2222 0", "224142434422 0",
+			"error escape: input of 5 bytes is longer than this target's max-len=4",
+			"e9e9",
+			"error utf8_decode: input of 5 bytes is longer than this target's max-len=4",
+			decodeErr, hexErr, oddErr,
+		}},
+		{"both", []string{"DIFFFUZZ_PHP_MAX_LEN=04", "DIFFFUZZ_PHP_OPTIONS=4294967295"}, "difffuzz-target 1 escape utf8_decode options=4294967295 max-len=4", []string{
+			"225c75666666644122 0", "6e756c6c 5", "31 0", "2222 0", "2222 0", "224142434422 0",
+			"error escape: input of 5 bytes is longer than this target's max-len=4",
+			"e9e9",
+			"error utf8_decode: input of 5 bytes is longer than this target's max-len=4",
+			decodeErr, hexErr, oddErr,
+		}},
+	}
+	input := strings.Join(capsRequests, "\n") + "\n"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, stderr, status := runScript(t, tc.env, input)
+			assert.Equal(t, 0, status, "exit status")
+			assert.Empty(t, stderr, "stderr")
+			require.NotEmpty(t, lines, "no hello")
+			assert.Equal(t, tc.hello, lines[0], "hello")
+			require.Len(t, lines[1:], len(capsRequests), "answers:\n%s", strings.Join(lines, "\n"))
+			for i, req := range capsRequests {
+				assert.Equal(t, tc.want[i], lines[1+i], "request %q", req)
+			}
+			// The hello parses to what the environment says.
+			_, _, caps, err := protocol.ParseHelloCaps(lines[0])
+			require.NoError(t, err)
+			assert.Equal(t, tc.hello, protocol.HelloWith([]protocol.Op{protocol.OpEscape, protocol.OpUTF8Decode}, caps), "hello round trip")
+		})
+	}
+}
+
+// The script's refusals are word for word those of protocol.Serve with the same capabilities,
+// and a protocol.Client reports what the script announced.
+func TestScriptCapabilitiesMatchServe(t *testing.T) {
+	argv := scriptPHP(t)
+	caps := protocol.Capabilities{Options: 2097665, OptionsSet: true, MaxLen: 4}
+	c, err := protocol.StartConfig(context.Background(), argv, protocol.Config{Env: []string{"DIFFFUZZ_PHP_OPTIONS=2097665", "DIFFFUZZ_PHP_MAX_LEN=4"}})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, c.Close()) }()
+	assert.Equal(t, caps, c.Capabilities())
+
+	var reqs []protocol.Request
+	for _, line := range capsRequests {
+		if r, err := protocol.ParseRequest(line); err == nil && r.Op != protocol.OpDecode {
+			reqs = append(reqs, r)
+		}
+	}
+	got, err := c.Do(reqs)
+	require.NoError(t, err)
+
+	var in strings.Builder
+	for _, r := range reqs {
+		in.WriteString(r.String() + "\n")
+	}
+	var out bytes.Buffer
+	h := protocol.Handler{
+		Escape:     func(dst, src []byte, _ jsonopt.Options) ([]byte, error) { return dst, nil },
+		UTF8Decode: func(dst, src []byte) []byte { return dst },
+		Caps:       caps,
+	}
+	require.NoError(t, protocol.Serve(strings.NewReader(in.String()), &out, h))
+	served := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, served, len(reqs)+1)
+	refused := 0
+	for i, r := range reqs {
+		if got[i].ErrorMsg == "" && !strings.HasPrefix(served[1+i], "error ") {
+			continue
+		}
+		refused++
+		assert.Equal(t, served[1+i], got[i].String(), "request %s", r)
+	}
+	assert.Equal(t, 5, refused, "refused requests")
+}
+
+// An invalid DIFFFUZZ_PHP_OPTIONS or DIFFFUZZ_PHP_MAX_LEN stops the script before its hello
+// with one line on stderr and exit status 2.
+func TestScriptBadEnvironment(t *testing.T) {
+	tests := []struct {
+		env, want string
+	}{
+		{"DIFFFUZZ_PHP_OPTIONS=abc", `difffuzz-target.php: DIFFFUZZ_PHP_OPTIONS="abc" is not a decimal integer in [0, 4294967295]`},
+		{"DIFFFUZZ_PHP_OPTIONS=-1", `DIFFFUZZ_PHP_OPTIONS="-1" is not`},
+		{"DIFFFUZZ_PHP_OPTIONS=+1", `DIFFFUZZ_PHP_OPTIONS="+1" is not`},
+		{"DIFFFUZZ_PHP_OPTIONS=0x20", `DIFFFUZZ_PHP_OPTIONS="0x20" is not`},
+		{"DIFFFUZZ_PHP_OPTIONS= 1", `DIFFFUZZ_PHP_OPTIONS=" 1" is not`},
+		{"DIFFFUZZ_PHP_OPTIONS=4294967296", `DIFFFUZZ_PHP_OPTIONS="4294967296" is not`},
+		{"DIFFFUZZ_PHP_OPTIONS=99999999999999999999", `DIFFFUZZ_PHP_OPTIONS="99999999999999999999" is not`},
+		{"DIFFFUZZ_PHP_MAX_LEN=0", `difffuzz-target.php: DIFFFUZZ_PHP_MAX_LEN="0" is not a decimal integer in [1, 2147483647]`},
+		{"DIFFFUZZ_PHP_MAX_LEN=2147483648", `DIFFFUZZ_PHP_MAX_LEN="2147483648" is not`},
+		{"DIFFFUZZ_PHP_MAX_LEN=1k", `DIFFFUZZ_PHP_MAX_LEN="1k" is not`},
+		{"DIFFFUZZ_PHP_MAX_LEN=1\n2", `DIFFFUZZ_PHP_MAX_LEN="1\n2" is not`},
+	}
+	for _, tc := range tests {
+		lines, stderr, status := runScript(t, []string{tc.env}, "escape 0 41\n")
+		assert.Equal(t, 2, status, "%q: exit status", tc.env)
+		assert.Empty(t, lines, "%q: stdout", tc.env)
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q: stderr %q is not one line", tc.env, stderr)
+		assert.Contains(t, stderr, tc.want, "%q: stderr", tc.env)
 	}
 }
