@@ -3,7 +3,6 @@ package fuzz
 import (
 	"context"
 	"fmt"
-	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -160,6 +159,8 @@ type BoundaryConfig struct {
 	// Shard and Shards split the work into Shards parts (chunks of placements dealt
 	// round-robin), of which this run checks part Shard. Shards 0 or 1: everything.
 	Shard, Shards int
+	// Sink, if set, receives every finding (Space "boundary"), not only the MaxFindings kept.
+	Sink Sink
 }
 
 // familyOptions are the escape option sets of a family, and whether they rotate: placement
@@ -338,7 +339,7 @@ func runBoundary(ctx context.Context, cfg *BoundaryConfig, op Op, fams []*bounda
 		go func() {
 			defer wg.Done()
 			defer env.free()
-			bw := &bworker{env: env, op: op, groups: groups, maxFindings: cfg.MaxFindings}
+			bw := &bworker{env: env, op: op, groups: groups, maxFindings: cfg.MaxFindings, sink: cfg.Sink}
 			for {
 				c := next.Add(1) - 1
 				if c >= uint64(len(chunks)) || ctx.Err() != nil {
@@ -404,6 +405,7 @@ type bworker struct {
 	op          Op
 	groups      []candGroup
 	maxFindings int
+	sink        Sink
 
 	found []*Finding
 	diffs uint64
@@ -590,7 +592,8 @@ func (bw *bworker) run(x []byte, i uint64, opts []jsonopt.Options, rotate bool) 
 }
 
 // add appends f, and a copy of it for every other candidate of the group, to the findings
-// of the chunk, counting all and keeping at most maxFindings per (op, impl).
+// of the chunk, counting all and keeping at most maxFindings per (op, impl); the sink gets
+// every one.
 func (bw *bworker) add(g *candGroup, mk func() *Finding) {
 	var f *Finding
 	for _, name := range g.names {
@@ -599,12 +602,13 @@ func (bw *bworker) add(g *candGroup, mk func() *Finding) {
 		if bw.kept == nil {
 			bw.kept = map[string]int{}
 		}
-		if bw.kept[k] >= bw.maxFindings {
+		keep := bw.kept[k] < bw.maxFindings
+		if !keep && bw.sink == nil {
 			continue
 		}
-		bw.kept[k]++
 		if f == nil {
 			f = mk()
+			f.Space = "boundary"
 		}
 		c := *f
 		c.Impl = name
@@ -615,7 +619,13 @@ func (bw *bworker) add(g *candGroup, mk func() *Finding) {
 			l := *c.Loc
 			c.Loc = &l
 		}
-		bw.found = append(bw.found, &c)
+		if keep {
+			bw.kept[k]++
+			bw.found = append(bw.found, &c)
+		}
+		if bw.sink != nil {
+			bw.sink.Add(&c)
+		}
 	}
 }
 
@@ -824,99 +834,6 @@ func GuardPages() bool {
 	}
 	defer b.Free()
 	return b.Guarded()
-}
-
-// DefaultTargetBoundarySample is how many placements of each family BoundaryTargetSpaces
-// takes by default: an external target answers far fewer requests a second than a built-in.
-const DefaultTargetBoundarySample = 1000
-
-// BoundaryTargetSpaces is the boundary space for an external target (--exec): a sample of at
-// most sample placements of each of the named families (nil: all; sample 0:
-// DefaultTargetBoundarySample), escape under each family's option sets as for the built-ins
-// (embed1 under BoundaryOptions). Only outputs, errors and steps are compared: the target's
-// memory is its own. Unknown family names are ignored (see ParseBoundaryFamilies). With
-// shards > 1 only part shard of it: the sampled placements of all families, counted in order,
-// whose index is shard modulo shards (--shard).
-func BoundaryTargetSpaces(ops []Op, families []string, sample uint64, shard, shards int) []TargetSpace {
-	if sample == 0 {
-		sample = DefaultTargetBoundarySample
-	}
-	if shards < 1 {
-		shard, shards = 0, 1
-	}
-	cfg := &BoundaryConfig{Sample: sample}
-	fams := boundaryFamilies(families)
-	var out []TargetSpace
-	for _, op := range ops {
-		var strs, total, first uint64 // first: index of the family's first placement
-		for _, f := range fams {
-			s := f.Sample(sample)
-			// Placements first..first+s.Len-1 whose index is shard modulo shards.
-			n := countMod(first, s.Len, uint64(shard), uint64(shards))
-			first += s.Len
-			strs += n
-			if op != OpEscape {
-				total += n
-				continue
-			}
-			if opts, rotate := familyOptions(cfg, f); rotate {
-				total += n
-			} else {
-				total += n * uint64(len(opts))
-			}
-		}
-		sets := 1
-		if op == OpEscape {
-			sets = 0
-		}
-		out = append(out, TargetSpace{Space: "boundary", Op: op, Strings: strs, OptionSets: sets, Total: total,
-			Seq: boundaryCases(op, fams, sample, uint64(shard), uint64(shards))})
-	}
-	return out
-}
-
-// countMod is how many of the n integers from first on are k modulo m.
-func countMod(first, n, k, m uint64) uint64 {
-	// Those below x: ceil((x-k)/m) for x > k.
-	below := func(x uint64) uint64 {
-		if x <= k {
-			return 0
-		}
-		return (x - k + m - 1) / m
-	}
-	return below(first+n) - below(first)
-}
-
-// boundaryCases yields the cases of BoundaryTargetSpaces for op (placements whose index over
-// all families is shard modulo shards).
-func boundaryCases(op Op, fams []*boundary.Family, sample, shard, shards uint64) iter.Seq[Case] {
-	return func(yield func(Case) bool) {
-		cfg := &BoundaryConfig{Sample: sample}
-		var p boundary.Placement
-		var idx uint64 // placement index over all families
-		for _, f := range fams {
-			s := f.Sample(sample)
-			opts, rotate := []jsonopt.Options{0}, false
-			if op == OpEscape {
-				opts, rotate = familyOptions(cfg, f)
-			}
-			for k := uint64(0); k < s.Len; k, idx = k+1, idx+1 {
-				if idx%shards != shard {
-					continue
-				}
-				i := s.Index(k)
-				x := f.At(i, &p, nil)
-				for oi, o := range opts {
-					if rotate && uint64(oi) != i%uint64(len(opts)) {
-						continue
-					}
-					if !yield(Case{Op: op, Input: x, Flags: o}) {
-						return
-					}
-				}
-			}
-		}
-	}
 }
 
 // BoundaryFamilies lists the names of the boundary families, in order.

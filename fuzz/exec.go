@@ -3,7 +3,6 @@ package fuzz
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"sort"
@@ -45,208 +44,9 @@ func SplitCommand(cmd string) ([]string, error) {
 	return argv, nil
 }
 
-// TargetConfig tunes how an external target is driven.
-type TargetConfig struct {
-	Timeout     time.Duration // per request (default protocol.DefaultTimeout, 10 s)
-	Window      int           // pipelined requests in flight (default 1,024; at least 256 is sensible)
-	MaxRestarts int           // restarts after crashes and hangs before giving up (default 100)
-	Batch       int           // requests per Do call (default 4,096)
-}
-
-// Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
-// from a command line. It is a candidate like a built-in variant: findings name it by its
-// command. Its methods must not be called concurrently.
-type Target struct {
-	Name     string // the command as given to --exec
-	argv     []string
-	cfg      TargetConfig
-	client   *protocol.Client
-	restarts int
-	ops      []Op
-}
-
-// StartTarget starts the target command (split by SplitCommand) and reads its hello. An
-// error here (the command cannot start, no hello, another protocol version) is a usage
-// error for the caller, not a finding.
-func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target, error) {
-	argv, err := SplitCommand(command)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.MaxRestarts == 0 {
-		cfg.MaxRestarts = 100
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = 4096
-	}
-	t := &Target{Name: command, argv: argv, cfg: cfg}
-	if err := t.start(ctx); err != nil {
-		return nil, err
-	}
-	for _, op := range t.client.Ops() {
-		t.ops = append(t.ops, Op(op))
-	}
-	return t, nil
-}
-
-func (t *Target) start(ctx context.Context) error {
-	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
-	if err != nil {
-		return err
-	}
-	t.client = c
-	return nil
-}
-
-// Ops lists the operations the target announced.
-func (t *Target) Ops() []Op { return t.ops }
-
-// Has reports whether the target announced op.
-func (t *Target) Has(op Op) bool {
-	for _, o := range t.ops {
-		if o == op {
-			return true
-		}
-	}
-	return false
-}
-
-// Restarts is how many times the target was restarted after a crash or hang.
-func (t *Target) Restarts() int { return t.restarts }
-
-// Close ends the target's session (closes its stdin and waits for it).
-func (t *Target) Close() error {
-	if t.client == nil {
-		return nil
-	}
-	err := t.client.Close()
-	t.client = nil
-	return err
-}
-
-// ErrTargetGaveUp is returned when a target failed more often than TargetConfig.MaxRestarts.
-var ErrTargetGaveUp = errors.New("too many restarts")
-
 // request turns a case into a protocol request.
 func (c Case) request() protocol.Request {
 	return protocol.Request{Op: protocol.Op(c.Op), Flags: c.Flags, Input: c.Input}
-}
-
-// Check sends cases to the target, pipelined in batches, and compares every answer with the
-// oracle. A crash, hang or protocol violation becomes a finding naming the request that
-// triggered it; the target is restarted and the remaining cases go on. It returns the
-// findings, how many cases were answered and compared, and an error only when the target
-// could not be restarted (after MaxRestarts) or ctx was cancelled — the findings made so
-// far are returned with it.
-func (t *Target) Check(ctx context.Context, cases []Case, progress func(n int)) ([]*Finding, int, error) {
-	var out []*Finding
-	done := 0
-	var c Checker
-	for len(cases) > 0 {
-		if err := ctx.Err(); err != nil {
-			return out, done, err
-		}
-		if t.client == nil {
-			if t.restarts >= t.cfg.MaxRestarts {
-				return out, done, fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
-			}
-			t.restarts++
-			if err := t.start(ctx); err != nil {
-				return out, done, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
-			}
-		}
-		n := min(len(cases), t.cfg.Batch)
-		batch := cases[:n]
-		reqs := make([]protocol.Request, n)
-		for i, cs := range batch {
-			reqs[i] = cs.request()
-		}
-		resps, err := t.client.Do(reqs)
-		for i := range resps {
-			if i >= n {
-				break
-			}
-			out = c.compareResponse(out, t.Name, batch[i], resps[i])
-		}
-		answered := len(resps)
-		var te *protocol.TargetError
-		if err != nil {
-			if !errors.As(err, &te) || te.Index < 0 || te.Index >= n {
-				return out, done + answered, err
-			}
-			_ = t.client.Close()
-			t.client = nil
-			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
-				// The offending line was read as the answer to this request.
-				out = append(out, targetFailure(t.Name, batch[te.Index], te))
-				answered = te.Index + 1
-			} else {
-				// A target that buffers its answers dies or stalls after the request that
-				// caused it, taking earlier answers with it: find the culprit by sending
-				// the unanswered requests one at a time.
-				var k int
-				out, k, err = t.isolate(ctx, &c, out, batch[te.Index:], te)
-				if err != nil {
-					return out, done + te.Index + k, err
-				}
-				answered = te.Index + k
-			}
-		}
-		done += answered
-		if progress != nil {
-			progress(answered)
-		}
-		cases = cases[answered:]
-	}
-	return out, done, nil
-}
-
-// isolate sends cases one at a time to a restarted target until one of them fails the way
-// first did (or every one in the window was answered), and reports that one. It returns how
-// many cases it consumed.
-func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases []Case, first *protocol.TargetError) ([]*Finding, int, error) {
-	window := min(len(cases), max(t.cfg.Window, protocol.DefaultWindow))
-	for i := 0; i < window; i++ {
-		if err := ctx.Err(); err != nil {
-			return out, i, err
-		}
-		if t.client == nil {
-			if t.restarts >= t.cfg.MaxRestarts {
-				return out, i, fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
-			}
-			t.restarts++
-			if err := t.start(ctx); err != nil {
-				return out, i, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
-			}
-		}
-		resps, err := t.client.Do([]protocol.Request{cases[i].request()})
-		var te *protocol.TargetError
-		if err != nil {
-			if !errors.As(err, &te) {
-				return out, i, err
-			}
-			_ = t.client.Close()
-			t.client = nil
-			return append(out, targetFailure(t.Name, cases[i], te)), i + 1, nil
-		}
-		out = c.compareResponse(out, t.Name, cases[i], resps[0])
-	}
-	// Sent alone, every request was answered: report the original failure where it showed.
-	f := targetFailure(t.Name, cases[0], first)
-	f.Detail += " (sent one at a time, each of the next " + fmt.Sprint(window) + " requests was answered: not reproducible alone)"
-	return append(out, f), window, nil
-}
-
-func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
-	kind := KindTargetProtocol
-	switch te.Kind {
-	case protocol.Exited:
-		kind = KindTargetCrash
-	case protocol.TimedOut:
-		kind = KindTargetHang
-	}
-	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
-		Detail: te.Error(), External: true}
 }
 
 // compareResponse compares one target answer with the oracle's.
@@ -391,6 +191,7 @@ func replayExternal(f *Finding) string {
 // report them.
 type TargetSpace struct {
 	Space      string // "exhaustive", "boundary", "random", ...
+	Origin     string // if set, the Origin of its findings ("random --seed 7")
 	Op         Op
 	Len        int // input length, 0 for mixed
 	Strings    uint64
@@ -400,8 +201,11 @@ type TargetSpace struct {
 }
 
 // RunTarget runs each space's cases through the target (skipping operations it did not
-// announce) and reports them like the built-in spaces. Findings made before an error (the
-// target could not be restarted, or ctx was cancelled) are kept in the report.
+// announce) and reports them like the built-in spaces: every finding goes to
+// TargetConfig.Sink (Space set to the space's name), at most TargetConfig.MaxFindings per
+// operation are kept in the report. Cases not sent (see Target) are counted in each
+// SpaceReport's NotRun and Skipped. Findings made before an error (the target could not be
+// restarted, or ctx was cancelled) are kept in the report.
 func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Progress) (*Report, error) {
 	if progress == nil {
 		progress = noProgress{}
@@ -414,13 +218,25 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 		progress.Begin(fmt.Sprintf("%s %s %s", t.Name, sp.Space, sp.Op), sp.Total)
 		start := time.Now()
 		var fs []*Finding
-		done := 0
+		var diffs uint64
+		var st checkStats
 		var err error
 		chunk := make([]Case, 0, 1<<16)
 		flush := func() bool {
-			f, d, e := t.Check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) })
-			fs = append(fs, f...)
-			done += d
+			f, e := t.check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) }, &st)
+			for _, g := range f {
+				g.Space = sp.Space
+				if sp.Origin != "" && g.Origin == "" {
+					g.Origin = sp.Origin
+				}
+				diffs++
+				if t.cfg.Sink != nil {
+					t.cfg.Sink.Add(g)
+				}
+				if len(fs) < t.cfg.MaxFindings {
+					fs = append(fs, g)
+				}
+			}
 			err = e
 			chunk = chunk[:0]
 			return e == nil
@@ -443,13 +259,13 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 		progress.End()
 		el := time.Since(start)
 		sr := SpaceReport{Space: sp.Space, Op: sp.Op, Len: sp.Len, Strings: sp.Strings, OptionSets: sp.OptionSets,
-			Cases: uint64(done), Impls: []string{t.Name}, Distinct: 1, Differences: uint64(len(fs)),
-			Elapsed: el, Complete: uint64(done) == sp.Total}
+			Cases: st.answered, NotRun: st.notRun, Skipped: st.skipped, Impls: []string{t.Name}, Distinct: 1,
+			Differences: diffs, Elapsed: el, Complete: st.answered+st.notRun+st.skipped == sp.Total}
 		if !sr.Complete && sp.OptionSets > 0 {
-			sr.Strings = uint64(done / sp.OptionSets)
+			sr.Strings = (st.answered + st.notRun + st.skipped) / uint64(sp.OptionSets)
 		}
 		if s := el.Seconds(); s > 0 {
-			sr.CasesPerSec = float64(done) / s
+			sr.CasesPerSec = float64(st.answered) / s
 		}
 		sort.SliceStable(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
 		rep.Merge(&Report{Spaces: []SpaceReport{sr}, Findings: fs, Differences: sr.Differences})

@@ -57,6 +57,10 @@ func TestHelperTarget(t *testing.T) {
 			}
 			return Oracle.Escape(dst, src, o)
 		}
+	case "lane-last-16", "lane-last-32", "lane-last-64": // writes a special ASCII byte in the last lane of a W-byte block raw
+		var w int
+		fmt.Sscanf(name, "lane-last-%d", &w)
+		h.Escape = laneLastEscape(w)
 	case "garbage-once": // prints one garbage line before its 100th answer, once in all its lives
 		marker := os.Getenv("DIFFFUZZ_FAKE_STATE") + "/garbage-done"
 		if _, err := os.Stat(marker); err == nil {

@@ -48,6 +48,8 @@ type ExhaustiveConfig struct {
 	// cases, dealt round-robin) of which this run checks part Shard (0-based), so that
 	// several machines can share a campaign. Shards 0 or 1 means the whole space.
 	Shard, Shards int
+	// Sink, if set, receives every finding (Space "exhaustive"), not only the MaxFindings kept.
+	Sink Sink
 }
 
 // SpaceReport says what one exhaustive space checked.
@@ -57,7 +59,9 @@ type SpaceReport struct {
 	Len         int           `json:"len"`           // input length in bytes (0: mixed lengths)
 	Strings     uint64        `json:"strings"`       // distinct inputs of that length checked
 	OptionSets  int           `json:"option_sets"`   // option combinations per input (escape), else 1
-	Cases       uint64        `json:"cases"`         // Strings × OptionSets
+	Cases       uint64        `json:"cases"`         // cases compared: Strings × OptionSets, less the two below
+	NotRun      uint64        `json:"not_run"`       // external targets: cases not sent because they contain a crash or hang witness
+	Skipped     uint64        `json:"skipped"`       // external targets: cases not sent because the target cannot take them (options=, max-len=)
 	Impls       []string      `json:"impls"`         // candidates compared with the oracle
 	Distinct    int           `json:"distinct"`      // distinct functions among them (a shared decoder runs once)
 	Differences uint64        `json:"differences"`   // findings, counted before the MaxFindings cap
@@ -246,6 +250,10 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 						if len(local) > 0 {
 							diffs.Add(uint64(len(local)))
 							for _, f := range local {
+								f.Space = "exhaustive"
+								if cfg.Sink != nil {
+									cfg.Sink.Add(f)
+								}
 								k := string(f.Op) + "\x00" + f.Impl
 								if kept[k] < cfg.MaxFindings {
 									kept[k]++

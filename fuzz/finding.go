@@ -51,10 +51,26 @@ type Finding struct {
 	// input #42; minimized from 87 to 17 bytes"), "" when that is just the space it was in.
 	Origin string `json:"-"`
 
+	// Space is the input space that found it ("exhaustive", "boundary", "random", ...); set by
+	// the campaigns before a finding reaches their Sink.
+	Space string `json:"-"`
+
+	// Minimized is set on a finding Minimize made: its input and options are 1-minimal.
+	Minimized bool `json:"-"`
+
 	// Loc places the first difference on the chunk grid of vector code: its offset, 16-byte
 	// chunk, lane and nearest 16-, 32- or 64-byte edge, and how the input was laid out. Set
 	// by the boundary space (nil elsewhere).
 	Loc *Location `json:"-"`
+}
+
+// Sink receives every raw finding of a campaign as it is made (ExhaustiveConfig.Sink,
+// BoundaryConfig.Sink, RandomConfig.Sink, TargetConfig.Sink): the campaigns keep only a few
+// findings per operation and candidate in their Report, a Sink sees them all (package report
+// groups them into defect classes). Add may be called from several goroutines at once; the
+// finding is not modified after Add and may be kept.
+type Sink interface {
+	Add(f *Finding)
 }
 
 // Location says where a finding's first difference lies and how its input was built
@@ -114,7 +130,8 @@ func (f *Finding) Replay() string {
 	}
 }
 
-func spaced(b []byte) string {
+// SpacedHex is b as space-separated hex bytes ("e0 80 41"), "(empty)" for none.
+func SpacedHex(b []byte) string {
 	if len(b) == 0 {
 		return "(empty)"
 	}
@@ -128,7 +145,10 @@ func spaced(b []byte) string {
 	return sb.String()
 }
 
-func result(b []byte, errCode int, isEscape bool) string {
+// ResultText renders one side of a comparison: the Go-quoted bytes, for escape with
+// json_last_error() when errCode is not 0, or "false (json_last_error()=5)" when an escape
+// appended nothing and failed.
+func ResultText(b []byte, errCode int, isEscape bool) string {
 	if isEscape && errCode != 0 && len(b) == 0 {
 		return fmt.Sprintf("false (json_last_error()=%d)", errCode)
 	}
@@ -145,7 +165,7 @@ func result(b []byte, errCode int, isEscape bool) string {
 func (f *Finding) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FINDING %s: %s by %s\n", f.Kind, f.Op, f.Impl)
-	fmt.Fprintf(&b, "  input    %d bytes: %s\n", len(f.Input), spaced(f.Input))
+	fmt.Fprintf(&b, "  input    %d bytes: %s\n", len(f.Input), SpacedHex(f.Input))
 	if f.Op == OpEscape {
 		fmt.Fprintf(&b, "  options  %s (%d)\n", f.Flags, uint32(f.Flags))
 	}
@@ -157,8 +177,8 @@ func (f *Finding) String() string {
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, f.GotStep)
 	case f.Kind == KindOutput || f.Kind == KindError:
 		esc := f.Op == OpEscape
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", result(f.Want, f.WantErr, esc))
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, result(f.Got, f.GotErr, esc))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", ResultText(f.Want, f.WantErr, esc))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, ResultText(f.Got, f.GotErr, esc))
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "hex", hex.EncodeToString(f.Want))
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "", hex.EncodeToString(f.Got))
 		if d := FirstDiff(f.Want, f.Got); d >= 0 {

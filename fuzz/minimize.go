@@ -35,10 +35,36 @@ const maxMinimizeChecks = 50000
 // Origin extended to say what was removed), or f itself if im cannot reproduce it. check
 // nil means OneCheck(DefaultCheck).
 func Minimize(f *Finding, im Impl, check CheckOne) *Finding {
+	return MinimizeSame(f, im, check, nil)
+}
+
+// MinimizeSame is Minimize with its own test of which findings on the way still show the
+// defect: same(g) (nil: any finding of f's kind). Package report keeps the oracle's rule at
+// the first difference, so that minimizing an input that shows two defects does not slip from
+// the one it was found for to the other, and lets the kind change where the rule stays (an
+// output difference under INVALID_UTF8_SUBSTITUTE that is an error difference without it).
+func MinimizeSame(f *Finding, im Impl, check CheckOne, same func(g *Finding) bool) *Finding {
+	return MinimizeWith(f, im, check, MinimizeOptions{Same: same})
+}
+
+// MinimizeOptions say which findings on the way of a minimization still show the defect.
+type MinimizeOptions struct {
+	// Same accepts a finding while bytes are removed and option bits cleared (nil: any finding
+	// of the original's kind).
+	Same func(g *Finding) bool
+	// Simplify, if set, is called with the finding the removing ended with and returns the
+	// test of the last step, which replaces bytes by 'a' (it applies besides Same): package
+	// report shrinks a witness without keeping its rule, then keeps the rule it ended with, so
+	// that replacing bytes cannot turn one defect's witness into another's.
+	Simplify func(g *Finding) func(*Finding) bool
+}
+
+// MinimizeWith is Minimize with the tests of opt (see MinimizeOptions).
+func MinimizeWith(f *Finding, im Impl, check CheckOne, opt MinimizeOptions) *Finding {
 	if check == nil {
 		check = OneCheck(DefaultCheck)
 	}
-	m := &minimizer{f: f, im: im, check: check}
+	m := &minimizer{f: f, im: im, check: check, same: opt.Same}
 	opts := f.Flags
 	if m.test(f.Input, opts) == nil {
 		return f // not reproducible alone (flaky or order-dependent): keep as found
@@ -50,12 +76,29 @@ func Minimize(f *Finding, im Impl, check CheckOne) *Finding {
 			in = m.shrink(in, opts)
 		}
 	}
-	in = m.simplify(in, opts)
+	if opt.Simplify != nil {
+		if g := m.test(in, opts); g != nil {
+			also, same := opt.Simplify(g), m.same
+			m.same = func(h *Finding) bool { return (same == nil && h.Kind == f.Kind || same != nil && same(h)) && also(h) }
+		}
+	}
+	// Making bytes 'a' or representative can let more bytes go: shrink and simplify again
+	// until neither changes anything (a few rounds at most).
+	for round := 0; round < 4; round++ {
+		before := string(in)
+		in = m.simplify(in, opts)
+		if string(in) == before {
+			break
+		}
+		if in = m.shrink(in, opts); len(in) == len(before) {
+			break
+		}
+	}
 	g := m.test(in, opts)
 	if g == nil { // cannot happen: every accepted step was tested
 		return f
 	}
-	g.Origin = f.Origin
+	g.Origin, g.Space, g.Minimized = f.Origin, f.Space, true
 	var what []string
 	if len(in) < len(f.Input) {
 		what = append(what, fmt.Sprintf("from %d to %d bytes", len(f.Input), len(in)))
@@ -82,14 +125,16 @@ type minimizer struct {
 	f     *Finding
 	im    Impl
 	check CheckOne
+	same  func(*Finding) bool
 	runs  int
 }
 
-// test returns the finding the candidate makes on (in, opts) if it is of f's kind.
+// test returns the finding the candidate makes on (in, opts) if it is of f's kind (or, with
+// same, one same accepts).
 func (m *minimizer) test(in []byte, opts jsonopt.Options) *Finding {
 	m.runs++
 	for _, g := range m.check(m.f.Op, m.im, in, opts) {
-		if g.Impl == m.im.Name && g.Kind == m.f.Kind {
+		if g.Impl == m.im.Name && (m.same == nil && g.Kind == m.f.Kind || m.same != nil && m.same(g)) {
 			return g
 		}
 	}
@@ -171,17 +216,31 @@ func (m *minimizer) ddmin(in []byte, opts jsonopt.Options) []byte {
 	return in
 }
 
-// simplify makes the minimal input readable without changing its length: each byte that
-// can become 'a' (keeping the finding) does, so the bytes left are the ones that matter.
+// simplify makes the minimal input readable and canonical without changing its length: each
+// byte that can become 'a' (keeping the finding) does, else, if it can, the representative of
+// its byte class (representative: E4 becomes E1, F4 81 becomes F1 80 when that keeps the
+// finding), so that the bytes left are the ones that matter and the witnesses of one defect
+// found from different inputs come out alike. Passes repeat while a byte changed (a byte made
+// representative can let another become 'a'), at most three times.
 func (m *minimizer) simplify(in []byte, opts jsonopt.Options) []byte {
-	for i := range in {
-		if in[i] == 'a' {
-			continue
+	for pass := 0; pass < 3; pass++ {
+		changed := false
+		for i := range in {
+			old := in[i]
+			for _, c := range [...]byte{'a', representative(old)} {
+				if c == old {
+					continue
+				}
+				in[i] = c
+				if m.fails(in, opts) {
+					changed = true
+					break
+				}
+				in[i] = old
+			}
 		}
-		old := in[i]
-		in[i] = 'a'
-		if !m.fails(in, opts) {
-			in[i] = old
+		if !changed {
+			break
 		}
 	}
 	return in

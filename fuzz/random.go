@@ -38,6 +38,7 @@ type RandomConfig struct {
 	NoMinimize  bool          // report findings as found
 	Check       CheckFunc     // default DefaultCheck
 	Progress    Progress      // shown for a count budget
+	Sink        Sink          // if set, receives every finding (Space "random") as found, unminimized
 }
 
 // RandomResult is a random campaign's outcome: the report (one "random" space per operation)
@@ -165,6 +166,11 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 						local = cfg.Check(&c, local[:0], op, opCands[op], s.Input, opts)
 						for _, f := range local {
 							br.diffs[op]++
+							f.Space = "random"
+							if cfg.Sink != nil {
+								f.Origin = fmt.Sprintf("random --seed %d, input #%d", cfg.Seed, i)
+								cfg.Sink.Add(f)
+							}
 							k := string(f.Op) + "\x00" + f.Impl
 							if counts[k] < cfg.MaxFindings {
 								counts[k]++

@@ -159,8 +159,8 @@ func (f *Finding) text(path string) []byte {
 		fmt.Fprintf(&b, "got: %s\n", f.GotStep)
 	case KindOutput, KindError:
 		esc := f.Op == OpEscape
-		fmt.Fprintf(&b, "want: %s = %s\n", hexOrDash(f.Want), result(f.Want, f.WantErr, esc))
-		fmt.Fprintf(&b, "got: %s = %s\n", hexOrDash(f.Got), result(f.Got, f.GotErr, esc))
+		fmt.Fprintf(&b, "want: %s = %s\n", hexOrDash(f.Want), ResultText(f.Want, f.WantErr, esc))
+		fmt.Fprintf(&b, "got: %s = %s\n", hexOrDash(f.Got), ResultText(f.Got, f.GotErr, esc))
 		if esc {
 			fmt.Fprintf(&b, "want_err: %d\ngot_err: %d\n", f.WantErr, f.GotErr)
 		}

@@ -292,3 +292,51 @@ func UTF8DecodeExplain(dst, src []byte) (out []byte, spans []Span) {
 	}
 	return dst, spans
 }
+
+// Row is the row of the §2.2 table the exit belongs to, named by its first-byte range:
+// "00..7F", "80..C1", "C2..DF", "E0..EF", "F0..F4" or "F5..FF" ("" for ExitNone, "end" for
+// the §2.1 preliminary).
+func (e Exit) Row() string {
+	switch e {
+	case ExitNone:
+		return ""
+	case ExitEnd:
+		return "end"
+	case ExitASCII:
+		return "00..7F"
+	case ExitF1:
+		return "80..C1"
+	case ExitF2, ExitF3Lead, ExitF3, ExitF4, ExitOK2:
+		return "C2..DF"
+	case ExitF5, ExitF6, ExitOK3, ExitF7, ExitF8, ExitF9:
+		return "E0..EF"
+	case ExitF15:
+		return "F5..FF"
+	}
+	return "F0..F4"
+}
+
+// Family groups the exits by what the decoder decided, across rows: "valid" (an OK row),
+// "never-a-lead" (F1, F15: a byte that cannot start a character), "bad-sequence" (a lead
+// without all of its continuation bytes: truncated, or a bad continuation byte; F2–F4, F7–F9,
+// F11–F14), "overlong" (F5, F10 below U+10000), "surrogate" (F6), "above-max" (F10 above
+// U+10FFFF); "" for ExitNone, "end" for the §2.1 preliminary.
+func (e Exit) Family() string {
+	switch e {
+	case ExitNone:
+		return ""
+	case ExitEnd:
+		return "end"
+	case ExitASCII, ExitOK2, ExitOK3, ExitOK4:
+		return "valid"
+	case ExitF1, ExitF15:
+		return "never-a-lead"
+	case ExitF5, ExitF10Overlong:
+		return "overlong"
+	case ExitF6:
+		return "surrogate"
+	case ExitF10Range:
+		return "above-max"
+	}
+	return "bad-sequence"
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +41,10 @@ type Config struct {
 	// StderrLines is how many of the target's last stderr lines a TargetError quotes.
 	// 0 means DefaultStderrLines.
 	StderrLines int
+	// OnAnswer, if set, is called by Do with each response's wait: the time from the moment
+	// the client started waiting for it (the previous response, or the call to Do) until it
+	// arrived. It runs in Do's goroutine.
+	OnAnswer func(wait time.Duration)
 }
 
 func (c Config) withDefaults() Config {
@@ -138,6 +143,8 @@ type Client struct {
 	done   chan struct{} // closed once the process has exited
 	wait   error         // cmd.Wait's result, valid after done
 
+	timeout atomic.Int64 // Config.Timeout, changed by SetTimeout
+
 	mu       sync.Mutex
 	broken   error // set on the first TargetError, or by Close
 	quitOnce sync.Once
@@ -183,6 +190,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
+	c.timeout.Store(int64(cfg.Timeout))
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
@@ -259,6 +267,14 @@ func readErr(err error) string {
 	return " (reading its stdout: " + err.Error() + ")"
 }
 
+// SetTimeout changes Config.Timeout (d > 0) from the next wait for a response on, also while
+// Do runs (from Config.OnAnswer).
+func (c *Client) SetTimeout(d time.Duration) {
+	if d > 0 {
+		c.timeout.Store(int64(d))
+	}
+}
+
 // Ops returns the operations the target announced in its hello.
 func (c *Client) Ops() []Op { return append([]Op(nil), c.ops...) }
 
@@ -320,7 +336,8 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 	}()
 
 	out := make([]Response, 0, len(reqs))
-	timer := time.NewTimer(c.cfg.Timeout)
+	waitStart := time.Now()
+	timer := time.NewTimer(time.Duration(c.timeout.Load()))
 	defer timer.Stop()
 	var writeErr error
 	for i := 0; i < len(reqs); {
@@ -343,12 +360,17 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 			out = append(out, resp)
 			<-sem
 			i++
-			timer.Reset(c.cfg.Timeout)
+			if c.cfg.OnAnswer != nil {
+				now := time.Now()
+				c.cfg.OnAnswer(now.Sub(waitStart))
+				waitStart = now
+			}
+			timer.Reset(time.Duration(c.timeout.Load()))
 		case err := <-werr:
 			writeErr = err // the reader sees the exit; keep reading the answers already sent
 			werr = nil
 		case <-timer.C:
-			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", c.cfg.Timeout)})
+			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", time.Duration(c.timeout.Load()))})
 		case <-c.ctx.Done():
 			return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: "cancelled: " + c.ctx.Err().Error()})
 		}

@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/protocol"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // common is what every campaign mode gets: the candidates, the operations and the
@@ -26,6 +28,7 @@ type common struct {
 	workers       int
 	progress      fuzz.Progress
 	stderr        io.Writer
+	sink          fuzz.Sink // every raw finding goes here (the run's report.Triage)
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -62,7 +65,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
 	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; random inputs are not sharded (give each machine its own --seed)")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "per-request timeout for --exec targets")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
+	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
+	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
+	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
 		m.addFlags(fs)
 	}
@@ -102,6 +108,23 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *timeout <= 0 {
 		return exitUsage, usagef("--timeout must be positive, got %v", *timeout)
 	}
+	if *examples < 0 {
+		return exitUsage, usagef("--examples must be 0 or more, got %d", *examples)
+	}
+	var findingsOut *os.File
+	if *findingsFile != "" {
+		if findingsOut, err = os.Create(*findingsFile); err != nil {
+			return exitUsage, usagef("--findings: %v", err)
+		}
+		defer findingsOut.Close()
+	}
+	ex := *examples
+	if ex == 0 {
+		ex = -1 // report.Config: none
+	}
+	triage := report.New(report.Config{Examples: ex, Spool: findingsOut != nil, Progress: c.progress})
+	defer triage.Close()
+	c.sink = triage
 	var run []*mode
 	for _, m := range modes {
 		if m.check != nil {
@@ -122,7 +145,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	for _, cmd := range execs {
-		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout})
+		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout, Sink: triage})
 		if err != nil {
 			return exitUsage, usagef("--exec %q: %v", cmd, err)
 		}
@@ -165,36 +188,71 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			break
 		}
 	}
+	for _, t := range c.targets {
+		for _, w := range t.Witnesses() {
+			triage.AddNotRun(w.Finding, w.NotRun)
+		}
+	}
+	classes := triage.Classes(ctx, rechecker(ctx, c))
 	elapsed := time.Since(start)
 	if *jsonOut {
 		fj := make([]map[string]any, len(rep.Findings))
 		for i, f := range rep.Findings {
 			fj[i] = f.JSON()
 		}
+		cj := make([]map[string]any, len(classes))
+		for i, cl := range classes {
+			cj[i] = cl.JSON()
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{
-			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences,
-			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed,
+			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences, "classes": cj,
+			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed, "targets": targetsJSON(c.targets),
 		}); err != nil {
 			return exitUsage, err
 		}
 	} else {
-		for _, f := range rep.Findings {
-			fmt.Fprintln(stdout, f.String())
+		report.WriteText(stdout, classes)
+		if len(classes) > 0 {
+			fmt.Fprintln(stdout)
 		}
-		printSummary(stdout, rep, elapsed)
+		printSummary(stdout, rep, len(classes), elapsed)
+	}
+	if findingsOut != nil {
+		n, err := triage.WriteFindings(findingsOut)
+		if err == nil {
+			err = findingsOut.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --findings: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "difffuzz: wrote %s findings to %s (JSON Lines)\n", report.Count(n), *findingsFile)
+		}
+	}
+	if *outDir != "" {
+		for _, cl := range classes {
+			ff, tf, err := fuzz.SaveFinding(*outDir, cl.Witness)
+			if err != nil {
+				fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
+				break
+			}
+			if cl.Witness.External {
+				// repro runs built-in implementations only.
+				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: %s)\n", cl.ID, ff, tf, cl.Witness.Replay())
+			} else {
+				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", cl.ID, ff, tf, tf)
+			}
+		}
+	}
+	for _, t := range c.targets {
+		targetNotes(stderr, t)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "difffuzz: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
 		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
 	} else if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
-	}
-	for _, t := range c.targets {
-		if t.Restarts() > 0 {
-			fmt.Fprintf(stderr, "difffuzz: --exec %q was restarted %d times\n", t.Name, t.Restarts())
-		}
 	}
 	if rep.Differences > 0 {
 		return exitFindings, nil
@@ -253,7 +311,78 @@ func group(n uint64) string {
 	return b.String()
 }
 
-func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
+// rechecker finds a candidate of the run by name for minimization: a built-in through
+// fuzz.DefaultCheck, an external target through single requests.
+func rechecker(ctx context.Context, c *common) report.Rechecker {
+	return func(impl string) (fuzz.Impl, fuzz.CheckOne, bool) {
+		for _, im := range c.cands {
+			if im.Name == impl {
+				return im, fuzz.OneCheck(fuzz.DefaultCheck), true
+			}
+		}
+		for _, t := range c.targets {
+			if t.Name == impl {
+				return fuzz.Impl{Name: t.Name}, t.CheckOne(ctx), true
+			}
+		}
+		return fuzz.Impl{}, nil, false
+	}
+}
+
+// targetNotes says on stderr how a target was driven: the timeout, the option bits and
+// lengths it could not take, the inputs not sent for a crash or hang witness, restarts.
+func targetNotes(w io.Writer, t *fuzz.Target) {
+	d, p99, answers, calibrated := t.Timeout()
+	if calibrated {
+		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (50× its p99 answer latency %v over %s answers, within 100ms..--timeout)\n",
+			t.Name, d, p99, report.Count(answers))
+	} else {
+		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (--timeout; not calibrated: %s answers)\n", t.Name, d, report.Count(answers))
+	}
+	caps := t.Capabilities()
+	if u := t.Unchecked(); u != 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: option bits not checked (the target announced options=%d): %s\n", t.Name, uint32(caps.Options), u.Short())
+	}
+	if caps.MaxLen > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: inputs longer than its max-len=%d bytes not checked\n", t.Name, caps.MaxLen)
+	}
+	var notRun uint64
+	for _, wt := range t.Witnesses() {
+		notRun += wt.NotRun
+	}
+	if n := len(t.Witnesses()); n > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: %d crash or hang witnesses; %s inputs containing one were not sent\n", t.Name, n, report.Count(notRun))
+	}
+	if t.Restarts() > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q was restarted %d times\n", t.Name, t.Restarts())
+	}
+}
+
+// targetsJSON is how each target was driven, for --json.
+func targetsJSON(ts []*fuzz.Target) []map[string]any {
+	out := []map[string]any{}
+	for _, t := range ts {
+		d, p99, answers, calibrated := t.Timeout()
+		var notRun uint64
+		for _, w := range t.Witnesses() {
+			notRun += w.NotRun
+		}
+		caps := t.Capabilities()
+		m := map[string]any{"command": t.Name, "ops": t.Ops(), "timeout_ns": d, "p99_ns": p99, "answers": answers,
+			"calibrated": calibrated, "restarts": t.Restarts(), "witnesses": len(t.Witnesses()), "not_run": notRun,
+			"unchecked_flags": uint32(t.Unchecked()), "unchecked_options": t.Unchecked().String()}
+		if caps.OptionsSet {
+			m["options"] = uint32(caps.Options)
+		}
+		if caps.MaxLen > 0 {
+			m["max_len"] = caps.MaxLen
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Duration) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
 	var strs, cases uint64
@@ -290,7 +419,10 @@ func printSummary(w io.Writer, rep *fuzz.Report, elapsed time.Duration) {
 	}
 	verdict := "no differences"
 	if rep.Differences > 0 {
-		verdict = fmt.Sprintf("%s differences", group(rep.Differences))
+		verdict = fmt.Sprintf("%s differences in %d defect class", group(rep.Differences), classes)
+		if classes != 1 {
+			verdict += "es"
+		}
 	}
 	ncands := len(names)
 	plural := "s"

@@ -219,6 +219,7 @@ func TestExecShard(t *testing.T) {
 	for _, mode := range [][]string{
 		{"--exhaustive", "--max-len", "1", "--ops", "escape,decode"},
 		{"--boundary", "--boundary-sample", "2000", "--ops", "escape"},
+		{"--boundary", "--boundary-sample", "300", "--ops", "utf8_decode"}, // stratified edge inputs + 300 per family
 	} {
 		args := append([]string{"--exec", self, "--impl", "generic", "--json"}, mode...)
 		wantS, wantC := targetRows(args...)

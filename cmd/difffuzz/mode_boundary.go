@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/fuzz"
@@ -17,13 +19,14 @@ import (
 // canary in dst's spare capacity and the input compared with a copy afterwards.
 func init() {
 	var on bool
-	var sample uint64
+	var sample sampleFlag
 	var families string
 	addMode(&mode{
 		name: "boundary", order: 20, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&on, "boundary", false, "check the boundary space: special bytes around every 16/32/64-byte chunk edge, straddles, alignments, the 1–3-byte strings across the edges, with guard pages, input integrity and dst canaries")
-			fs.Uint64Var(&sample, "boundary-sample", 0, "check at most N placements of each boundary family (0: all; external targets: 1000)")
+			sample = sampleFlag{} // not given (fs.Var, unlike Uint64Var, does not reset it)
+			fs.Var(&sample, "boundary-sample", fmt.Sprintf("check at most `N` placements of each boundary family (0: all; default: all for built-ins, for --exec targets the stratified edge inputs and %d of each family)", fuzz.DefaultTargetBoundarySample))
 			fs.StringVar(&families, "boundary-families", "", "check only these boundary families, comma-separated: "+strings.Join(fuzz.BoundaryFamilies(), ", ")+" (default all)")
 		},
 		selected: func() bool { return on },
@@ -37,6 +40,13 @@ func init() {
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			rep := &fuzz.Report{}
 			fams, _ := fuzz.ParseBoundaryFamilies(families)
+			tsample := sample.n // --exec targets: the default sample unless --boundary-sample is given
+			if !sample.set {
+				tsample = fuzz.DefaultTargetBoundarySample
+			}
+			if len(c.targets) > 0 {
+				fmt.Fprintln(c.stderr, boundaryTargetLine(c, fams, tsample))
+			}
 			if len(c.cands) > 0 {
 				if !fuzz.GuardPages() {
 					fmt.Fprintln(c.stderr, "difffuzz: no guard pages (mmap unavailable): reads outside the input go undetected in the boundary space")
@@ -44,7 +54,7 @@ func init() {
 				r, err := fuzz.Boundary(ctx, fuzz.BoundaryConfig{
 					Families: fams,
 					Ops:      c.ops, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-					Sample: sample, Shard: c.shard, Shards: c.shards,
+					Sample: sample.n, Shard: c.shard, Shards: c.shards, Sink: c.sink,
 				})
 				if err != nil {
 					return nil, err
@@ -52,7 +62,7 @@ func init() {
 				rep.Merge(r)
 			}
 			for _, t := range c.targets {
-				r, err := fuzz.RunTarget(ctx, t, fuzz.BoundaryTargetSpaces(c.ops, fams, sample, c.shard, c.shards), c.progress)
+				r, err := fuzz.RunTarget(ctx, t, fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards), c.progress)
 				rep.Merge(r)
 				if err != nil {
 					return rep, err
@@ -61,4 +71,71 @@ func init() {
 			return rep, nil
 		},
 	})
+}
+
+// sampleFlag is --boundary-sample: a count, and whether it was given (0 means all, for
+// external targets too; not given means all for built-ins and the default sample for
+// external targets).
+type sampleFlag struct {
+	n   uint64
+	set bool
+}
+
+func (f *sampleFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.FormatUint(f.n, 10)
+}
+
+func (f *sampleFlag) Set(v string) error {
+	n, err := strconv.ParseUint(v, 0, 64)
+	if err != nil {
+		return errors.New("want a count of placements, 0 for all")
+	}
+	f.n, f.set = n, true
+	return nil
+}
+
+// boundaryTargetLine describes the boundary sample the --exec targets get, for stderr: the
+// stratified edge inputs, the placements per family and the requests per operation that a
+// target announces.
+func boundaryTargetLine(c *common, fams []string, sample uint64) string {
+	counts := fuzz.BoundaryTargetCounts(c.ops, fams, sample, c.shard, c.shards)
+	if len(counts) == 0 {
+		return "difffuzz: boundary for --exec targets: no operations"
+	}
+	c0 := counts[0]
+	var b strings.Builder
+	b.WriteString("difffuzz: boundary for --exec targets")
+	if c.shards > 1 {
+		fmt.Fprintf(&b, " (shard %d/%d)", c.shard, c.shards)
+	}
+	b.WriteString(": ")
+	if fams == nil {
+		fmt.Fprintf(&b, "%s stratified edge inputs (every unit ending at, starting at and straddling each 16/32/64-byte edge; escape under %d option sets) + ",
+			group(c0.StratifiedInput), len(fuzz.StratifiedOptions))
+	}
+	famWord := "families"
+	if c0.Families == 1 {
+		famWord = "family"
+	}
+	if sample == 0 {
+		fmt.Fprintf(&b, "all %s placements of %d %s", group(c0.Placements), c0.Families, famWord)
+	} else {
+		fmt.Fprintf(&b, "at most %s placements of each of %d %s (%s in all)", group(sample), c0.Families, famWord, group(c0.Placements))
+	}
+	var ops []string
+	for _, n := range counts {
+		for _, t := range c.targets {
+			if t.Has(n.Op) {
+				ops = append(ops, fmt.Sprintf("%s %s", n.Op, group(n.Cases())))
+				break
+			}
+		}
+	}
+	if len(ops) > 0 {
+		fmt.Fprintf(&b, ": %s requests", strings.Join(ops, ", "))
+	}
+	return b.String()
 }

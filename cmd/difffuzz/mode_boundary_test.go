@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/difffuzz/difffuzz/fuzz"
 )
 
 // TestBoundaryMode runs a sample of the boundary space through the command line and checks
@@ -39,5 +43,43 @@ func TestBoundaryMode(t *testing.T) {
 	code, _, errs = runArgs(t, "", "--boundary", "--boundary-families", "nope")
 	if code != 2 || !strings.Contains(errs, "unknown boundary family") {
 		t.Errorf("bad family: exit %d, stderr %q", code, errs)
+	}
+}
+
+// --boundary-sample for an --exec target: not given, the stratified edge inputs and 1,000
+// placements of each family; 0, every placement; the header line says which.
+func TestBoundaryTargetSample(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "swar")
+	self := fmt.Sprintf("%q -test.run=^TestHelperServe$", os.Args[0])
+	strat := fuzz.StratifiedEdgeInputs()
+	align := int(fuzz.BoundarySpace().Family("align").Len())
+	align1000 := int(fuzz.BoundaryTargetCounts([]fuzz.Op{fuzz.OpUTF8Decode}, []string{"align"}, 1000, 0, 1)[0].Placements)
+	for _, tc := range []struct {
+		args    []string
+		strings int
+		header  string
+	}{
+		{nil, strat + 9123, fmt.Sprintf("%s stratified edge inputs", group(uint64(strat)))},
+		{[]string{"--boundary-sample", "3"}, strat + 30, "at most 3 placements of each of 10 families (30 in all): utf8_decode " + group(uint64(strat+30)) + " requests"},
+		{[]string{"--boundary-families", "align"}, align1000, fmt.Sprintf("boundary for --exec targets: at most 1,000 placements of each of 1 family (%s in all)", group(uint64(align1000)))},
+		{[]string{"--boundary-families", "align", "--boundary-sample", "0"}, align, "boundary for --exec targets: all " + group(uint64(align)) + " placements of 1 family"},
+	} {
+		args := append([]string{"--exec", self, "--boundary", "--ops", "utf8_decode", "--json"}, tc.args...)
+		code, out, errs := runArgs(t, "", args...)
+		var rep struct {
+			Spaces []struct {
+				Strings int `json:"strings"`
+				Cases   int `json:"cases"`
+			} `json:"spaces"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Spaces) != 1 {
+			t.Fatalf("%v: exit %d, stderr %q\n%s", tc.args, code, errs, out)
+		}
+		if s := rep.Spaces[0]; s.Strings != tc.strings || s.Cases != tc.strings {
+			t.Errorf("%v: %d strings, %d cases; want %d", tc.args, s.Strings, s.Cases, tc.strings)
+		}
+		if !strings.Contains(errs, tc.header) {
+			t.Errorf("%v: stderr lacks %q:\n%s", tc.args, tc.header, errs)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func init() {
 			if len(c.cands) > 0 {
 				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
 					Ops: c.ops, MaxLen: c.maxLen, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-					Shard: c.shard, Shards: c.shards,
+					Shard: c.shard, Shards: c.shards, Sink: c.sink,
 				})
 				if err != nil {
 					return nil, err

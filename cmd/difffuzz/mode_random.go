@@ -10,12 +10,11 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
-	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // The random mode: --random N|DURATION generated inputs (DESIGN.md §3), reproducible from
-// --seed, every finding minimized; --stats prints what the generator drew and --out DIR saves
-// each finding as a `go test fuzz v1` file and a text record (difffuzz repro replays both).
+// --seed; every finding goes to the run's triage, which minimizes one per group; --stats
+// prints what the generator drew.
 // defaultRandomCount is the random part of the default campaign (no mode flag).
 const defaultRandomCount = 50000
 
@@ -25,7 +24,6 @@ func init() {
 		seed    int64
 		seedSet bool
 		stats   bool
-		outDir  string
 		count   uint64
 		dur     time.Duration
 	)
@@ -42,13 +40,12 @@ func init() {
 				return nil
 			})
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
-			fs.StringVar(&outDir, "out", "", "with --random: save each finding as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 		},
 		selected: func() bool { return budget != "" },
 		check: func() error {
 			if budget == "" {
-				if seedSet || stats || outDir != "" {
-					return usagef("--seed, --stats and --out go with --random N|DURATION")
+				if seedSet || stats {
+					return usagef("--seed and --stats go with --random N|DURATION")
 				}
 				return nil
 			}
@@ -71,6 +68,7 @@ func init() {
 			if len(c.cands) > 0 {
 				res, err := fuzz.Random(ctx, fuzz.RandomConfig{
 					Ops: c.ops, Impls: c.cands, Seed: seed, Count: count, Duration: dur, Workers: c.workers, Progress: c.progress,
+					Sink: c.sink, NoMinimize: c.sink != nil, // the triage minimizes one finding per group
 				})
 				if err != nil {
 					return nil, err
@@ -98,20 +96,6 @@ func init() {
 				}
 				fmt.Fprintln(c.stderr, "difffuzz: random: what the generator drew (--stats):")
 				st.Write(c.stderr)
-			}
-			if outDir != "" {
-				for _, f := range rep.Findings {
-					ff, tf, err := fuzz.SaveFinding(outDir, f)
-					if err != nil {
-						return rep, fmt.Errorf("--out: %v", err)
-					}
-					if f.External {
-						// repro runs built-in implementations only.
-						fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: %s)\n", ff, tf, f.Replay())
-					} else {
-						fmt.Fprintf(c.stderr, "difffuzz: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", ff, tf, tf)
-					}
-				}
 			}
 			if inputs == 0 {
 				// No candidate offered the operations asked for (a target announces only some).
@@ -147,8 +131,8 @@ func budgetText(count uint64, dur time.Duration) string {
 	return "for " + dur.String()
 }
 
-// randomTarget runs the random inputs through an external target, one space per operation,
-// and minimizes its findings by asking the target again.
+// randomTarget runs the random inputs through an external target, one space per operation
+// (the run's triage minimizes its findings by asking the target again).
 func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64, count uint64, dur time.Duration, progress fuzz.Progress) (*fuzz.Report, uint64, error) {
 	total := count
 	if dur > 0 {
@@ -167,7 +151,7 @@ func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64
 			}
 			return time.Now().After(end)
 		}
-		spaces = append(spaces, fuzz.TargetSpace{Space: "random", Op: op, Strings: total, OptionSets: 1, Total: total,
+		spaces = append(spaces, fuzz.TargetSpace{Space: "random", Origin: fmt.Sprintf("random --seed %d", seed), Op: op, Strings: total, OptionSets: 1, Total: total,
 			Seq: fuzz.RandomCases(op, seed, total, 0, stop)})
 	}
 	rep, err := fuzz.RunTarget(ctx, t, spaces, progress)
@@ -179,17 +163,6 @@ func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64
 			sp.Complete = ctx.Err() == nil && err == nil
 		}
 		inputs = max(inputs, sp.Cases)
-	}
-	check := func(op fuzz.Op, im fuzz.Impl, src []byte, opts jsonopt.Options) []*fuzz.Finding {
-		fs, _, _ := t.Check(ctx, []fuzz.Case{{Op: op, Input: src, Flags: opts}}, nil)
-		return fs
-	}
-	for i, f := range rep.Findings {
-		if ctx.Err() != nil {
-			break
-		}
-		f.Origin = fmt.Sprintf("random --seed %d", seed)
-		rep.Findings[i] = fuzz.Minimize(f, fuzz.Impl{Name: t.Name}, check)
 	}
 	return rep, inputs, err
 }

@@ -1,0 +1,448 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// TargetConfig tunes how an external target is driven.
+type TargetConfig struct {
+	// Timeout is the longest a request may wait for its answer (default
+	// protocol.DefaultTimeout, 10 s). Until CalibrateAfter answers have been seen it is the
+	// timeout; after that the timeout is 50 times the p99 of the target's answer latency,
+	// at least MinTimeout and at most Timeout, so that a hang costs a fraction of a second.
+	Timeout time.Duration
+	// MinTimeout is the floor of the calibrated timeout (default 100 ms).
+	MinTimeout time.Duration
+	// CalibrateAfter is how many answers are seen before the timeout is calibrated (default
+	// 1,000; negative: never, every request waits Timeout).
+	CalibrateAfter int
+	Window         int // pipelined requests in flight (default 1,024; at least 256 is sensible)
+	MaxRestarts    int // restarts after crashes and hangs of campaign inputs before giving up (default 100)
+	Batch          int // requests per Do call (default 4,096)
+	// MaxFindings is how many findings per operation RunTarget keeps in its Report (default
+	// 20); Sink, if set, receives every one.
+	MaxFindings int
+	Sink        Sink
+}
+
+// Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
+// from a command line. It is a candidate like a built-in variant: findings name it by its
+// command. Its methods must not be called concurrently.
+//
+// In a campaign (Check, RunTarget) a crash or hang is minimized as soon as it is found
+// (Minimize, through single requests with the calibrated timeout), and later cases that
+// contain its minimal witness, for the same operation and with at least its option bits, are
+// not sent: Witnesses counts them. Cases the target said it cannot take (options= and
+// max-len= in its hello) are never sent either.
+type Target struct {
+	Name     string // the command as given to --exec
+	argv     []string
+	cfg      TargetConfig
+	client   *protocol.Client
+	restarts int // restarts caused by campaign inputs (bounded by MaxRestarts)
+	extra    int // restarts while minimizing a crash or hang
+	ops      []Op
+	caps     protocol.Capabilities
+
+	timeout    time.Duration // the current per-request timeout
+	lat        [64]uint64    // answer waits: lat[k] counts waits of bits.Len64(ns) == k
+	answers    uint64
+	calibrated bool
+
+	witnesses []*Witness
+	unchecked jsonopt.Options // option bits of cases not sent because of options=
+}
+
+// Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
+// the cases that were not sent because they contain it.
+type Witness struct {
+	Finding *Finding
+	NotRun  uint64
+}
+
+// StartTarget starts the target command (split by SplitCommand) and reads its hello. An
+// error here (the command cannot start, no hello, another protocol version) is a usage
+// error for the caller, not a finding.
+func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target, error) {
+	argv, err := SplitCommand(command)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = protocol.DefaultTimeout
+	}
+	if cfg.MinTimeout <= 0 {
+		cfg.MinTimeout = 100 * time.Millisecond
+	}
+	if cfg.CalibrateAfter == 0 {
+		cfg.CalibrateAfter = 1000
+	}
+	if cfg.MaxRestarts == 0 {
+		cfg.MaxRestarts = 100
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 4096
+	}
+	if cfg.MaxFindings <= 0 {
+		cfg.MaxFindings = 20
+	}
+	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout}
+	if err := t.start(ctx); err != nil {
+		return nil, err
+	}
+	for _, op := range t.client.Ops() {
+		t.ops = append(t.ops, Op(op))
+	}
+	t.caps = t.client.Capabilities()
+	return t, nil
+}
+
+func (t *Target) start(ctx context.Context) error {
+	// The hello gets the whole Timeout (a start can be slow); the requests the current one.
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window, OnAnswer: t.observe})
+	if err != nil {
+		return err
+	}
+	c.SetTimeout(t.timeout)
+	t.client = c
+	return nil
+}
+
+// observe records one answer's wait and, once enough were seen, recalibrates the timeout.
+func (t *Target) observe(wait time.Duration) {
+	t.lat[bits.Len64(uint64(max(wait, 1)))]++
+	t.answers++
+	if t.cfg.CalibrateAfter < 0 || t.answers < uint64(t.cfg.CalibrateAfter) || t.answers&1023 != 0 && t.calibrated {
+		return
+	}
+	d := min(max(50*t.p99(), t.cfg.MinTimeout), t.cfg.Timeout)
+	t.calibrated = true
+	if d != t.timeout {
+		t.timeout = d
+		if t.client != nil {
+			t.client.SetTimeout(d)
+		}
+	}
+}
+
+// p99 is the 99th percentile of the answer waits seen, rounded up to a power of two
+// nanoseconds.
+func (t *Target) p99() time.Duration {
+	var seen uint64
+	for k, n := range t.lat {
+		seen += n
+		if seen*100 >= t.answers*99 {
+			return time.Duration(uint64(1) << k)
+		}
+	}
+	return t.cfg.Timeout
+}
+
+// Timeout says how long a request may wait now, and how that was decided: calibrated is false
+// while the configured Timeout applies; p99 is the answer latency it was calibrated from, over
+// answers answers.
+func (t *Target) Timeout() (timeout, p99 time.Duration, answers uint64, calibrated bool) {
+	return t.timeout, t.p99(), t.answers, t.calibrated
+}
+
+// Ops lists the operations the target announced.
+func (t *Target) Ops() []Op { return t.ops }
+
+// Capabilities are what the target announced in its hello beyond its operations.
+func (t *Target) Capabilities() protocol.Capabilities { return t.caps }
+
+// Unchecked are the option bits of cases a campaign did not send because the target does not
+// implement them (options= in its hello).
+func (t *Target) Unchecked() jsonopt.Options { return t.unchecked }
+
+// Witnesses are the crash and hang witnesses found so far, in the order found.
+func (t *Target) Witnesses() []*Witness { return t.witnesses }
+
+// Has reports whether the target announced op.
+func (t *Target) Has(op Op) bool {
+	for _, o := range t.ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// Restarts is how many times the target was restarted after a crash or hang (minimizing one
+// included).
+func (t *Target) Restarts() int { return t.restarts + t.extra }
+
+// Close ends the target's session (closes its stdin and waits for it).
+func (t *Target) Close() error {
+	if t.client == nil {
+		return nil
+	}
+	err := t.client.Close()
+	t.client = nil
+	return err
+}
+
+// ErrTargetGaveUp is returned when a target failed more often than TargetConfig.MaxRestarts.
+var ErrTargetGaveUp = errors.New("too many restarts")
+
+// ensure restarts the target if it is not running. minimizing restarts count separately and
+// are bounded by MaxRestarts per witness.
+func (t *Target) ensure(ctx context.Context, minimizing bool) error {
+	if t.client != nil {
+		return nil
+	}
+	if minimizing {
+		t.extra++
+	} else {
+		if t.restarts >= t.cfg.MaxRestarts {
+			return fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
+		}
+		t.restarts++
+	}
+	if err := t.start(ctx); err != nil {
+		return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+	}
+	return nil
+}
+
+// checkStats counts what became of the cases given to check.
+type checkStats struct {
+	answered uint64 // sent, answered (or failed) and compared
+	notRun   uint64 // not sent: they contain a crash or hang witness
+	skipped  uint64 // not sent: outside the target's announced options or max-len
+}
+
+// Check sends cases to the target, pipelined in batches, and compares every answer with the
+// oracle. A crash, hang or protocol violation becomes a finding naming the request that
+// triggered it; the target is restarted and the remaining cases go on. A crash or hang is
+// minimized at once, and later cases that contain its witness are not sent (Witnesses);
+// cases the target cannot take (options=, max-len=) are not sent either. It returns the
+// findings, how many cases were answered and compared, and an error only when the target
+// could not be restarted (after MaxRestarts) or ctx was cancelled — the findings made so far
+// are returned with it.
+func (t *Target) Check(ctx context.Context, cases []Case, progress func(n int)) ([]*Finding, int, error) {
+	var st checkStats
+	fs, err := t.check(ctx, cases, progress, &st)
+	return fs, int(st.answered), err
+}
+
+func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), st *checkStats) ([]*Finding, error) {
+	var out []*Finding
+	var c Checker
+	send := t.filter(cases, st, progress)
+	for len(send) > 0 {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if err := t.ensure(ctx, false); err != nil {
+			return out, err
+		}
+		n := min(len(send), t.cfg.Batch)
+		batch := send[:n]
+		reqs := make([]protocol.Request, n)
+		for i, cs := range batch {
+			reqs[i] = cs.request()
+		}
+		resps, err := t.client.Do(reqs)
+		for i := range resps {
+			if i >= n {
+				break
+			}
+			out = c.compareResponse(out, t.Name, batch[i], resps[i])
+		}
+		answered := len(resps)
+		var te *protocol.TargetError
+		fresh := false // a new witness
+		if err != nil {
+			if !errors.As(err, &te) || te.Index < 0 || te.Index >= n {
+				st.answered += uint64(answered)
+				return out, err
+			}
+			_ = t.client.Close()
+			t.client = nil
+			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
+				// The offending line was read as the answer to this request.
+				out = append(out, targetFailure(t.Name, batch[te.Index], te))
+				answered = te.Index + 1
+			} else {
+				// A target that buffers its answers dies or stalls after the request that
+				// caused it, taking earlier answers with it: find the culprit by sending
+				// the unanswered requests one at a time.
+				var k int
+				var f *Finding
+				out, f, k, err = t.isolate(ctx, &c, out, batch[te.Index:], te)
+				answered = te.Index + k
+				if err != nil {
+					st.answered += uint64(answered)
+					return out, err
+				}
+				if f != nil {
+					out = append(out, t.minimizeFailure(ctx, f))
+					fresh = true
+				}
+			}
+		}
+		st.answered += uint64(answered)
+		if progress != nil {
+			progress(answered)
+		}
+		send = send[answered:]
+		if fresh {
+			send = t.filter(send, st, progress)
+		}
+	}
+	return out, nil
+}
+
+// filter drops the cases the target cannot take and those that contain a crash or hang
+// witness, counting them.
+func (t *Target) filter(cases []Case, st *checkStats, progress func(n int)) []Case {
+	var keep []Case
+	dropped := 0
+	for i, c := range cases {
+		why := t.drop(c)
+		if why == nil && keep == nil {
+			continue // nothing dropped yet: no copy
+		}
+		if keep == nil {
+			keep = append(make([]Case, 0, len(cases)), cases[:i]...)
+		}
+		if why == nil {
+			keep = append(keep, c)
+			continue
+		}
+		dropped++
+		if w, ok := why.(*Witness); ok {
+			w.NotRun++
+			st.notRun++
+		} else {
+			st.skipped++
+		}
+	}
+	if progress != nil && dropped > 0 {
+		progress(dropped)
+	}
+	if keep == nil {
+		return cases
+	}
+	return keep
+}
+
+// drop says why case c is not sent: a *Witness it contains, or errCannot when the target
+// announced it cannot take it; nil to send it.
+func (t *Target) drop(c Case) any {
+	if c.Flags&^t.caps.Options != 0 || (t.caps.MaxLen > 0 && len(c.Input) > t.caps.MaxLen) {
+		t.unchecked |= c.Flags &^ t.caps.Options
+		return errCannot
+	}
+	for _, w := range t.witnesses {
+		f := w.Finding
+		if f.Op == c.Op && c.Flags&f.Flags == f.Flags && bytes.Contains(c.Input, f.Input) {
+			return w
+		}
+	}
+	return nil
+}
+
+var errCannot = errors.New("the target cannot take it")
+
+// isolate sends cases one at a time to a restarted target until one of them fails the way
+// first did (or every one in the window was answered), and reports that one. It returns how
+// many cases it consumed, and the failure when one request alone reproduced it (nil when
+// none did: then a finding saying so is appended instead).
+func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases []Case, first *protocol.TargetError) ([]*Finding, *Finding, int, error) {
+	window := min(len(cases), max(t.cfg.Window, protocol.DefaultWindow))
+	for i := 0; i < window; i++ {
+		if err := ctx.Err(); err != nil {
+			return out, nil, i, err
+		}
+		if err := t.ensure(ctx, false); err != nil {
+			return out, nil, i, err
+		}
+		resps, err := t.client.Do([]protocol.Request{cases[i].request()})
+		var te *protocol.TargetError
+		if err != nil {
+			if !errors.As(err, &te) {
+				return out, nil, i, err
+			}
+			_ = t.client.Close()
+			t.client = nil
+			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
+		}
+		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+	}
+	// Sent alone, every request was answered: report the original failure where it showed.
+	f := targetFailure(t.Name, cases[0], first)
+	f.Detail += " (sent one at a time, each of the next " + fmt.Sprint(window) + " requests was answered: not reproducible alone)"
+	return append(out, f), nil, window, nil
+}
+
+// minimizeFailure minimizes a crash or hang found by one request alone (single requests with
+// the current timeout; the restarts it costs do not count against MaxRestarts, but at most
+// MaxRestarts of them per failure), records its witness and returns the minimized finding.
+func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
+	budget := t.extra + t.cfg.MaxRestarts
+	check := func(op Op, _ Impl, src []byte, opts jsonopt.Options) []*Finding {
+		if t.extra >= budget && t.client == nil {
+			return nil // out of restarts: count it as not failing, the result still fails
+		}
+		return t.one(ctx, Case{Op: op, Input: src, Flags: opts}, true)
+	}
+	g := Minimize(f, Impl{Name: t.Name}, check)
+	g.Origin = f.Origin
+	t.witnesses = append(t.witnesses, &Witness{Finding: g})
+	return g
+}
+
+// one sends one case alone (restarting the target if needed) and compares its answer; a crash,
+// hang or malformed answer is a finding. minimizing: restarts count as extra.
+func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
+	if ctx.Err() != nil || t.ensure(ctx, minimizing) != nil {
+		return nil
+	}
+	var c Checker
+	resps, err := t.client.Do([]protocol.Request{cs.request()})
+	var te *protocol.TargetError
+	if err != nil {
+		if !errors.As(err, &te) {
+			return nil
+		}
+		_ = t.client.Close()
+		t.client = nil
+		return []*Finding{targetFailure(t.Name, cs, te)}
+	}
+	return c.compareResponse(nil, t.Name, cs, resps[0])
+}
+
+// CheckOne is the target as a CheckOne for minimization (package report): each call sends
+// one request; a case the target cannot take, or that contains a crash or hang witness, is not
+// sent and fails nothing. Restarts it causes count against MaxRestarts.
+func (t *Target) CheckOne(ctx context.Context) CheckOne {
+	return func(op Op, _ Impl, src []byte, opts jsonopt.Options) []*Finding {
+		cs := Case{Op: op, Input: src, Flags: opts}
+		if t.drop(cs) != nil {
+			return nil // the target cannot take it, or it contains a crash or hang witness
+		}
+		return t.one(ctx, cs, false)
+	}
+}
+
+func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
+	kind := KindTargetProtocol
+	switch te.Kind {
+	case protocol.Exited:
+		kind = KindTargetCrash
+	case protocol.TimedOut:
+		kind = KindTargetHang
+	}
+	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
+		Detail: te.Error(), External: true}
+}

@@ -1,0 +1,286 @@
+// Package planted holds deliberately broken implementations of the three operations, for the
+// tests of triage (package report) and of the command line: each Fault is one defect of the
+// kind real ports of json_encode and php_next_utf8_char have, and an Impl carries any set of
+// them, so that a test can check that one fault makes its own defect classes and several faults
+// at once make one set each. Serve speaks target protocol v1 for an Impl, so the same faults
+// are checked through --exec (Target, ServeFromEnv).
+//
+// It is test vocabulary, built on the oracle: every operation is the oracle's except where a
+// fault says otherwise. Nothing outside tests and the planted-target program uses it.
+package planted
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// Fault is one planted defect.
+type Fault string
+
+// The faults. The decoder faults change NextChar and, through it, Escape and UTF8Decode; the
+// escaper faults change Escape only; the target faults exist only behind Serve.
+const (
+	// Lenient does not check continuation bytes: a lead C2..F4 with enough bytes after it is
+	// decoded from their low six bits whatever they are (the range checks still apply).
+	Lenient Fault = "lenient"
+	// Overlong accepts overlong 3- and 4-byte sequences (E0 80..9F xx, F0 80..8F xx xx).
+	Overlong Fault = "overlong"
+	// Surrogate accepts UTF-16 surrogates encoded in UTF-8 (ED A0..BF xx).
+	Surrogate Fault = "surrogate"
+	// IgnoreOptions answers every escape as if no option were set.
+	IgnoreOptions Fault = "ignore-options"
+	// LowerHexTag writes \u003c and \u003e (lower-case) under JSON_HEX_TAG.
+	LowerHexTag Fault = "lower-hex-tag"
+	// RawSlash writes / raw even without JSON_UNESCAPED_SLASHES.
+	RawSlash Fault = "raw-slash"
+	// DropQuote leaves out the closing quote of every escaped string: wrong on every input.
+	DropQuote Fault = "drop-quote"
+	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
+	Hang Fault = "hang-efbfbd"
+	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
+	Crash Fault = "crash-fe"
+	// Options0 announces options=0 in its hello and implements no option (Serve only).
+	Options0 Fault = "options-0"
+)
+
+// All lists every fault.
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, Hang, Crash, Options0}
+
+// Parse reads a comma-separated list of faults.
+func Parse(list string) ([]Fault, error) {
+	var out []Fault
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		ok := false
+		for _, f := range All {
+			ok = ok || Fault(s) == f
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown planted fault %q (known: %v)", s, All)
+		}
+		out = append(out, Fault(s))
+	}
+	return out, nil
+}
+
+// Impl is an implementation carrying a set of faults.
+type Impl struct {
+	faults map[Fault]bool
+}
+
+// New returns an implementation with the given faults.
+func New(faults ...Fault) *Impl {
+	p := &Impl{faults: map[Fault]bool{}}
+	for _, f := range faults {
+		p.faults[f] = true
+	}
+	return p
+}
+
+// Has reports whether p carries fault f.
+func (p *Impl) Has(f Fault) bool { return p.faults[f] }
+
+// Name is the faults joined by "+", in a fixed order ("lenient+raw-slash").
+func (p *Impl) Name() string {
+	var s []string
+	for f := range p.faults {
+		s = append(s, string(f))
+	}
+	sort.Strings(s)
+	return strings.Join(s, "+")
+}
+
+// NextChar is one php_next_utf8_char step with the decoder faults.
+func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
+	st, e := oracle.NextCharExplain(s, pos)
+	if st.OK || pos >= len(s) {
+		return st
+	}
+	c := s[pos]
+	n := 0
+	switch {
+	case c >= 0xC2 && c < 0xE0:
+		n = 2
+	case c >= 0xE0 && c < 0xF0:
+		n = 3
+	case c >= 0xF0 && c < 0xF5:
+		n = 4
+	}
+	if n == 0 || len(s)-pos < n {
+		return st
+	}
+	cp := uint32(c) & (0x7F >> n)
+	trails := true
+	for k := 1; k < n; k++ {
+		trails = trails && s[pos+k] >= 0x80 && s[pos+k] <= 0xBF
+		cp = cp<<6 | uint32(s[pos+k]&0x3F)
+	}
+	ok := jsonopt.Step{CP: cp, Advance: n, OK: true}
+	switch {
+	case !trails && p.faults[Lenient]:
+		// The range checks still apply, as in the oracle's order.
+		min := [...]uint32{2: 0x80, 3: 0x800, 4: 0x10000}[n]
+		if (cp >= min || p.faults[Overlong]) && (cp < 0xD800 || cp > 0xDFFF || p.faults[Surrogate]) && cp <= 0x10FFFF {
+			return ok
+		}
+	case (e == oracle.ExitF5 || e == oracle.ExitF10Overlong) && p.faults[Overlong]:
+		return ok
+	case e == oracle.ExitF6 && p.faults[Surrogate]:
+		return ok
+	}
+	return st
+}
+
+// Escape is json_encode with the decoder and escaper faults.
+func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if p.faults[IgnoreOptions] {
+		opts = 0
+	}
+	if opts&jsonopt.NumericCheck != 0 {
+		return dst, jsonopt.ErrNumericCheck
+	}
+	valid := true
+	for pos := 0; pos < len(src); {
+		st := p.NextChar(src, pos)
+		valid = valid && st.OK
+		pos += st.Advance
+	}
+	if !valid && opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 {
+		if opts&jsonopt.PartialOutputOnError != 0 {
+			return append(dst, "null"...), jsonopt.ErrUTF8
+		}
+		return dst, jsonopt.ErrUTF8
+	}
+	dst = append(dst, '"')
+	var piece []byte
+	for pos := 0; pos < len(src); {
+		c := src[pos]
+		if c < 0x80 {
+			switch {
+			case c == '/' && p.faults[RawSlash]:
+				dst = append(dst, '/')
+			default:
+				piece, _ = oracle.Escape(piece[:0], src[pos:pos+1], opts)
+				piece = piece[1 : len(piece)-1]
+				if p.faults[LowerHexTag] {
+					piece = bytes.ReplaceAll(piece, []byte(`\u003C`), []byte(`\u003c`))
+					piece = bytes.ReplaceAll(piece, []byte(`\u003E`), []byte(`\u003e`))
+				}
+				dst = append(dst, piece...)
+			}
+			pos++
+			continue
+		}
+		st := p.NextChar(src, pos)
+		switch {
+		case !st.OK && opts&jsonopt.InvalidUTF8Ignore != 0:
+		case !st.OK && opts&jsonopt.UnescapedUnicode != 0:
+			dst = append(dst, 0xEF, 0xBF, 0xBD)
+		case !st.OK:
+			dst = append(dst, `\ufffd`...)
+		case opts&jsonopt.UnescapedUnicode != 0 && (st.CP < 0x2028 || st.CP > 0x2029 || opts&jsonopt.UnescapedLineTerminators != 0):
+			dst = append(dst, src[pos:pos+st.Advance]...)
+		case st.CP >= 0x10000:
+			v := st.CP - 0x10000
+			dst = fmt.Appendf(dst, `\u%04x\u%04x`, 0xD800|v>>10, 0xDC00|v&0x3FF)
+		default:
+			dst = fmt.Appendf(dst, `\u%04x`, st.CP)
+		}
+		pos += st.Advance
+	}
+	if p.faults[DropQuote] {
+		return dst, nil
+	}
+	return append(dst, '"'), nil
+}
+
+// UTF8Decode is utf8_decode with the decoder faults.
+func (p *Impl) UTF8Decode(dst, src []byte) []byte {
+	for pos := 0; pos < len(src); {
+		st := p.NextChar(src, pos)
+		if st.OK && st.CP <= 0xFF {
+			dst = append(dst, byte(st.CP))
+		} else {
+			dst = append(dst, '?')
+		}
+		pos += st.Advance
+	}
+	return dst
+}
+
+// Handler is the protocol handler of p with its target faults: Hang and Crash wrap every
+// operation, Options0 announces options=0.
+func (p *Impl) Handler() protocol.Handler {
+	trap := func(in []byte) {
+		if p.faults[Crash] && bytes.IndexByte(in, 0xFE) >= 0 {
+			fmt.Fprintln(os.Stderr, "planted target: crashing on FE")
+			os.Exit(3)
+		}
+		if p.faults[Hang] && bytes.Contains(in, []byte{0xEF, 0xBF, 0xBD}) {
+			time.Sleep(time.Hour)
+		}
+	}
+	h := protocol.Handler{
+		Escape: func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			trap(src)
+			return p.Escape(dst, src, o)
+		},
+		NextChar: func(s []byte, pos int) jsonopt.Step {
+			trap(s)
+			return p.NextChar(s, pos)
+		},
+		UTF8Decode: func(dst, src []byte) []byte {
+			trap(src)
+			return p.UTF8Decode(dst, src)
+		},
+	}
+	if p.faults[Options0] {
+		h.Caps = protocol.Capabilities{OptionsSet: true, Options: 0}
+	}
+	return h
+}
+
+// EnvVar names the environment variable ServeFromEnv reads: a comma-separated list of faults.
+const EnvVar = "DIFFFUZZ_PLANTED"
+
+// ServeFromEnv, when EnvVar is set, serves target protocol v1 on stdin/stdout for an Impl with
+// its faults and exits (0 at the end of input); otherwise it returns. Test binaries call it from
+// TestMain, so that a test can start itself as a planted target (the os/exec helper-process
+// pattern): Command(os.Args[0], faults...).
+func ServeFromEnv() {
+	list, ok := os.LookupEnv(EnvVar)
+	if !ok {
+		return
+	}
+	faults, err := Parse(list)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "planted target:", err)
+		os.Exit(2)
+	}
+	if err := protocol.Serve(os.Stdin, os.Stdout, New(faults...).Handler()); err != nil {
+		fmt.Fprintln(os.Stderr, "planted target:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Command is the --exec command line that runs the test binary exe as a planted target with the
+// given faults (see ServeFromEnv): "env DIFFFUZZ_PLANTED=lenient,raw-slash EXE".
+func Command(exe string, faults ...Fault) string {
+	s := make([]string, len(faults))
+	for i, f := range faults {
+		s[i] = string(f)
+	}
+	return fmt.Sprintf("env %s=%s %q", EnvVar, strings.Join(s, ","), exe)
+}

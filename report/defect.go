@@ -1,0 +1,96 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// Defect is what the terminal report prints as one block: the classes of one candidate that
+// share a cause (Cause), so that a fault which shows in several operations, §1.5 modes or §2.2
+// rows (a decoder that does not check continuation bytes fails escape, decode and utf8_decode
+// on sequences led by C2..DF, E0..EF and F0..F4) is read once.
+type Defect struct {
+	N        int // 1-based, in report order
+	Impl     string
+	Cause    string   // the shared cause (see causeOf)
+	Classes  []*Class // in class order (most findings first)
+	Findings uint64
+	Ignored  jsonopt.Options // for Cause "options": every bit its classes' candidate ignored
+}
+
+// causeOf is what groups classes into a Defect: "options" when the candidate answers as if
+// option bits were not set; "2.2/FAMILY" for a decoder step (the rows merged); the class rule
+// without its row otherwise ("1.4-unicode", "1.3-slash"); for kinds without a rule, the kind and
+// the rule (a panic's message).
+func causeOf(c *Class) string {
+	switch {
+	case c.Ignored != 0:
+		return "options"
+	case strings.HasPrefix(c.Rule, "2.2-"):
+		_, fam, _ := strings.Cut(c.Rule, "/")
+		return "2.2/" + fam
+	case c.Rule == "" || fuzz.Attribute(c.Witness).ID() == "":
+		return string(c.Kind) + " " + c.Rule
+	}
+	r, _, _ := strings.Cut(c.Rule, "/")
+	return r
+}
+
+// Defects groups classes (in the order Classes returns them) by candidate and cause, in order
+// of decreasing findings.
+func Defects(classes []*Class) []*Defect {
+	byKey := map[string]*Defect{}
+	var out []*Defect
+	for _, c := range classes {
+		cause := causeOf(c)
+		k := c.Impl + "\x00" + cause
+		d := byKey[k]
+		if d == nil {
+			d = &Defect{Impl: c.Impl, Cause: cause}
+			byKey[k] = d
+			out = append(out, d)
+		}
+		d.Classes = append(d.Classes, c)
+		d.Findings += c.Findings
+		d.Ignored |= c.Ignored
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
+	for i, d := range out {
+		d.N = i + 1
+	}
+	return out
+}
+
+// familyText says in the spec's words what the §2.2 rows require of a family of exits.
+var familyText = map[string]string{
+	"never-a-lead": "§2.2 rows 80..C1 and F5..FF: a byte that cannot start a character is one failure of 1 byte",
+	"bad-sequence": "§2.2 rows C2..DF, E0..EF, F0..F4: a lead without all of its continuation bytes (truncated, or a bad continuation byte) is one failure, ending before the next lead",
+	"overlong":     "§2.2: an overlong sequence (E0 80..9F xx, F0 80..8F xx xx) is one failure of all its bytes",
+	"surrogate":    "§2.2: an encoded surrogate (ED A0..BF xx) is one failure of 3 bytes",
+	"above-max":    "§2.2: a sequence above U+10FFFF (F4 90..BF xx xx) is one failure of 4 bytes",
+	"valid":        "§2.2: a valid sequence decodes to its code point",
+	"end":          "§2.1: a step at the end of the input fails",
+}
+
+// Title says what the defect's classes have in common, for its block's first line.
+func (d *Defect) Title() string {
+	c := d.Classes[0]
+	switch {
+	case d.Cause == "options":
+		return "answers as if " + d.Ignored.String() + " were not set"
+	case strings.HasPrefix(d.Cause, "2.2/"):
+		if t, ok := familyText[strings.TrimPrefix(d.Cause, "2.2/")]; ok {
+			return t
+		}
+	case fuzz.Attribute(c.Witness).ID() == "":
+		t := string(c.Kind)
+		if c.Rule != "" {
+			t += ": " + c.Rule
+		}
+		return t
+	}
+	return c.Attribution.Rule.Spec()
+}

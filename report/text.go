@@ -1,0 +1,363 @@
+package report
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+)
+
+// Count formats n with thousands separators ("1,234,567").
+func Count(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// spaceOrder is the order spaces are listed in.
+var spaceOrder = []string{"exhaustive", "boundary", "random", "fuzz", "corpus", "other"}
+
+// spacesText lists a class's findings per space: "exhaustive 1,204 · boundary 3,009".
+func spacesText(m map[string]uint64) string {
+	var names []string
+	for s := range m {
+		names = append(names, s)
+	}
+	rank := func(s string) int {
+		for i, o := range spaceOrder {
+			if o == s {
+				return i
+			}
+		}
+		return len(spaceOrder)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if rank(names[i]) != rank(names[j]) {
+			return rank(names[i]) < rank(names[j])
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for _, s := range names {
+		parts = append(parts, s+" "+Count(m[s]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// candidate names the candidate for a title: a built-in by name, a target by its command.
+func candidate(f *fuzz.Finding) string {
+	if f.External {
+		return fmt.Sprintf("target %q", f.Impl)
+	}
+	return f.Impl
+}
+
+// side is the label of the candidate's side of a comparison.
+func side(f *fuzz.Finding) string {
+	if f.External {
+		return "target"
+	}
+	return f.Impl
+}
+
+// caseText is a case on one line: its input as hex and, for escape, its options by name.
+func caseText(f *fuzz.Finding) string {
+	s := fuzz.SpacedHex(f.Input)
+	if f.Op == fuzz.OpEscape {
+		s += " (" + f.Flags.Short() + ")"
+	}
+	return s
+}
+
+// firstLine is the first line of s, clipped to max bytes.
+func firstLine(s string, max int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// optText is options by name and value, "0" for none.
+func optText(o interface{ Short() string }, v uint32) string {
+	if v == 0 {
+		return "0"
+	}
+	return o.Short() + " (" + fmt.Sprint(v) + ")"
+}
+
+// classTitle is a class's first line: id, operation, kind, findings by space.
+func classTitle(c *Class) string {
+	t := fmt.Sprintf("%s  %s %s: %s finding", c.ID, c.Op, c.Kind, Count(c.Findings))
+	if c.Findings != 1 {
+		t += "s"
+	}
+	return t + " (" + spacesText(c.Spaces) + ")"
+}
+
+// WriteBlock writes one class as a block for a terminal: its title (id, operation, kind,
+// findings by space), the rule the oracle applied at the first difference, the witness (hex,
+// options by name), the oracle's and the candidate's results side by side with the first
+// difference and where it lies on the chunk grid, further witnesses and the replay line.
+func WriteBlock(w io.Writer, c *Class) {
+	f := c.Witness
+	fmt.Fprintln(w, classTitle(c))
+	if c.NotRun > 0 {
+		fmt.Fprintf(w, "    not run  %s more inputs that contain this witness (under at least its options) were not sent\n", Count(c.NotRun))
+	}
+	lab := max(len("oracle"), len(side(f)), len("witness"))
+	row := func(label, format string, a ...any) {
+		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, fmt.Sprintf(format, a...))
+	}
+	if spec := c.Attribution.Spec(); spec != "" {
+		did := "did not"
+		if c.Ignored != 0 {
+			did = "answers as if " + c.Ignored.Short() + " were not set"
+		}
+		row("rule", "the oracle applies %s; %s %s", spec, side(f), did)
+	}
+	wit := fmt.Sprintf("%d byte", len(f.Input))
+	if len(f.Input) != 1 {
+		wit += "s"
+	}
+	wit += ": " + fuzz.SpacedHex(f.Input)
+	if f.Op == fuzz.OpEscape {
+		wit += "   options " + optText(f.Flags, uint32(f.Flags))
+	}
+	if c.Minimized {
+		wit += "   minimal"
+	}
+	row("witness", "%s", wit)
+	if c.Note != "" {
+		row("", "%s", c.Note)
+	}
+	esc := f.Op == fuzz.OpEscape
+	switch f.Kind {
+	case fuzz.KindOutput, fuzz.KindError:
+		row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
+		row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
+		at := ""
+		if d := c.Attribution.Out; d >= 0 && f.Kind == fuzz.KindOutput {
+			at = fmt.Sprintf("output offset %d", d)
+		}
+		if where := c.Attribution.Where(); where != "" {
+			if at != "" {
+				at += ", from "
+			}
+			at += where
+		}
+		if at != "" {
+			row("differ", "at %s", at)
+		}
+	case fuzz.KindStep:
+		row("oracle", "%s", f.WantStep)
+		row(side(f), "%s", f.GotStep)
+		row("differ", "at the step at %s", c.Attribution.Where())
+	default:
+		if f.Detail != "" {
+			row("detail", "%s", firstLine(f.Detail, 160))
+		}
+		if where := c.Attribution.Where(); where != "" {
+			row("at", "%s", where)
+		}
+	}
+	if len(c.Examples) > 0 {
+		var ex []string
+		for _, e := range c.Examples {
+			ex = append(ex, caseText(e))
+		}
+		row("more", "%s", clip(strings.Join(ex, " · "), 160))
+	}
+	row("replay", "%s", f.Replay())
+}
+
+// answer is one side of a comparison in a few characters, for a compact line.
+func answer(f *fuzz.Finding, oracleSide bool) string {
+	b, code, st := f.Got, f.GotErr, f.GotStep
+	if oracleSide {
+		b, code, st = f.Want, f.WantErr, f.WantStep
+	}
+	switch f.Kind {
+	case fuzz.KindStep:
+		return st.String()
+	case fuzz.KindOutput, fuzz.KindError:
+		return clip(fuzz.ResultText(b, code, f.Op == fuzz.OpEscape), 40)
+	}
+	return ""
+}
+
+// WriteCompact writes a class in three lines: its title; the witness with both answers, or the
+// detail; the replay line.
+func WriteCompact(w io.Writer, c *Class) {
+	f := c.Witness
+	fmt.Fprintln(w, classTitle(c))
+	line := "witness  " + caseText(f)
+	switch f.Kind {
+	case fuzz.KindStep, fuzz.KindOutput, fuzz.KindError:
+		line += "   oracle " + answer(f, true) + "   " + side(f) + " " + answer(f, false)
+	default:
+		if f.Detail != "" {
+			line += "   " + clip(firstLine(f.Detail, 200), 100)
+		}
+	}
+	if c.NotRun > 0 {
+		line += fmt.Sprintf("   (%s inputs containing it not run)", Count(c.NotRun))
+	}
+	fmt.Fprintf(w, "    %s\n", line)
+	fmt.Fprintf(w, "    replay   %s\n", f.Replay())
+}
+
+// DefectClassesShown is how many classes of a defect WriteText prints (the first in full, the
+// others compact); the rest are listed by id.
+const DefectClassesShown = 5
+
+// WriteText writes the report for a terminal: one block per defect (Defects) — its cause and
+// candidate, then its largest class in full (WriteBlock) and up to DefectClassesShown-1 more in
+// three lines each (WriteCompact) — then the table of classes (WriteTable).
+func WriteText(w io.Writer, classes []*Class) {
+	defects := Defects(classes)
+	for _, d := range defects {
+		n := len(d.Classes)
+		title := fmt.Sprintf("DEFECT %d of %d · %s · %s", d.N, len(defects), candidate(d.Classes[0].Witness), d.Title())
+		title += fmt.Sprintf(" · %s finding", Count(d.Findings))
+		if d.Findings != 1 {
+			title += "s"
+		}
+		if n > 1 {
+			title += fmt.Sprintf(" in %d classes", n)
+		}
+		fmt.Fprintln(w, title)
+		for i, c := range d.Classes {
+			switch {
+			case i == 0:
+				WriteBlock(w, c)
+			case i < DefectClassesShown:
+				WriteCompact(w, c)
+			}
+		}
+		if n > DefectClassesShown {
+			var ids []string
+			var rest uint64
+			for _, c := range d.Classes[DefectClassesShown:] {
+				ids = append(ids, c.ID)
+				rest += c.Findings
+			}
+			fmt.Fprintf(w, "    + %d more classes with %s findings: %s (--json has them all)\n", n-DefectClassesShown, Count(rest), clip(strings.Join(ids, " "), 120))
+		}
+		fmt.Fprintln(w)
+	}
+	WriteTable(w, classes)
+}
+
+// TableRows is how many classes WriteTable lists; the rest are summed on one line.
+const TableRows = 60
+
+func hexOrNone(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return hex.EncodeToString(b)
+}
+
+// WriteTable writes one line per class, in class order (at most TableRows; the rest summed):
+// id, defect, findings, operation, kind, candidate (when there are several), rule, options,
+// witness.
+func WriteTable(w io.Writer, classes []*Class) {
+	if len(classes) == 0 {
+		return
+	}
+	defect := map[*Class]int{}
+	for _, d := range Defects(classes) {
+		for _, c := range d.Classes {
+			defect[c] = d.N
+		}
+	}
+	impls := map[string]bool{}
+	for _, c := range classes {
+		impls[c.Impl] = true
+	}
+	fmt.Fprintf(w, "%-5s %6s %11s  %-11s %-15s ", "class", "defect", "findings", "op", "kind")
+	if len(impls) > 1 {
+		fmt.Fprintf(w, "%-14s ", "candidate")
+	}
+	fmt.Fprintf(w, "%-30s %-22s %s\n", "rule", "options", "witness")
+	for i, c := range classes {
+		if i == TableRows {
+			var rest uint64
+			for _, c := range classes[i:] {
+				rest += c.Findings
+			}
+			fmt.Fprintf(w, "... and %d more classes with %s findings (--json has them all)\n", len(classes)-i, Count(rest))
+			break
+		}
+		fmt.Fprintf(w, "%-5s %6d %11s  %-11s %-15s ", c.ID, defect[c], Count(c.Findings), c.Op, c.Kind)
+		if len(impls) > 1 {
+			fmt.Fprintf(w, "%-14s ", clip(side(c.Witness), 14))
+		}
+		opts := "-"
+		if c.Op == fuzz.OpEscape {
+			opts = c.Options.Short()
+		}
+		rule := c.Rule
+		if rule == "" {
+			rule = "-"
+		}
+		fmt.Fprintf(w, "%-30s %-22s %s\n", clip(rule, 30), clip(opts, 22), clip(fuzz.SpacedHex(c.Witness.Input), 40))
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// JSON is the class as a record for --json: its id, signature, counts by space, the rule in the
+// spec's words, the witness and further witnesses (as fuzz.Finding.JSON), targets' inputs not run.
+func (c *Class) JSON() map[string]any {
+	m := map[string]any{
+		"id":        c.ID,
+		"op":        c.Op,
+		"impl":      c.Impl,
+		"kind":      c.Kind,
+		"rule":      c.Rule,
+		"rule_spec": c.Attribution.Spec(),
+		"shape":     c.Shape,
+		"findings":  c.Findings,
+		"spaces":    c.Spaces,
+		"witness":   c.Witness.JSON(),
+		"minimized": c.Minimized,
+		"not_run":   c.NotRun,
+		"cause":     causeOf(c),
+	}
+	if c.Ignored != 0 {
+		m["ignored_flags"] = uint32(c.Ignored)
+		m["ignored_options"] = c.Ignored.String()
+	}
+	if c.Op == fuzz.OpEscape {
+		m["flags"] = uint32(c.Options)
+		m["options"] = c.Options.String()
+	}
+	if c.Note != "" {
+		m["note"] = c.Note
+	}
+	if w := c.Attribution.Where(); w != "" {
+		m["where"] = w
+	}
+	ex := make([]map[string]any, len(c.Examples))
+	for i, e := range c.Examples {
+		ex[i] = e.JSON()
+	}
+	m["examples"] = ex
+	return m
+}

@@ -1,0 +1,631 @@
+// Package report turns the raw findings of a difffuzz campaign into defect classes and writes
+// them for people and machines (DESIGN.md §4): a class groups the findings that agree on
+// operation, candidate, kind, the spec rule the oracle applied at the first difference, the
+// minimized option bits and the byte-class shape of the minimized witness. A run against a
+// candidate with K faults prints about K classes, however many raw findings they made.
+//
+// Triage is a fuzz.Sink: every campaign adds every raw finding to it as it is made. Each
+// finding is placed at once, without calling the candidate again, in a group keyed by what the
+// oracle says about its first difference (fuzz.Attribute: the rule, the byte classes of the
+// input bytes that rule consumed, and where those bytes lie relative to the 16-, 32- and
+// 64-byte chunk edges); counting is exact. Classes then minimizes the smallest finding of each
+// group once (fuzz.MinimizeSame, keeping the rule), computes the class signature from the
+// minimized witness and merges the groups whose witnesses agree. WriteText, Class.JSON and
+// WriteFindings write the result.
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+)
+
+// Config tunes a Triage. The zero value is every default.
+type Config struct {
+	// Examples is how many further witnesses each class keeps besides its minimized one
+	// (the smallest raw findings of the class; --examples, default 3; negative: none).
+	Examples int
+	// Spool keeps every raw finding (in a temporary file) for WriteFindings.
+	Spool bool
+	// MaxMinimize bounds the groups Classes minimizes (default 2,000): past it, a group's
+	// smallest finding is its witness as found.
+	MaxMinimize int
+	// Progress, if set, shows Classes' minimization (one step per group).
+	Progress fuzz.Progress
+}
+
+// Triage collects raw findings into groups and, through Classes, defect classes. Its Add is
+// safe for concurrent use.
+type Triage struct {
+	cfg Config
+
+	mu     sync.Mutex
+	groups map[string]*group
+	list   []*group // in order of creation: spool ids
+	total  uint64
+	notRun []notRun
+
+	spool    *os.File
+	spoolBuf *bufio.Writer
+	spoolErr error
+}
+
+// group is the findings that agree on their local key: what the oracle says at the first
+// difference of each, before anything is minimized.
+type group struct {
+	id       int
+	key      string
+	rule     string // the local rule (fuzz.Attribution.ID or a normalized detail)
+	unit     string // Shape of the input bytes that rule consumed
+	count    uint64
+	spaces   map[string]uint64
+	smallest []*fuzz.Finding // the smallest findings, at most Examples+1, in order
+	class    *Class
+}
+
+type notRun struct {
+	witness *fuzz.Finding
+	cases   uint64
+}
+
+// New returns an empty Triage.
+func New(cfg Config) *Triage {
+	if cfg.Examples == 0 {
+		cfg.Examples = 3
+	}
+	if cfg.Examples < 0 {
+		cfg.Examples = 0
+	}
+	if cfg.MaxMinimize <= 0 {
+		cfg.MaxMinimize = 2000
+	}
+	return &Triage{cfg: cfg, groups: map[string]*group{}}
+}
+
+// Total is the number of raw findings added so far.
+func (t *Triage) Total() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.total
+}
+
+// Add places one raw finding in its group (fuzz.Sink). It calls the oracle (fuzz.Attribute),
+// never the candidate.
+func (t *Triage) Add(f *fuzz.Finding) {
+	rule, unit, pos := localKey(f)
+	key := strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit, pos}, "\x00")
+	var line []byte
+	if t.cfg.Spool {
+		line, _ = json.Marshal(findingJSON(f))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	g := t.groups[key]
+	if g == nil {
+		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}}
+		t.groups[key] = g
+		t.list = append(t.list, g)
+	}
+	g.count++
+	t.total++
+	g.spaces[spaceName(f)]++
+	g.keep(f, t.cfg.Examples+1)
+	if t.cfg.Spool {
+		t.spoolLine(g.id, line)
+	}
+}
+
+// AddNotRun records that cases inputs were not sent to a target because they contain the
+// witness of a crash or hang (fuzz.Report.NotRun); witness must have been added.
+func (t *Triage) AddNotRun(witness *fuzz.Finding, cases uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notRun = append(t.notRun, notRun{witness, cases})
+}
+
+func spaceName(f *fuzz.Finding) string {
+	if f.Space == "" {
+		return "other"
+	}
+	return f.Space
+}
+
+// keep inserts f among the n smallest findings of g.
+func (g *group) keep(f *fuzz.Finding, n int) {
+	i := sort.Search(len(g.smallest), func(i int) bool { return smaller(f, g.smallest[i]) })
+	if i >= n {
+		return
+	}
+	g.smallest = append(g.smallest, nil)
+	copy(g.smallest[i+1:], g.smallest[i:])
+	g.smallest[i] = f
+	if len(g.smallest) > n {
+		g.smallest = g.smallest[:n]
+	}
+}
+
+// smaller orders findings for choosing witnesses: shorter input, fewer option bits, then
+// bytes, options, position and space, so the choice does not depend on arrival order.
+func smaller(a, b *fuzz.Finding) bool {
+	switch {
+	case len(a.Input) != len(b.Input):
+		return len(a.Input) < len(b.Input)
+	case a.Flags.Count() != b.Flags.Count():
+		return a.Flags.Count() < b.Flags.Count()
+	}
+	if c := bytes.Compare(a.Input, b.Input); c != 0 {
+		return c < 0
+	}
+	if a.Flags != b.Flags {
+		return a.Flags < b.Flags
+	}
+	if a.Pos != b.Pos {
+		return a.Pos < b.Pos
+	}
+	return a.Space < b.Space
+}
+
+// localKey is what places a raw finding in its group: the oracle's rule at the first
+// difference (or, for kinds without one, the normalized detail), the byte classes of the input
+// bytes it consumed, and their position relative to the chunk edges.
+func localKey(f *fuzz.Finding) (rule, unit, pos string) {
+	a := fuzz.Attribute(f)
+	rule = a.ID()
+	switch {
+	case a.Valid:
+		unit = stepShapes(f.Input)
+	case a.In >= 0 && a.InEnd > a.In && a.InEnd <= len(f.Input):
+		unit = fuzz.Shape(f.Input[a.In:a.InEnd])
+	}
+	if rule == "" {
+		rule = detailKey(f)
+	}
+	return rule, unit, edgePosition(a.In, a.InEnd)
+}
+
+// stepShapes is the set of the shapes of the multi-byte decoder steps of a valid input, sorted:
+// what a candidate that rejects valid UTF-8 may be rejecting.
+func stepShapes(in []byte) string {
+	seen := map[string]bool{}
+	for pos := 0; pos < len(in); {
+		st := fuzz.Oracle.NextChar(in, pos)
+		if st.Advance > 1 {
+			seen[fuzz.Shape(in[pos:pos+st.Advance])] = true
+		}
+		pos += st.Advance
+	}
+	var out []string
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// detailKey is the part of a finding's detail that says what went wrong for kinds without an
+// oracle rule (a panic's message, a target's refusal or malformed line), with the numbers and
+// the candidate's name taken out; "" for the other kinds.
+func detailKey(f *fuzz.Finding) string {
+	switch f.Kind {
+	case fuzz.KindPanic, fuzz.KindTargetRefused, fuzz.KindTargetProtocol:
+	default:
+		return ""
+	}
+	d := strings.ReplaceAll(f.Detail, f.Impl, "IMPL")
+	d, _, _ = strings.Cut(d, " (request #")
+	var b strings.Builder
+	digits := false
+	for _, r := range d {
+		isDigit := r >= '0' && r <= '9'
+		if isDigit && !digits {
+			b.WriteByte('#')
+		}
+		if !isDigit {
+			b.WriteRune(r)
+		}
+		digits = isDigit
+		if b.Len() >= 100 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// Signature is what the findings of one defect class agree on (DESIGN.md §4), computed from the
+// class's minimized witness.
+type Signature struct {
+	Op   fuzz.Op   `json:"op"`
+	Impl string    `json:"impl"`
+	Kind fuzz.Kind `json:"kind"`
+	// Rule is the oracle's rule at the witness's first difference as classRule names it
+	// ("2.2-C2..DF/bad-sequence", "1.3-slash", "1.5-ignore"), or what went wrong for kinds
+	// without one (a panic's message with the numbers taken out), or "".
+	Rule string `json:"rule"`
+	// Options are the witness's minimized option bits (escape; 0 for the decoders).
+	Options jsonopt.Options `json:"options"`
+	// Shape is the byte-class shape of the witness (fuzz.Shape).
+	Shape string `json:"shape"`
+}
+
+// Class is one defect class: the findings that agree on Signature.
+type Class struct {
+	ID string // "D1", "D2", ... by decreasing number of findings
+	Signature
+	// Witness is the class's smallest minimized finding (as found, when it could not be
+	// minimized: Minimized is then false and Note says why).
+	Witness     *fuzz.Finding
+	Attribution fuzz.Attribution // the oracle's rule at the witness's first difference
+	// Ignored are the option bits the candidate answers the witness as if they were not set
+	// (fuzz.IgnoredOptions); 0 when no single bit explains its answer.
+	Ignored   jsonopt.Options
+	Minimized bool
+	Note      string
+	Findings  uint64            // raw findings in the class
+	Spaces    map[string]uint64 // raw findings by input space
+	Examples  []*fuzz.Finding   // further witnesses: the smallest raw findings, at most Config.Examples
+	NotRun    uint64            // target inputs not sent because they contain the witness (crash, hang)
+	groups    []*group
+}
+
+// Rechecker returns the candidate named impl and a way to run it on one input again, for
+// minimization; ok false when it cannot be run again (the group keeps its smallest finding).
+type Rechecker func(impl string) (im fuzz.Impl, check fuzz.CheckOne, ok bool)
+
+// Classes minimizes the smallest finding of each group (at most Config.MaxMinimize, and none
+// once ctx is done), computes each witness's Signature and merges the groups with equal
+// signatures into classes, sorted by decreasing number of findings (then by operation,
+// candidate and signature) and numbered D1, D2, ... in that order. Groups whose smallest
+// finding is already minimized (a target's crash or hang, minimized when found) are not
+// minimized again. It may be called once.
+func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gs := append([]*group(nil), t.list...)
+	sort.Slice(gs, func(i, j int) bool { return gs[i].key < gs[j].key })
+	progress := t.cfg.Progress
+	if progress != nil {
+		progress.Begin("minimizing one finding per group", uint64(len(gs)))
+		defer progress.End()
+	}
+	byKey := map[string]*Class{}
+	var classes []*Class
+	minimized := 0
+	for _, g := range gs {
+		rep := g.smallest[0]
+		w, note := rep, ""
+		switch {
+		case rep.Minimized:
+		case ctx.Err() != nil:
+			note = "not minimized: the run was interrupted"
+		case minimized >= t.cfg.MaxMinimize:
+			note = fmt.Sprintf("not minimized: more than %d groups", t.cfg.MaxMinimize)
+		default:
+			im, check, ok := fuzz.Impl{}, fuzz.CheckOne(nil), false
+			if recheck != nil {
+				im, check, ok = recheck(rep.Impl)
+			}
+			if !ok {
+				note = "not minimized: the candidate cannot be run again"
+				break
+			}
+			minimized++
+			w = fuzz.MinimizeSame(rep, im, check, sameAs(rep))
+			if !w.Minimized {
+				note = "not minimized: the candidate does not fail on it alone"
+			}
+		}
+		if progress != nil {
+			progress.Advance(1)
+		}
+		sig, ign := signatureOf(w)
+		k := sig.key()
+		c := byKey[k]
+		if c == nil {
+			c = &Class{Signature: sig, Ignored: ign, Spaces: map[string]uint64{}}
+			byKey[k] = c
+			classes = append(classes, c)
+		}
+		if c.Witness == nil || (w.Minimized && !c.Minimized) || (w.Minimized == c.Minimized && smaller(w, c.Witness)) {
+			c.Witness, c.Minimized, c.Note = w, w.Minimized, note
+		}
+		c.Findings += g.count
+		for s, n := range g.spaces {
+			c.Spaces[s] += n
+		}
+		c.groups = append(c.groups, g)
+		g.class = c
+	}
+	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)
+	for _, c := range classes {
+		c.Attribution = fuzz.Attribute(c.Witness)
+		c.Examples = examples(c, t.cfg.Examples)
+	}
+	for _, nr := range t.notRun {
+		rule, unit, pos := localKey(nr.witness)
+		key := strings.Join([]string{string(nr.witness.Op), nr.witness.Impl, string(nr.witness.Kind), rule, unit, pos}, "\x00")
+		if g := t.groups[key]; g != nil && g.class != nil {
+			g.class.NotRun += nr.cases
+		}
+	}
+	sort.SliceStable(classes, func(i, j int) bool {
+		a, b := classes[i], classes[j]
+		if a.Findings != b.Findings {
+			return a.Findings > b.Findings
+		}
+		if a.Op != b.Op {
+			return opIndex(a.Op) < opIndex(b.Op)
+		}
+		if a.Impl != b.Impl {
+			return a.Impl < b.Impl
+		}
+		return smaller(a.Witness, b.Witness)
+	})
+	for i, c := range classes {
+		c.ID = "D" + strconv.Itoa(i+1)
+	}
+	return classes
+}
+
+func (s Signature) key() string {
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%s", s.Op, s.Impl, s.Kind, s.Rule, s.Options, s.Shape)
+}
+
+// mergeSlipped is Classes' second pass. The first minimizes each group keeping the oracle's
+// rule at its first difference, so that an input showing two defects cannot slip from one to
+// the other. But the rule can be misnamed on a long input: a candidate step that swallowed the
+// bytes after it shows its first difference in the next step's output (lenient decoding of
+// "E0 61 E1 A4 BF" makes utf8_decode's 'a' a '?'). Such a class keeps extra bytes and the
+// wrong rule. So each class's witness (smallest classes first) is minimized once more without
+// keeping the rule, and when the result is the signature of another class, the class is
+// merged into that one; otherwise it stays as it is. (Only the removal of bytes and option
+// bits is free; replacing bytes by 'a' keeps the rule the removal ended with, or an overlong
+// "E0 80 80" could become the "E0 61 61" of a lenient decoder.)
+func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []*Class, byKey map[string]*Class, minimized *int) []*Class {
+	if recheck == nil {
+		return classes
+	}
+	asc := append([]*Class(nil), classes...)
+	sort.SliceStable(asc, func(i, j int) bool { return asc[i].Findings < asc[j].Findings })
+	merged := map[*Class]bool{}
+	for _, c := range asc {
+		if ctx.Err() != nil || *minimized >= t.cfg.MaxMinimize {
+			break
+		}
+		if !c.Minimized || fuzz.Attribute(c.Witness).ID() == "" {
+			continue
+		}
+		im, check, ok := recheck(c.Impl)
+		if !ok {
+			continue
+		}
+		*minimized++
+		w := fuzz.MinimizeWith(c.Witness, im, check, fuzz.MinimizeOptions{
+			Same:     func(*fuzz.Finding) bool { return true },
+			Simplify: sameAs,
+		})
+		sig, _ := signatureOf(w)
+		d := byKey[sig.key()]
+		if d == nil || d == c || merged[d] {
+			continue
+		}
+		merged[c] = true
+		d.Findings += c.Findings
+		for s, n := range c.Spaces {
+			d.Spaces[s] += n
+		}
+		for _, g := range c.groups {
+			g.class = d
+		}
+		d.groups = append(d.groups, c.groups...)
+		d.NotRun += c.NotRun
+	}
+	var out []*Class
+	for _, c := range classes {
+		if !merged[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func opIndex(op fuzz.Op) int {
+	for i, o := range fuzz.AllOps {
+		if o == op {
+			return i
+		}
+	}
+	return len(fuzz.AllOps)
+}
+
+// sameAs is the minimization predicate of a group: the finding still has the class rule of
+// the group's smallest finding (classRule; for kinds without a rule, the same kind).
+func sameAs(rep *fuzz.Finding) func(*fuzz.Finding) bool {
+	rule, _ := classRule(rep)
+	return func(f *fuzz.Finding) bool {
+		if r, _ := classRule(f); r != rule {
+			return false
+		}
+		return rule != "" || f.Kind == rep.Kind
+	}
+}
+
+// classRule is the rule a class is keyed by, from what the oracle says at the first difference
+// (fuzz.Attribute) and whether the candidate merely ignored option bits (fuzz.IgnoredOptions,
+// returned too):
+//
+//   - the candidate answers as if option bits were not set: the oracle's rule there, such as
+//     "1.3-tag-hex" or "1.5-ignore" ("/ROW" added for a valid multi-byte step, as below);
+//   - the oracle's decoder step there failed: "2.2-ROW/FAMILY" (oracle.Exit.Row and Family, such
+//     as "2.2-C2..DF/bad-sequence"), whatever §1.5 or §3.1 made of the failure, so that one
+//     decoder defect has one rule in escape, decode and utf8_decode;
+//   - a valid step: the §1.4 or §3.1 rule and the row ("1.4-unicode/E0..EF"; decode:
+//     "2.2-E0..EF/valid");
+//   - an ASCII byte, a quote: the §1.2/§1.3 rule ("1.3-slash");
+//   - an error on valid UTF-8: "valid-utf8";
+//   - kinds without a rule: the normalized detail of a panic, refusal or malformed answer, else "".
+func classRule(f *fuzz.Finding) (string, jsonopt.Options) {
+	a := fuzz.Attribute(f)
+	e := a.Exit
+	switch {
+	case a.ID() == "":
+		return detailKey(f), 0
+	case a.Valid:
+		return "valid-utf8", 0
+	}
+	if ign := fuzz.IgnoredOptions(f); ign != 0 {
+		r := a.Rule.String()
+		if e.Family() == "valid" && e != oracle.ExitASCII {
+			r += "/" + e.Row()
+		}
+		return r, ign
+	}
+	switch {
+	case e == oracle.ExitNone:
+		return a.Rule.String(), 0
+	case e.Family() != "valid" || f.Op == fuzz.OpDecode:
+		return "2.2-" + e.Row() + "/" + e.Family(), 0
+	case e == oracle.ExitASCII:
+		return a.Rule.String(), 0
+	}
+	return a.Rule.String() + "/" + e.Row(), 0
+}
+
+// signatureOf is the signature of a (minimized) witness, and the option bits its candidate
+// ignored.
+func signatureOf(w *fuzz.Finding) (Signature, jsonopt.Options) {
+	rule, ign := classRule(w)
+	sig := Signature{Op: w.Op, Impl: w.Impl, Kind: w.Kind, Rule: rule, Shape: fuzz.Shape(w.Input)}
+	if w.Op == fuzz.OpEscape {
+		sig.Options = w.Flags
+	}
+	return sig, ign
+}
+
+// examples are the n smallest raw findings of the class's groups other than its witness.
+func examples(c *Class, n int) []*fuzz.Finding {
+	var all []*fuzz.Finding
+	for _, g := range c.groups {
+		all = append(all, g.smallest...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return smaller(all[i], all[j]) })
+	var out []*fuzz.Finding
+	for _, f := range all {
+		if len(out) == n {
+			break
+		}
+		same := func(g *fuzz.Finding) bool { return bytes.Equal(g.Input, f.Input) && g.Flags == f.Flags }
+		if same(c.Witness) {
+			continue
+		}
+		dup := false
+		for _, g := range out {
+			dup = dup || same(g)
+		}
+		if !dup {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// spoolLine writes one raw finding, tagged with its group, to the spool file.
+func (t *Triage) spoolLine(gid int, line []byte) {
+	if t.spoolErr != nil {
+		return
+	}
+	if t.spool == nil {
+		t.spool, t.spoolErr = os.CreateTemp("", "difffuzz-findings-*.jsonl")
+		if t.spoolErr != nil {
+			return
+		}
+		t.spoolBuf = bufio.NewWriterSize(t.spool, 1<<20)
+	}
+	t.spoolBuf.WriteString(strconv.Itoa(gid))
+	t.spoolBuf.WriteByte('\t')
+	t.spoolBuf.Write(line)
+	if err := t.spoolBuf.WriteByte('\n'); err != nil {
+		t.spoolErr = err
+	}
+}
+
+// WriteFindings writes every raw finding (Config.Spool) as JSON Lines: one object per finding,
+// its fields those of fuzz.Finding.JSON plus "space" and "class" (the Class.ID it belongs to),
+// in the order they were added. Call it after Classes. It returns how many it wrote.
+func (t *Triage) WriteFindings(w io.Writer) (uint64, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.cfg.Spool {
+		return 0, fmt.Errorf("report: WriteFindings without Config.Spool")
+	}
+	if t.spoolErr != nil {
+		return 0, fmt.Errorf("report: spooling findings: %w", t.spoolErr)
+	}
+	if t.spool == nil {
+		return 0, nil
+	}
+	if err := t.spoolBuf.Flush(); err != nil {
+		return 0, err
+	}
+	if _, err := t.spool.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReaderSize(t.spool, 1<<20)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var n uint64
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			gid, rest, ok := bytes.Cut(line, []byte{'\t'})
+			id, aerr := strconv.Atoi(string(gid))
+			if !ok || aerr != nil || id >= len(t.list) || len(rest) < 2 || rest[0] != '{' {
+				return n, fmt.Errorf("report: findings spool corrupt at line %d", n+1)
+			}
+			class := ""
+			if c := t.list[id].class; c != nil {
+				class = c.ID
+			}
+			bw.WriteString(`{"class":` + strconv.Quote(class) + ",")
+			bw.Write(rest[1:])
+			n++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
+}
+
+// Close removes the spool file.
+func (t *Triage) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.spool == nil {
+		return nil
+	}
+	name := t.spool.Name()
+	t.spool.Close()
+	t.spool = nil
+	return os.Remove(name)
+}
+
+// findingJSON is a raw finding as a JSON object: fuzz.Finding.JSON plus its space.
+func findingJSON(f *fuzz.Finding) map[string]any {
+	m := f.JSON()
+	m["space"] = spaceName(f)
+	return m
+}
