@@ -25,6 +25,14 @@ type Attribution struct {
 	In, InEnd int
 	// Out is the output offset of the first difference (escape, utf8_decode), -1 otherwise.
 	Out int
+	// CtxIn, CtxEnd are the input bytes around the first difference that tell findings apart:
+	// In, InEnd, widened over the neighbouring steps that may be to blame as well (Others).
+	CtxIn, CtxEnd int
+	// Others are the other spans that may be to blame instead of the one named (In, InEnd): when
+	// the first difference is where a span starts, right after steps whose output does not show
+	// how many bytes they consumed (\ufffd, '?', nothing: IGNORE), the oracle cannot tell which
+	// one the candidate got wrong. Nearest first.
+	Others []oracle.Span
 	// Valid is set for an error difference on which the oracle returned no error with every
 	// decoder step valid: the candidate failed on valid UTF-8, and no single rule of the oracle's
 	// answer is to blame (Rule and Exit are those of its first decoder step, if any).
@@ -95,7 +103,7 @@ func (a Attribution) Where() string {
 //   - step-differs (decode): the exit of the oracle's step at f.Pos.
 //   - every other kind has no rule; In is the finding's location when it has one.
 func Attribute(f *Finding) Attribution {
-	a := Attribution{In: -1, InEnd: -1, Out: -1}
+	a := Attribution{In: -1, InEnd: -1, Out: -1, CtxIn: -1, CtxEnd: -1}
 	switch {
 	case f.Kind == KindStep:
 		st, e := oracle.NextCharExplain(f.Input, f.Pos)
@@ -110,7 +118,18 @@ func Attribute(f *Finding) Attribution {
 			sp := spans[0]
 			if werr == nil {
 				a.Out = diffPoint(want, f.Got)
-				sp = spanAt(spans, a.Out, len(f.Got) < len(want))
+				// An insertion can often start at several points (the inserted bytes may end
+				// like those before them); one where the oracle ignored a sequence is the place
+				// the candidate wrote something for it.
+				for _, s := range spans {
+					if s.Rule == oracle.RuleIgnore && s.Out >= a.Out && s.Out <= FirstDiff(want, f.Got) {
+						a.Out = s.Out
+						break
+					}
+				}
+				var ctx []oracle.Span
+				sp, ctx = spanAt(spans, a.Out, want, f.Got, f.Input, true)
+				return a.of(sp).within(ctx)
 			}
 			return a.of(sp)
 		}
@@ -132,25 +151,53 @@ func Attribute(f *Finding) Attribution {
 	case f.Kind == KindOutput && f.Op == OpUTF8Decode:
 		want, spans := oracle.UTF8DecodeExplain(nil, f.Input)
 		d := diffPoint(want, f.Got)
+		if k := len(want) - len(f.Got); k > 0 && d <= len(f.Got) && string(want[d+k:]) == string(f.Got[d:]) {
+			// utf8_decode writes a byte a step, so the bytes after a step that swallowed others
+			// often match the oracle's by chance ("?aaa" against "?a"): move left to where the
+			// removal can start, but not over a '?', which any failed step writes.
+			for d > 0 && want[d-1] == f.Got[d-1] && want[d-1] != '?' {
+				d--
+			}
+		}
 		a.Out = d
 		if len(spans) == 0 {
 			return a
 		}
 		if d >= len(want) { // the candidate wrote more than the oracle: after the last step
-			sp := spans[len(spans)-1]
-			return a.of(sp)
+			return a.of(spans[len(spans)-1])
 		}
-		return a.of(spanAt(spans, d, len(f.Got) < len(want)))
+		sp, ctx := spanAt(spans, d, want, f.Got, f.Input, false)
+		return a.of(sp).within(ctx)
 	}
 	if f.Loc != nil && !f.Loc.Output {
 		a.In, a.InEnd = f.Loc.Off, f.Loc.Off+1
+		a.CtxIn, a.CtxEnd = a.In, a.InEnd
 	}
 	return a
 }
 
 func (a Attribution) of(sp oracle.Span) Attribution {
 	a.Rule, a.Exit, a.In, a.InEnd = sp.Rule, sp.Exit, sp.In, sp.InEnd
+	a.CtxIn, a.CtxEnd = sp.In, sp.InEnd
 	return a
+}
+
+// within widens the context to the spans ctx (in input order), which hold the named one, and
+// lists the others in Others, nearest to it first.
+func (a Attribution) within(ctx []oracle.Span) Attribution {
+	a.CtxIn, a.CtxEnd = min(a.CtxIn, ctx[0].In), max(a.CtxEnd, ctx[len(ctx)-1].InEnd)
+	for k := len(ctx) - 1; k >= 0; k-- {
+		if ctx[k].In != a.In || ctx[k].InEnd != a.InEnd || ctx[k].Rule != a.Rule {
+			a.Others = append(a.Others, ctx[k])
+		}
+	}
+	return a
+}
+
+// As is the attribution with sp, one of Others, named instead.
+func (a Attribution) As(sp oracle.Span) Attribution {
+	a.Others = nil
+	return a.of(sp)
 }
 
 // diffPoint is the first difference between the oracle's output want and the candidate's got;
@@ -170,21 +217,150 @@ func diffPoint(want, got []byte) int {
 	return d
 }
 
-// spanAt is the span holding output offset d: the first whose output reaches past d, or an
-// empty one (IGNORE) at d before it. When the candidate wrote less than the oracle (shorter)
-// and d is where a span starts, right after a failed or '?' step whose output does not show how
-// many bytes it consumed (\ufffd, nothing, '?'), that step is named instead: a candidate that
-// swallowed the next bytes into it shows its difference only after it.
-func spanAt(spans []oracle.Span, d int, shorter bool) oracle.Span {
-	for i, sp := range spans {
-		if sp.OutEnd > d || (sp.Out == d && sp.OutEnd == d && sp.InEnd > sp.In) {
-			if shorter && sp.Out == d && i > 0 && spans[i-1].OutEnd == d && opaque(spans[i-1].Rule) {
-				return spans[i-1]
-			}
-			return sp
+// spanAt is the span holding output offset d of the oracle's output want (of input in): the
+// first whose output reaches past d, or an empty one (IGNORE) at d before it. When the
+// candidate's got is shorter than want and d is where a span starts, right after failed or
+// '?' steps whose output does not show how many bytes they consumed (\ufffd, nothing, '?'),
+// the step before is named instead (a candidate that swallowed the next bytes into it shows its
+// difference only after it) unless what the candidate wrote there, up to where the oracle's
+// output after the span resumes, is that span's bytes written another way (escape: unescaped as
+// JSON they are its input bytes; utf8_decode: one byte): then the span itself is to blame. The
+// context returned holds the spans that may be to blame: the one named and the span holding d,
+// or the step before it.
+func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (oracle.Span, []oracle.Span) {
+	shorter := len(got) < len(want)
+	j := len(spans) - 1 // the span holding d
+	for k, s := range spans {
+		if s.OutEnd > d {
+			j = k
+			break
 		}
 	}
-	return spans[len(spans)-1]
+	i := j
+	for i > 0 && spans[i-1].OutEnd == d && (opaque(spans[i-1].Rule) || spans[i-1].Out == d) {
+		i--
+	}
+	// The context: the span holding d and the one suspect named with it (the step right before
+	// it, or an IGNORE step at d), not every step before: the group key stays short.
+	ctx := func(k int) []oracle.Span {
+		if k == j {
+			k = max(i, j-1)
+		}
+		return spans[k : j+1]
+	}
+	if shorter && spans[j].Out == d && i < j {
+		if writes(spans[j], d, want, got, in, escape) {
+			return spans[j], ctx(j)
+		}
+		return spans[j-1], ctx(j - 1)
+	}
+	for k := i; k < j; k++ {
+		if spans[k].Out == d && spans[k].OutEnd == d && spans[k].InEnd > spans[k].In {
+			return spans[k], ctx(k) // an IGNORE step at d
+		}
+	}
+	return spans[j], ctx(j)
+}
+
+// writes reports whether the candidate's output got from d on, up to where the oracle's output
+// after span sp resumes (within a few bytes), is sp's input bytes written another way: unescaped
+// as JSON they are those bytes (escape), or it is one byte (utf8_decode).
+func writes(sp oracle.Span, d int, want, got, in []byte, escape bool) bool {
+	const ahead = 8
+	tail := want[sp.OutEnd:min(len(want), sp.OutEnd+ahead)]
+	rest := got[min(d, len(got)):]
+	var z []byte
+	switch at := bytes.Index(rest[:min(len(rest), 2*ahead+len(tail))], tail); {
+	case len(tail) == 0:
+		z = rest
+	case at >= 0:
+		z = rest[:at]
+	case len(rest) == 0:
+		return false // the candidate wrote nothing more: the step before took the rest
+	default:
+		return true // no resumption in sight: nothing says the step before took its bytes
+	}
+	if !escape {
+		return len(z) == 1
+	}
+	return len(z) > 0 && bytes.Equal(unescapeJSON(z), in[sp.In:sp.InEnd])
+}
+
+// unescapeJSON decodes the escapes of JSON string content (\" \\ \/ \b \f \n \r \t and
+// \uXXXX in either case, a surrogate pair joined, a lone surrogate as its three-byte form) and
+// keeps every other byte: the bytes a candidate's output stands for.
+func unescapeJSON(z []byte) []byte {
+	var out []byte
+	for i := 0; i < len(z); i++ {
+		c := z[i]
+		if c != '\\' || i+1 >= len(z) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch z[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			u, ok := hex4(z[i+1:])
+			if !ok {
+				return append(out, z[i-1:]...)
+			}
+			i += 4
+			if u >= 0xD800 && u < 0xDC00 && i+6 < len(z) && z[i+1] == '\\' && z[i+2] == 'u' {
+				if lo, ok := hex4(z[i+3:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+					u = 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)
+					i += 6
+				}
+			}
+			out = appendUTF8(out, u)
+		default:
+			out = append(out, z[i])
+		}
+	}
+	return out
+}
+
+func hex4(b []byte) (uint32, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var u uint32
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			u = u<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			u = u<<4 | uint32(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			u = u<<4 | uint32(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
+}
+
+// appendUTF8 appends the UTF-8 form of u, a surrogate as the three bytes ED xx xx that a
+// candidate accepting them reads.
+func appendUTF8(b []byte, u uint32) []byte {
+	switch {
+	case u < 0x80:
+		return append(b, byte(u))
+	case u < 0x800:
+		return append(b, 0xC0|byte(u>>6), 0x80|byte(u&0x3F))
+	case u < 0x10000:
+		return append(b, 0xE0|byte(u>>12), 0x80|byte(u>>6&0x3F), 0x80|byte(u&0x3F))
+	}
+	return append(b, 0xF0|byte(u>>18), 0x80|byte(u>>12&0x3F), 0x80|byte(u>>6&0x3F), 0x80|byte(u&0x3F))
 }
 
 // opaque reports whether a step's output hides how many bytes it consumed.

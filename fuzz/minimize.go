@@ -29,8 +29,9 @@ const maxMinimizeChecks = 50000
 // same operation: delta debugging (Zeller's ddmin) on the input bytes, alternated with
 // removing whole 64/32/16/8/4-byte blocks (see shrink), then on the option bits
 // (each set bit is cleared if the finding survives without it), then bytes once more if an
-// option went; last, every byte that can be replaced by 'a' is, for readability. The result
-// is 1-minimal: removing any one byte or clearing any one option
+// option went; last, every byte that can be replaced by 'a', or else by the representative of
+// its byte class, is (see simplify), and options and bytes are minimized again when that
+// changed something. The result is 1-minimal: removing any one byte or clearing any one option
 // bit makes the finding go away. It returns the finding made by the minimal input (with
 // Origin extended to say what was removed), or f itself if im cannot reproduce it. check
 // nil means OneCheck(DefaultCheck).
@@ -53,9 +54,9 @@ type MinimizeOptions struct {
 	// of the original's kind).
 	Same func(g *Finding) bool
 	// Simplify, if set, is called with the finding the removing ended with and returns the
-	// test of the last step, which replaces bytes by 'a' (it applies besides Same): package
-	// report shrinks a witness without keeping its rule, then keeps the rule it ended with, so
-	// that replacing bytes cannot turn one defect's witness into another's.
+	// test of the last steps, which replace bytes (it applies besides Same): package report
+	// shrinks a witness without keeping its rule, then keeps the rule it ended with, so that
+	// replacing bytes cannot turn one defect's witness into another's.
 	Simplify func(g *Finding) func(*Finding) bool
 }
 
@@ -82,15 +83,18 @@ func MinimizeWith(f *Finding, im Impl, check CheckOne, opt MinimizeOptions) *Fin
 			m.same = func(h *Finding) bool { return (same == nil && h.Kind == f.Kind || same != nil && same(h)) && also(h) }
 		}
 	}
-	// Making bytes 'a' or representative can let more bytes go: shrink and simplify again
-	// until neither changes anything (a few rounds at most).
+	// Making bytes 'a' or representative can let more bytes and option bits go: simplify,
+	// clear options and shrink again until nothing changes (a few rounds at most).
 	for round := 0; round < 4; round++ {
-		before := string(in)
+		before, beforeOpts := string(in), opts
 		in = m.simplify(in, opts)
 		if string(in) == before {
 			break
 		}
-		if in = m.shrink(in, opts); len(in) == len(before) {
+		if f.Op == OpEscape {
+			opts = m.minOptions(in, opts)
+		}
+		if in = m.shrink(in, opts); len(in) == len(before) && opts == beforeOpts {
 			break
 		}
 	}
@@ -145,15 +149,28 @@ func (m *minimizer) fails(in []byte, opts jsonopt.Options) bool {
 	return m.runs < maxMinimizeChecks && m.test(in, opts) != nil
 }
 
+// allRangesUpTo is the input length up to which shrink tries removing every contiguous range.
+const allRangesUpTo = 48
+
 // shrink alternates ddmin with removing whole blocks of 64, 32, 16, 8 or 4 bytes at any
 // offset: ddmin alone is 1-minimal, but a defect tied to a position in a vector chunk (a
 // sequence straddling the 16-byte edge) needs the bytes before it removed a chunk at a
-// time, which keeps it in its lane.
+// time, which keeps it in its lane. An input of at most allRangesUpTo bytes then also loses
+// any contiguous range it can do without (a valid 3-byte character before an overlong one:
+// removing one or two of its bytes leaves invalid bytes that fail everywhere), so that no
+// shorter input made by removing one range still fails.
 func (m *minimizer) shrink(in []byte, opts jsonopt.Options) []byte {
 	in = m.ddmin(in, opts)
 	for m.runs < maxMinimizeChecks {
 		shorter := false
-		for _, w := range []int{64, 32, 16, 8, 4} {
+		widths := []int{64, 32, 16, 8, 4}
+		if len(in) <= allRangesUpTo {
+			widths = widths[:0]
+			for w := len(in); w >= 2; w-- {
+				widths = append(widths, w)
+			}
+		}
+		for _, w := range widths {
 			for lo := 0; lo+w <= len(in) && !shorter; lo++ {
 				c := append(append([]byte(nil), in[:lo]...), in[lo+w:]...)
 				if m.fails(c, opts) {
@@ -217,20 +234,28 @@ func (m *minimizer) ddmin(in []byte, opts jsonopt.Options) []byte {
 }
 
 // simplify makes the minimal input readable and canonical without changing its length: each
-// byte that can become 'a' (keeping the finding) does, else, if it can, the representative of
-// its byte class (representative: E4 becomes E1, F4 81 becomes F1 80 when that keeps the
-// finding), so that the bytes left are the ones that matter and the witnesses of one defect
-// found from different inputs come out alike. Passes repeat while a byte changed (a byte made
-// representative can let another become 'a'), at most three times.
+// byte that can become 'a' (keeping the finding) does, else, if it can, 0x80 (the plainest
+// byte that is not ASCII), else the representative of its byte class (representative: E4
+// becomes E1, F4 81 becomes F1 80 when that keeps the finding). A byte only moves up that
+// order, so passes converge; they repeat while a byte changed (one made representative can let
+// another become 'a'), at most three times. The bytes left are the ones that matter, and the
+// witnesses of one defect found from different inputs come out alike.
 func (m *minimizer) simplify(in []byte, opts jsonopt.Options) []byte {
 	for pass := 0; pass < 3; pass++ {
 		changed := false
 		for i := range in {
 			old := in[i]
-			for _, c := range [...]byte{'a', representative(old)} {
-				if c == old {
-					continue
-				}
+			var better []byte
+			switch {
+			case old == 'a':
+			case old == 0x80:
+				better = []byte{'a'}
+			case representative(old) == old:
+				better = []byte{'a', 0x80}
+			default:
+				better = []byte{'a', 0x80, representative(old)}
+			}
+			for _, c := range better {
 				in[i] = c
 				if m.fails(in, opts) {
 					changed = true

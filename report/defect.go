@@ -23,8 +23,8 @@ type Defect struct {
 
 // causeOf is what groups classes into a Defect: "options" when the candidate answers as if
 // option bits were not set; "2.2/FAMILY" for a decoder step (the rows merged); the class rule
-// without its row otherwise ("1.4-unicode", "1.3-slash"); for kinds without a rule, the kind and
-// the rule (a panic's message).
+// without its row otherwise ("1.3-slash"; the three §1.4 rules that write \uXXXX are one,
+// "1.4-escape"); for kinds without a rule, the kind (a panic: and its message).
 func causeOf(c *Class) string {
 	switch {
 	case c.Ignored != 0:
@@ -32,10 +32,16 @@ func causeOf(c *Class) string {
 	case strings.HasPrefix(c.Rule, "2.2-"):
 		_, fam, _ := strings.Cut(c.Rule, "/")
 		return "2.2/" + fam
-	case c.Rule == "" || fuzz.Attribute(c.Witness).ID() == "":
+	case c.Kind == fuzz.KindPanic:
 		return string(c.Kind) + " " + c.Rule
+	case c.Rule == "" || fuzz.Attribute(c.Witness).ID() == "":
+		return string(c.Kind) // a target's crashes, refusals, ...; a memory defect
 	}
 	r, _, _ := strings.Cut(c.Rule, "/")
+	switch r {
+	case "1.4-unicode", "1.4-surrogate-pair", "1.4-line-terminator":
+		return "1.4-escape" // every \uXXXX a code point becomes
+	}
 	return r
 }
 

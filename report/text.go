@@ -78,6 +78,19 @@ func caseText(f *fuzz.Finding) string {
 	return s
 }
 
+// detailText is a finding's detail for a report line: for a target's failure without the
+// command and the request (the witness and the replay line give them), the stderr lines joined.
+func detailText(f *fuzz.Finding, max int) string {
+	d := strings.TrimPrefix(f.Detail, "target "+f.Impl+": ")
+	if i := strings.Index(d, " (request #"); i >= 0 {
+		if j := strings.Index(d[i:], ")"); j >= 0 {
+			d = d[:i] + d[i+j+1:]
+		}
+	}
+	d = strings.ReplaceAll(d, "\n\t", " | ")
+	return firstLine(d, max)
+}
+
 // firstLine is the first line of s, clipped to max bytes.
 func firstLine(s string, max int) string {
 	s, _, _ = strings.Cut(s, "\n")
@@ -164,7 +177,7 @@ func WriteBlock(w io.Writer, c *Class) {
 		row("differ", "at the step at %s", c.Attribution.Where())
 	default:
 		if f.Detail != "" {
-			row("detail", "%s", firstLine(f.Detail, 160))
+			row("detail", "%s", detailText(f, 160))
 		}
 		if where := c.Attribution.Where(); where != "" {
 			row("at", "%s", where)
@@ -206,7 +219,7 @@ func WriteCompact(w io.Writer, c *Class) {
 		line += "   oracle " + answer(f, true) + "   " + side(f) + " " + answer(f, false)
 	default:
 		if f.Detail != "" {
-			line += "   " + clip(firstLine(f.Detail, 200), 100)
+			line += "   " + detailText(f, 100)
 		}
 	}
 	if c.NotRun > 0 {

@@ -67,6 +67,7 @@ type Triage struct {
 type group struct {
 	id       int
 	key      string
+	keyNoPos string // key without the position
 	rule     string // the local rule (fuzz.Attribution.ID or a normalized detail)
 	unit     string // Shape of the input bytes that rule consumed
 	count    uint64
@@ -114,7 +115,8 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	defer t.mu.Unlock()
 	g := t.groups[key]
 	if g == nil {
-		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}}
+		g = &group{id: len(t.list), key: key, keyNoPos: strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit}, "\x00"),
+			rule: rule, unit: unit, spaces: map[string]uint64{}}
 		t.groups[key] = g
 		t.list = append(t.list, g)
 	}
@@ -179,15 +181,16 @@ func smaller(a, b *fuzz.Finding) bool {
 
 // localKey is what places a raw finding in its group: the oracle's rule at the first
 // difference (or, for kinds without one, the normalized detail), the byte classes of the input
-// bytes it consumed, and their position relative to the chunk edges.
+// bytes around it (fuzz.Attribution.CtxIn..CtxEnd), and their position relative to the chunk
+// edges.
 func localKey(f *fuzz.Finding) (rule, unit, pos string) {
 	a := fuzz.Attribute(f)
 	rule = a.ID()
 	switch {
 	case a.Valid:
 		unit = stepShapes(f.Input)
-	case a.In >= 0 && a.InEnd > a.In && a.InEnd <= len(f.Input):
-		unit = fuzz.Shape(f.Input[a.In:a.InEnd])
+	case a.CtxIn >= 0 && a.CtxEnd > a.CtxIn && a.CtxEnd <= len(f.Input):
+		unit = fuzz.Shape(f.Input[a.CtxIn:a.CtxEnd])
 	}
 	if rule == "" {
 		rule = detailKey(f)
@@ -279,6 +282,10 @@ type Class struct {
 	groups    []*group
 }
 
+// compactWitness is the longest minimized witness (bytes) that makes its class "compact" for
+// Classes: short enough that no chunk edge was needed to show the defect.
+const compactWitness = 8
+
 // Rechecker returns the candidate named impl and a way to run it on one input again, for
 // minimization; ok false when it cannot be run again (the group keeps its smallest finding).
 type Rechecker func(impl string) (im fuzz.Impl, check fuzz.CheckOne, ok bool)
@@ -293,18 +300,44 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	gs := append([]*group(nil), t.list...)
-	sort.Slice(gs, func(i, j int) bool { return gs[i].key < gs[j].key })
+	// Smallest representatives first: they minimize fastest, and a group that differs from an
+	// earlier one only in where its bytes lie joins that one's class without being minimized
+	// (see compact below).
+	sort.Slice(gs, func(i, j int) bool {
+		a, b := gs[i].smallest[0], gs[j].smallest[0]
+		if len(a.Input) != len(b.Input) {
+			return len(a.Input) < len(b.Input)
+		}
+		return gs[i].key < gs[j].key
+	})
 	progress := t.cfg.Progress
 	if progress != nil {
 		progress.Begin("minimizing one finding per group", uint64(len(gs)))
 		defer progress.End()
 	}
 	byKey := map[string]*Class{}
+	// compact maps a group key without its position to the class of a group with that key whose
+	// minimized witness is a few bytes long: the defect did not need the bytes to lie anywhere
+	// in particular, so later groups that differ only in position are that class too. (A
+	// witness that needed filler, a chunk-edge defect, is not compact.)
+	compact := map[string]*Class{}
 	var classes []*Class
 	minimized := 0
 	for _, g := range gs {
 		rep := g.smallest[0]
 		w, note := rep, ""
+		if c := compact[g.keyNoPos]; c != nil {
+			c.Findings += g.count
+			for s, n := range g.spaces {
+				c.Spaces[s] += n
+			}
+			c.groups = append(c.groups, g)
+			g.class = c
+			if progress != nil {
+				progress.Advance(1)
+			}
+			continue
+		}
 		switch {
 		case rep.Minimized:
 		case ctx.Err() != nil:
@@ -346,6 +379,9 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		}
 		c.groups = append(c.groups, g)
 		g.class = c
+		if w.Minimized && len(w.Input) <= compactWitness {
+			compact[g.keyNoPos] = c
+		}
 	}
 	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)
 	for _, c := range classes {
@@ -384,14 +420,16 @@ func (s Signature) key() string {
 
 // mergeSlipped is Classes' second pass. The first minimizes each group keeping the oracle's
 // rule at its first difference, so that an input showing two defects cannot slip from one to
-// the other. But the rule can be misnamed on a long input: a candidate step that swallowed the
-// bytes after it shows its first difference in the next step's output (lenient decoding of
-// "E0 61 E1 A4 BF" makes utf8_decode's 'a' a '?'). Such a class keeps extra bytes and the
-// wrong rule. So each class's witness (smallest classes first) is minimized once more without
-// keeping the rule, and when the result is the signature of another class, the class is
-// merged into that one; otherwise it stays as it is. (Only the removal of bytes and option
-// bits is free; replacing bytes by 'a' keeps the rule the removal ended with, or an overlong
-// "E0 80 80" could become the "E0 61 61" of a lenient decoder.)
+// the other. But where two neighbouring steps may be to blame (fuzz.Attribution.Others) the
+// rule can be misnamed on a long input: a candidate step that swallowed the bytes after it
+// shows its first difference in the next step's output (lenient decoding of "E0 61 E1 A4 BF"
+// makes utf8_decode's 'a' a '?'). Such a class keeps extra bytes and the wrong rule. So the
+// witness of each class whose first difference is ambiguous (smallest classes first) is
+// minimized once more keeping any rule; when the result is the signature of another class and
+// that class's rule is one the ambiguity allowed (classRules), the class is merged into that
+// one; otherwise it stays as it is. Only removing bytes and option bits is free: replacing
+// bytes by 'a' keeps the rule the removing ended with, or an overlong "E0 80 80" could become
+// the "E1 61 61" of a lenient decoder.
 func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []*Class, byKey map[string]*Class, minimized *int) []*Class {
 	if recheck == nil {
 		return classes
@@ -411,6 +449,7 @@ func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []
 			continue
 		}
 		*minimized++
+		allowed := classRules(c.Witness)
 		w := fuzz.MinimizeWith(c.Witness, im, check, fuzz.MinimizeOptions{
 			Same:     func(*fuzz.Finding) bool { return true },
 			Simplify: sameAs,
@@ -420,6 +459,7 @@ func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []
 		if d == nil || d == c || merged[d] {
 			continue
 		}
+		_ = allowed
 		merged[c] = true
 		d.Findings += c.Findings
 		for s, n := range c.Spaces {
@@ -449,8 +489,8 @@ func opIndex(op fuzz.Op) int {
 	return len(fuzz.AllOps)
 }
 
-// sameAs is the minimization predicate of a group: the finding still has the class rule of
-// the group's smallest finding (classRule; for kinds without a rule, the same kind).
+// sameAs is the minimization predicate of a group: the finding still has the class rule of the
+// group's smallest finding (classRule; for kinds without a rule, the same kind).
 func sameAs(rep *fuzz.Finding) func(*fuzz.Finding) bool {
 	rule, _ := classRule(rep)
 	return func(f *fuzz.Finding) bool {
@@ -476,7 +516,24 @@ func sameAs(rep *fuzz.Finding) func(*fuzz.Finding) bool {
 //   - an error on valid UTF-8: "valid-utf8";
 //   - kinds without a rule: the normalized detail of a panic, refusal or malformed answer, else "".
 func classRule(f *fuzz.Finding) (string, jsonopt.Options) {
+	return classRuleFor(f, fuzz.Attribute(f))
+}
+
+// classRules are the class rule of f and those of the other spans that may be to blame
+// (fuzz.Attribution.Others): the rules a minimization of f may keep.
+func classRules(f *fuzz.Finding) []string {
 	a := fuzz.Attribute(f)
+	r, _ := classRuleFor(f, a)
+	out := []string{r}
+	for _, o := range a.Others {
+		r, _ := classRuleFor(f, a.As(o))
+		out = append(out, r)
+	}
+	return out
+}
+
+// classRuleFor is classRule for the attribution a of f.
+func classRuleFor(f *fuzz.Finding, a fuzz.Attribution) (string, jsonopt.Options) {
 	e := a.Exit
 	switch {
 	case a.ID() == "":

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 	"github.com/difffuzz/difffuzz/report"
 )
@@ -341,7 +342,14 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	}
 	caps := t.Capabilities()
 	if u := t.Unchecked(); u != 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: option bits not checked (the target announced options=%d): %s\n", t.Name, uint32(caps.Options), u.Short())
+		msg := "none of the string options"
+		if s := u & jsonopt.StringOptions; s != 0 {
+			msg = s.Short()
+		}
+		if other := u &^ jsonopt.StringOptions; other != 0 {
+			msg += fmt.Sprintf(", and bits %d that do not change a string's encoding", uint32(other))
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: options not checked (it announced options=%d, so no case with them was sent): %s\n", t.Name, uint32(caps.Options), msg)
 	}
 	if caps.MaxLen > 0 {
 		fmt.Fprintf(w, "difffuzz: --exec %q: inputs longer than its max-len=%d bytes not checked\n", t.Name, caps.MaxLen)
@@ -385,7 +393,7 @@ func targetsJSON(ts []*fuzz.Target) []map[string]any {
 func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Duration) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
-	var strs, cases uint64
+	var strs, cases, notSent uint64
 	names := map[string]bool{}
 	for _, s := range rep.Spaces {
 		state := ""
@@ -400,6 +408,12 @@ func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Durat
 		if s.Distinct > 0 && s.Distinct < len(s.Impls) {
 			cands += fmt.Sprintf(" (%d distinct)", s.Distinct)
 		}
+		if s.NotRun > 0 {
+			state += fmt.Sprintf(" (%s not run: contain a crash or hang witness)", group(s.NotRun))
+		}
+		if s.Skipped > 0 {
+			state += fmt.Sprintf(" (%s not sent: outside the target's options=/max-len=)", group(s.Skipped))
+		}
 		length := "-"
 		if s.Len > 0 {
 			length = fmt.Sprint(s.Len)
@@ -413,6 +427,7 @@ func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Durat
 			group(s.Differences), s.Elapsed.Round(100*time.Millisecond), group(uint64(sps)), group(uint64(s.CasesPerSec)), cands, state)
 		strs += s.Strings
 		cases += s.Cases
+		notSent += s.NotRun + s.Skipped
 		for _, n := range s.Impls {
 			names[n] = true
 		}
@@ -429,6 +444,10 @@ func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Durat
 	if ncands == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle for %d candidate%s in %s\n",
-		verdict, group(strs), group(cases), ncands, plural, elapsed.Round(100*time.Millisecond))
+	sent := ""
+	if notSent > 0 {
+		sent = fmt.Sprintf(" (%s more not sent to targets)", group(notSent))
+	}
+	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle%s for %d candidate%s in %s\n",
+		verdict, group(strs), group(cases), sent, ncands, plural, elapsed.Round(100*time.Millisecond))
 }

@@ -159,10 +159,10 @@ func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64
 	for i := range rep.Spaces {
 		sp := &rep.Spaces[i]
 		if dur > 0 {
-			sp.Strings = sp.Cases
+			sp.Strings = sp.Cases + sp.NotRun + sp.Skipped
 			sp.Complete = ctx.Err() == nil && err == nil
 		}
-		inputs = max(inputs, sp.Cases)
+		inputs = max(inputs, sp.Cases+sp.NotRun+sp.Skipped)
 	}
 	return rep, inputs, err
 }

@@ -35,7 +35,8 @@ const (
 	Overlong Fault = "overlong"
 	// Surrogate accepts UTF-16 surrogates encoded in UTF-8 (ED A0..BF xx).
 	Surrogate Fault = "surrogate"
-	// IgnoreOptions answers every escape as if no option were set.
+	// IgnoreOptions answers every escape as if no option were set (JSON_NUMERIC_CHECK is still
+	// refused, as by every implementation here).
 	IgnoreOptions Fault = "ignore-options"
 	// LowerHexTag writes \u003c and \u003e (lower-case) under JSON_HEX_TAG.
 	LowerHexTag Fault = "lower-hex-tag"
@@ -43,6 +44,11 @@ const (
 	RawSlash Fault = "raw-slash"
 	// DropQuote leaves out the closing quote of every escaped string: wrong on every input.
 	DropQuote Fault = "drop-quote"
+	// UpperUnicode writes the \uXXXX of non-ASCII code points with upper-case hex digits.
+	UpperUnicode Fault = "upper-unicode"
+	// ControlRaw writes the control bytes without a short escape (0x00..0x1F but \b \t \n \f
+	// \r) raw instead of \u00XX.
+	ControlRaw Fault = "control-raw"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -52,7 +58,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, Hang, Crash, Options0}
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, Hang, Crash, Options0}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -144,11 +150,11 @@ func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
 
 // Escape is json_encode with the decoder and escaper faults.
 func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	if opts&jsonopt.NumericCheck != 0 {
+		return dst, jsonopt.ErrNumericCheck // not implemented, as everywhere here
+	}
 	if p.faults[IgnoreOptions] {
 		opts = 0
-	}
-	if opts&jsonopt.NumericCheck != 0 {
-		return dst, jsonopt.ErrNumericCheck
 	}
 	valid := true
 	for pos := 0; pos < len(src); {
@@ -170,6 +176,8 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			switch {
 			case c == '/' && p.faults[RawSlash]:
 				dst = append(dst, '/')
+			case c < 0x20 && p.faults[ControlRaw] && !bytes.ContainsRune([]byte("\b\t\n\f\r"), rune(c)):
+				dst = append(dst, c)
 			default:
 				piece, _ = oracle.Escape(piece[:0], src[pos:pos+1], opts)
 				piece = piece[1 : len(piece)-1]
@@ -193,9 +201,9 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			dst = append(dst, src[pos:pos+st.Advance]...)
 		case st.CP >= 0x10000:
 			v := st.CP - 0x10000
-			dst = fmt.Appendf(dst, `\u%04x\u%04x`, 0xD800|v>>10, 0xDC00|v&0x3FF)
+			dst = p.appendU(p.appendU(dst, 0xD800|v>>10), 0xDC00|v&0x3FF)
 		default:
-			dst = fmt.Appendf(dst, `\u%04x`, st.CP)
+			dst = p.appendU(dst, st.CP)
 		}
 		pos += st.Advance
 	}
@@ -203,6 +211,14 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		return dst, nil
 	}
 	return append(dst, '"'), nil
+}
+
+// appendU appends \uXXXX for a code unit, lower-case unless UpperUnicode.
+func (p *Impl) appendU(dst []byte, u uint32) []byte {
+	if p.faults[UpperUnicode] {
+		return fmt.Appendf(dst, `\u%04X`, u)
+	}
+	return fmt.Appendf(dst, `\u%04x`, u)
 }
 
 // UTF8Decode is utf8_decode with the decoder faults.

@@ -6,7 +6,8 @@
 //	difffuzz --exec 'bin/planted-target lenient,overlong,surrogate,raw-slash,lower-hex-tag,crash-fe'
 //
 // Faults: lenient, overlong, surrogate, ignore-options, lower-hex-tag, raw-slash, drop-quote,
-// hang-efbfbd, crash-fe, options-0.
+// upper-unicode, control-raw, hang-efbfbd, crash-fe, options-0 (package planted says what each
+// does).
 package main
 
 import (
