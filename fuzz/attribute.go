@@ -248,15 +248,22 @@ func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (orac
 		}
 		return spans[k : j+1]
 	}
-	if shorter && spans[j].Out == d && i < j {
-		if writes(spans[j], d, want, got, in, escape) {
-			return spans[j], ctx(j)
+	if i < j && spans[j].Out == d {
+		bytesOf := spans[j].InEnd > spans[j].In // a quote has none: no step swallows it
+		wrote := !bytesOf || writes(spans[j], d, want, got, in, escape)
+		for k := i; k < j; k++ {
+			if spans[k].Out == d && spans[k].OutEnd == d && spans[k].InEnd > spans[k].In {
+				// An IGNORE step at d: to blame when the candidate wrote something for it
+				// (span j's output comes a little later) or took span j's bytes with it.
+				if out := want[spans[j].Out:spans[j].OutEnd]; !wrote ||
+					bytes.Contains(got[min(len(got), d+1):min(len(got), d+16+len(out))], out) {
+					return spans[k], ctx(k)
+				}
+				break
+			}
 		}
-		return spans[j-1], ctx(j - 1)
-	}
-	for k := i; k < j; k++ {
-		if spans[k].Out == d && spans[k].OutEnd == d && spans[k].InEnd > spans[k].In {
-			return spans[k], ctx(k) // an IGNORE step at d
+		if shorter && !wrote {
+			return spans[j-1], ctx(j - 1)
 		}
 	}
 	return spans[j], ctx(j)
@@ -374,7 +381,9 @@ func opaque(r oracle.Rule) bool {
 
 // IgnoredOptions are the option bits b of an escape finding's options for which the oracle,
 // asked under the options without b, gives exactly the candidate's answer: the candidate
-// answers as if b were not set (0 for other findings, and when no single bit explains it).
+// answers as if b were not set. When no single bit explains the answer but the oracle's answer
+// without any string option does, every string option set is returned (a candidate that
+// ignores options altogether). 0 for other findings.
 func IgnoredOptions(f *Finding) jsonopt.Options {
 	if f.Op != OpEscape || (f.Kind != KindOutput && f.Kind != KindError) {
 		return 0
@@ -387,6 +396,12 @@ func IgnoredOptions(f *Finding) jsonopt.Options {
 		buf = want
 		if jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got) {
 			out |= b
+		}
+	}
+	if all := f.Flags & jsonopt.StringOptions; out == 0 && all&(all-1) != 0 {
+		want, err := oracle.Escape(buf[:0], f.Input, f.Flags&^all)
+		if jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got) {
+			out = all
 		}
 	}
 	return out

@@ -24,7 +24,8 @@ type Defect struct {
 // causeOf is what groups classes into a Defect: "options" when the candidate answers as if
 // option bits were not set; "2.2/FAMILY" for a decoder step (the rows merged); the class rule
 // without its row otherwise ("1.3-slash"; the three §1.4 rules that write \uXXXX are one,
-// "1.4-escape"); for kinds without a rule, the kind (a panic: and its message).
+// "1.4-escape", and the quotes of §1.2, "1.2-quotes"); for kinds without a rule, the kind (a
+// panic: and its message).
 func causeOf(c *Class) string {
 	switch {
 	case c.Ignored != 0:
@@ -41,6 +42,8 @@ func causeOf(c *Class) string {
 	switch r {
 	case "1.4-unicode", "1.4-surrogate-pair", "1.4-line-terminator":
 		return "1.4-escape" // every \uXXXX a code point becomes
+	case "1.2-empty", "1.2-open-quote", "1.2-close-quote":
+		return "1.2-quotes" // the quotes around every string
 	}
 	return r
 }

@@ -112,7 +112,7 @@ var wantRules = map[planted.Fault][]string{
 	planted.Surrogate:    {"escape 2.2-E0..EF/surrogate", "decode 2.2-E0..EF/surrogate"},
 	planted.LowerHexTag:  {"escape 1.3-tag-hex"},
 	planted.RawSlash:     {"escape 1.3-slash"},
-	planted.DropQuote:    {"escape 1.2-empty"}, // the shortest witness: "" becomes `"`
+	planted.DropQuote:    {"escape 1.2-close-quote", "escape 1.2-empty"}, // "" becomes `"`, "a" `"a`
 	planted.UpperUnicode: {"escape 1.4-surrogate-pair/F0..F4", "escape 1.4-unicode/C2..DF", "escape 1.4-unicode/E0..EF"},
 	planted.ControlRaw:   {"escape 1.3-control"},
 }
@@ -121,7 +121,7 @@ var wantRules = map[planted.Fault][]string{
 // option it ignores.
 var ignoredRules = []string{"1.3-amp-hex", "1.3-apos-hex", "1.3-quote-hex", "1.3-slash-raw", "1.3-tag-hex",
 	"1.4-unescaped-unicode/C2..DF", "1.4-unescaped-unicode/E0..EF", "1.4-unescaped-unicode/F0..F4",
-	"1.5-ignore", "1.5-partial-null", "1.5-substitute"}
+	"1.5-ignore", "1.5-partial-null", "1.5-substitute", "1.5-substitute-raw"}
 
 func opRules(classes []*Class) []string {
 	var out []string

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -450,16 +451,22 @@ func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []
 		}
 		*minimized++
 		allowed := classRules(c.Witness)
-		w := fuzz.MinimizeWith(c.Witness, im, check, fuzz.MinimizeOptions{
-			Same:     func(*fuzz.Finding) bool { return true },
-			Simplify: sameAs,
-		})
+		// Any decoder step's rule, or one the ambiguity allowed, may be reached (not any rule:
+		// the witness must not slip onto another fault that it happens to show too).
+		reach := func(g *fuzz.Finding) bool {
+			r, _ := classRule(g)
+			return slices.Contains(allowed, r) || strings.HasPrefix(r, "2.2-")
+		}
+		w := fuzz.MinimizeWith(c.Witness, im, check, fuzz.MinimizeOptions{Same: reach, Simplify: sameAs})
 		sig, _ := signatureOf(w)
 		d := byKey[sig.key()]
-		if d == nil || d == c || merged[d] {
+		// Only into a decoder step's class, or one whose rule the witness's ambiguity allowed: a
+		// step that swallowed the bytes after it is misnamed after them, not the reverse, and a
+		// witness that a broader fault also fails (every output differs at its closing quote)
+		// must not slip into that fault's class.
+		if d == nil || d == c || merged[d] || !slices.Contains(allowed, d.Rule) && !strings.HasPrefix(d.Rule, "2.2-") {
 			continue
 		}
-		_ = allowed
 		merged[c] = true
 		d.Findings += c.Findings
 		for s, n := range c.Spaces {
@@ -542,11 +549,13 @@ func classRuleFor(f *fuzz.Finding, a fuzz.Attribution) (string, jsonopt.Options)
 		return "valid-utf8", 0
 	}
 	if ign := fuzz.IgnoredOptions(f); ign != 0 {
-		r := a.Rule.String()
-		if e.Family() == "valid" && e != oracle.ExitASCII {
-			r += "/" + e.Row()
+		if sp, ok := optionSpan(f, ign); ok {
+			r, e := sp.Rule.String(), sp.Exit
+			if e.Family() == "valid" && e != oracle.ExitASCII {
+				r += "/" + e.Row()
+			}
+			return r, ign
 		}
-		return r, ign
 	}
 	switch {
 	case e == oracle.ExitNone:
@@ -557,6 +566,37 @@ func classRuleFor(f *fuzz.Finding, a fuzz.Attribution) (string, jsonopt.Options)
 		return a.Rule.String(), 0
 	}
 	return a.Rule.String() + "/" + e.Row(), 0
+}
+
+// optionSpan is the first step of an escape whose rule the ignored option bits decide: one
+// that the oracle's answer without them does not have (the same bytes by the same rule). The
+// first difference of the outputs may lie before it when they are alike there (escaped
+// backslashes before a slash that UNESCAPED_SLASHES leaves raw).
+func optionSpan(f *fuzz.Finding, ign jsonopt.Options) (oracle.Span, bool) {
+	_, with, _ := oracle.EscapeExplain(nil, f.Input, f.Flags)
+	_, without, _ := oracle.EscapeExplain(nil, f.Input, f.Flags&^ign)
+	if len(without) == 1 && (without[0].Rule == oracle.RuleFalse || without[0].Rule == oracle.RulePartialNull) {
+		// Without them the string fails at its first invalid step: that step is what they
+		// decide.
+		for _, sp := range with {
+			if sp.In == without[0].In && sp.InEnd > sp.In {
+				return sp, true
+			}
+		}
+	}
+	for _, sp := range with {
+		if sp.InEnd == sp.In {
+			continue // a quote
+		}
+		found := false
+		for _, o := range without {
+			found = found || o.In == sp.In && o.InEnd == sp.InEnd && o.Rule == sp.Rule
+		}
+		if !found {
+			return sp, true
+		}
+	}
+	return oracle.Span{}, false
 }
 
 // signatureOf is the signature of a (minimized) witness, and the option bits its candidate

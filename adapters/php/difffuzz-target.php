@@ -36,6 +36,12 @@
  * keep a campaign to the options of interest. A malformed request is answered as without them;
  * the checks apply to well-formed requests, options first.
  *
+ * Used as a library: a script that defines the constant DIFFFUZZ_TARGET_LIBRARY and then requires
+ * this file gets its functions (answer(), parse_hex(), to_hex(), difffuzz_hello(),
+ * difffuzz_serve(), ...) and the variables $ops, $haveUTF8Decode, $perLine, $mask and $maxLen
+ * (the environment above is read, and checked, on require), but nothing is served:
+ * testdata/planted-target.php serves PHP's answers with planted faults that way.
+ *
  * Decisions:
  *
  * - "decode" (every php_next_utf8_char() step: code point and cursor advance) is NOT
@@ -266,33 +272,62 @@ function input_waiting(): bool
     return @stream_select($r, $w, $e, 0) > 0;
 }
 
-$hello = 'difffuzz-target 1 ' . implode(' ', $ops);
-if ($mask !== null) {
-    $hello .= ' options=' . $mask;
+/** The hello line (without its newline) announcing $ops and, when set, $mask and $maxLen. */
+function difffuzz_hello(array $ops, ?int $mask, ?int $maxLen): string
+{
+    $hello = 'difffuzz-target 1 ' . implode(' ', $ops);
+    if ($mask !== null) {
+        $hello .= ' options=' . $mask;
+    }
+    if ($maxLen !== null) {
+        $hello .= ' max-len=' . $maxLen;
+    }
+    return $hello;
 }
-if ($maxLen !== null) {
-    $hello .= ' max-len=' . $maxLen;
-}
-write_all($hello . "\n");
 
-$out = '';
-while (($line = fgets(STDIN)) !== false) {
-    // Drop the newline, and a carriage return before it (or at the end of a last line).
-    $n = strlen($line);
-    if ($n > 0 && $line[$n - 1] === "\n") {
-        $n--;
+/**
+ * Serves the protocol on stdin/stdout: writes $hello and a newline, then answers every request
+ * line (without its newline) with $answer($line) until end of input, buffering the answers as
+ * the header says ($perLine: one write per answer), and returns, every answer written. When
+ * $flushFirst is given and $flushFirst($line) returns true, the answers buffered so far are
+ * written before $answer($line) is called (for an answer that may block or exit).
+ */
+function difffuzz_serve(callable $answer, string $hello, bool $perLine, ?callable $flushFirst = null): void
+{
+    write_all($hello . "\n");
+
+    $out = '';
+    while (($line = fgets(STDIN)) !== false) {
+        // Drop the newline, and a carriage return before it (or at the end of a last line).
+        $n = strlen($line);
+        if ($n > 0 && $line[$n - 1] === "\n") {
+            $n--;
+        }
+        if ($n > 0 && $line[$n - 1] === "\r") {
+            $n--;
+        }
+        if ($n !== strlen($line)) {
+            $line = substr($line, 0, $n);
+        }
+        if ($flushFirst !== null && $out !== '' && $flushFirst($line)) {
+            write_all($out);
+            $out = '';
+        }
+        $out .= $answer($line) . "\n";
+        if ($perLine || strlen($out) >= 65536 || !input_waiting()) {
+            write_all($out);
+            $out = '';
+        }
     }
-    if ($n > 0 && $line[$n - 1] === "\r") {
-        $n--;
-    }
-    if ($n !== strlen($line)) {
-        $line = substr($line, 0, $n);
-    }
-    $out .= answer($line, $ops, $haveUTF8Decode, $mask, $maxLen) . "\n";
-    if ($perLine || strlen($out) >= 65536 || !input_waiting()) {
-        write_all($out);
-        $out = '';
-    }
+    write_all($out);
 }
-write_all($out);
-exit(0);
+
+// Required as a library (see the header), the file stops here.
+if (!defined('DIFFFUZZ_TARGET_LIBRARY')) {
+    difffuzz_serve(
+        static fn (string $line): string => answer($line, $ops, $haveUTF8Decode, $mask, $maxLen),
+        difffuzz_hello($ops, $mask, $maxLen),
+        $perLine,
+    );
+    exit(0);
+}

@@ -17,6 +17,14 @@
 // byte for byte with the oracle; it skips when php is not on PATH, except under CI=true or
 // DIFFFUZZ_REQUIRE_PHP=1, where a missing php fails it.
 //
+// testdata/planted-target.php is the same target with planted faults (the names of
+// internal/planted: lower-hex-tag, raw-slash, ignore-options, upper-unicode, drop-quote,
+// hang-efbfbd, crash-fe, options-0), applied to PHP's real answers, for trying and testing
+// difffuzz's triage of a broken PHP target: php testdata/planted-target.php FAULT[,FAULT...].
+// It requires difffuzz-target.php as a library (it defines DIFFFUZZ_TARGET_LIBRARY first, so
+// the adapter defines its functions, difffuzz_serve among them, without serving); its header
+// documents each fault, and planted_script_test.go checks each against the adapter's answers.
+//
 // Throughput, measured with PHP 8.2.36 CLI (OPcache, NTS) on 2 cores through protocol.Client
 // (pipelined, window 1024, batches of 16,384 escape requests of 2 bytes): about 950,000
 // requests/s when the script batches its output (the default) and about 490,000 requests/s

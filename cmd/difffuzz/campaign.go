@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ type mode struct {
 	inDefault bool                                                       // runs when no mode flag is given
 	addFlags  func(fs *flag.FlagSet)                                     // registers the mode's flags
 	selected  func() bool                                                // after parsing: was the mode asked for
-	check     func() error                                               // after parsing: validate the mode's flags
+	check     func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
 	run       func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
 }
 
@@ -112,6 +113,27 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *examples < 0 {
 		return exitUsage, usagef("--examples must be 0 or more, got %d", *examples)
 	}
+	var run []*mode
+	for _, m := range modes {
+		if m.selected() {
+			run = append(run, m)
+		}
+	}
+	if len(run) == 0 {
+		c.isDefault = true
+		for _, m := range modes {
+			if m.inDefault {
+				run = append(run, m)
+			}
+		}
+	}
+	for _, m := range modes {
+		if m.check != nil {
+			if err := m.check(slices.Contains(run, m)); err != nil {
+				return exitUsage, err
+			}
+		}
+	}
 	var findingsOut *os.File
 	if *findingsFile != "" {
 		if findingsOut, err = os.Create(*findingsFile); err != nil {
@@ -126,25 +148,6 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	triage := report.New(report.Config{Examples: ex, Spool: findingsOut != nil, Progress: c.progress})
 	defer triage.Close()
 	c.sink = triage
-	var run []*mode
-	for _, m := range modes {
-		if m.check != nil {
-			if err := m.check(); err != nil {
-				return exitUsage, err
-			}
-		}
-		if m.selected() {
-			run = append(run, m)
-		}
-	}
-	if len(run) == 0 {
-		c.isDefault = true
-		for _, m := range modes {
-			if m.inDefault {
-				run = append(run, m)
-			}
-		}
-	}
 	for _, cmd := range execs {
 		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout, Sink: triage})
 		if err != nil {

@@ -30,7 +30,7 @@ func init() {
 			fs.StringVar(&families, "boundary-families", "", "check only these boundary families, comma-separated: "+strings.Join(fuzz.BoundaryFamilies(), ", ")+" (default all)")
 		},
 		selected: func() bool { return on },
-		check: func() error {
+		check: func(bool) error {
 			_, err := fuzz.ParseBoundaryFamilies(families)
 			if err != nil {
 				return usagef("--boundary-families: %v", err)

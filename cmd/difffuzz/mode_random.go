@@ -30,8 +30,9 @@ func init() {
 	addMode(&mode{
 		name: "random", order: 30, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
+			seedSet, count, dur = false, 0, 0 // a fresh run (tests run several in one process)
 			fs.StringVar(&budget, "random", "", "check random inputs: a count like 100000x or a duration like 30s")
-			fs.Func("seed", "seed of the --random campaign (default: a new one; it is always printed)", func(s string) error {
+			fs.Func("seed", "seed of the random inputs of --random or the default campaign (default: a new one; it is always printed)", func(s string) error {
 				v, err := strconv.ParseInt(s, 10, 64)
 				if err != nil {
 					return fmt.Errorf("not a 64-bit integer")
@@ -42,11 +43,11 @@ func init() {
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
 		},
 		selected: func() bool { return budget != "" },
-		check: func() error {
+		check: func(runs bool) error {
+			if !runs && (seedSet || stats) {
+				return usagef("--seed and --stats go with --random N|DURATION (or the default campaign, which runs random inputs)")
+			}
 			if budget == "" {
-				if seedSet || stats {
-					return usagef("--seed and --stats go with --random N|DURATION")
-				}
 				return nil
 			}
 			var err error

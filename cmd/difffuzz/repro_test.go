@@ -100,7 +100,7 @@ func TestRandomMode(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"--random", "0x"}, {"--random", "many"}, {"--random", "-5s"}, {"--random", "10x", "--seed", "x"},
-		{"--stats"}, {"--seed", "3"}, {"--out", dir},
+		{"--stats", "--exhaustive"}, {"--seed", "3", "--boundary"},
 	} {
 		code, out, errs := runArgs(t, "", args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {

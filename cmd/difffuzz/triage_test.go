@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/difffuzz/difffuzz/internal/planted"
+)
+
+// TestMain lets the test binary serve as a planted target (planted.ServeFromEnv).
+func TestMain(m *testing.M) {
+	planted.ServeFromEnv()
+	os.Exit(m.Run())
+}
+
+// tenFaults are ten planted faults that do not hide one another.
+var tenFaults = []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.LowerHexTag, planted.RawSlash,
+	planted.UpperUnicode, planted.ControlRaw, planted.DropQuote, planted.Crash, planted.Hang}
+
+// TestTriageReport runs the default --exec campaign against a target with ten planted faults
+// and reads the report as its user does: one defect block per fault, under 300 lines, every
+// raw finding in the --findings file with its class, the classes in --json, one saved witness
+// per class with --out.
+func TestTriageReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a default --exec campaign of a million requests")
+	}
+	dir := t.TempDir()
+	jsonl := filepath.Join(dir, "findings.jsonl")
+	cmd := planted.Command(os.Args[0], tenFaults...)
+	code, out, errs := runArgs(t, "", "--exec", cmd, "--findings", jsonl, "--out", filepath.Join(dir, "out"), "--seed", "3")
+	require.Equal(t, 1, code, "stderr:\n%s", errs)
+	lines := strings.Count(out, "\n")
+	assert.Less(t, lines, 300, "report of ten faults:\n%s", out)
+	defects := regexp.MustCompile(`(?m)^DEFECT \d+ of (\d+) · `).FindAllStringSubmatch(out, -1)
+	require.NotEmpty(t, defects, out)
+	assert.Equal(t, "10", defects[0][1], "one defect block per fault:\n%s", out)
+	for _, want := range []string{
+		"§2.2 rows C2..DF, E0..EF, F0..F4: a lead without all of its continuation bytes",
+		"§2.2: an overlong sequence", "§2.2: an encoded surrogate",
+		"§1.3 rows 0x3C 0x3E with HEX_TAG", "§1.3 row 0x2F: / as \\/",
+		"§1.4: U+0080..U+FFFF as \\uXXXX", "§1.3 row other 0x00..0x1F", "§1.2 step 1, §1.6: the empty string",
+		"target-crashed", "target-hung",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.Regexp(t, `not run  [0-9,]+ more inputs that contain this witness`, out)
+	assert.Contains(t, errs, "per-request timeout")
+	assert.Contains(t, errs, "crash or hang witnesses")
+
+	// Every raw finding, with the class it is in.
+	f, err := os.Open(jsonl)
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	classes := map[string]int{}
+	n := 0
+	for sc.Scan() {
+		var r struct {
+			Class string `json:"class"`
+			Kind  string `json:"kind"`
+			Input string `json:"input"`
+			Space string `json:"space"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		require.Regexp(t, `^D\d+$`, r.Class)
+		require.NotEmpty(t, r.Space)
+		classes[r.Class]++
+		n++
+	}
+	require.NoError(t, sc.Err())
+	m := regexp.MustCompile(`difffuzz: ([0-9,]+) differences in (\d+) defect classes`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	assert.Equal(t, m[1], group(uint64(n)), "the findings file holds every difference")
+	assert.Equal(t, m[2], group(uint64(len(classes))), "and every class")
+	assert.Contains(t, errs, "wrote "+m[1]+" findings to "+jsonl)
+
+	// One saved witness per class.
+	saved, err := filepath.Glob(filepath.Join(dir, "out", "*.txt"))
+	require.NoError(t, err)
+	assert.Len(t, saved, len(classes))
+}
+
+// TestTriageJSON checks the classes in --json for a target with two faults.
+func TestTriageJSON(t *testing.T) {
+	cmd := planted.Command(os.Args[0], planted.RawSlash, planted.Crash)
+	code, out, errs := runArgs(t, "", "--exec", cmd, "--exhaustive", "--max-len", "1", "--json")
+	require.Equal(t, 1, code, errs)
+	var rep struct {
+		Differences uint64 `json:"differences"`
+		Classes     []struct {
+			ID       string            `json:"id"`
+			Op       string            `json:"op"`
+			Kind     string            `json:"kind"`
+			Rule     string            `json:"rule"`
+			RuleSpec string            `json:"rule_spec"`
+			Findings uint64            `json:"findings"`
+			Spaces   map[string]uint64 `json:"spaces"`
+			Witness  map[string]any    `json:"witness"`
+			NotRun   uint64            `json:"not_run"`
+		} `json:"classes"`
+		Targets []map[string]any `json:"targets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	byRule := map[string]int{}
+	var sum uint64
+	for _, c := range rep.Classes {
+		byRule[c.Op+" "+c.Kind+" "+c.Rule]++
+		sum += c.Findings
+		assert.NotEmpty(t, c.Witness["replay"])
+	}
+	assert.Equal(t, rep.Differences, sum)
+	assert.Equal(t, 1, byRule["escape output-differs 1.3-slash"], "%v", byRule)
+	assert.Equal(t, 1, byRule["escape target-crashed "], "%v", byRule)
+	for _, c := range rep.Classes {
+		if c.Rule == "1.3-slash" {
+			assert.Equal(t, "2f", c.Witness["input"])
+			assert.Contains(t, c.RuleSpec, "§1.3 row 0x2F")
+		}
+	}
+	require.Len(t, rep.Targets, 1)
+	assert.Equal(t, true, rep.Targets[0]["calibrated"])
+}
