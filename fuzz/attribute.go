@@ -217,16 +217,16 @@ func diffPoint(want, got []byte) int {
 	return d
 }
 
-// spanAt is the span holding output offset d of the oracle's output want (of input in): the
-// first whose output reaches past d, or an empty one (IGNORE) at d before it. When the
-// candidate's got is shorter than want and d is where a span starts, right after failed or
-// '?' steps whose output does not show how many bytes they consumed (\ufffd, nothing, '?'),
-// the step before is named instead (a candidate that swallowed the next bytes into it shows its
-// difference only after it) unless what the candidate wrote there, up to where the oracle's
-// output after the span resumes, is that span's bytes written another way (escape: unescaped as
-// JSON they are its input bytes; utf8_decode: one byte): then the span itself is to blame. The
-// context returned holds the spans that may be to blame: the one named and the span holding d,
-// or the step before it.
+// spanAt names the span of the oracle's output want (of input in) in which the candidate's
+// output got first differs, at offset d: the span holding d (j). Right before span j there may
+// be steps whose output does not show how many bytes they consumed (\ufffd, '?', nothing for an
+// IGNORE step); then either may be to blame, and what the candidate wrote from j's start up to
+// where the oracle's output after j resumes decides (writes): an IGNORE step is named when the
+// candidate did not write span j's bytes there (it took them with the ignored ones) or wrote
+// j's output a little later (it wrote something for the ignored bytes first); the step before
+// j is named when the candidate wrote less than the oracle and not j's bytes (it swallowed
+// them, as a decoder that does not check continuation bytes does); else span j. The context
+// returned is the spans that may be to blame: the one named and span j, or the step before it.
 func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (oracle.Span, []oracle.Span) {
 	shorter := len(got) < len(want)
 	j := len(spans) - 1 // the span holding d
@@ -236,8 +236,12 @@ func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (orac
 			break
 		}
 	}
+	// The steps right before span j whose output does not show how many bytes they took:
+	// either may be to blame when the difference lies in span j (its output can even begin like
+	// the candidate's, which then differs a byte later).
+	start := spans[j].Out
 	i := j
-	for i > 0 && spans[i-1].OutEnd == d && (opaque(spans[i-1].Rule) || spans[i-1].Out == d) {
+	for i > 0 && spans[i-1].OutEnd == start && (opaque(spans[i-1].Rule) || spans[i-1].Out == start) {
 		i--
 	}
 	// The context: the span holding d and the one suspect named with it (the step right before
@@ -248,15 +252,15 @@ func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (orac
 		}
 		return spans[k : j+1]
 	}
-	if i < j && spans[j].Out == d {
+	if i < j {
 		bytesOf := spans[j].InEnd > spans[j].In // a quote has none: no step swallows it
-		wrote := !bytesOf || writes(spans[j], d, want, got, in, escape)
+		wrote := !bytesOf || writes(spans[j], start, want, got, in, escape)
 		for k := i; k < j; k++ {
-			if spans[k].Out == d && spans[k].OutEnd == d && spans[k].InEnd > spans[k].In {
-				// An IGNORE step at d: to blame when the candidate wrote something for it
-				// (span j's output comes a little later) or took span j's bytes with it.
+			if spans[k].Out == start && spans[k].OutEnd == start && spans[k].InEnd > spans[k].In {
+				// An IGNORE step at j's start: to blame when the candidate wrote something for
+				// it (span j's output comes a little later) or took span j's bytes with it.
 				if out := want[spans[j].Out:spans[j].OutEnd]; !wrote ||
-					bytes.Contains(got[min(len(got), d+1):min(len(got), d+16+len(out))], out) {
+					bytes.Contains(got[min(len(got), start+1):min(len(got), start+16+len(out))], out) {
 					return spans[k], ctx(k)
 				}
 				break
@@ -269,7 +273,7 @@ func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (orac
 	return spans[j], ctx(j)
 }
 
-// writes reports whether the candidate's output got from d on, up to where the oracle's output
+// writes reports whether the candidate's output got from offset d (where span sp starts) on, up to where the oracle's output
 // after span sp resumes (within a few bytes), is sp's input bytes written another way: unescaped
 // as JSON they are those bytes (escape), or it is one byte (utf8_decode).
 func writes(sp oracle.Span, d int, want, got, in []byte, escape bool) bool {
