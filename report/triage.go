@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -61,6 +62,24 @@ type Triage struct {
 	spool    *os.File
 	spoolBuf *bufio.Writer
 	spoolErr error
+
+	stats Stats
+}
+
+// Stats say what Classes did.
+type Stats struct {
+	Groups    int           // groups of raw findings
+	Minimized int           // groups whose smallest finding was minimized (the others joined a class as they were)
+	Merges    int           // classes minimized again to see whether they slipped (Classes' second pass)
+	Runs      int           // runs of a candidate on one input that minimization took
+	Elapsed   time.Duration // the time Classes took
+}
+
+// Stats is what Classes did (after it returned).
+func (t *Triage) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stats
 }
 
 // group is the findings that agree on their local key: what the oracle says at the first
@@ -68,7 +87,6 @@ type Triage struct {
 type group struct {
 	id       int
 	key      string
-	keyNoPos string // key without the position
 	rule     string // the local rule (fuzz.Attribution.ID or a normalized detail)
 	unit     string // Shape of the input bytes that rule consumed
 	count    uint64
@@ -116,8 +134,7 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	defer t.mu.Unlock()
 	g := t.groups[key]
 	if g == nil {
-		g = &group{id: len(t.list), key: key, keyNoPos: strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit}, "\x00"),
-			rule: rule, unit: unit, spaces: map[string]uint64{}}
+		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}}
 		t.groups[key] = g
 		t.list = append(t.list, g)
 	}
@@ -283,6 +300,23 @@ type Class struct {
 	groups    []*group
 }
 
+// compactKey is what a group must share with a compact class to join it unminimized: the
+// operation, the candidate, the class rule of its smallest finding (classRule, which a
+// minimization keeps) and the byte classes of the step the oracle names there.
+func compactKey(g *group) string {
+	rep := g.smallest[0]
+	rule, _ := classRule(rep)
+	a := fuzz.Attribute(rep)
+	unit := ""
+	if a.In >= 0 && a.InEnd > a.In && a.InEnd <= len(rep.Input) {
+		unit = fuzz.Shape(rep.Input[a.In:a.InEnd])
+	}
+	if rule == "" {
+		rule = string(rep.Kind)
+	}
+	return strings.Join([]string{string(rep.Op), rep.Impl, rule, unit}, "\x00")
+}
+
 // compactWitness is the longest minimized witness (bytes) that makes its class "compact" for
 // Classes: short enough that no chunk edge was needed to show the defect.
 const compactWitness = 8
@@ -300,6 +334,23 @@ type Rechecker func(impl string) (im fuzz.Impl, check fuzz.CheckOne, ok bool)
 func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	start := time.Now()
+	if recheck != nil {
+		inner := recheck
+		recheck = func(impl string) (fuzz.Impl, fuzz.CheckOne, bool) {
+			im, check, ok := inner(impl)
+			if !ok {
+				return im, check, ok
+			}
+			return im, func(op fuzz.Op, im fuzz.Impl, src []byte, opts jsonopt.Options) []*fuzz.Finding {
+				t.stats.Runs++
+				return check(op, im, src, opts)
+			}, true
+		}
+	}
+	defer func() {
+		t.stats.Groups, t.stats.Elapsed = len(t.list), time.Since(start)
+	}()
 	gs := append([]*group(nil), t.list...)
 	// Smallest representatives first: they minimize fastest, and a group that differs from an
 	// earlier one only in where its bytes lie joins that one's class without being minimized
@@ -313,7 +364,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	})
 	progress := t.cfg.Progress
 	if progress != nil {
-		progress.Begin("minimizing one finding per group", uint64(len(gs)))
+		progress.Begin("triage: groups of findings placed in classes", uint64(len(gs)))
 		defer progress.End()
 	}
 	byKey := map[string]*Class{}
@@ -327,7 +378,8 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	for _, g := range gs {
 		rep := g.smallest[0]
 		w, note := rep, ""
-		if c := compact[g.keyNoPos]; c != nil {
+		ck := compactKey(g)
+		if c := compact[ck]; c != nil {
 			c.Findings += g.count
 			for s, n := range g.spaces {
 				c.Spaces[s] += n
@@ -355,6 +407,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 				break
 			}
 			minimized++
+			t.stats.Minimized++
 			w = fuzz.MinimizeSame(rep, im, check, sameAs(rep))
 			if !w.Minimized {
 				note = "not minimized: the candidate does not fail on it alone"
@@ -381,7 +434,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		c.groups = append(c.groups, g)
 		g.class = c
 		if w.Minimized && len(w.Input) <= compactWitness {
-			compact[g.keyNoPos] = c
+			compact[ck] = c
 		}
 	}
 	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)
@@ -450,6 +503,7 @@ func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []
 			continue
 		}
 		*minimized++
+		t.stats.Merges++
 		allowed := classRules(c.Witness)
 		// Any decoder step's rule, or one the ambiguity allowed, may be reached (not any rule:
 		// the witness must not slip onto another fault that it happens to show too).
@@ -568,16 +622,15 @@ func classRuleFor(f *fuzz.Finding, a fuzz.Attribution) (string, jsonopt.Options)
 	return a.Rule.String() + "/" + e.Row(), 0
 }
 
-// optionSpan is the first step of an escape whose rule the ignored option bits decide: one
-// that the oracle's answer without them does not have (the same bytes by the same rule). The
-// first difference of the outputs may lie before it when they are alike there (escaped
-// backslashes before a slash that UNESCAPED_SLASHES leaves raw).
+// optionSpan is the first step of an escape that the ignored option bits change: one whose
+// bytes the oracle writes differently without them (the first difference of the outputs may
+// lie before it when they are alike there: escaped backslashes before a slash that
+// UNESCAPED_SLASHES leaves raw). When the string fails without them, it is the first invalid
+// step.
 func optionSpan(f *fuzz.Finding, ign jsonopt.Options) (oracle.Span, bool) {
-	_, with, _ := oracle.EscapeExplain(nil, f.Input, f.Flags)
-	_, without, _ := oracle.EscapeExplain(nil, f.Input, f.Flags&^ign)
+	out, with, _ := oracle.EscapeExplain(nil, f.Input, f.Flags)
+	alt, without, _ := oracle.EscapeExplain(nil, f.Input, f.Flags&^ign)
 	if len(without) == 1 && (without[0].Rule == oracle.RuleFalse || without[0].Rule == oracle.RulePartialNull) {
-		// Without them the string fails at its first invalid step: that step is what they
-		// decide.
 		for _, sp := range with {
 			if sp.In == without[0].In && sp.InEnd > sp.In {
 				return sp, true
@@ -588,11 +641,11 @@ func optionSpan(f *fuzz.Finding, ign jsonopt.Options) (oracle.Span, bool) {
 		if sp.InEnd == sp.In {
 			continue // a quote
 		}
-		found := false
+		same := false
 		for _, o := range without {
-			found = found || o.In == sp.In && o.InEnd == sp.InEnd && o.Rule == sp.Rule
+			same = same || o.In == sp.In && o.InEnd == sp.InEnd && string(alt[o.Out:o.OutEnd]) == string(out[sp.Out:sp.OutEnd])
 		}
-		if !found {
+		if !same {
 			return sp, true
 		}
 	}

@@ -198,6 +198,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	classes := triage.Classes(ctx, rechecker(ctx, c))
+	if st := triage.Stats(); st.Groups > 0 {
+		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",
+			group(triage.Total()), group(uint64(st.Groups)), group(uint64(len(classes))), group(uint64(st.Minimized)), group(uint64(st.Merges)),
+			group(uint64(st.Runs)), st.Elapsed.Round(10*time.Millisecond))
+	}
 	elapsed := time.Since(start)
 	if *jsonOut {
 		fj := make([]map[string]any, len(rep.Findings))
