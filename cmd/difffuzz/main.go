@@ -6,9 +6,9 @@
 // Usage:
 //
 //	difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
-//	         [--shard K/N] [--exec CMD]... [--timeout D] [--json]
+//	         [--shard K/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--examples N] [--out DIR]
 //	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
-//	difffuzz --random N|DURATION [--seed S] [--stats] [--out DIR] [--impl LIST] [--ops LIST]
+//	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST] FILE|DIR...
 //	difffuzz list
@@ -52,9 +52,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 
 const usageText = `usage:
   difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
-           [--shard K/N] [--exec CMD]... [--timeout D] [--json]
+           [--shard K/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--examples N] [--out DIR]
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
-  difffuzz --random N|DURATION [--seed S] [--stats] [--out DIR] [--impl LIST] [--ops LIST]
+  difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST] FILE|DIR...
   difffuzz list
