@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -261,9 +263,7 @@ func TestVariantsRanked(t *testing.T) {
 			t.Errorf("Variants() = %v: %s ranked above %s", got, got[i-1], got[i])
 		}
 	}
-	if got[0] != fast.Default() {
-		t.Errorf("Default() = %s; want the first variant, %s", fast.Default(), got[0])
-	}
+	assert.Equal(t, got[0], fast.Default(), "Default() must be the first variant of %v", got)
 	t.Logf("variants %v, default %s", got, fast.Default())
 }
 

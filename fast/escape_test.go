@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -141,16 +143,12 @@ func TestBuffers(t *testing.T) {
 					src := []byte(in)
 					got, err := im.escape(buf, src, opts)
 					name := fmt.Sprintf("%s: Escape(%q, %s) with %d spare", im.name, in, opts, room)
-					if string(src) != in {
-						t.Errorf("%s modified src to %q", name, src)
-					}
-					if string(buf) != "pre:!" || !bytes.HasPrefix(got, []byte("pre:!")) {
-						t.Errorf("%s: dst prefix %q became %q", name, buf, got)
-					}
-					if want, code := modelEscape(src, opts); jsonopt.ErrorCode(err) != code ||
-						!bytes.Equal(got[5:], want) && !(want == nil && len(got) == 5) {
-						t.Errorf("%s = %q, %v; want %s, %d", name, got[5:], err, show(want), code)
-					}
+					assert.Equal(t, in, string(src), "%s modified src", name)
+					assert.Equal(t, "pre:!", string(buf), "%s modified dst's prefix", name)
+					assert.Equal(t, "pre:!", string(got[:min(len(got), 5)]), "%s lost dst's prefix", name)
+					want, code := modelEscape(src, opts) // want nil is false: nothing appended
+					assert.Equal(t, code, jsonopt.ErrorCode(err), "%s: error %v: code", name, err)
+					assert.Equal(t, string(want), string(got[5:]), "%s; want %s", name, show(want))
 					if i := spareWritten(buf, got, canary); i >= 0 {
 						t.Errorf("%s wrote %#x into spare capacity at dst[%d], past the returned length %d",
 							name, buf[:cap(buf)][i], i, len(got))
@@ -166,9 +164,9 @@ func TestBuffers(t *testing.T) {
 				}
 				src := []byte(in)
 				got := im.utf8Decode(buf, src)
-				if string(src) != in || string(buf) != "p:" || !bytes.Equal(got[2:], modelUTF8Decode(src)) {
-					t.Errorf("%s: UTF8Decode(%q) = %q (src %q, dst %q)", im.name, in, got, src, buf)
-				}
+				assert.Equal(t, in, string(src), "%s: UTF8Decode(%q) modified src", im.name, in)
+				assert.Equal(t, "p:", string(buf), "%s: UTF8Decode(%q) modified dst's prefix", im.name, in)
+				assert.Equal(t, "p:"+string(modelUTF8Decode(src)), string(got), "%s: UTF8Decode(%q)", im.name, in)
 				if i := spareWritten(buf, got, canary); i >= 0 {
 					t.Errorf("%s: UTF8Decode(%q) wrote into spare capacity at dst[%d]", im.name, in, i)
 				}
@@ -182,9 +180,8 @@ func TestNumericCheck(t *testing.T) {
 	for _, im := range impls(t) {
 		for _, in := range []string{"", "123", "abc", "\x80"} {
 			got, err := im.escape([]byte("x"), []byte(in), jsonopt.NumericCheck|jsonopt.InvalidUTF8Substitute)
-			if err != jsonopt.ErrNumericCheck || string(got) != "x" {
-				t.Errorf("%s: Escape(%q, NUMERIC_CHECK) = %q, %v; want %q, ErrNumericCheck", im.name, in, got, err, "x")
-			}
+			assert.ErrorIs(t, err, jsonopt.ErrNumericCheck, "%s: Escape(%q, NUMERIC_CHECK)", im.name, in) // == (no Is/Unwrap)
+			assert.Equal(t, "x", string(got), "%s: Escape(%q, NUMERIC_CHECK)", im.name, in)
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package fast_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/internal/spectest"
@@ -45,22 +47,14 @@ func TestEscapeFacts(t *testing.T) {
 			for _, prefix := range []string{"", "xyz"} {
 				dst := append(make([]byte, 0, 4), prefix...)
 				got, err := im.escape(dst, f.In, f.Flags)
-				if code := jsonopt.ErrorCode(err); code != f.Err {
-					t.Errorf("%s %s: Escape(%q, %s) error %v (code %d); want code %d", im.name, f.ID, f.In, f.Flags, err, code, f.Err)
+				if !assert.Equal(t, f.Err, jsonopt.ErrorCode(err), "%s %s: Escape(%q, %s) error %v: code", im.name, f.ID, f.In, f.Flags, err) {
 					continue
 				}
-				if !bytes.HasPrefix(got, []byte(prefix)) {
-					t.Errorf("%s %s: Escape(%q, %s) = %q lost the dst prefix %q", im.name, f.ID, f.In, f.Flags, got, prefix)
+				if !assert.Equal(t, prefix, string(got[:min(len(got), len(prefix))]), "%s %s: Escape(%q, %s) = %q lost the dst prefix", im.name, f.ID, f.In, f.Flags, got) {
 					continue
 				}
-				got = got[len(prefix):]
-				want := f.Want
-				if want == nil {
-					want = []byte{} // false: nothing appended
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s %s: Escape(%q, %s) = %q; want %s (%s)", im.name, f.ID, f.In, f.Flags, got, show(f.Want), f.Note)
-				}
+				// f.Want nil is false: nothing appended.
+				assert.Equal(t, string(f.Want), string(got[len(prefix):]), "%s %s: Escape(%q, %s); want %s (%s)", im.name, f.ID, f.In, f.Flags, show(f.Want), f.Note)
 			}
 		}
 	}
@@ -70,9 +64,7 @@ func TestUTF8DecodeFacts(t *testing.T) {
 	for _, im := range impls(t) {
 		for _, f := range spectest.UTF8Decode {
 			got := im.utf8Decode([]byte("p"), f.In)
-			if !bytes.Equal(got, append([]byte("p"), f.Want...)) {
-				t.Errorf("%s %s: UTF8Decode(%q) = %q; want %q (%s)", im.name, f.ID, f.In, got[1:], f.Want, f.Note)
-			}
+			assert.Equal(t, "p"+string(f.Want), string(got), "%s %s: UTF8Decode(%q) after dst \"p\" (%s)", im.name, f.ID, f.In, f.Note)
 		}
 	}
 }
@@ -82,47 +74,39 @@ func TestUTF8DecodeFacts(t *testing.T) {
 func TestModelFacts(t *testing.T) {
 	for _, f := range spectest.Escape {
 		got, code := modelEscape(f.In, f.Flags)
-		if code != f.Err || !bytes.Equal(got, f.Want) {
-			t.Errorf("model %s: modelEscape(%q, %s) = %s, %d; want %s, %d", f.ID, f.In, f.Flags, show(got), code, show(f.Want), f.Err)
-		}
+		assert.Equal(t, string(f.Want), string(got), "model %s: modelEscape(%q, %s) = %s; want %s", f.ID, f.In, f.Flags, show(got), show(f.Want))
+		assert.Equal(t, f.Err, code, "model %s: modelEscape(%q, %s) error code", f.ID, f.In, f.Flags)
 	}
 	for _, f := range spectest.UTF8Decode {
-		if got := modelUTF8Decode(f.In); !bytes.Equal(got, f.Want) {
-			t.Errorf("model %s: modelUTF8Decode(%q) = %q; want %q", f.ID, f.In, got, f.Want)
-		}
+		assert.Equal(t, string(f.Want), string(modelUTF8Decode(f.In)), "model %s: modelUTF8Decode(%q)", f.ID, f.In)
 	}
 }
 
 func TestRegistry(t *testing.T) {
 	vs := fast.Variants()
-	if len(vs) == 0 || vs[0].Name != fast.Default() {
-		t.Fatalf("Default() = %q; want the first of Variants() (%d variants)", fast.Default(), len(vs))
-	}
+	require.NotEmpty(t, vs, "Variants()")
+	require.Equal(t, vs[0].Name, fast.Default(), "Default() must be the first of Variants()")
 	seen := map[string]bool{}
 	for _, v := range vs {
-		if v.Name == "" || v.Doc == "" || v.Escape == nil || v.NextChar == nil || v.UTF8Decode == nil {
-			t.Errorf("variant %+v has an empty field", v)
-		}
-		if seen[v.Name] {
-			t.Errorf("variant %q listed twice", v.Name)
-		}
+		assert.NotEmpty(t, v.Name, "variant %+v: Name", v)
+		assert.NotEmpty(t, v.Doc, "variant %q: Doc", v.Name)
+		assert.NotNil(t, v.Escape, "variant %q: Escape", v.Name)
+		assert.NotNil(t, v.NextChar, "variant %q: NextChar", v.Name)
+		assert.NotNil(t, v.UTF8Decode, "variant %q: UTF8Decode", v.Name)
+		assert.False(t, seen[v.Name], "variant %q listed twice", v.Name)
 		seen[v.Name] = true
-		if w, ok := fast.Lookup(v.Name); !ok || w.Name != v.Name {
-			t.Errorf("Lookup(%q) = %q, %v; want the variant", v.Name, w.Name, ok)
+		w, ok := fast.Lookup(v.Name)
+		if assert.True(t, ok, "Lookup(%q) found nothing", v.Name) {
+			assert.Equal(t, v.Name, w.Name, "Lookup(%q)", v.Name)
 		}
 	}
 	for _, name := range []string{"generic", "swar"} {
-		if !seen[name] {
-			t.Errorf("portable variant %q missing from Variants()", name)
-		}
+		assert.True(t, seen[name], "portable variant %q missing from Variants()", name)
 	}
-	if _, ok := fast.Lookup("no-such-variant"); ok {
-		t.Errorf("Lookup(no-such-variant) found a variant")
-	}
+	_, ok := fast.Lookup("no-such-variant")
+	assert.False(t, ok, "Lookup(no-such-variant) found a variant")
 	vs[0].Name = "changed"
-	if fast.Variants()[0].Name == "changed" {
-		t.Errorf("Variants() returned the registry itself, not a copy")
-	}
+	assert.NotEqual(t, "changed", fast.Variants()[0].Name, "Variants() returned the registry itself, not a copy")
 }
 
 // fastNext is the NextChar every variant shares (checked by TestNextChar for each variant).

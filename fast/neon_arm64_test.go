@@ -10,6 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 	"golang.org/x/sys/cpu"
@@ -201,16 +204,15 @@ func TestNEONRegistered(t *testing.T) {
 	if !cpu.ARM64.HasASIMD {
 		t.Skip("no ASIMD")
 	}
-	if _, ok := Lookup("neon"); !ok || Default() != "neon" || defaultKernel != kernelNEON {
-		t.Fatalf("Lookup(neon) = %v, Default() = %q, defaultKernel = %d; want neon registered and default", ok, Default(), defaultKernel)
-	}
+	_, ok := Lookup("neon")
+	require.True(t, ok, "Lookup(neon): want neon registered")
+	require.Equal(t, "neon", Default(), "Default()")
+	require.Equal(t, kernelNEON, defaultKernel, "defaultKernel")
 	var names []string
 	for _, v := range Variants() {
 		names = append(names, v.Name)
 	}
-	if fmt.Sprint(names) != "[neon swar generic]" {
-		t.Errorf("Variants() = %v; want [neon swar generic]", names)
-	}
+	assert.Equal(t, []string{"neon", "swar", "generic"}, names, "Variants()")
 }
 
 // TestNEONLanes puts each of neonBytes at every offset of clean filler of every length 0..96

@@ -3,6 +3,8 @@ package fast_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -93,15 +95,9 @@ func TestNextChar(t *testing.T) {
 	for _, im := range impls(t) {
 		for _, tt := range nextCharTests {
 			in := []byte(tt.in)
-			if got := im.nextChar(in, tt.pos); got != tt.want {
-				t.Errorf("%s %s: NextChar(%q, %d) = %v; want %v", im.name, tt.id, tt.in, tt.pos, got, tt.want)
-			}
-			if string(in) != tt.in {
-				t.Errorf("%s %s: NextChar modified its input to %q", im.name, tt.id, in)
-			}
-			if got := modelStep(in, tt.pos); got != tt.want {
-				t.Errorf("model %s: modelStep(%q, %d) = %v; want %v", tt.id, tt.in, tt.pos, got, tt.want)
-			}
+			assert.Equal(t, tt.want, im.nextChar(in, tt.pos), "%s %s: NextChar(%q, %d)", im.name, tt.id, tt.in, tt.pos)
+			assert.Equal(t, tt.in, string(in), "%s %s: NextChar modified its input", im.name, tt.id)
+			assert.Equal(t, tt.want, modelStep(in, tt.pos), "model %s: modelStep(%q, %d)", tt.id, tt.in, tt.pos)
 		}
 	}
 }

@@ -23,6 +23,16 @@ func wantErrOf(code int) error {
 	return nil
 }
 
+// assertErr asserts that err is exactly want: nil, or the very sentinel (errors.Is, and *jsonopt.Error
+// has no Is or Unwrap, so this is ==).
+func assertErr(t *testing.T, want, err error, msgAndArgs ...any) bool {
+	t.Helper()
+	if want == nil {
+		return assert.NoError(t, err, msgAndArgs...)
+	}
+	return assert.ErrorIs(t, err, want, msgAndArgs...)
+}
+
 // TestEscapeFacts checks every json_encode fact J1–J72 of spec §5.2.
 func TestEscapeFacts(t *testing.T) {
 	if len(spectest.Escape) != 72 {
@@ -34,9 +44,9 @@ func TestEscapeFacts(t *testing.T) {
 		if want == nil { // json_encode returned false: nothing appended
 			want = []byte{}
 		}
-		if err != wantErrOf(f.Err) || jsonopt.ErrorCode(err) != f.Err || !bytes.Equal(got, want) {
-			t.Errorf("%s: Escape(%q, %s) = %q, %v; want %q, %d", f.ID, f.In, f.Flags.Short(), got, err, f.Want, f.Err)
-		}
+		assert.Equal(t, string(want), string(got), "%s: Escape(%q, %s)", f.ID, f.In, f.Flags.Short())
+		assertErr(t, wantErrOf(f.Err), err, "%s: Escape(%q, %s)", f.ID, f.In, f.Flags.Short())
+		assert.Equal(t, f.Err, jsonopt.ErrorCode(err), "%s: Escape(%q, %s) error code", f.ID, f.In, f.Flags.Short())
 	}
 }
 
@@ -46,9 +56,8 @@ func TestUTF8DecodeFacts(t *testing.T) {
 		t.Fatalf("spectest.UTF8Decode has %d facts; want 17 (U1–U17)", len(spectest.UTF8Decode))
 	}
 	for _, f := range spectest.UTF8Decode {
-		if got := oracle.UTF8Decode(nil, f.In); !bytes.Equal(got, f.Want) {
-			t.Errorf("%s: UTF8Decode(%q) = %q; want %q", f.ID, f.In, got, f.Want)
-		}
+		got := oracle.UTF8Decode(nil, f.In)
+		assert.Equal(t, string(f.Want), string(got), "%s: UTF8Decode(%q)", f.ID, f.In)
 	}
 }
 
@@ -167,12 +176,8 @@ var nextCharTests = []struct {
 func TestNextChar(t *testing.T) {
 	for _, tt := range nextCharTests {
 		in := []byte(tt.in)
-		if got := oracle.NextChar(in, tt.pos); got != tt.want {
-			t.Errorf("%s: NextChar(%q, %d) = %v; want %v", tt.name, tt.in, tt.pos, got, tt.want)
-		}
-		if string(in) != tt.in {
-			t.Errorf("%s: NextChar modified its input to %q", tt.name, in)
-		}
+		assert.Equal(t, tt.want, oracle.NextChar(in, tt.pos), "%s: NextChar(%q, %d)", tt.name, tt.in, tt.pos)
+		assert.Equal(t, tt.in, string(in), "%s: NextChar modified its input", tt.name)
 	}
 }
 
@@ -336,9 +341,8 @@ func TestEscapeASCII(t *testing.T) {
 			want = `"` + want + `"`
 			in := []byte{byte(c)}
 			got, err := oracle.Escape(nil, in, opts)
-			if string(got) != want || err != nil {
-				t.Errorf("Escape(%q, %s) = %q, %v; want %q, 0", in, opts.Short(), got, err, want)
-			}
+			assert.Equal(t, want, string(got), "Escape(%q, %s)", in, opts.Short())
+			assert.NoError(t, err, "Escape(%q, %s)", in, opts.Short())
 		}
 	}
 }
@@ -369,9 +373,8 @@ func TestEscapeLineTerminators(t *testing.T) {
 		{"\u202a", uu | ult, "\"\u202a\""},
 	} {
 		got, err := oracle.Escape(nil, []byte(tt.in), tt.opts)
-		if string(got) != tt.want || err != nil {
-			t.Errorf("Escape(%q, %s) = %q, %v; want %q, 0", tt.in, tt.opts.Short(), got, err, tt.want)
-		}
+		assert.Equal(t, tt.want, string(got), "Escape(%q, %s)", tt.in, tt.opts.Short())
+		assert.NoError(t, err, "Escape(%q, %s)", tt.in, tt.opts.Short())
 	}
 }
 
@@ -411,9 +414,8 @@ func TestEscapeMore(t *testing.T) {
 		{"<\x80>", sub | jsonopt.HexTag, `"\u003C\ufffd\u003E"`, nil},
 	} {
 		got, err := oracle.Escape(nil, []byte(tt.in), tt.opts)
-		if string(got) != tt.want || err != tt.wantErr {
-			t.Errorf("Escape(%q, %s) = %q, %v; want %q, %d", tt.in, tt.opts.Short(), got, err, tt.want, jsonopt.ErrorCode(tt.wantErr))
-		}
+		assert.Equal(t, tt.want, string(got), "Escape(%q, %s)", tt.in, tt.opts.Short())
+		assertErr(t, tt.wantErr, err, "Escape(%q, %s)", tt.in, tt.opts.Short())
 	}
 }
 
@@ -450,8 +452,9 @@ func TestEscapePrefixAndSpareCapacity(t *testing.T) {
 			dst := buf[:len(prefix)]
 			src := []byte(in)
 			got, err := oracle.Escape(dst, src, opts)
-			if err != wantErr || string(got) != prefix+string(want) {
-				t.Errorf("Escape(%q+, %q, %s) = %q, %v; want %q, %v", prefix, in, opts.Short(), got, err, prefix+string(want), wantErr)
+			if err != wantErr || string(got) != prefix+string(want) { // gate: 18k runs
+				assert.Equal(t, prefix+string(want), string(got), "Escape(%q+, %q, %s)", prefix, in, opts.Short())
+				assertErr(t, wantErr, err, "Escape(%q+, %q, %s)", prefix, in, opts.Short())
 			}
 			if string(buf[:len(prefix)]) != prefix {
 				t.Errorf("Escape(%q, %s) modified the dst prefix: %q", in, opts.Short(), buf[:len(prefix)])
@@ -480,8 +483,9 @@ func TestEscapeIgnoredOptions(t *testing.T) {
 		for _, opts := range interestingOptions() {
 			want, wantErr := oracle.Escape(nil, []byte(in), opts)
 			got, err := oracle.Escape(nil, []byte(in), opts|ignored)
-			if err != wantErr || !bytes.Equal(got, want) {
-				t.Errorf("Escape(%q, %s) = %q, %v; want %q, %v (as without the ignored bits)", in, (opts | ignored).Short(), got, err, want, wantErr)
+			if err != wantErr || !bytes.Equal(got, want) { // gate: 18k runs
+				assert.Equal(t, string(want), string(got), "Escape(%q, %s) (as without the ignored bits)", in, (opts | ignored).Short())
+				assertErr(t, wantErr, err, "Escape(%q, %s) (as without the ignored bits)", in, (opts | ignored).Short())
 			}
 		}
 	}
@@ -495,8 +499,9 @@ func TestEscapeNumericCheck(t *testing.T) {
 			jsonopt.NumericCheck | jsonopt.PreserveZeroFraction | jsonopt.PartialOutputOnError} {
 			dst := append(make([]byte, 0, 64), "keep"...)
 			got, err := oracle.Escape(dst, []byte(in), opts)
-			if err != jsonopt.ErrNumericCheck || string(got) != "keep" || &got[0] != &dst[0] {
-				t.Errorf("Escape(%q, %s) = %q, %v; want %q, %v", in, opts.Short(), got, err, "keep", jsonopt.ErrNumericCheck)
+			assertErr(t, jsonopt.ErrNumericCheck, err, "Escape(%q, %s)", in, opts.Short())
+			if assert.Equal(t, "keep", string(got), "Escape(%q, %s)", in, opts.Short()) {
+				assert.Same(t, &dst[0], &got[0], "Escape(%q, %s) did not return dst itself", in, opts.Short())
 			}
 		}
 	}
@@ -505,14 +510,11 @@ func TestEscapeNumericCheck(t *testing.T) {
 func TestUTF8DecodePrefix(t *testing.T) {
 	for _, in := range escapeInputs {
 		want := oracle.UTF8Decode(nil, []byte(in))
-		if len(want) > len(in) {
-			t.Errorf("UTF8Decode(%q) = %q: longer than its input", in, want)
-		}
+		assert.LessOrEqual(t, len(want), len(in), "UTF8Decode(%q) = %q: longer than its input", in, want)
 		src := []byte(in)
 		got := oracle.UTF8Decode([]byte("pre"), src)
-		if string(got) != "pre"+string(want) || string(src) != in {
-			t.Errorf("UTF8Decode(\"pre\", %q) = %q; want %q", in, got, "pre"+string(want))
-		}
+		assert.Equal(t, "pre"+string(want), string(got), "UTF8Decode(\"pre\", %q)", in)
+		assert.Equal(t, in, string(src), "UTF8Decode(\"pre\", %q) modified src", in)
 	}
 }
 

@@ -3,11 +3,9 @@ package protocol
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -154,9 +152,7 @@ func TestClientGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(c.Ops()); got != "[escape decode utf8_decode]" {
-		t.Errorf("Ops() = %s", got)
-	}
+	assert.Equal(t, []Op{OpEscape, OpDecode, OpUTF8Decode}, c.Ops(), "Ops()")
 	tests := []struct{ req, want string }{
 		{"escape 2097152 e08041", "225c75666666644122 0"},
 		{"escape 0 80", "false 5"},
@@ -170,17 +166,11 @@ func TestClientGood(t *testing.T) {
 		reqs = append(reqs, mustRequest(t, tc.req))
 	}
 	resps, err := c.Do(reqs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, tc := range tests {
-		if got := resps[i].String(); got != tc.want {
-			t.Errorf("%q -> %q; want %q", tc.req, got, tc.want)
-		}
+		assert.Equal(t, tc.want, resps[i].String(), "request %q", tc.req)
 	}
-	if resps[5].ErrorMsg != "JSON_NUMERIC_CHECK (32) is not implemented" {
-		t.Errorf("ErrorMsg = %q", resps[5].ErrorMsg)
-	}
+	assert.Equal(t, "JSON_NUMERIC_CHECK (32) is not implemented", resps[5].ErrorMsg, "ErrorMsg")
 
 	// A large pipelined batch, then an empty one, then a single request.
 	const n = 20000
@@ -201,18 +191,15 @@ func TestClientGood(t *testing.T) {
 			t.Fatalf("request %d %s: got %s; want %q %v", i, r, got, want, err)
 		}
 	}
-	if resps, err := c.Do(nil); err != nil || len(resps) != 0 {
-		t.Errorf("Do(nil) = %v, %v", resps, err)
+	resps, err = c.Do(nil)
+	assert.NoError(t, err, "Do(nil)")
+	assert.Empty(t, resps, "Do(nil)")
+	if resps, err := c.Do([]Request{{Op: OpUTF8Decode}}); assert.NoError(t, err, "Do(utf8_decode -)") {
+		assert.Equal(t, "-", resps[0].String(), "Do(utf8_decode -)")
 	}
-	if resps, err := c.Do([]Request{{Op: OpUTF8Decode}}); err != nil || resps[0].String() != "-" {
-		t.Errorf("Do(utf8_decode -) = %v, %v", resps, err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if _, err := c.Do(reqs[:1]); err == nil {
-		t.Error("Do after Close succeeded")
-	}
+	assert.NoError(t, c.Close(), "Close")
+	_, err = c.Do(reqs[:1])
+	assert.Error(t, err, "Do after Close succeeded")
 }
 
 // A target's announced capabilities reach the client, which still sends every request: the
@@ -281,13 +268,9 @@ func TestClientSmallWindow(t *testing.T) {
 		reqs = append(reqs, Request{Op: OpUTF8Decode, Input: []byte{0xc3, byte(0x80 + i%64)}})
 	}
 	resps, err := c.Do(reqs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range reqs {
-		if want := byte(0xc0 + i%64); len(resps[i].Result) != 1 || resps[i].Result[0] != want {
-			t.Fatalf("request %d: %s", i, resps[i])
-		}
+		require.Equal(t, string([]byte{byte(0xc0 + i%64)}), string(resps[i].Result), "request %d: %s", i, resps[i])
 	}
 }
 
@@ -298,12 +281,13 @@ func TestClientUnsupportedOp(t *testing.T) {
 	}
 	defer c.Close()
 	_, err = c.Do([]Request{{Op: OpEscape}, {Op: "frob"}})
-	if err == nil || !strings.Contains(err.Error(), `request #1: target`) || !strings.Contains(err.Error(), `does not support "frob" (it announced: escape decode utf8_decode)`) {
-		t.Errorf("Do(frob) error = %v", err)
+	if assert.Error(t, err, "Do(frob)") {
+		assert.Contains(t, err.Error(), `request #1: target`, "Do(frob) error")
+		assert.Contains(t, err.Error(), `does not support "frob" (it announced: escape decode utf8_decode)`, "Do(frob) error")
 	}
 	// The client is still usable.
-	if resps, err := c.Do([]Request{{Op: OpEscape, Input: []byte("A")}}); err != nil || resps[0].String() != "224122 0" {
-		t.Errorf("after the refusal: %v, %v", resps, err)
+	if resps, err := c.Do([]Request{{Op: OpEscape, Input: []byte("A")}}); assert.NoError(t, err, "after the refusal") {
+		assert.Equal(t, "224122 0", resps[0].String(), "after the refusal")
 	}
 }
 
@@ -360,16 +344,12 @@ func TestClientFailures(t *testing.T) {
 				t.Fatalf("Start: %v", err)
 			}
 			var te *TargetError
-			if !errors.As(err, &te) {
-				t.Fatalf("error %v is a %T; want *TargetError", err, err)
-			}
-			if te.Kind != tc.kind || te.Index != tc.index || len(resps) != tc.answered {
-				t.Errorf("kind %s, index %d, %d responses; want %s, %d, %d", te.Kind, te.Index, len(resps), tc.kind, tc.index, tc.answered)
-			}
+			require.ErrorAs(t, err, &te, "error %v is a %T; want *TargetError", err, err)
+			assert.Equal(t, tc.kind, te.Kind, "kind")
+			assert.Equal(t, tc.index, te.Index, "request index")
+			assert.Len(t, resps, tc.answered, "responses before the failure")
 			for _, p := range tc.wantParts {
-				if !strings.Contains(err.Error(), p) {
-					t.Errorf("error does not contain %q:\n%v", p, err)
-				}
+				assert.Contains(t, err.Error(), p, "error")
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %v", d)
@@ -389,8 +369,10 @@ func TestClientCloseReportsExitStatus(t *testing.T) {
 	}
 	err = c.Close()
 	var te *TargetError
-	if !errors.As(err, &te) || te.Kind != Exited || !strings.Contains(err.Error(), "exit status 1") || !strings.Contains(err.Error(), "unhappy at the end") {
-		t.Errorf("Close = %v; want an Exited error with exit status 1 and the stderr", err)
+	if assert.ErrorAs(t, err, &te, "Close = %v; want a *TargetError", err) {
+		assert.Equal(t, Exited, te.Kind, "Close = %v: kind", err)
+		assert.Contains(t, err.Error(), "exit status 1", "Close error")
+		assert.Contains(t, err.Error(), "unhappy at the end", "Close error: the stderr")
 	}
 }
 
@@ -403,8 +385,9 @@ func TestClientCloseKillsHangingTarget(t *testing.T) {
 	start := time.Now()
 	err = c.Close()
 	var te *TargetError
-	if !errors.As(err, &te) || te.Kind != TimedOut || !strings.Contains(err.Error(), "did not exit within 200ms") {
-		t.Errorf("Close = %v; want a TimedOut error", err)
+	if assert.ErrorAs(t, err, &te, "Close = %v; want a *TargetError", err) {
+		assert.Equal(t, TimedOut, te.Kind, "Close = %v: kind", err)
+		assert.Contains(t, err.Error(), "did not exit within 200ms", "Close error")
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %v", d)
@@ -423,20 +406,19 @@ func TestClientContextCancel(t *testing.T) {
 	}
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
 	_, err = c.Do([]Request{{Op: OpEscape}})
-	if err == nil || !strings.Contains(err.Error(), "cancel") {
-		t.Errorf("Do after cancel = %v; want a cancellation error", err)
+	if assert.Error(t, err, "Do after cancel; want a cancellation error") {
+		assert.Contains(t, err.Error(), "cancel", "Do after cancel")
 	}
 	c.Close()
 }
 
 func TestStartMissingCommand(t *testing.T) {
 	_, err := Start(context.Background(), []string{"/nonexistent/difffuzz-target"})
-	if err == nil || !strings.Contains(err.Error(), "starting target /nonexistent/difffuzz-target") {
-		t.Errorf("Start = %v", err)
+	if assert.Error(t, err, "Start(/nonexistent/difffuzz-target)") {
+		assert.Contains(t, err.Error(), "starting target /nonexistent/difffuzz-target", "Start error")
 	}
-	if _, err := Start(context.Background(), nil); err == nil {
-		t.Error("Start(nil) succeeded")
-	}
+	_, err = Start(context.Background(), nil)
+	assert.Error(t, err, "Start(nil) succeeded")
 }
 
 // BenchmarkClientRoundTrip measures pipelined requests per second through the fake target.

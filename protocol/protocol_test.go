@@ -1,12 +1,10 @@
 package protocol
 
 import (
-	"bytes"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -32,20 +30,15 @@ func TestParseRequest(t *testing.T) {
 	}
 	for _, tc := range valid {
 		got, err := ParseRequest(tc.line)
-		if err != nil {
-			t.Errorf("ParseRequest(%q): unexpected error %v", tc.line, err)
+		if !assert.NoError(t, err, "ParseRequest(%q)", tc.line) {
 			continue
 		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ParseRequest(%q) = %+v; want %+v", tc.line, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "ParseRequest(%q)", tc.line)
 		back := tc.back
 		if back == "" {
 			back = tc.line
 		}
-		if s := got.String(); s != back {
-			t.Errorf("ParseRequest(%q).String() = %q; want %q", tc.line, s, back)
-		}
+		assert.Equal(t, back, got.String(), "ParseRequest(%q).String()", tc.line)
 	}
 
 	malformed := []struct {
@@ -79,13 +72,10 @@ func TestParseRequest(t *testing.T) {
 	}
 	for _, tc := range malformed {
 		_, err := ParseRequest(tc.line)
-		if err == nil {
-			t.Errorf("%s: ParseRequest(%q) = nil error; want %q", tc.class, tc.line, tc.wantErr)
+		if !assert.Error(t, err, "%s: ParseRequest(%q); want %q", tc.class, tc.line, tc.wantErr) {
 			continue
 		}
-		if !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("%s: ParseRequest(%q) error = %q; want it to contain %q", tc.class, tc.line, err, tc.wantErr)
-		}
+		assert.Contains(t, err.Error(), tc.wantErr, "%s: ParseRequest(%q) error", tc.class, tc.line)
 	}
 }
 
@@ -117,20 +107,15 @@ func TestParseResponse(t *testing.T) {
 	}
 	for _, tc := range valid {
 		got, err := ParseResponse(tc.op, tc.line)
-		if err != nil {
-			t.Errorf("ParseResponse(%s, %q): unexpected error %v", tc.op, tc.line, err)
+		if !assert.NoError(t, err, "ParseResponse(%s, %q)", tc.op, tc.line) {
 			continue
 		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ParseResponse(%s, %q) = %+v; want %+v", tc.op, tc.line, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "ParseResponse(%s, %q)", tc.op, tc.line)
 		back := tc.back
 		if back == "" {
 			back = tc.line
 		}
-		if s := got.String(); s != back {
-			t.Errorf("ParseResponse(%s, %q).String() = %q; want %q", tc.op, tc.line, s, back)
-		}
+		assert.Equal(t, back, got.String(), "ParseResponse(%s, %q).String()", tc.op, tc.line)
 	}
 
 	malformed := []struct {
@@ -176,30 +161,21 @@ func TestParseResponse(t *testing.T) {
 	}
 	for _, tc := range malformed {
 		_, err := ParseResponse(tc.op, tc.line)
-		if err == nil {
-			t.Errorf("%s: ParseResponse(%s, %q) = nil error; want %q", tc.class, tc.op, tc.line, tc.wantErr)
+		if !assert.Error(t, err, "%s: ParseResponse(%s, %q); want %q", tc.class, tc.op, tc.line, tc.wantErr) {
 			continue
 		}
-		if !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("%s: ParseResponse(%s, %q) error = %q; want it to contain %q", tc.class, tc.op, tc.line, err, tc.wantErr)
-		}
+		assert.Contains(t, err.Error(), tc.wantErr, "%s: ParseResponse(%s, %q) error", tc.class, tc.op, tc.line)
 	}
 }
 
 func TestResponseStringErrorMsgIsOneLine(t *testing.T) {
 	r := Response{Op: OpEscape, ErrorMsg: "two\nlines\r\n"}
-	if got, want := r.String(), "error two lines  "; got != want {
-		t.Errorf("String() = %q; want %q", got, want)
-	}
+	assert.Equal(t, "error two lines  ", r.String(), "String()")
 }
 
 func TestHello(t *testing.T) {
-	if got, want := Hello(Ops), "difffuzz-target 1 escape decode utf8_decode"; got != want {
-		t.Errorf("Hello(Ops) = %q; want %q", got, want)
-	}
-	if got, want := Hello(nil), "difffuzz-target 1"; got != want {
-		t.Errorf("Hello(nil) = %q; want %q", got, want)
-	}
+	assert.Equal(t, "difffuzz-target 1 escape decode utf8_decode", Hello(Ops), "Hello(Ops)")
+	assert.Equal(t, "difffuzz-target 1", Hello(nil), "Hello(nil)")
 	valid := []struct {
 		line string
 		ops  []Op
@@ -211,9 +187,9 @@ func TestHello(t *testing.T) {
 	}
 	for _, tc := range valid {
 		v, ops, err := ParseHello(tc.line)
-		if err != nil || v != 1 || !reflect.DeepEqual(ops, tc.ops) {
-			t.Errorf("ParseHello(%q) = %d, %v, %v; want 1, %v, nil", tc.line, v, ops, err, tc.ops)
-		}
+		assert.NoError(t, err, "ParseHello(%q)", tc.line)
+		assert.Equal(t, 1, v, "ParseHello(%q) version", tc.line)
+		assert.Equal(t, tc.ops, ops, "ParseHello(%q) ops", tc.line)
 	}
 	malformed := []struct {
 		line        string
@@ -234,9 +210,10 @@ func TestHello(t *testing.T) {
 	}
 	for _, tc := range malformed {
 		v, _, err := ParseHello(tc.line)
-		if err == nil || v != tc.wantVersion || !strings.Contains(err.Error(), tc.wantErr) {
-			t.Errorf("ParseHello(%q) = %d, %v; want %d and an error containing %q", tc.line, v, err, tc.wantVersion, tc.wantErr)
+		if assert.Error(t, err, "ParseHello(%q); want %q", tc.line, tc.wantErr) {
+			assert.Contains(t, err.Error(), tc.wantErr, "ParseHello(%q) error", tc.line)
 		}
+		assert.Equal(t, tc.wantVersion, v, "ParseHello(%q) version", tc.line)
 	}
 }
 
@@ -248,14 +225,13 @@ func TestHexRoundTrip(t *testing.T) {
 	}
 	r := Request{Op: OpUTF8Decode, Input: all}
 	got, err := ParseRequest(r.String())
-	if err != nil || !bytes.Equal(got.Input, all) {
-		t.Fatalf("request round trip: %v, %x", err, got.Input)
-	}
+	require.NoError(t, err, "request round trip")
+	require.Equal(t, all, got.Input, "request round trip")
 	resp := Response{Op: OpEscape, Result: all, Err: 5}
 	back, err := ParseResponse(OpEscape, resp.String())
-	if err != nil || !bytes.Equal(back.Result, all) || back.Err != 5 {
-		t.Fatalf("response round trip: %v, %+v", err, back)
-	}
+	require.NoError(t, err, "response round trip")
+	require.Equal(t, all, back.Result, "response round trip")
+	require.Equal(t, 5, back.Err, "response round trip")
 }
 
 func TestParseHelloCaps(t *testing.T) {

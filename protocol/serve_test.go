@@ -66,50 +66,35 @@ func TestServe(t *testing.T) {
 		in.WriteString(tc.req + "\n")
 	}
 	got := serveLines(t, fakeHandler, in.String(), "difffuzz-target 1 escape decode utf8_decode")
-	if len(got) != len(tests) {
-		t.Fatalf("got %d response lines for %d requests:\n%s", len(got), len(tests), strings.Join(got, "\n"))
-	}
+	require.Len(t, got, len(tests), "one response line per request")
 	for i, tc := range tests {
-		if got[i] != tc.want {
-			t.Errorf("%q -> %q; want %q", tc.req, got[i], tc.want)
-		}
+		assert.Equal(t, tc.want, got[i], "request %q", tc.req)
 	}
 }
 
 func TestServeLastLineWithoutNewline(t *testing.T) {
 	got := serveLines(t, fakeHandler, "escape 0 41\nutf8_decode c3a9", "difffuzz-target 1 escape decode utf8_decode")
-	want := []string{"224122 0", "e9"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q; want %q", got, want)
-	}
+	assert.Equal(t, []string{"224122 0", "e9"}, got)
 }
 
 func TestServeEmptyInput(t *testing.T) {
-	if got := serveLines(t, fakeHandler, "", "difffuzz-target 1 escape decode utf8_decode"); len(got) != 0 {
-		t.Errorf("got responses %q for no input", got)
-	}
+	got := serveLines(t, fakeHandler, "", "difffuzz-target 1 escape decode utf8_decode")
+	assert.Empty(t, got, "responses for no input")
 }
 
 func TestServeUnsupportedOp(t *testing.T) {
 	h := Handler{Escape: fakeEscape, UTF8Decode: fakeUTF8Decode}
 	got := serveLines(t, h, "decode 41\nescape 0 41\n", "difffuzz-target 1 escape utf8_decode")
-	want := []string{"error operation decode is not supported by this target (it supports: escape utf8_decode)", "224122 0"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q; want %q", got, want)
-	}
+	assert.Equal(t, []string{"error operation decode is not supported by this target (it supports: escape utf8_decode)", "224122 0"}, got)
 	got = serveLines(t, Handler{}, "utf8_decode 41\n", "difffuzz-target 1")
-	if len(got) != 1 || got[0] != "error operation utf8_decode is not supported by this target (it supports: none)" {
-		t.Errorf("got %q", got)
-	}
+	assert.Equal(t, []string{"error operation utf8_decode is not supported by this target (it supports: none)"}, got)
 }
 
 // A decoder that does not advance must get an error answer, not hang Serve.
 func TestServeZeroAdvance(t *testing.T) {
 	h := Handler{NextChar: func(s []byte, pos int) jsonopt.Step { return jsonopt.Step{CP: 0x41, OK: true} }}
 	got := serveLines(t, h, "decode 4141\n", "difffuzz-target 1 decode")
-	if len(got) != 1 || got[0] != "error decoder step at byte 0 returned advance 0 (cp 41, ok true)" {
-		t.Errorf("got %q", got)
-	}
+	assert.Equal(t, []string{"error decoder step at byte 0 returned advance 0 (cp 41, ok true)"}, got)
 }
 
 // Lines longer than any buffer: a 768 KiB input (1.5 MB of hex) in one request.
@@ -117,20 +102,17 @@ func TestServeLongLine(t *testing.T) {
 	in := bytes.Repeat([]byte("\xc3\xa9/"), 1<<18)
 	req := Request{Op: OpEscape, Input: in}.String()
 	got := serveLines(t, fakeHandler, req+"\nutf8_decode 41\n", "difffuzz-target 1 escape decode utf8_decode")
-	if len(got) != 2 {
+	if len(got) != 2 { // not require.Len: it would print the 1.5 MB line
 		t.Fatalf("got %d lines", len(got))
 	}
 	resp, err := ParseResponse(OpEscape, got[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, _ := fakeEscape(nil, in, 0)
+	// 1.5 MB each: compare plainly and report lengths, not a diff.
 	if !bytes.Equal(resp.Result, want) || resp.Err != 0 {
 		t.Errorf("long escape: got %d bytes err %d; want %d bytes", len(resp.Result), resp.Err, len(want))
 	}
-	if got[1] != "41" {
-		t.Errorf("after the long line: %q", got[1])
-	}
+	assert.Equal(t, "41", got[1], "after the long line")
 }
 
 // countingWriter counts Write calls.
@@ -152,15 +134,9 @@ func TestServeBatchesWrites(t *testing.T) {
 		fmt.Fprintf(&in, "escape 0 %02x\n", i%128)
 	}
 	var out countingWriter
-	if err := Serve(strings.NewReader(in.String()), &out, fakeHandler); err != nil {
-		t.Fatal(err)
-	}
-	if lines := strings.Count(out.String(), "\n"); lines != n+1 {
-		t.Fatalf("got %d lines; want %d", lines, n+1)
-	}
-	if out.writes > 20 {
-		t.Errorf("%d requests took %d writes; want them batched", n, out.writes)
-	}
+	require.NoError(t, Serve(strings.NewReader(in.String()), &out, fakeHandler))
+	require.Equal(t, n+1, strings.Count(out.String(), "\n"), "lines (hello and one per request)")
+	assert.LessOrEqual(t, out.writes, 20, "%d requests took %d writes; want them batched", n, out.writes)
 }
 
 // An interactive client writes one request and waits for its answer without closing its end:
@@ -190,9 +166,7 @@ func TestServeInteractive(t *testing.T) {
 		}
 		return ""
 	}
-	if h := next(); h != "difffuzz-target 1 escape decode utf8_decode" {
-		t.Fatalf("hello %q", h)
-	}
+	require.Equal(t, "difffuzz-target 1 escape decode utf8_decode", next(), "hello")
 	for _, tc := range []struct{ req, want string }{
 		{"escape 0 80", "false 5"},
 		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
@@ -202,14 +176,10 @@ func TestServeInteractive(t *testing.T) {
 		// Write the request in two pieces, as a pipe may deliver it.
 		io.WriteString(inW, tc.req[:len(tc.req)/2])
 		io.WriteString(inW, tc.req[len(tc.req)/2:]+"\n")
-		if got := next(); got != tc.want {
-			t.Errorf("%q -> %q; want %q", tc.req, got, tc.want)
-		}
+		assert.Equal(t, tc.want, next(), "request %q", tc.req)
 	}
 	inW.Close()
-	if err := <-errc; err != nil {
-		t.Errorf("Serve at end of input: %v; want nil", err)
-	}
+	assert.NoError(t, <-errc, "Serve at end of input")
 }
 
 // With Caps, Serve announces them and refuses escapes with option bits outside Caps.Options

@@ -148,7 +148,7 @@ func (t *Triage) Add(f *fuzz.Finding) {
 }
 
 // AddNotRun records that cases inputs were not sent to a target because they contain the
-// witness of a crash or hang (fuzz.Report.NotRun); witness must have been added.
+// witness of a crash or hang (fuzz.Target.Witnesses); witness must have been added.
 func (t *Triage) AddNotRun(witness *fuzz.Finding, cases uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
