@@ -245,23 +245,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 					if c.quick(op, distinct, buf, opts) && c.spotCheck(op, spot, v, buf, opts) {
 						continue
 					}
-					for _, o := range opts {
-						local = c.Check(local[:0], op, cands, buf, o)
-						if len(local) > 0 {
-							diffs.Add(uint64(len(local)))
-							for _, f := range local {
-								f.Space = "exhaustive"
-								if cfg.Sink != nil {
-									cfg.Sink.Add(f)
-								}
-								k := string(f.Op) + "\x00" + f.Impl
-								if kept[k] < cfg.MaxFindings {
-									kept[k]++
-									unitFindings = append(unitFindings, f)
-								}
-							}
-						}
-					}
+					local, unitFindings = findingsOf(c, &cfg, op, cands, buf, opts, local, unitFindings, kept, &diffs)
 				}
 				if len(unitFindings) > 0 {
 					mu.Lock()
@@ -304,6 +288,35 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 		sr.CasesPerSec = float64(sr.Cases) / s
 	}
 	return sr, findings
+}
+
+// findingsOf is the exhaustive spaces' slow path, for an input that failed the hot path: it
+// re-runs the input through every candidate under every option set (Checker.Check), counts
+// the findings, gives each to the sink and keeps the first MaxFindings per (op, impl) of the
+// unit. It is kept out of runSpace's loop so that the loop stays lean.
+//
+//go:noinline
+func findingsOf(c *Checker, cfg *ExhaustiveConfig, op Op, cands []Impl, buf []byte, opts []jsonopt.Options,
+	local, unitFindings []*Finding, kept map[string]int, diffs *atomic.Uint64) ([]*Finding, []*Finding) {
+	for _, o := range opts {
+		local = c.Check(local[:0], op, cands, buf, o)
+		if len(local) == 0 {
+			continue
+		}
+		diffs.Add(uint64(len(local)))
+		for _, f := range local {
+			f.Space = "exhaustive"
+			if cfg.Sink != nil {
+				cfg.Sink.Add(f)
+			}
+			k := string(f.Op) + "\x00" + f.Impl
+			if kept[k] < cfg.MaxFindings {
+				kept[k]++
+				unitFindings = append(unitFindings, f)
+			}
+		}
+	}
+	return local, unitFindings
 }
 
 func implNamesOrdered(impls []Impl) []string {
