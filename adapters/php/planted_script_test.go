@@ -42,7 +42,14 @@ func plantedPHP(t *testing.T, faults string) []string {
 // runArgv runs argv on input and returns its stdout lines, its stderr and its exit status.
 func runArgv(t *testing.T, argv []string, input string) (lines []string, stderr string, status int) {
 	t.Helper()
+	return runArgvEnv(t, argv, nil, input)
+}
+
+// runArgvEnv is runArgv with the extra environment entries env.
+func runArgvEnv(t *testing.T, argv, env []string, input string) (lines []string, stderr string, status int) {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,21 +66,7 @@ func scriptPHP(t *testing.T) []string {
 // stdout lines, its stderr and its exit status.
 func runScript(t *testing.T, env []string, input string) (lines []string, stderr string, status int) {
 	t.Helper()
-	argv := scriptPHP(t)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("%v: %v", argv, err)
-	}
-	if s := out.String(); s != "" {
-		lines = strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	}
-	return lines, errb.String(), cmd.ProcessState.ExitCode()
+	return runArgvEnv(t, scriptPHP(t), env, input)
 }
 
 // capsRequests are sent to the script under each capsTests environment.

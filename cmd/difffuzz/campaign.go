@@ -307,18 +307,8 @@ func joinOps(ops []fuzz.Op) string {
 	return strings.Join(s, ",")
 }
 
-// group formats n with thousands separators.
-func group(n uint64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// group formats n with thousands separators (report.Count).
+func group(n uint64) string { return report.Count(n) }
 
 // rechecker finds a candidate of the run by name for minimization: a built-in through
 // fuzz.DefaultCheck, an external target through single requests.
