@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -61,6 +64,40 @@ func TestHelperTarget(t *testing.T) {
 		var w int
 		fmt.Sscanf(name, "lane-last-%d", &w)
 		h.Escape = laneLastEscape(w)
+	case "slow-first-crash-4142": // its first answer takes 300 ms; it exits on utf8_decode of "AB"
+		first := true
+		h.UTF8Decode = func(dst, src []byte) []byte {
+			if first {
+				first = false
+				time.Sleep(300 * time.Millisecond)
+			}
+			if string(src) == "AB" {
+				os.Exit(3)
+			}
+			return Oracle.UTF8Decode(dst, src)
+		}
+	case "spikes": // right, but every 500th answer takes 300 ms
+		n := 0
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if n++; n%500 == 0 {
+				time.Sleep(300 * time.Millisecond)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+	case "crash-empty": // exits on the empty input, and is right on every other
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if len(src) == 0 {
+				os.Exit(3)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+	case "crash-long": // exits on inputs longer than 120 bytes
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if len(src) > 120 {
+				os.Exit(3)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
 	case "garbage-once": // prints one garbage line before its 100th answer, once in all its lives
 		marker := os.Getenv("DIFFFUZZ_FAKE_STATE") + "/garbage-done"
 		if _, err := os.Stat(marker); err == nil {
@@ -184,7 +221,8 @@ func TestBrokenTargets(t *testing.T) {
 		{"crash-on-ff", KindTargetCrash, func(f *Finding) bool {
 			return f.Op == OpEscape && bytes.Equal(f.Input, []byte{0xff}) && f.Flags == 0 && strings.Contains(f.Detail, "crashing on FF")
 		}, 1},
-		{"hang-over-100", KindTargetHang, func(f *Finding) bool { return len(f.Input) > 100 }, 2},
+		// The witness is 101 clean bytes: it holds every longer input, so the 150-byte one is not sent.
+		{"hang-over-100", KindTargetHang, func(f *Finding) bool { return len(f.Input) > 100 }, 1},
 		{"garbage-once", KindTargetProtocol, func(f *Finding) bool {
 			return strings.Contains(f.Detail, "this is not a response")
 		}, 1},
@@ -231,6 +269,63 @@ func TestBrokenTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTargetFailuresNotLost: targets that fail only in the ways a real one does (a slow start, a
+// rare slow answer, a crash on the empty input or on long input) lose no other finding and no
+// input: the slow ones are not hangs, an empty witness stops only the empty input, a witness of
+// clean bytes stops the inputs at least as long.
+func TestTargetFailuresNotLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	long := func(n int) Case { return Case{Op: OpEscape, Input: bytes.Repeat([]byte("x"), n)} }
+	t.Run("slow-first-crash-4142", func(t *testing.T) {
+		tg := fakeTarget(t, "slow-first-crash-4142")
+		tg.cfg.CalibrateAfter = 100
+		spaces := ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)
+		rep, err := RunTarget(context.Background(), tg, spaces, nil)
+		require.NoError(t, err)
+		require.Len(t, rep.Findings, 1, "one crash, on AB, and no hang")
+		assert.Equal(t, KindTargetCrash, rep.Findings[0].Kind)
+		assert.Equal(t, "AB", string(rep.Findings[0].Input))
+		d, _, _, calibrated := tg.Timeout()
+		assert.True(t, calibrated)
+		assert.Less(t, d, time.Second)
+	})
+	t.Run("spikes", func(t *testing.T) {
+		tg := fakeTarget(t, "spikes")
+		tg.cfg.CalibrateAfter = 100
+		rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:16]), nil)
+		require.NoError(t, err)
+		assert.Zero(t, rep.Differences, "a slow answer is not a hang: %v", rep.Findings)
+		assert.NotZero(t, tg.Slow(), "the slow answers were confirmed with the whole timeout")
+		assert.Empty(t, tg.Witnesses())
+	})
+	t.Run("crash-empty", func(t *testing.T) {
+		tg := fakeTarget(t, "crash-empty")
+		cases := []Case{{Op: OpEscape}, {Op: OpEscape, Input: []byte("a")}, {Op: OpEscape}, long(3)}
+		spaces := []TargetSpace{{Space: "t", Op: OpEscape, Total: 4, Seq: seqOf(cases)}}
+		rep, err := RunTarget(context.Background(), tg, spaces, nil)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Differences, "%v", rep.Findings)
+		assert.Empty(t, rep.Findings[0].Input)
+		assert.EqualValues(t, 3, rep.Spaces[0].Cases, "the first empty input (the crash) and the non-empty inputs were sent")
+		assert.EqualValues(t, 1, rep.Spaces[0].NotRun, "the second empty input was not")
+	})
+	t.Run("crash-long", func(t *testing.T) {
+		tg := fakeTarget(t, "crash-long")
+		cases := []Case{long(300), long(100), long(200), long(121), {Op: OpEscape, Input: []byte("a")}}
+		spaces := []TargetSpace{{Space: "t", Op: OpEscape, Total: uint64(len(cases)), Seq: seqOf(cases)}}
+		rep, err := RunTarget(context.Background(), tg, spaces, nil)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Differences)
+		assert.Equal(t, bytes.Repeat([]byte("a"), 121), rep.Findings[0].Input, "minimized to 121 clean bytes")
+		assert.True(t, rep.Findings[0].Minimized)
+		assert.EqualValues(t, 2, rep.Spaces[0].NotRun, "200 and 121 bytes hold the witness")
+		assert.EqualValues(t, 3, rep.Spaces[0].Cases)
+		assert.Less(t, tg.Restarts(), 20, "restarts to minimize a crash on long input")
+	})
 }
 
 func TestSplitCommand(t *testing.T) {

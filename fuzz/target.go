@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"time"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -52,13 +53,17 @@ type Target struct {
 	ops      []Op
 	caps     protocol.Capabilities
 
-	timeout    time.Duration // the current per-request timeout
-	lat        [64]uint64    // answer waits: lat[k] counts waits of bits.Len64(ns) == k
+	timeout    time.Duration     // the current per-request timeout
+	floor      time.Duration     // the least timeout calibration may set: MinTimeout, raised after a slow answer
+	fresh      bool              // the running process has not answered yet
+	good       *protocol.Request // the shortest request answered so far
+	lat        [64]uint64        // answer waits: lat[k] counts waits of bits.Len64(ns) == k
 	answers    uint64
 	calibrated bool
 
 	witnesses []*Witness
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
+	slow      int             // timeouts that were answered when sent again with the whole Timeout
 }
 
 // Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
@@ -94,7 +99,8 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 	if cfg.MaxFindings <= 0 {
 		cfg.MaxFindings = 20
 	}
-	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout}
+	cfg.MinTimeout = min(cfg.MinTimeout, cfg.Timeout)
+	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -111,19 +117,27 @@ func (t *Target) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.SetTimeout(t.timeout)
-	t.client = c
+	// The first answer of a new process gets the whole Timeout too (a runtime warming up must
+	// not look like a hang); observe sets the current one after it.
+	t.client, t.fresh = c, true
 	return nil
 }
 
 // observe records one answer's wait and, once enough were seen, recalibrates the timeout.
 func (t *Target) observe(wait time.Duration) {
+	if t.fresh {
+		t.fresh = false
+		if t.client != nil {
+			t.client.SetTimeout(t.timeout)
+		}
+		return // a start's first answer says nothing about the latency of the others
+	}
 	t.lat[bits.Len64(uint64(max(wait, 1)))]++
 	t.answers++
 	if t.cfg.CalibrateAfter < 0 || t.answers < uint64(t.cfg.CalibrateAfter) || t.answers&1023 != 0 && t.calibrated {
 		return
 	}
-	d := min(max(50*t.p99(), t.cfg.MinTimeout), t.cfg.Timeout)
+	d := min(max(50*t.p99(), t.floor), t.cfg.Timeout)
 	t.calibrated = true
 	if d != t.timeout {
 		t.timeout = d
@@ -145,6 +159,15 @@ func (t *Target) p99() time.Duration {
 	}
 	return t.cfg.Timeout
 }
+
+// Slow is how many stalls under the calibrated timeout were slow answers, not hangs: the
+// request was answered when sent again alone with the whole TargetConfig.Timeout, or no request
+// reproduced the stall alone. Each raised the calibrated timeout's floor.
+func (t *Target) Slow() int { return t.slow }
+
+// CanRun reports whether the target can still be started to answer a request (it has not
+// used up TargetConfig.MaxRestarts).
+func (t *Target) CanRun() bool { return t.client != nil || t.restarts < t.cfg.MaxRestarts }
 
 // Timeout says how long a request may wait now, and how that was decided: calibrated is false
 // while the configured Timeout applies; p99 is the answer latency it was calibrated from, over
@@ -259,6 +282,7 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 			out = c.compareResponse(out, t.Name, batch[i], resps[i])
 		}
 		answered := len(resps)
+		t.remember(batch[:min(answered, n)])
 		var te *protocol.TargetError
 		fresh := false // a new witness
 		if err != nil {
@@ -300,6 +324,17 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 		}
 	}
 	return out, nil
+}
+
+// remember keeps the shortest answered request, which a new process answers first (see one).
+func (t *Target) remember(answered []Case) {
+	for _, cs := range answered {
+		if t.good == nil || len(cs.Input) < len(t.good.Input) {
+			r := cs.request()
+			r.Input = clone(r.Input)
+			t.good = &r
+		}
+	}
 }
 
 // filter drops the cases the target cannot take and those that contain a crash or hang
@@ -344,12 +379,29 @@ func (t *Target) drop(c Case) any {
 		return errCannot
 	}
 	for _, w := range t.witnesses {
-		f := w.Finding
-		if f.Op == c.Op && c.Flags&f.Flags == f.Flags && bytes.Contains(c.Input, f.Input) {
+		if w.holds(c) {
 			return w
 		}
 	}
 	return nil
+}
+
+// holds reports whether case c contains the witness: the same operation, at least its option
+// bits, and its bytes. An empty witness holds only the empty input (it must not stop every
+// input); a witness of clean 'a' bytes alone, which minimization leaves when the content does
+// not matter, holds every input at least as long (a target that crashes on long input).
+func (w *Witness) holds(c Case) bool {
+	f := w.Finding
+	if f.Op != c.Op || c.Flags&f.Flags != f.Flags {
+		return false
+	}
+	switch {
+	case len(f.Input) == 0:
+		return len(c.Input) == 0
+	case len(bytes.Trim(f.Input, "a")) == 0:
+		return len(c.Input) >= len(f.Input)
+	}
+	return bytes.Contains(c.Input, f.Input)
 }
 
 var errCannot = errors.New("the target cannot take it")
@@ -375,14 +427,68 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			}
 			_ = t.client.Close()
 			t.client = nil
+			if err := ctx.Err(); err != nil {
+				return out, nil, i, err // cancelled, not failed
+			}
+			if te.Kind == protocol.TimedOut {
+				if r, ok, err := t.confirmHang(ctx, cases[i]); err != nil {
+					return out, nil, i, err
+				} else if !ok {
+					out = c.compareResponse(out, t.Name, cases[i], r) // only slow
+					continue
+				}
+			}
 			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
 		}
 		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+	}
+	if first.Kind == protocol.TimedOut && t.timeout < t.cfg.Timeout {
+		// Under a calibrated timeout, a stall that no request reproduces alone was a slow
+		// answer (a collection, a busy machine): double the floor instead of reporting it. A
+		// stall that keeps coming back reaches the whole Timeout and is reported then.
+		t.floor = min(max(t.floor, 2*t.timeout), t.cfg.Timeout)
+		t.timeout = t.floor
+		if t.client != nil {
+			t.client.SetTimeout(t.timeout)
+		}
+		t.slow++
+		return out, nil, window, nil
 	}
 	// Sent alone, every request was answered: report the original failure where it showed.
 	f := targetFailure(t.Name, cases[0], first)
 	f.Detail += " (sent one at a time, each of the next " + fmt.Sprint(window) + " requests was answered: not reproducible alone)"
 	return append(out, f), nil, window, nil
+}
+
+// confirmHang sends a case that timed out under a calibrated timeout alone again, to a new
+// process, with the whole TargetConfig.Timeout. When it is answered after all, it was only slow:
+// the answer is returned (ok false) and the calibrated timeout's floor is raised above the wait,
+// so that such answers are not taken for hangs again. ok true: a hang.
+func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, bool, error) {
+	if t.timeout >= t.cfg.Timeout {
+		return protocol.Response{}, true, nil
+	}
+	if err := t.ensure(ctx, true); err != nil {
+		return protocol.Response{}, false, err
+	}
+	t.client.SetTimeout(t.cfg.Timeout)
+	start := time.Now()
+	resps, err := t.client.Do([]protocol.Request{cs.request()})
+	wait := time.Since(start)
+	if err != nil {
+		_ = t.client.Close()
+		t.client = nil
+		if cerr := ctx.Err(); cerr != nil {
+			return protocol.Response{}, false, cerr
+		}
+		var te *protocol.TargetError
+		return protocol.Response{}, errors.As(err, &te), nil
+	}
+	t.floor = min(max(t.floor, 4*wait), t.cfg.Timeout)
+	t.timeout = max(t.timeout, t.floor)
+	t.client.SetTimeout(t.timeout)
+	t.slow++
+	return resps[0], false, nil
 }
 
 // minimizeFailure minimizes a crash or hang found by one request alone (single requests with
@@ -398,7 +504,11 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 	}
 	g := Minimize(f, Impl{Name: t.Name}, check)
 	g.Origin = f.Origin
-	t.witnesses = append(t.witnesses, &Witness{Finding: g})
+	if g.Minimized && ctx.Err() == nil {
+		// Reproduced alone: inputs that contain it are not sent again. (One that is not
+		// reproducible is a finding, not a filter.)
+		t.witnesses = append(t.witnesses, &Witness{Finding: g})
+	}
 	return g
 }
 
@@ -407,6 +517,15 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 	if ctx.Err() != nil || t.ensure(ctx, minimizing) != nil {
 		return nil
+	}
+	if g := t.good; t.fresh && g != nil && !(g.Op == protocol.Op(cs.Op) && g.Flags == cs.Flags && bytes.Equal(g.Input, cs.Input)) {
+		// A new process first answers a request it answered before, with the whole Timeout,
+		// so that its warming up is not taken for a hang on the case.
+		if _, err := t.client.Do([]protocol.Request{*t.good}); err != nil {
+			_ = t.client.Close()
+			t.client = nil
+			return nil
+		}
 	}
 	var c Checker
 	resps, err := t.client.Do([]protocol.Request{cs.request()})
@@ -417,6 +536,9 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		}
 		_ = t.client.Close()
 		t.client = nil
+		if ctx.Err() != nil {
+			return nil // cancelled, not failed
+		}
 		return []*Finding{targetFailure(t.Name, cs, te)}
 	}
 	return c.compareResponse(nil, t.Name, cs, resps[0])
@@ -443,6 +565,13 @@ func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
 	case protocol.TimedOut:
 		kind = KindTargetHang
 	}
+	detail := te.Detail
+	if te.Status != "" {
+		detail += "; " + te.Status
+	}
+	if len(te.Stderr) > 0 {
+		detail += "; its stderr ends with: " + strings.Join(te.Stderr, " | ")
+	}
 	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
-		Detail: te.Error(), External: true}
+		Detail: detail, External: true}
 }
