@@ -145,6 +145,19 @@ func SpacedHex(b []byte) string {
 	return sb.String()
 }
 
+// StepText renders one decoder step for a person: "U+00E9/2" for U+00E9 in two bytes,
+// "fail/1" for a failure that advanced one byte, "(none)" for a step that is not there (the
+// zero Step: a target's answer that ended early, or the oracle's end of input).
+func StepText(s jsonopt.Step) string {
+	switch {
+	case s.Advance == 0 && !s.OK:
+		return "(none)"
+	case !s.OK:
+		return fmt.Sprintf("fail/%d", s.Advance)
+	}
+	return fmt.Sprintf("U+%04X/%d", s.CP, s.Advance)
+}
+
 // ResultText renders one side of a comparison: the Go-quoted bytes, for escape with
 // json_last_error() when errCode is not 0, or "false (json_last_error()=5)" when an escape
 // appended nothing and failed.
@@ -173,8 +186,8 @@ func (f *Finding) String() string {
 	switch {
 	case f.Kind == KindStep:
 		fmt.Fprintf(&b, "  step at input offset %d (chunk %d, lane %d of 16)\n", f.Pos, f.Pos/16, f.Pos%16)
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", f.WantStep)
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, f.GotStep)
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", StepText(f.WantStep))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, StepText(f.GotStep))
 	case f.Kind == KindOutput || f.Kind == KindError:
 		esc := f.Op == OpEscape
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", ResultText(f.Want, f.WantErr, esc))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/fuzz"
@@ -21,6 +22,19 @@ func Count(n uint64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// Plural is n with thousands separators and the noun, plural unless n is 1 ("1 class",
+// "1,204 findings").
+func Plural(n uint64, noun string) string {
+	s := Count(n) + " " + noun
+	switch {
+	case n == 1:
+		return s
+	case strings.HasSuffix(noun, "s"):
+		return s + "es"
+	}
+	return s + "s"
 }
 
 // spaceOrder is the order spaces are listed in.
@@ -71,9 +85,9 @@ func side(f *fuzz.Finding) string {
 
 // caseText is a case on one line: its input as hex and, for escape, its options by name.
 func caseText(f *fuzz.Finding) string {
-	s := fuzz.SpacedHex(f.Input)
+	s := clip(fuzz.SpacedHex(f.Input), 96)
 	if f.Op == fuzz.OpEscape {
-		s += " (" + f.Flags.Short() + ")"
+		s += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
 	return s
 }
@@ -110,11 +124,7 @@ func optText(o interface{ Short() string }, v uint32) string {
 
 // classTitle is a class's first line: id, operation, kind, findings by space.
 func classTitle(c *Class) string {
-	t := fmt.Sprintf("%s  %s %s: %s finding", c.ID, c.Op, c.Kind, Count(c.Findings))
-	if c.Findings != 1 {
-		t += "s"
-	}
-	return t + " (" + spacesText(c.Spaces) + ")"
+	return fmt.Sprintf("%s  %s %s: %s (%s)", c.ID, c.Op, c.Kind, Plural(c.Findings, "finding"), spacesText(c.Spaces))
 }
 
 // WriteBlock writes one class as a block for a terminal: its title (id, operation, kind,
@@ -142,7 +152,7 @@ func WriteBlock(w io.Writer, c *Class) {
 	if len(f.Input) != 1 {
 		wit += "s"
 	}
-	wit += ": " + fuzz.SpacedHex(f.Input)
+	wit += ": " + window(f.Input, c.Attribution.In, windowBytes)
 	if f.Op == fuzz.OpEscape {
 		wit += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
@@ -156,8 +166,15 @@ func WriteBlock(w io.Writer, c *Class) {
 	esc := f.Op == fuzz.OpEscape
 	switch f.Kind {
 	case fuzz.KindOutput, fuzz.KindError:
-		row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
-		row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
+		if len(f.Want) <= windowBytes && len(f.Got) <= windowBytes {
+			row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
+			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
+		} else {
+			// Long results: the bytes around the first difference, as text and as hex.
+			d := max(fuzz.FirstDiff(f.Want, f.Got), 0)
+			row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, d))
+			row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, d))
+		}
 		at := ""
 		if d := c.Attribution.Out; d >= 0 && f.Kind == fuzz.KindOutput {
 			at = fmt.Sprintf("output offset %d", d)
@@ -172,9 +189,14 @@ func WriteBlock(w io.Writer, c *Class) {
 			row("differ", "at %s", at)
 		}
 	case fuzz.KindStep:
-		row("oracle", "%s", f.WantStep)
-		row(side(f), "%s", f.GotStep)
-		row("differ", "at the step at %s", c.Attribution.Where())
+		row("oracle", "%s", fuzz.StepText(f.WantStep))
+		row(side(f), "%s", fuzz.StepText(f.GotStep))
+		if f.Detail != "" {
+			row("detail", "%s", detailText(f, 160))
+		}
+		if where := c.Attribution.Where(); where != "" {
+			row("differ", "at the step at %s", where)
+		}
 	default:
 		if f.Detail != "" {
 			row("detail", "%s", detailText(f, 160))
@@ -183,14 +205,73 @@ func WriteBlock(w io.Writer, c *Class) {
 			row("at", "%s", where)
 		}
 	}
-	if len(c.Examples) > 0 {
-		var ex []string
-		for _, e := range c.Examples {
-			ex = append(ex, caseText(e))
+	for i, e := range c.Examples {
+		label := ""
+		if i == 0 {
+			label = "more"
 		}
-		row("more", "%s", clip(strings.Join(ex, " · "), 160))
+		row(label, "%s", clip(caseText(e), 160))
 	}
-	row("replay", "%s", f.Replay())
+	row("replay", "%s", replayText(f))
+}
+
+// windowBytes is how many bytes of a long input or result a report line shows.
+const windowBytes = 32
+
+// window is b as spaced hex; when longer than n bytes, the n bytes around offset at, marked
+// with "…" and their place ("… 41 42 … (bytes 10..41 of 300)").
+func window(b []byte, at, n int) string {
+	if len(b) <= n {
+		return fuzz.SpacedHex(b)
+	}
+	lo, hi := bounds(len(b), at, n)
+	s := fuzz.SpacedHex(b[lo:hi])
+	if lo > 0 {
+		s = "… " + s
+	}
+	if hi < len(b) {
+		s += " …"
+	}
+	return s + fmt.Sprintf(" (bytes %d..%d of %d)", lo, hi-1, len(b))
+}
+
+// bounds is the window [lo, hi) of n bytes of a length-long slice that shows offset at with a
+// quarter of the window before it.
+func bounds(length, at, n int) (lo, hi int) {
+	lo = min(max(at-n/4, 0), max(length-n, 0))
+	return lo, min(lo+n, length)
+}
+
+// resultWindow is one side of a long comparison: the windowBytes bytes around the first
+// difference d, quoted and as hex, with their place.
+func resultWindow(b []byte, code int, esc bool, d int) string {
+	if len(b) == 0 {
+		return fuzz.ResultText(b, code, esc)
+	}
+	lo, hi := bounds(len(b), d, windowBytes)
+	s := strconv.Quote(string(b[lo:hi]))
+	if lo > 0 {
+		s = "…" + s
+	}
+	if hi < len(b) {
+		s += "…"
+	}
+	if esc && code != 0 {
+		s += fmt.Sprintf(" (json_last_error()=%d)", code)
+	}
+	return fmt.Sprintf("%s  %s (bytes %d..%d of %d)", s, hex.EncodeToString(b[lo:hi]), lo, hi-1, len(b))
+}
+
+// maxReplay is the longest replay line a report prints.
+const maxReplay = 400
+
+// replayText is the finding's replay line, or where to get it when it is too long to print.
+func replayText(f *fuzz.Finding) string {
+	r := f.Replay()
+	if len(r) <= maxReplay {
+		return r
+	}
+	return fmt.Sprintf("(a %d-byte input: --out DIR saves the witness, --json has the replay line)", len(f.Input))
 }
 
 // answer is one side of a comparison in a few characters, for a compact line.
@@ -201,7 +282,7 @@ func answer(f *fuzz.Finding, oracleSide bool) string {
 	}
 	switch f.Kind {
 	case fuzz.KindStep:
-		return st.String()
+		return fuzz.StepText(st)
 	case fuzz.KindOutput, fuzz.KindError:
 		return clip(fuzz.ResultText(b, code, f.Op == fuzz.OpEscape), 40)
 	}
@@ -226,7 +307,7 @@ func WriteCompact(w io.Writer, c *Class) {
 		line += fmt.Sprintf("   (%s inputs containing it not run)", Count(c.NotRun))
 	}
 	fmt.Fprintf(w, "    %s\n", line)
-	fmt.Fprintf(w, "    replay   %s\n", f.Replay())
+	fmt.Fprintf(w, "    replay   %s\n", replayText(f))
 }
 
 // DefectClassesShown is how many classes of a defect WriteText prints (the first in full, the
@@ -241,12 +322,9 @@ func WriteText(w io.Writer, classes []*Class) {
 	for _, d := range defects {
 		n := len(d.Classes)
 		title := fmt.Sprintf("DEFECT %d of %d · %s · %s", d.N, len(defects), candidate(d.Classes[0].Witness), d.Title())
-		title += fmt.Sprintf(" · %s finding", Count(d.Findings))
-		if d.Findings != 1 {
-			title += "s"
-		}
+		title += " · " + Plural(d.Findings, "finding")
 		if n > 1 {
-			title += fmt.Sprintf(" in %d classes", n)
+			title += " in " + Plural(uint64(n), "class")
 		}
 		fmt.Fprintln(w, title)
 		for i, c := range d.Classes {
@@ -264,7 +342,7 @@ func WriteText(w io.Writer, classes []*Class) {
 				ids = append(ids, c.ID)
 				rest += c.Findings
 			}
-			fmt.Fprintf(w, "    + %d more classes with %s findings: %s (--json has them all)\n", n-DefectClassesShown, Count(rest), clip(strings.Join(ids, " "), 120))
+			fmt.Fprintf(w, "    + %s with %s: %s (--json has them all)\n", Plural(uint64(n-DefectClassesShown), "more class"), Plural(rest, "finding"), clip(strings.Join(ids, " "), 120))
 		}
 		fmt.Fprintln(w)
 	}
@@ -309,7 +387,7 @@ func WriteTable(w io.Writer, classes []*Class) {
 			for _, c := range classes[i:] {
 				rest += c.Findings
 			}
-			fmt.Fprintf(w, "... and %d more classes with %s findings (--json has them all)\n", len(classes)-i, Count(rest))
+			fmt.Fprintf(w, "... and %s with %s (--json has them all)\n", Plural(uint64(len(classes)-i), "more class"), Plural(rest, "finding"))
 			break
 		}
 		fmt.Fprintf(w, "%-5s %6d %11s  %-11s %-15s ", c.ID, defect[c], Count(c.Findings), c.Op, c.Kind)

@@ -72,6 +72,7 @@ type Stats struct {
 	Minimized int           // groups whose smallest finding was minimized (the others joined a class as they were)
 	Merges    int           // classes minimized again to see whether they slipped (Classes' second pass)
 	Runs      int           // runs of a candidate on one input that minimization took
+	Cut       int           // groups left as found because the context was cancelled (an interrupt)
 	Elapsed   time.Duration // the time Classes took
 }
 
@@ -395,6 +396,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		case rep.Minimized:
 		case ctx.Err() != nil:
 			note = "not minimized: the run was interrupted"
+			t.stats.Cut++
 		case minimized >= t.cfg.MaxMinimize:
 			note = fmt.Sprintf("not minimized: more than %d groups", t.cfg.MaxMinimize)
 		default:

@@ -55,6 +55,9 @@ func addMode(m *mode) {
 	}
 }
 
+// maxExamples bounds --examples: the report is read by a person (--findings keeps them all).
+const maxExamples = 100
+
 // runCampaign runs the selected modes against the candidates and prints the findings and a
 // summary. With no mode flag it runs the default campaign (every mode marked inDefault).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -110,8 +113,13 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *timeout <= 0 {
 		return exitUsage, usagef("--timeout must be positive, got %v", *timeout)
 	}
-	if *examples < 0 {
-		return exitUsage, usagef("--examples must be 0 or more, got %d", *examples)
+	if *examples < 0 || *examples > maxExamples {
+		return exitUsage, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *examples)
+	}
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			return exitUsage, usagef("--out: %v", err)
+		}
 	}
 	var run []*mode
 	for _, m := range modes {
@@ -136,7 +144,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	var findingsOut *os.File
 	if *findingsFile != "" {
-		if findingsOut, err = os.Create(*findingsFile); err != nil {
+		// Opened now, so that a path that cannot be written fails before the campaign; emptied
+		// only when the findings are written at its end.
+		if findingsOut, err = os.OpenFile(*findingsFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
 			return exitUsage, usagef("--findings: %v", err)
 		}
 		defer findingsOut.Close()
@@ -202,6 +212,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",
 			group(triage.Total()), group(uint64(st.Groups)), group(uint64(len(classes))), group(uint64(st.Minimized)), group(uint64(st.Merges)),
 			group(uint64(st.Runs)), st.Elapsed.Round(10*time.Millisecond))
+		if st.Cut > 0 {
+			fmt.Fprintf(stderr, "difffuzz: triage interrupted: %s of %s groups not minimized (their classes keep the smallest finding as found)\n",
+				group(uint64(st.Cut)), group(uint64(st.Groups)))
+		}
 	}
 	elapsed := time.Since(start)
 	if *jsonOut {
@@ -226,10 +240,17 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if len(classes) > 0 {
 			fmt.Fprintln(stdout)
 		}
-		printSummary(stdout, rep, len(classes), elapsed)
+		printSummary(stdout, rep, len(report.Defects(classes)), len(classes), elapsed)
 	}
 	if findingsOut != nil {
-		n, err := triage.WriteFindings(findingsOut)
+		var n uint64
+		var err error
+		if st, serr := findingsOut.Stat(); serr == nil && st.Mode().IsRegular() {
+			err = findingsOut.Truncate(0) // not a pipe or a terminal
+		}
+		if err == nil {
+			n, err = triage.WriteFindings(findingsOut)
+		}
 		if err == nil {
 			err = findingsOut.Close()
 		}
@@ -258,7 +279,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		targetNotes(stderr, t)
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "difffuzz: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
+		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))
 		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
 	} else if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
@@ -310,6 +331,9 @@ func joinOps(ops []fuzz.Op) string {
 // group formats n with thousands separators (report.Count).
 func group(n uint64) string { return report.Count(n) }
 
+// plural is n and the noun, plural unless n is 1 ("1 class", "3 classes").
+func plural(n uint64, noun string) string { return report.Plural(n, noun) }
+
 // rechecker finds a candidate of the run by name for minimization: a built-in through
 // fuzz.DefaultCheck, an external target through single requests.
 func rechecker(ctx context.Context, c *common) report.Rechecker {
@@ -321,7 +345,8 @@ func rechecker(ctx context.Context, c *common) report.Rechecker {
 		}
 		for _, t := range c.targets {
 			if t.Name == impl {
-				return fuzz.Impl{Name: t.Name}, t.CheckOne(ctx), true
+				// A target that used up its restarts cannot be asked again.
+				return fuzz.Impl{Name: t.Name}, t.CheckOne(ctx), t.CanRun()
 			}
 		}
 		return fuzz.Impl{}, nil, false
@@ -357,10 +382,14 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 		notRun += wt.NotRun
 	}
 	if n := len(t.Witnesses()); n > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: %d crash or hang witnesses; %s inputs containing one were not sent\n", t.Name, n, report.Count(notRun))
+		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, plural(uint64(n), "crash or hang witness"), plural(notRun, "input"))
+	}
+	if n := t.Slow(); n > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout were not taken for hangs (answered when sent again alone, or not reproducible alone); the timeout was raised to %v\n",
+			t.Name, plural(uint64(n), "slow answer"), d)
 	}
 	if t.Restarts() > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q was restarted %d times\n", t.Name, t.Restarts())
+		fmt.Fprintf(w, "difffuzz: --exec %q was restarted %s\n", t.Name, plural(uint64(t.Restarts()), "time"))
 	}
 }
 
@@ -388,7 +417,7 @@ func targetsJSON(ts []*fuzz.Target) []map[string]any {
 	return out
 }
 
-func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Duration) {
+func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed time.Duration) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
 	var strs, cases, notSent uint64
@@ -432,20 +461,13 @@ func printSummary(w io.Writer, rep *fuzz.Report, classes int, elapsed time.Durat
 	}
 	verdict := "no differences"
 	if rep.Differences > 0 {
-		verdict = fmt.Sprintf("%s differences in %d defect class", group(rep.Differences), classes)
-		if classes != 1 {
-			verdict += "es"
-		}
-	}
-	ncands := len(names)
-	plural := "s"
-	if ncands == 1 {
-		plural = ""
+		verdict = fmt.Sprintf("%s in %s (%s)", plural(rep.Differences, "difference"), plural(uint64(defects), "defect"),
+			plural(uint64(classes), "class"))
 	}
 	sent := ""
 	if notSent > 0 {
 		sent = fmt.Sprintf(" (%s more not sent to targets)", group(notSent))
 	}
-	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle%s for %d candidate%s in %s\n",
-		verdict, group(strs), group(cases), sent, ncands, plural, elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle%s for %s in %s\n",
+		verdict, group(strs), group(cases), sent, plural(uint64(len(names)), "candidate"), elapsed.Round(100*time.Millisecond))
 }

@@ -89,11 +89,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	if err != nil {
-		msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
-		fmt.Fprintf(stderr, "difffuzz: %s\n", msg)
+		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(err))
 		return exitUsage
 	}
 	return code
+}
+
+// oneLine is an error on one line: a target's stderr lines ("...:\n\tline\n\tline") joined
+// by " | ", other lines by "; ".
+func oneLine(err error) string {
+	msg := strings.TrimSpace(err.Error())
+	msg = strings.ReplaceAll(msg, ":\n\t", ": ")
+	msg = strings.ReplaceAll(msg, "\n\t", " | ")
+	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
 // newFlagSet returns a flag set that reports errors through run (one "difffuzz:" line)

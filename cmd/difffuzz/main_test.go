@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runArgs(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -47,6 +51,12 @@ func TestBadInput(t *testing.T) {
 		{"bad shard", []string{"--shard", "4/4"}, "--shard"},
 		{"bad shard form", []string{"--shard", "1of4"}, "--shard"},
 		{"bad timeout", []string{"--timeout", "0s"}, "--timeout"},
+		{"negative examples", []string{"--examples", "-1"}, "--examples"},
+		{"too many examples", []string{"--examples", "101"}, "--examples"},
+		{"examples overflow", []string{"--examples", "99999999999999999999"}, "-examples: value out of range"},
+		{"out not a directory", []string{"--out", "/dev/null/x"}, "--out"},
+		{"findings not writable", []string{"--findings", "/nonexistent-dir/f.jsonl"}, "--findings"},
+		{"exec exits before hello", []string{"--exec", "sh -c 'echo oops >&2; echo more >&2; exit 3'"}, "its stderr ends with: oops | more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runArgs(t, "", tc.args...)
@@ -236,4 +246,16 @@ func TestExecShard(t *testing.T) {
 			t.Errorf("%v: the three shards cover %d strings, %d cases; want %d, %d", mode, strs, cases, wantS, wantC)
 		}
 	}
+}
+
+// A campaign that fails to start leaves an existing --findings file as it was: it is emptied
+// only when the findings are written.
+func TestFindingsFileKeptOnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "findings.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("kept\n"), 0o644))
+	code, _, errs := runArgs(t, "", "--findings", path, "--exec", "sh -c 'exit 3'")
+	require.Equal(t, 2, code, errs)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "kept\n", string(b))
 }

@@ -85,10 +85,11 @@ func TestTriageReport(t *testing.T) {
 		n++
 	}
 	require.NoError(t, sc.Err())
-	m := regexp.MustCompile(`difffuzz: ([0-9,]+) differences in (\d+) defect classes`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`difffuzz: ([0-9,]+) differences in (\d+) defects \((\d+) classes\)`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	assert.Equal(t, m[1], group(uint64(n)), "the findings file holds every difference")
-	assert.Equal(t, m[2], group(uint64(len(classes))), "and every class")
+	assert.Equal(t, defects[0][1], m[2], "the verdict counts the defect blocks")
+	assert.Equal(t, m[3], group(uint64(len(classes))), "and every class")
 	assert.Contains(t, errs, "wrote "+m[1]+" findings to "+jsonl)
 
 	// One saved witness per class.

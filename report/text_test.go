@@ -1,0 +1,48 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// TestReportLongWitness: a class whose witness could not be minimized (a candidate that cannot
+// be run again) keeps a long input and long results; its block shows the bytes around the
+// first difference instead of all of them, and says where to get a replay line too long to
+// print. A decoder step that a target left out reads "(none)" with the target's detail.
+func TestReportLongWitness(t *testing.T) {
+	in := bytes.Repeat([]byte("a"), 300)
+	in[200] = '/'
+	want, err := fuzz.Oracle.Escape(nil, in, 0)
+	require.NoError(t, err)
+	got := append([]byte(nil), want...)
+	got = append(got[:202:202], want[203:]...) // the '\' before the '/' left out
+	tr := New(Config{})
+	defer tr.Close()
+	tr.Add(&fuzz.Finding{Op: fuzz.OpEscape, Impl: "target x", External: true, Kind: fuzz.KindOutput, Input: in, Want: want, Got: got, Space: "random"})
+	tr.Add(&fuzz.Finding{Op: fuzz.OpDecode, Impl: "target x", External: true, Kind: fuzz.KindStep, Input: []byte{0xc3, 0xa9}, Space: "random",
+		WantStep: jsonopt.Step{CP: 0xe9, Advance: 2, OK: true}, Detail: "the target's answer ends after 0 steps"})
+	classes := tr.Classes(context.Background(), nil)
+	require.Len(t, classes, 2)
+	var buf bytes.Buffer
+	WriteText(&buf, classes)
+	out := buf.String()
+	for _, line := range strings.Split(out, "\n") {
+		assert.LessOrEqual(t, len(line), 240, "line too long: %q", line)
+	}
+	for _, s := range []string{
+		"300 bytes: … 61 61 61 61 61 61 61 61 2f 61 61", "(bytes 192..223 of 300)",
+		`…"aaaaaaa\\/aaaaaaaaaaaaaaaaaaaaaaa"…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
+		"(a 300-byte input: --out DIR saves the witness, --json has the replay line)",
+		"oracle   U+00E9/2", "target   (none)", "the target's answer ends after 0 steps",
+	} {
+		assert.Contains(t, out, s)
+	}
+}
