@@ -129,7 +129,7 @@ func Attribute(f *Finding) Attribution {
 				}
 				var ctx []oracle.Span
 				sp, ctx = spanAt(spans, a.Out, want, f.Got, f.Input, true)
-				return a.of(sp).within(ctx)
+				return a.of(sp).within(deletedIn(spans, ctx, want, f.Got, a.Out))
 			}
 			return a.of(sp)
 		}
@@ -174,6 +174,31 @@ func Attribute(f *Finding) Attribution {
 		a.CtxIn, a.CtxEnd = a.In, a.InEnd
 	}
 	return a
+}
+
+// deletedIn adds to ctx the spans where bytes that the candidate left out may have been: when
+// got is want with k bytes removed at d, and the bytes right before d repeat want[d] (the
+// third backslash of \\\u00c0), the removal may have been anywhere in that run, so the spans of
+// the run are suspects as well as the one at d.
+func deletedIn(spans, ctx []oracle.Span, want, got []byte, d int) []oracle.Span {
+	k := len(want) - len(got)
+	if k <= 0 || d+k > len(want) || d > len(got) || !bytes.Equal(want[d+k:], got[d:]) {
+		return ctx
+	}
+	r := d
+	for r > 0 && want[r-1] == want[d+k-1] {
+		r--
+	}
+	if r == d {
+		return ctx
+	}
+	var out []oracle.Span
+	for _, s := range spans {
+		if s.OutEnd > r && s.Out < d && s.In < ctx[0].In {
+			out = append(out, s)
+		}
+	}
+	return append(out, ctx...)
 }
 
 func (a Attribution) of(sp oracle.Span) Attribution {
@@ -280,21 +305,36 @@ func writes(sp oracle.Span, d int, want, got, in []byte, escape bool) bool {
 	const ahead = 8
 	tail := want[sp.OutEnd:min(len(want), sp.OutEnd+ahead)]
 	rest := got[min(d, len(got)):]
-	var z []byte
-	switch at := bytes.Index(rest[:min(len(rest), 2*ahead+len(tail))], tail); {
+	is := func(z []byte) bool {
+		if !escape {
+			return len(z) == 1
+		}
+		return len(z) > 0 && bytes.Equal(unescapeJSON(z), in[sp.In:sp.InEnd])
+	}
+	switch {
 	case len(tail) == 0:
-		z = rest
-	case at >= 0:
-		z = rest[:at]
+		return is(rest)
 	case len(rest) == 0:
 		return false // the candidate wrote nothing more: the step before took the rest
-	default:
-		return true // no resumption in sight: nothing says the step before took its bytes
 	}
-	if !escape {
-		return len(z) == 1
+	// Where the oracle's output resumes: any place the tail occurs within reach (a closing
+	// quote can occur escaped before the real one).
+	window := rest[:min(len(rest), 2*ahead+len(tail))]
+	found := false
+	for at := 0; at <= len(window)-len(tail); at++ {
+		if bytes.HasPrefix(window[at:], tail) {
+			if is(rest[:at]) {
+				return true
+			}
+			found = true
+		}
 	}
-	return len(z) > 0 && bytes.Equal(unescapeJSON(z), in[sp.In:sp.InEnd])
+	if !found && escape && sp.OutEnd == len(want)-1 && tail[0] == '"' {
+		// Only the closing quote was left, and the candidate did not write it (it dropped the
+		// quote as well): what it wrote to its end is what it made of sp's bytes.
+		return is(rest)
+	}
+	return !found // no resumption in sight: nothing says the step before took its bytes
 }
 
 // unescapeJSON decodes the escapes of JSON string content (\" \\ \/ \b \f \n \r \t and

@@ -63,7 +63,7 @@ type Target struct {
 
 	witnesses []*Witness
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
-	slow      int             // timeouts that were answered when sent again with the whole Timeout
+	slow      int             // stalls that were slow answers, not hangs (see Slow)
 }
 
 // Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
@@ -161,7 +161,7 @@ func (t *Target) p99() time.Duration {
 }
 
 // Slow is how many stalls under the calibrated timeout were slow answers, not hangs: the
-// request was answered when sent again alone with the whole TargetConfig.Timeout, or no request
+// request was answered when sent again alone with a longer wait (see confirmHang), or no request
 // reproduced the stall alone. Each raised the calibrated timeout's floor.
 func (t *Target) Slow() int { return t.slow }
 
@@ -461,9 +461,11 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 }
 
 // confirmHang sends a case that timed out under a calibrated timeout alone again, to a new
-// process, with the whole TargetConfig.Timeout. When it is answered after all, it was only slow:
-// the answer is returned (ok false) and the calibrated timeout's floor is raised above the wait,
-// so that such answers are not taken for hangs again. ok true: a hang.
+// process, with a longer wait: 10× the calibrated timeout, at least one second, at most
+// TargetConfig.Timeout (a hang costs that wait once, not the whole Timeout). When it is answered
+// after all, it was only slow: the answer is returned (ok false) and the calibrated timeout's
+// floor is raised above the wait, so that such answers are not taken for hangs again. ok true:
+// a hang.
 func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, bool, error) {
 	if t.timeout >= t.cfg.Timeout {
 		return protocol.Response{}, true, nil
@@ -471,7 +473,7 @@ func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, b
 	if err := t.ensure(ctx, true); err != nil {
 		return protocol.Response{}, false, err
 	}
-	t.client.SetTimeout(t.cfg.Timeout)
+	t.client.SetTimeout(min(max(10*t.timeout, time.Second), t.cfg.Timeout))
 	start := time.Now()
 	resps, err := t.client.Do([]protocol.Request{cs.request()})
 	wait := time.Since(start)

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/boundary"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -21,12 +24,16 @@ type Defect struct {
 	Ignored  jsonopt.Options // for Cause "options": every bit its classes' candidate ignored
 }
 
-// causeOf is what groups classes into a Defect: "options" when the candidate answers as if
+// causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
+// around the bytes it names (positional); "options" when the candidate answers as if
 // option bits were not set; "2.2/FAMILY" for a decoder step (the rows merged); the class rule
 // without its row otherwise ("1.3-slash"; the three §1.4 rules that write \uXXXX are one,
 // "1.4-escape", and the quotes of §1.2, "1.2-quotes"); for kinds without a rule, the kind (a
 // panic: and its message).
 func causeOf(c *Class) string {
+	if at, n, ok := positional(c); ok {
+		return fmt.Sprintf("position %d/%d", at, n)
+	}
 	switch {
 	case c.Ignored != 0:
 		return "options"
@@ -46,6 +53,26 @@ func causeOf(c *Class) string {
 		return "1.2-quotes" // the quotes around every string
 	}
 	return r
+}
+
+// minFiller is how many filler bytes a minimal witness must keep for its defect to be taken for
+// a position-dependent one (a vector kernel's lane or edge: 15 bytes before the last lane of a
+// 16-byte chunk).
+const minFiller = 4
+
+// positional reports whether the class's minimal witness is filler around the bytes it names:
+// every other byte is the minimizer's 'a', and at least minFiller of them could not be removed.
+// Then the defect depends on where the bytes are, not on what they are (a kernel that mishandles
+// whatever sits in its last lane): at is their input offset, n the witness's length.
+func positional(c *Class) (at, n int, ok bool) {
+	a, in := c.Attribution, c.Witness.Input
+	if !c.Minimized || a.In < 0 || a.InEnd < a.In || len(in)-(a.InEnd-a.In) < minFiller {
+		return 0, 0, false
+	}
+	if len(bytes.Trim(in[:a.In], "a")) > 0 || len(bytes.Trim(in[a.InEnd:], "a")) > 0 {
+		return 0, 0, false
+	}
+	return a.In, len(in), true
 }
 
 // Defects groups classes (in the order Classes returns them) by candidate and cause, in order
@@ -87,6 +114,10 @@ var familyText = map[string]string{
 // Title says what the defect's classes have in common, for its block's first line.
 func (d *Defect) Title() string {
 	c := d.Classes[0]
+	if at, n, ok := positional(c); ok {
+		return fmt.Sprintf("position-dependent: what sits at input offset %d of %d bytes is mishandled, whatever the rule (%s); the witnesses keep %d filler bytes",
+			at, n, boundary.Locate(at), n-(c.Attribution.InEnd-c.Attribution.In))
+	}
 	switch {
 	case d.Cause == "options":
 		return "answers as if " + d.Ignored.String() + " were not set"

@@ -115,6 +115,9 @@ var wantRules = map[planted.Fault][]string{
 	planted.DropQuote:    {"escape 1.2-close-quote", "escape 1.2-empty"}, // "" becomes `"`, "a" `"a`
 	planted.UpperUnicode: {"escape 1.4-surrogate-pair/F0..F4", "escape 1.4-unicode/C2..DF", "escape 1.4-unicode/E0..EF"},
 	planted.ControlRaw:   {"escape 1.3-control"},
+	// Every ASCII byte that is escaped, at input offset 15: one class per rule, one defect.
+	planted.LaneLast16: {"escape 1.3-amp-hex", "escape 1.3-apos-hex", "escape 1.3-backslash", "escape 1.3-control", "escape 1.3-quote",
+		"escape 1.3-quote-hex", "escape 1.3-short-escape", "escape 1.3-slash", "escape 1.3-tag-hex"},
 }
 
 // ignoredRules are the rules of the classes of ignore-options: the oracle's rule of each
@@ -195,7 +198,7 @@ func checkUnsplit(t *testing.T, name string, classes []*Class) {
 // witness minimal, and one defect block for the fault.
 func TestPlantedFaults(t *testing.T) {
 	faults := []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.LowerHexTag, planted.RawSlash,
-		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.IgnoreOptions}
+		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16, planted.IgnoreOptions}
 	if testing.Short() {
 		faults = []planted.Fault{planted.Lenient, planted.RawSlash, planted.IgnoreOptions}
 	}
@@ -222,7 +225,13 @@ func TestPlantedFaults(t *testing.T) {
 				assert.Equal(t, want, opRules(classes))
 			}
 			checkUnsplit(t, string(f), classes)
-			assert.Len(t, Defects(classes), 1, "one fault, one defect block")
+			defects := Defects(classes)
+			assert.Len(t, defects, 1, "one fault, one defect block")
+			// Only a fault that strikes at one position is taken for a position-dependent one.
+			assert.Equal(t, f == planted.LaneLast16, strings.HasPrefix(defects[0].Cause, "position "), "cause %q", defects[0].Cause)
+			if f == planted.LaneLast16 {
+				assert.Equal(t, "position 15/16", defects[0].Cause)
+			}
 			var sum uint64
 			for _, c := range classes {
 				assert.True(t, c.Minimized, "%s: %s", c.ID, c.Note)
@@ -242,7 +251,7 @@ func TestPlantedFaults(t *testing.T) {
 // at once), and no (operation, rule) has two classes.
 func TestPlantedMix(t *testing.T) {
 	faults := []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.LowerHexTag, planted.RawSlash,
-		planted.UpperUnicode, planted.ControlRaw}
+		planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16}
 	im := plantedImpl(faults...)
 	classes, raw, _ := inProcess(t, im)
 	byID := map[string]planted.Fault{}
@@ -404,8 +413,8 @@ func TestReportText(t *testing.T) {
 	out := buf.String()
 	require.Len(t, Defects(classes), 2, out)
 	for _, want := range []string{
-		"DEFECT 1 of 2 · lenient+raw-slash · §2.2 rows C2..DF, E0..EF, F0..F4",
-		"DEFECT 2 of 2 · lenient+raw-slash · §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES)",
+		"DEFECT 1 of 2 · §2.2 rows C2..DF, E0..EF, F0..F4",
+		"DEFECT 2 of 2 · §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES)",
 		"the oracle applies §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES); lenient+raw-slash did not",
 		"1 byte: 2f   options 0   minimal",
 		"go run ./cmd/difffuzz escape --impl lenient+raw-slash --flags 0 --hex 2f",

@@ -314,14 +314,22 @@ func WriteCompact(w io.Writer, c *Class) {
 // others compact); the rest are listed by id.
 const DefectClassesShown = 5
 
-// WriteText writes the report for a terminal: one block per defect (Defects) — its cause and
-// candidate, then its largest class in full (WriteBlock) and up to DefectClassesShown-1 more in
+// WriteText writes the report for a terminal: one block per defect (Defects) — its cause (and
+// candidate, when there are several), then its largest class in full (WriteBlock) and up to DefectClassesShown-1 more in
 // three lines each (WriteCompact) — then the table of classes (WriteTable).
 func WriteText(w io.Writer, classes []*Class) {
 	defects := Defects(classes)
+	several := false // candidates: named in each defect's title when there are several
+	for _, c := range classes {
+		several = several || c.Impl != classes[0].Impl
+	}
 	for _, d := range defects {
 		n := len(d.Classes)
-		title := fmt.Sprintf("DEFECT %d of %d · %s · %s", d.N, len(defects), candidate(d.Classes[0].Witness), d.Title())
+		title := fmt.Sprintf("DEFECT %d of %d · ", d.N, len(defects))
+		if several {
+			title += candidate(d.Classes[0].Witness) + " · "
+		}
+		title += d.Title()
 		title += " · " + Plural(d.Findings, "finding")
 		if n > 1 {
 			title += " in " + Plural(uint64(n), "class")
@@ -378,7 +386,7 @@ func WriteTable(w io.Writer, classes []*Class) {
 	}
 	fmt.Fprintf(w, "%-5s %6s %11s  %-11s %-15s ", "class", "defect", "findings", "op", "kind")
 	if len(impls) > 1 {
-		fmt.Fprintf(w, "%-14s ", "candidate")
+		fmt.Fprintf(w, "%-24s ", "candidate")
 	}
 	fmt.Fprintf(w, "%-30s %-22s %s\n", "rule", "options", "witness")
 	for i, c := range classes {
@@ -392,7 +400,7 @@ func WriteTable(w io.Writer, classes []*Class) {
 		}
 		fmt.Fprintf(w, "%-5s %6d %11s  %-11s %-15s ", c.ID, defect[c], Count(c.Findings), c.Op, c.Kind)
 		if len(impls) > 1 {
-			fmt.Fprintf(w, "%-14s ", clip(side(c.Witness), 14))
+			fmt.Fprintf(w, "%-24s ", clip(c.Impl, 24))
 		}
 		opts := "-"
 		if c.Op == fuzz.OpEscape {
@@ -402,8 +410,30 @@ func WriteTable(w io.Writer, classes []*Class) {
 		if rule == "" {
 			rule = "-"
 		}
-		fmt.Fprintf(w, "%-30s %-22s %s\n", clip(rule, 30), clip(opts, 22), clip(fuzz.SpacedHex(c.Witness.Input), 40))
+		fmt.Fprintf(w, "%-30s %-22s %s\n", clip(rule, 30), clip(opts, 22), tableWitness(c))
 	}
+}
+
+// tableWitness is a class's witness in a table cell: its hex, or for a long one its length
+// and the bytes it names ("16 bytes: … 61 61 3c").
+func tableWitness(c *Class) string {
+	in, a := c.Witness.Input, c.Attribution
+	if len(in) <= 12 {
+		return fuzz.SpacedHex(in)
+	}
+	lo, hi := 0, 4
+	if a.In >= 0 {
+		lo, hi = max(a.In-2, 0), min(max(a.InEnd, a.In+1)+2, len(in))
+	}
+	s := fmt.Sprintf("%d bytes: ", len(in))
+	if lo > 0 {
+		s += "… "
+	}
+	s += fuzz.SpacedHex(in[lo:min(hi, len(in))])
+	if hi < len(in) {
+		s += " …"
+	}
+	return clip(s, 48)
 }
 
 func clip(s string, n int) string {

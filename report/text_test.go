@@ -16,7 +16,8 @@ import (
 // TestReportLongWitness: a class whose witness could not be minimized (a candidate that cannot
 // be run again) keeps a long input and long results; its block shows the bytes around the
 // first difference instead of all of them, and says where to get a replay line too long to
-// print. A decoder step that a target left out reads "(none)" with the target's detail.
+// print. A decoder step that a target left out reads "(none)" with the target's detail. With
+// several candidates, each defect names its own.
 func TestReportLongWitness(t *testing.T) {
 	in := bytes.Repeat([]byte("a"), 300)
 	in[200] = '/'
@@ -29,8 +30,10 @@ func TestReportLongWitness(t *testing.T) {
 	tr.Add(&fuzz.Finding{Op: fuzz.OpEscape, Impl: "target x", External: true, Kind: fuzz.KindOutput, Input: in, Want: want, Got: got, Space: "random"})
 	tr.Add(&fuzz.Finding{Op: fuzz.OpDecode, Impl: "target x", External: true, Kind: fuzz.KindStep, Input: []byte{0xc3, 0xa9}, Space: "random",
 		WantStep: jsonopt.Step{CP: 0xe9, Advance: 2, OK: true}, Detail: "the target's answer ends after 0 steps"})
+	tr.Add(&fuzz.Finding{Op: fuzz.OpUTF8Decode, Impl: "target y", External: true, Kind: fuzz.KindOutput, Input: []byte{0xc3, 0xa9}, Space: "random",
+		Want: []byte{0xe9}, Got: []byte{0x3f}})
 	classes := tr.Classes(context.Background(), nil)
-	require.Len(t, classes, 2)
+	require.Len(t, classes, 3)
 	var buf bytes.Buffer
 	WriteText(&buf, classes)
 	out := buf.String()
@@ -41,7 +44,7 @@ func TestReportLongWitness(t *testing.T) {
 		"300 bytes: … 61 61 61 61 61 61 61 61 2f 61 61", "(bytes 192..223 of 300)",
 		`…"aaaaaaa\\/aaaaaaaaaaaaaaaaaaaaaaa"…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
 		"(a 300-byte input: --out DIR saves the witness, --json has the replay line)",
-		"oracle   U+00E9/2", "target   (none)", "the target's answer ends after 0 steps",
+		"oracle   U+00E9/2", `· target "target y" · §3.1: a code point <= U+00FF as that byte`, "step-differs    target x  ", "target   (none)", "the target's answer ends after 0 steps",
 	} {
 		assert.Contains(t, out, s)
 	}

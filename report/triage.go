@@ -318,6 +318,17 @@ func compactKey(g *group) string {
 	return strings.Join([]string{string(rep.Op), rep.Impl, rule, unit}, "\x00")
 }
 
+// onlyNamed reports whether the witness is the bytes its attribution names and 'a' filler: what
+// the defect needs is in the step named (the compact key's unit), not in bytes around it (a
+// lenient decoder's lead before a backslash it swallowed, E1 5C 61, named after the backslash).
+func onlyNamed(w *fuzz.Finding) bool {
+	a := fuzz.Attribute(w)
+	if a.In < 0 || a.InEnd < a.In || a.InEnd > len(w.Input) {
+		return false
+	}
+	return len(bytes.Trim(w.Input[:a.In], "a")) == 0 && len(bytes.Trim(w.Input[a.InEnd:], "a")) == 0
+}
+
 // compactWitness is the longest minimized witness (bytes) that makes its class "compact" for
 // Classes: short enough that no chunk edge was needed to show the defect.
 const compactWitness = 8
@@ -374,13 +385,16 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	// in particular, so later groups that differ only in position are that class too. (A
 	// witness that needed filler, a chunk-edge defect, is not compact.)
 	compact := map[string]*Class{}
+	named := map[*Class]bool{} // compact classes whose witness is onlyNamed
 	var classes []*Class
 	minimized := 0
 	for _, g := range gs {
 		rep := g.smallest[0]
 		w, note := rep, ""
 		ck := compactKey(g)
-		if c := compact[ck]; c != nil {
+		// A compact class whose witness needs bytes besides the step it names (a step misnamed
+		// after the bytes a lenient decoder swallowed) is joined only by groups as ambiguous.
+		if c := compact[ck]; c != nil && (named[c] || len(fuzz.Attribute(rep).Others) > 0) {
 			c.Findings += g.count
 			for s, n := range g.spaces {
 				c.Spaces[s] += n
@@ -437,6 +451,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		g.class = c
 		if w.Minimized && len(w.Input) <= compactWitness {
 			compact[ck] = c
+			named[c] = onlyNamed(w)
 		}
 	}
 	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)

@@ -49,6 +49,9 @@ const (
 	// ControlRaw writes the control bytes without a short escape (0x00..0x1F but \b \t \n \f
 	// \r) raw instead of \u00XX.
 	ControlRaw Fault = "control-raw"
+	// LaneLast16 writes an ASCII byte that needs escaping raw when it sits at an input offset
+	// 15 modulo 16, the last lane of a 16-byte chunk (a vector kernel's mask one lane short).
+	LaneLast16 Fault = "lane-last-16"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -58,7 +61,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, Hang, Crash, Options0}
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, Hang, Crash, Options0}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -174,6 +177,8 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		c := src[pos]
 		if c < 0x80 {
 			switch {
+			case pos%16 == 15 && p.faults[LaneLast16]:
+				dst = append(dst, c)
 			case c == '/' && p.faults[RawSlash]:
 				dst = append(dst, '/')
 			case c < 0x20 && p.faults[ControlRaw] && !bytes.ContainsRune([]byte("\b\t\n\f\r"), rune(c)):
