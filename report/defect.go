@@ -65,8 +65,13 @@ const minFiller = 4
 // Then the defect depends on where the bytes are, not on what they are (a kernel that mishandles
 // whatever sits in its last lane): at is their input offset, n the witness's length.
 func positional(c *Class) (at, n int, ok bool) {
-	a, in := c.Attribution, c.Witness.Input
-	if !c.Minimized || a.In < 0 || a.InEnd < a.In || len(in)-(a.InEnd-a.In) < minFiller {
+	return positionalWitness(c.Witness, c.Attribution)
+}
+
+// positionalWitness is positional for a witness w and its attribution a.
+func positionalWitness(w *fuzz.Finding, a fuzz.Attribution) (at, n int, ok bool) {
+	in := w.Input
+	if !w.Minimized || a.In < 0 || a.InEnd < a.In || a.InEnd > len(in) || len(in)-(a.InEnd-a.In) < minFiller {
 		return 0, 0, false
 	}
 	if len(bytes.Trim(in[:a.In], "a")) > 0 || len(bytes.Trim(in[a.InEnd:], "a")) > 0 {

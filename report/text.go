@@ -139,7 +139,7 @@ func WriteBlock(w io.Writer, c *Class) {
 	}
 	lab := max(len("oracle"), len(side(f)), len("witness"))
 	row := func(label, format string, a ...any) {
-		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, fmt.Sprintf(format, a...))
+		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, strings.TrimRight(fmt.Sprintf(format, a...), " "))
 	}
 	if spec := c.Attribution.Spec(); spec != "" {
 		did := "did not"

@@ -329,6 +329,10 @@ func onlyNamed(w *fuzz.Finding) bool {
 	return len(bytes.Trim(w.Input[:a.In], "a")) == 0 && len(bytes.Trim(w.Input[a.InEnd:], "a")) == 0
 }
 
+// positionPeriod is the widest chunk of vector code (bytes): a position-dependent defect strikes
+// at the same offsets modulo it.
+const positionPeriod = 64
+
 // compactWitness is the longest minimized witness (bytes) that makes its class "compact" for
 // Classes: short enough that no chunk edge was needed to show the defect.
 const compactWitness = 8
@@ -386,6 +390,10 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	// witness that needed filler, a chunk-edge defect, is not compact.)
 	compact := map[string]*Class{}
 	named := map[*Class]bool{} // compact classes whose witness is onlyNamed
+	// compactAt maps a compact key and an input offset (modulo positionPeriod) to the class of
+	// a group found there whose witness is position-dependent (filler around the bytes it
+	// names): later groups with that key at that offset join it unminimized.
+	compactAt := map[string]*Class{}
 	var classes []*Class
 	minimized := 0
 	for _, g := range gs {
@@ -394,7 +402,16 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		ck := compactKey(g)
 		// A compact class whose witness needs bytes besides the step it names (a step misnamed
 		// after the bytes a lenient decoder swallowed) is joined only by groups as ambiguous.
-		if c := compact[ck]; c != nil && (named[c] || len(fuzz.Attribute(rep).Others) > 0) {
+		ra := fuzz.Attribute(rep)
+		pk := ck + "\x00@" + strconv.Itoa(ra.In%positionPeriod)
+		c := compact[ck]
+		if c != nil && !named[c] && len(ra.Others) == 0 {
+			c = nil
+		}
+		if c == nil && ra.In >= 0 {
+			c = compactAt[pk]
+		}
+		if c != nil {
 			c.Findings += g.count
 			for s, n := range g.spaces {
 				c.Spaces[s] += n
@@ -434,7 +451,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		}
 		sig, ign := signatureOf(w)
 		k := sig.key()
-		c := byKey[k]
+		c = byKey[k]
 		if c == nil {
 			c = &Class{Signature: sig, Ignored: ign, Spaces: map[string]uint64{}}
 			byKey[k] = c
@@ -452,6 +469,9 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		if w.Minimized && len(w.Input) <= compactWitness {
 			compact[ck] = c
 			named[c] = onlyNamed(w)
+		}
+		if _, _, ok := positionalWitness(w, fuzz.Attribute(w)); ok && ra.In >= 0 {
+			compactAt[pk] = c
 		}
 	}
 	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)

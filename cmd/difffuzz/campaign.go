@@ -224,8 +224,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fj[i] = f.JSON()
 		}
 		cj := make([]map[string]any, len(classes))
+		defect := map[*report.Class]*report.Defect{}
+		for _, d := range report.Defects(classes) {
+			for _, cl := range d.Classes {
+				defect[cl] = d
+			}
+		}
 		for i, cl := range classes {
 			cj[i] = cl.JSON()
+			cj[i]["defect"], cj[i]["defect_title"] = defect[cl].N, defect[cl].Title()
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -102,8 +102,11 @@ func init() {
 				// No candidate offered the operations asked for (a target announces only some).
 				fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
 			} else {
-				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: difffuzz --random %dx --seed %d\n",
-					inputs-1, seed, inputs, seed)
+				again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
+				for _, t := range c.targets {
+					again += " --exec '" + strings.ReplaceAll(t.Name, "'", `'\''`) + "'"
+				}
+				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
 			}
 			return rep, nil
 		},

@@ -115,6 +115,8 @@ func TestTriageJSON(t *testing.T) {
 			Spaces   map[string]uint64 `json:"spaces"`
 			Witness  map[string]any    `json:"witness"`
 			NotRun   uint64            `json:"not_run"`
+			Defect   int               `json:"defect"`
+			Title    string            `json:"defect_title"`
 		} `json:"classes"`
 		Targets []map[string]any `json:"targets"`
 	}
@@ -133,7 +135,9 @@ func TestTriageJSON(t *testing.T) {
 		if c.Rule == "1.3-slash" {
 			assert.Equal(t, "2f", c.Witness["input"])
 			assert.Contains(t, c.RuleSpec, "§1.3 row 0x2F")
+			assert.Equal(t, c.RuleSpec, c.Title)
 		}
+		assert.Contains(t, []int{1, 2}, c.Defect, "two faults, two defects")
 	}
 	require.Len(t, rep.Targets, 1)
 	assert.Equal(t, true, rep.Targets[0]["calibrated"])
