@@ -233,6 +233,18 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 	if err := t.start(ctx); err != nil {
 		return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
 	}
+	if t.good != nil {
+		// A new process first answers a request it answered before, with the whole Timeout,
+		// so that its warming up is not taken for a hang on the next case (nor a hang on the
+		// next case made to cost the whole Timeout). If it cannot, the next case gets the
+		// whole Timeout instead.
+		if _, err := t.client.Do([]protocol.Request{*t.good}); err != nil {
+			_ = t.client.Close()
+			if err := t.start(ctx); err != nil {
+				return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -519,15 +531,6 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 	if ctx.Err() != nil || t.ensure(ctx, minimizing) != nil {
 		return nil
-	}
-	if g := t.good; t.fresh && g != nil && !(g.Op == protocol.Op(cs.Op) && g.Flags == cs.Flags && bytes.Equal(g.Input, cs.Input)) {
-		// A new process first answers a request it answered before, with the whole Timeout,
-		// so that its warming up is not taken for a hang on the case.
-		if _, err := t.client.Do([]protocol.Request{*t.good}); err != nil {
-			_ = t.client.Close()
-			t.client = nil
-			return nil
-		}
 	}
 	var c Checker
 	resps, err := t.client.Do([]protocol.Request{cs.request()})
