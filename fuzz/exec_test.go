@@ -300,6 +300,8 @@ func TestTargetFailuresNotLost(t *testing.T) {
 		require.NoError(t, err)
 		assert.Zero(t, rep.Differences, "a slow answer is not a hang: %v", rep.Findings)
 		assert.NotZero(t, tg.Slow(), "the slow answers were confirmed with the whole timeout")
+		now, configured := tg.Floor()
+		assert.Greater(t, now, configured, "each slow answer raised the calibrated timeout's floor")
 		assert.Empty(t, tg.Witnesses())
 	})
 	t.Run("crash-empty", func(t *testing.T) {

@@ -58,6 +58,14 @@ type Finding struct {
 	// Minimized is set on a finding Minimize made: its input and options are 1-minimal.
 	Minimized bool `json:"-"`
 
+	// Anchored is set on a minimized finding whose input is filler 'a' (at least MinFiller
+	// bytes) around the bytes that matter and which fails with those bytes at no other
+	// offset: a defect of a place in the input (a vector kernel's lane or edge), not of what
+	// the bytes are. A witness whose filler is only needed for the length (a kernel that
+	// mishandles a byte anywhere in a full 16-byte chunk) is not anchored, and its bytes sit
+	// at the first offset where they fail.
+	Anchored bool `json:"-"`
+
 	// Loc places the first difference on the chunk grid of vector code: its offset, 16-byte
 	// chunk, lane and nearest 16-, 32- or 64-byte edge, and how the input was laid out. Set
 	// by the boundary space (nil elsewhere).
@@ -165,11 +173,29 @@ func ResultText(b []byte, errCode int, isEscape bool) string {
 	if isEscape && errCode != 0 && len(b) == 0 {
 		return fmt.Sprintf("false (json_last_error()=%d)", errCode)
 	}
-	s := strconv.Quote(string(b))
+	s := QuoteBytes(b)
 	if isEscape && errCode != 0 {
 		s += fmt.Sprintf(" (json_last_error()=%d)", errCode)
 	}
 	return s
+}
+
+// QuoteBytes is b Go-quoted byte by byte: ASCII as strconv.Quote writes it, every byte from
+// 0x80 up as \xNN, so that a raw U+2029 (\xe2\x80\xa9) cannot be read for the escape \u2029 that
+// json_encode writes for it.
+func QuoteBytes(b []byte) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, c := range b {
+		if c >= 0x80 {
+			fmt.Fprintf(&sb, `\x%02x`, c)
+			continue
+		}
+		q := strconv.Quote(string(rune(c)))
+		sb.WriteString(q[1 : len(q)-1])
+	}
+	sb.WriteByte('"')
+	return sb.String()
 }
 
 // String renders the finding for a terminal: what differs, the input as hex, the options by

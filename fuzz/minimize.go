@@ -99,11 +99,12 @@ func MinimizeWith(f *Finding, im Impl, check CheckOne, opt MinimizeOptions) *Fin
 			break
 		}
 	}
+	in, anchored := m.slide(in, opts)
 	g := m.test(in, opts)
 	if g == nil { // cannot happen: every accepted step was tested
 		return f
 	}
-	g.Origin, g.Space, g.Minimized = f.Origin, f.Space, true
+	g.Origin, g.Space, g.Minimized, g.Anchored = f.Origin, f.Space, true, anchored
 	var what []string
 	if len(in) < len(f.Input) {
 		what = append(what, fmt.Sprintf("from %d to %d bytes", len(f.Input), len(in)))
@@ -287,6 +288,55 @@ func (m *minimizer) simplify(in []byte, opts jsonopt.Options) []byte {
 		}
 	}
 	return in
+}
+
+// MinFiller is how many filler bytes ('a') a minimal witness must keep around the bytes that
+// matter for Minimize to try them at other offsets (see Finding.Anchored): a vector kernel's
+// lane or edge needs 15 bytes before the last lane of a 16-byte chunk, a kernel that only
+// checks full chunks 15 bytes beside the one it gets wrong.
+const MinFiller = 4
+
+// slide takes a minimal input that is filler 'a' around a span of other bytes (at least
+// MinFiller of them) and tries the span at every other offset, first to last. When it fails
+// at another offset too, the defect needs the filler for the length, not for the place: the
+// span moves to the first offset where it fails (so that the witnesses of one defect found at
+// different lanes come out alike) and anchored is false. When it fails only where it is, the
+// defect depends on the place (anchored).
+func (m *minimizer) slide(in []byte, opts jsonopt.Options) (out []byte, anchored bool) {
+	lo, hi := -1, 0
+	for i, b := range in {
+		if b != 'a' {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i + 1
+		}
+	}
+	if lo < 0 {
+		return in, false
+	}
+	span := append([]byte(nil), in[lo:hi]...)
+	filler := len(in) - len(span)
+	if filler < MinFiller {
+		return in, false
+	}
+	for p := 0; p <= filler; p++ {
+		if p == lo {
+			continue
+		}
+		c := bytes.Repeat([]byte("a"), len(in))
+		copy(c[p:], span)
+		if m.fails(c, opts) {
+			if p < lo {
+				return c, false
+			}
+			return in, false
+		}
+		if m.runs >= maxMinimizeChecks {
+			return in, false // not known: do not claim a position
+		}
+	}
+	return in, true
 }
 
 // minOptions clears every option bit whose absence keeps the finding, highest bit first,

@@ -165,6 +165,10 @@ func (t *Target) p99() time.Duration {
 // reproduced the stall alone. Each raised the calibrated timeout's floor.
 func (t *Target) Slow() int { return t.slow }
 
+// Floor is the least timeout calibration may set now, and TargetConfig.MinTimeout it started
+// from: now is more once slow answers raised it (see Slow).
+func (t *Target) Floor() (now, configured time.Duration) { return t.floor, t.cfg.MinTimeout }
+
 // CanRun reports whether the target can still be started to answer a request (it has not
 // used up TargetConfig.MaxRestarts).
 func (t *Target) CanRun() bool { return t.client != nil || t.restarts < t.cfg.MaxRestarts }

@@ -55,15 +55,11 @@ func causeOf(c *Class) string {
 	return r
 }
 
-// minFiller is how many filler bytes a minimal witness must keep for its defect to be taken for
-// a position-dependent one (a vector kernel's lane or edge: 15 bytes before the last lane of a
-// 16-byte chunk).
-const minFiller = 4
-
 // positional reports whether the class's minimal witness is filler around the bytes it names:
-// every other byte is the minimizer's 'a', and at least minFiller of them could not be removed.
-// Then the defect depends on where the bytes are, not on what they are (a kernel that mishandles
-// whatever sits in its last lane): at is their input offset, n the witness's length.
+// every other byte is the minimizer's 'a', at least fuzz.MinFiller of them could not be
+// removed, and the bytes fail at no other offset (fuzz.Finding.Anchored). Then the defect depends
+// on where the bytes are, not on what they are (a kernel that mishandles whatever sits in its
+// last lane): at is their input offset, n the witness's length.
 func positional(c *Class) (at, n int, ok bool) {
 	return positionalWitness(c.Witness, c.Attribution)
 }
@@ -71,7 +67,7 @@ func positional(c *Class) (at, n int, ok bool) {
 // positionalWitness is positional for a witness w and its attribution a.
 func positionalWitness(w *fuzz.Finding, a fuzz.Attribution) (at, n int, ok bool) {
 	in := w.Input
-	if !w.Minimized || a.In < 0 || a.InEnd < a.In || a.InEnd > len(in) || len(in)-(a.InEnd-a.In) < minFiller {
+	if !w.Minimized || !w.Anchored || a.In < 0 || a.InEnd < a.In || a.InEnd > len(in) || len(in)-(a.InEnd-a.In) < fuzz.MinFiller {
 		return 0, 0, false
 	}
 	if len(bytes.Trim(in[:a.In], "a")) > 0 || len(bytes.Trim(in[a.InEnd:], "a")) > 0 {

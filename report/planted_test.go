@@ -118,6 +118,8 @@ var wantRules = map[planted.Fault][]string{
 	// Every ASCII byte that is escaped, at input offset 15: one class per rule, one defect.
 	planted.LaneLast16: {"escape 1.3-amp-hex", "escape 1.3-apos-hex", "escape 1.3-backslash", "escape 1.3-control", "escape 1.3-quote",
 		"escape 1.3-quote-hex", "escape 1.3-short-escape", "escape 1.3-slash", "escape 1.3-tag-hex"},
+	// A / in any lane of a full chunk: one class, whatever the lane, and no position.
+	planted.SlashBlock16: {"escape 1.3-slash"},
 }
 
 // ignoredRules are the rules of the classes of ignore-options: the oracle's rule of each
@@ -198,7 +200,7 @@ func checkUnsplit(t *testing.T, name string, classes []*Class) {
 // witness minimal, and one defect block for the fault.
 func TestPlantedFaults(t *testing.T) {
 	faults := []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.LowerHexTag, planted.RawSlash,
-		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16, planted.IgnoreOptions}
+		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16, planted.SlashBlock16, planted.IgnoreOptions}
 	if testing.Short() {
 		faults = []planted.Fault{planted.Lenient, planted.RawSlash, planted.IgnoreOptions}
 	}
@@ -302,6 +304,36 @@ func TestPlantedMix(t *testing.T) {
 	assert.LessOrEqual(t, misplaced*1000, len(raw), "%d of %d raw findings are in a class of another fault", misplaced, len(raw))
 	assert.Zero(t, bad)
 	t.Logf("%d raw findings in %d classes, %d defects; %d raw findings in a class of another fault", len(raw), len(classes), len(Defects(classes)), misplaced)
+}
+
+// TestPlantedPlaceOrLength plants two chunk faults at once: lane-last-16 (whatever sits at
+// offset 15 mod 16) and slash-block-16 (a / anywhere in a full 16-byte chunk). Both need 16-byte
+// witnesses; only the first is a position. The / findings at every lane, offset 15 included,
+// are one class of their own defect, witnessed at offset 0.
+func TestPlantedPlaceOrLength(t *testing.T) {
+	im := plantedImpl(planted.LaneLast16, planted.SlashBlock16)
+	classes, _, _ := inProcess(t, im)
+	defects := Defects(classes)
+	var causes []string
+	for _, d := range defects {
+		causes = append(causes, d.Cause)
+	}
+	sort.Strings(causes)
+	require.Equal(t, []string{"1.3-slash", "position 15/16"}, causes)
+	for _, d := range defects {
+		if d.Cause != "1.3-slash" {
+			for _, c := range d.Classes {
+				assert.NotEqual(t, "1.3-slash", c.Rule, "%s witness % x: a / at any lane is slash-block-16's", c.ID, c.Witness.Input)
+			}
+			continue
+		}
+		require.Len(t, d.Classes, 1, "one class for a / at any lane")
+		assert.Equal(t, "/aaaaaaaaaaaaaaa", string(d.Classes[0].Witness.Input))
+		assert.False(t, d.Classes[0].Witness.Anchored)
+		var buf bytes.Buffer
+		WriteText(&buf, d.Classes)
+		assert.NotContains(t, buf.String(), "position-dependent")
+	}
 }
 
 // targetCampaign is the default --exec campaign (the exhaustive, boundary and random parts)
@@ -423,9 +455,21 @@ func TestReportText(t *testing.T) {
 	} {
 		assert.Contains(t, out, want)
 	}
+	mixed := 0
 	for _, d := range Defects(classes) {
 		for i, c := range d.Classes {
 			assert.Contains(t, out, "\n"+c.ID+" ", "class %s in the table", c.ID)
+			var byKind uint64
+			for _, n := range c.Kinds {
+				byKind += n
+			}
+			assert.Equal(t, c.Findings, byKind, "class %s: findings by kind add up", c.ID)
+			if len(c.Kinds) > 1 {
+				mixed++
+				if i < DefectClassesShown {
+					assert.Regexp(t, c.ID+`  .*; found as .*error-differs [0-9,]+ · output-differs [0-9,]+\n`, out, "class %s says its kinds", c.ID)
+				}
+			}
 			if i < DefectClassesShown {
 				assert.Contains(t, out, fmt.Sprintf("%s  %s %s: %s finding", c.ID, c.Op, c.Kind, Count(c.Findings)), "class %s block", c.ID)
 			} else {
@@ -433,5 +477,8 @@ func TestReportText(t *testing.T) {
 			}
 		}
 	}
+	// lenient accepts what PHP refuses: an error difference without options, an output
+	// difference under INVALID_UTF8_IGNORE and INVALID_UTF8_SUBSTITUTE, in one class.
+	assert.NotZero(t, mixed, "a lenient class found as more than one kind")
 	assert.NotZero(t, total)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/fuzz"
@@ -124,7 +123,29 @@ func optText(o interface{ Short() string }, v uint32) string {
 
 // classTitle is a class's first line: id, operation, kind, findings by space.
 func classTitle(c *Class) string {
-	return fmt.Sprintf("%s  %s %s: %s (%s)", c.ID, c.Op, c.Kind, Plural(c.Findings, "finding"), spacesText(c.Spaces))
+	t := fmt.Sprintf("%s  %s %s: %s (%s)", c.ID, c.Op, c.Kind, Plural(c.Findings, "finding"), spacesText(c.Spaces))
+	if k := kindsText(c); k != "" {
+		t += "; found as " + k
+	}
+	return t
+}
+
+// kindsText is a class's raw findings by kind ("error-differs 1,810 · output-differs 3,169"),
+// "" when they are all of the witness's kind.
+func kindsText(c *Class) string {
+	if len(c.Kinds) < 2 && c.Kinds[c.Kind] == c.Findings {
+		return ""
+	}
+	kinds := make([]string, 0, len(c.Kinds))
+	for k := range c.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, k+" "+Count(c.Kinds[fuzz.Kind(k)]))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // WriteBlock writes one class as a block for a terminal: its title (id, operation, kind,
@@ -249,7 +270,7 @@ func resultWindow(b []byte, code int, esc bool, d int) string {
 		return fuzz.ResultText(b, code, esc)
 	}
 	lo, hi := bounds(len(b), d, windowBytes)
-	s := strconv.Quote(string(b[lo:hi]))
+	s := fuzz.QuoteBytes(b[lo:hi])
 	if lo > 0 {
 		s = "…" + s
 	}
@@ -456,6 +477,7 @@ func (c *Class) JSON() map[string]any {
 		"shape":     c.Shape,
 		"findings":  c.Findings,
 		"spaces":    c.Spaces,
+		"kinds":     c.Kinds,
 		"witness":   c.Witness.JSON(),
 		"minimized": c.Minimized,
 		"not_run":   c.NotRun,

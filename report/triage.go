@@ -296,9 +296,29 @@ type Class struct {
 	Note      string
 	Findings  uint64            // raw findings in the class
 	Spaces    map[string]uint64 // raw findings by input space
-	Examples  []*fuzz.Finding   // further witnesses: the smallest raw findings, at most Config.Examples
-	NotRun    uint64            // target inputs not sent because they contain the witness (crash, hang)
-	groups    []*group
+	// Kinds are the raw findings by kind, when they are not all of the witness's (an error
+	// difference without options is an output difference under INVALID_UTF8_SUBSTITUTE).
+	Kinds    map[fuzz.Kind]uint64
+	Examples []*fuzz.Finding // further witnesses: the smallest raw findings, at most Config.Examples
+	NotRun   uint64          // target inputs not sent because they contain the witness (crash, hang)
+	groups   []*group
+}
+
+// add puts a group's findings in c.
+func (c *Class) add(g *group) {
+	c.Findings += g.count
+	if c.Spaces == nil {
+		c.Spaces = map[string]uint64{}
+	}
+	for s, n := range g.spaces {
+		c.Spaces[s] += n
+	}
+	if c.Kinds == nil {
+		c.Kinds = map[fuzz.Kind]uint64{}
+	}
+	c.Kinds[g.smallest[0].Kind] += g.count
+	c.groups = append(c.groups, g)
+	g.class = c
 }
 
 // compactKey is what a group must share with a compact class to join it unminimized: the
@@ -412,12 +432,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 			c = compactAt[pk]
 		}
 		if c != nil {
-			c.Findings += g.count
-			for s, n := range g.spaces {
-				c.Spaces[s] += n
-			}
-			c.groups = append(c.groups, g)
-			g.class = c
+			c.add(g)
 			if progress != nil {
 				progress.Advance(1)
 			}
@@ -460,12 +475,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		if c.Witness == nil || (w.Minimized && !c.Minimized) || (w.Minimized == c.Minimized && smaller(w, c.Witness)) {
 			c.Witness, c.Minimized, c.Note = w, w.Minimized, note
 		}
-		c.Findings += g.count
-		for s, n := range g.spaces {
-			c.Spaces[s] += n
-		}
-		c.groups = append(c.groups, g)
-		g.class = c
+		c.add(g)
 		if w.Minimized && len(w.Input) <= compactWitness {
 			compact[ck] = c
 			named[c] = onlyNamed(w)
@@ -559,14 +569,9 @@ func (t *Triage) mergeSlipped(ctx context.Context, recheck Rechecker, classes []
 			continue
 		}
 		merged[c] = true
-		d.Findings += c.Findings
-		for s, n := range c.Spaces {
-			d.Spaces[s] += n
-		}
 		for _, g := range c.groups {
-			g.class = d
+			d.add(g)
 		}
-		d.groups = append(d.groups, c.groups...)
 		d.NotRun += c.NotRun
 	}
 	var out []*Class
@@ -700,7 +705,9 @@ func signatureOf(w *fuzz.Finding) (Signature, jsonopt.Options) {
 	return sig, ign
 }
 
-// examples are the n smallest raw findings of the class's groups other than its witness.
+// examples are the n smallest raw findings of the class's groups other than its witness:
+// inputs other than the witness's and each other's first (they show more of the defect), then
+// the same inputs under other options.
 func examples(c *Class, n int) []*fuzz.Finding {
 	var all []*fuzz.Finding
 	for _, g := range c.groups {
@@ -708,20 +715,21 @@ func examples(c *Class, n int) []*fuzz.Finding {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return smaller(all[i], all[j]) })
 	var out []*fuzz.Finding
-	for _, f := range all {
-		if len(out) == n {
-			break
-		}
-		same := func(g *fuzz.Finding) bool { return bytes.Equal(g.Input, f.Input) && g.Flags == f.Flags }
-		if same(c.Witness) {
-			continue
-		}
-		dup := false
-		for _, g := range out {
-			dup = dup || same(g)
-		}
-		if !dup {
-			out = append(out, f)
+	for _, distinctInput := range []bool{true, false} {
+		for _, f := range all {
+			if len(out) == n {
+				return out
+			}
+			same := func(g *fuzz.Finding) bool {
+				return bytes.Equal(g.Input, f.Input) && (distinctInput || g.Flags == f.Flags)
+			}
+			dup := same(c.Witness)
+			for _, g := range out {
+				dup = dup || same(g)
+			}
+			if !dup {
+				out = append(out, f)
+			}
 		}
 	}
 	return out

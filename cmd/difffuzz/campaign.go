@@ -365,8 +365,13 @@ func rechecker(ctx context.Context, c *common) report.Rechecker {
 func targetNotes(w io.Writer, t *fuzz.Target) {
 	d, p99, answers, calibrated := t.Timeout()
 	if calibrated {
-		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (50× its p99 answer latency %v over %s answers, within 100ms..--timeout)\n",
-			t.Name, d, p99, report.Count(answers))
+		now, configured := t.Floor()
+		floor := now.String()
+		if now > configured {
+			floor += fmt.Sprintf(" (raised from %v after %s)", configured, plural(uint64(t.Slow()), "slow answer"))
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v: 50× its p99 answer latency %v over %s answers, at least %s, at most --timeout\n",
+			t.Name, d, p99, report.Count(answers), floor)
 	} else {
 		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (--timeout; not calibrated: %s answers)\n", t.Name, d, report.Count(answers))
 	}
@@ -392,11 +397,15 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, plural(uint64(n), "crash or hang witness"), plural(notRun, "input"))
 	}
 	if n := t.Slow(); n > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout were not taken for hangs (answered when sent again alone, or not reproducible alone); the timeout was raised to %v\n",
-			t.Name, plural(uint64(n), "slow answer"), d)
+		verb := "were"
+		if n == 1 {
+			verb = "was"
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout %s not taken for a hang (answered when sent again alone, or not reproducible alone)\n",
+			t.Name, plural(uint64(n), "slow answer"), verb)
 	}
 	if t.Restarts() > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q was restarted %s\n", t.Name, plural(uint64(t.Restarts()), "time"))
+		fmt.Fprintf(w, "difffuzz: --exec %q: the process was started again %s (after each crash, hang or slow answer it is replaced)\n", t.Name, plural(uint64(t.Restarts()), "time"))
 	}
 }
 

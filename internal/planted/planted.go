@@ -52,6 +52,10 @@ const (
 	// LaneLast16 writes an ASCII byte that needs escaping raw when it sits at an input offset
 	// 15 modulo 16, the last lane of a 16-byte chunk (a vector kernel's mask one lane short).
 	LaneLast16 Fault = "lane-last-16"
+	// SlashBlock16 writes / raw anywhere in a full 16-byte chunk of the input (offsets below
+	// len(src) rounded down to 16): a vector kernel whose chunk classifier takes / for clean,
+	// while the scalar tail is right. Its witnesses need 16 bytes, but not a place in them.
+	SlashBlock16 Fault = "slash-block-16"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -61,7 +65,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, Hang, Crash, Options0}
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16, Hang, Crash, Options0}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -179,7 +183,7 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			switch {
 			case pos%16 == 15 && p.faults[LaneLast16]:
 				dst = append(dst, c)
-			case c == '/' && p.faults[RawSlash]:
+			case c == '/' && (p.faults[RawSlash] || p.faults[SlashBlock16] && pos < len(src)&^15):
 				dst = append(dst, '/')
 			case c < 0x20 && p.faults[ControlRaw] && !bytes.ContainsRune([]byte("\b\t\n\f\r"), rune(c)):
 				dst = append(dst, c)
