@@ -553,6 +553,26 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 	return c.compareResponse(nil, t.Name, cs, resps[0])
 }
 
+// Replay sends case cs alone, as `difffuzz repro --exec` does with a saved finding, and
+// compares the answer: a crash, hang or malformed answer is a finding. Nothing is sent, and
+// the error says why, when the target does not serve the operation, announced (options=,
+// max-len=) that it cannot take the case, or cannot be started again.
+func (t *Target) Replay(ctx context.Context, cs Case) ([]*Finding, error) {
+	if !t.Has(cs.Op) {
+		return nil, fmt.Errorf("it does not serve %s", cs.Op)
+	}
+	if cs.Flags&^t.caps.Options != 0 {
+		return nil, fmt.Errorf("it announced options=%d, without option bits %d", uint32(t.caps.Options), uint32(cs.Flags&^t.caps.Options))
+	}
+	if t.caps.MaxLen > 0 && len(cs.Input) > t.caps.MaxLen {
+		return nil, fmt.Errorf("it announced max-len=%d, and the input is %d bytes", t.caps.MaxLen, len(cs.Input))
+	}
+	if err := t.ensure(ctx, false); err != nil {
+		return nil, err
+	}
+	return t.one(ctx, cs, false), nil
+}
+
 // CheckOne is the target as a CheckOne for minimization (package report): each call sends
 // one request; a case the target cannot take, or that contains a crash or hang witness, is not
 // sent and fails nothing. Restarts it causes count against MaxRestarts.

@@ -10,7 +10,7 @@
 //	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
-//	difffuzz repro [--impl LIST] FILE|DIR...
+//	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -56,7 +56,7 @@ const usageText = `usage:
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
-  difffuzz repro [--impl LIST] FILE|DIR...
+  difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `

@@ -1,35 +1,48 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/protocol"
 )
 
-// reproCandidates and reproLookup are the built-ins repro replays against (tests add broken
-// ones).
+// reproAll (the fast variants) and reproLookup are the built-ins repro replays against
+// (tests add broken ones).
 var (
-	reproCandidates = func() ([]fuzz.Impl, error) { return fuzz.Candidates("") }
-	reproLookup     = fuzz.LookupImpl
+	reproAll, _ = fuzz.Candidates("")
+	reproLookup = fuzz.LookupImpl
 )
 
 // runRepro replays saved findings: `go test fuzz v1` files (for FuzzEscape, FuzzNextChar or
 // FuzzUTF8Decode, by their directory), the text records --out and the regression store keep,
 // or directories of them. Each is checked against the implementation its record names when
-// that is built in, else (and with --impl) against the chosen candidates. Exit status: 1 if
-// any still differs, 0 if all pass now, 2 if a file cannot be read or parsed.
+// that is built in, against the chosen candidates with --impl, or through an external target
+// with --exec (one request per saved finding and operation). A record of an implementation
+// that is not built in (an --exec target's) is not replayed without --impl or --exec. Exit
+// status: 1 if any still differs; else 2 if one could not be replayed (or a file cannot be
+// read or parsed); 0 if all pass now.
 func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("repro", stderr)
 	implList := fs.String("impl", "", "implementations to replay against, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+
-		"; default: the one a text record names if it is built in, else every fast variant")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST] FILE|DIR...")
+		"; default: the one a text record names if it is built in")
+	execCmd := fs.String("exec", "", "replay through this external target speaking target protocol v1, as a command line (as for the campaign's --exec)")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer (a hang is a finding)")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST | --exec CMD] FILE|DIR...")
 	if err != nil {
 		return exitUsage, err
 	}
 	if len(rest) == 0 {
 		return exitUsage, usagef("repro: give the saved findings to replay (files or directories)")
+	}
+	if *implList != "" && *execCmd != "" {
+		return exitUsage, usagef("repro: give --impl or --exec, not both")
+	}
+	if *timeout <= 0 {
+		return exitUsage, usagef("--timeout: must be positive, not %v", *timeout)
 	}
 	var chosen []fuzz.Impl
 	if *implList != "" {
@@ -48,27 +61,16 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		saved = append(saved, s...)
 	}
-	all, err := reproCandidates()
-	if err != nil {
-		return exitUsage, err
+	ctx := context.Background()
+	var target *fuzz.Target
+	if *execCmd != "" {
+		if target, err = fuzz.StartTarget(ctx, *execCmd, fuzz.TargetConfig{Timeout: *timeout}); err != nil {
+			return exitUsage, usagef("--exec %q: %v", *execCmd, err)
+		}
+		defer target.Close()
 	}
-	failing := 0
+	failing, skipped := 0, 0
 	for _, s := range saved {
-		cands, note := chosen, ""
-		if cands == nil {
-			cands = all
-			if s.Impl != "" {
-				if im, err := reproLookup(s.Impl); err == nil {
-					cands = []fuzz.Impl{im}
-				} else {
-					note = fmt.Sprintf(" (recorded %q is not built in: the built-ins were replayed; a finding of an --exec target is replayed with its replay: line)", s.Impl)
-				}
-			}
-		}
-		names := make([]string, len(cands))
-		for i, im := range cands {
-			names[i] = im.Name
-		}
 		ops := make([]string, len(s.Ops))
 		for i, op := range s.Ops {
 			ops[i] = string(op)
@@ -77,21 +79,83 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		if len(s.Ops) == 1 && s.Ops[0] == fuzz.OpEscape {
 			what += fmt.Sprintf(", flags %d", uint32(s.Flags))
 		}
-		found := s.Replay(cands, nil)
-		if len(found) == 0 {
-			fmt.Fprintf(stdout, "ok    %s: %s: %s agree with the oracle%s\n", s.Path, what, strings.Join(names, ", "), note)
-			continue
+		var found []*fuzz.Finding
+		var who, why, note string
+		switch {
+		case target != nil:
+			who = target.Name
+			var not []string
+			for _, op := range s.Ops {
+				cs := fuzz.Case{Op: op, Input: s.Input}
+				if op == fuzz.OpEscape {
+					cs.Flags = s.Flags
+				}
+				f, err := target.Replay(ctx, cs)
+				if err != nil {
+					not = append(not, fmt.Sprintf("%s not sent: %v", op, err))
+					continue
+				}
+				found = append(found, f...)
+			}
+			switch {
+			case len(not) == len(s.Ops):
+				why = strings.Join(not, "; ")
+			case len(not) > 0:
+				note = " (" + strings.Join(not, "; ") + ")"
+			}
+		default:
+			cands := chosen
+			if cands == nil {
+				im, err := reproLookup(s.Impl)
+				if s.Impl == "" || err == nil {
+					cands = reproAll
+				}
+				if err == nil && s.Impl != "" {
+					cands = []fuzz.Impl{im}
+				}
+				if cands == nil {
+					why = fmt.Sprintf("recorded %q is not built in: replay it with --exec %q (or check the built-ins with --impl)", s.Impl, s.Impl)
+				}
+			}
+			names := make([]string, len(cands))
+			for i, im := range cands {
+				names[i] = im.Name
+			}
+			who = strings.Join(names, ", ")
+			if why == "" {
+				found = s.Replay(cands, nil)
+			}
 		}
-		failing++
-		fmt.Fprintf(stdout, "FAIL  %s: %s: %d differences%s\n", s.Path, what, len(found), note)
-		for _, f := range found {
-			fmt.Fprintln(stdout, f.String())
+		switch {
+		case why != "":
+			skipped++
+			fmt.Fprintf(stdout, "skip  %s: %s: %s\n", s.Path, what, why)
+		case len(found) == 0:
+			fmt.Fprintf(stdout, "ok    %s: %s: %s agree with the oracle%s\n", s.Path, what, who, note)
+		default:
+			failing++
+			fmt.Fprintf(stdout, "FAIL  %s: %s: %s%s\n", s.Path, what, plural(uint64(len(found)), "difference"), note)
+			for _, f := range found {
+				fmt.Fprintln(stdout, f.String())
+			}
 		}
 	}
-	if failing > 0 {
-		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings still differ\n", failing, len(saved))
+	switch {
+	case failing > 0:
+		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings still differ%s\n", failing, len(saved), notReplayed(skipped))
 		return exitFindings, nil
+	case skipped > 0:
+		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings could not be replayed (skip lines above), the others pass now\n", skipped, len(saved))
+		return exitUsage, nil
 	}
 	fmt.Fprintf(stderr, "difffuzz: repro: all %d saved findings pass now\n", len(saved))
 	return exitOK, nil
+}
+
+// notReplayed is the tail of repro's summary when some saved findings were skipped.
+func notReplayed(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d more could not be replayed: skip lines above)", n)
 }

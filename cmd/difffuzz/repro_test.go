@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -27,10 +30,17 @@ func TestRepro(t *testing.T) {
 	_, tf2 := saveCase(t, dir, "no-such-impl", fuzz.OpDecode, []byte("\xf0\x9f\xc0\x80"), 0)
 
 	// Everything passes now: exit 0, one line per case.
-	code, out, errs := runArgs(t, "", "repro", ff, tf, tf2)
-	if code != 0 || strings.Count(out, "ok    ") != 3 || !strings.Contains(out, "flags 2097152") ||
-		!strings.Contains(out, `recorded "no-such-impl" is not built in`) || !strings.Contains(errs, "all 3 saved findings pass now") {
+	code, out, errs := runArgs(t, "", "repro", ff, tf)
+	if code != 0 || strings.Count(out, "ok    ") != 2 || !strings.Contains(out, "flags 2097152") || !strings.Contains(errs, "all 2 saved findings pass now") {
 		t.Errorf("repro: exit %d\n%s\n%s", code, out, errs)
+	}
+	// A record of an implementation that is not built in (an --exec target's) is not
+	// replayed against the built-ins as if it passed: skip, exit 2.
+	code, out, errs = runArgs(t, "", "repro", ff, tf2)
+	if code != 2 || strings.Count(out, "ok    ") != 1 || !strings.Contains(out, "skip  "+tf2) ||
+		!strings.Contains(out, `recorded "no-such-impl" is not built in: replay it with --exec "no-such-impl" (or check the built-ins with --impl)`) ||
+		!strings.Contains(errs, "1 of 2 saved findings could not be replayed") {
+		t.Errorf("repro no-such-impl: exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, _ = runArgs(t, "", "repro", "--impl", "generic", dir)
 	if code != 0 || strings.Count(out, "ok    ") != 4 || strings.Count(out, ": generic agree") != 4 {
@@ -42,9 +52,9 @@ func TestRepro(t *testing.T) {
 		out, err := fuzz.Oracle.Escape(dst, src, o)
 		return append(out, '!'), err
 	}, NextChar: fuzz.Oracle.NextChar, UTF8Decode: fuzz.Oracle.UTF8Decode}
-	oldC, oldL := reproCandidates, reproLookup
-	defer func() { reproCandidates, reproLookup = oldC, oldL }()
-	reproCandidates = func() ([]fuzz.Impl, error) { return []fuzz.Impl{broken}, nil }
+	oldC, oldL := reproAll, reproLookup
+	defer func() { reproAll, reproLookup = oldC, oldL }()
+	reproAll = []fuzz.Impl{broken}
 	reproLookup = func(string) (fuzz.Impl, error) { return broken, nil }
 	code, out, errs = runArgs(t, "", "repro", ff, tf2)
 	if code != 1 || !strings.Contains(out, "FAIL  "+ff) || !strings.Contains(out, "FINDING output-differs: escape by broken") ||
@@ -120,5 +130,48 @@ func TestRandomExec(t *testing.T) {
 	code, out, errs = runArgs(t, "", "--exec", self, "--random", "300ms", "--seed", "4", "--ops", "decode")
 	if code != 0 || !strings.Contains(out, "random      decode") {
 		t.Errorf("--exec --random duration: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// repro --exec replays saved findings of an external target through it: the planted target
+// still fails them, the faithful one passes, a case it announced it cannot take is skipped.
+func TestReproExec(t *testing.T) {
+	dir := t.TempDir()
+	broken := planted.Command(os.Args[0], planted.RawSlash, planted.Crash)
+	_, slash := saveCase(t, dir, broken, fuzz.OpEscape, []byte("a/"), 0)
+	_, crash := saveCase(t, dir, broken, fuzz.OpDecode, []byte("\xfe"), 0)
+	_, tag := saveCase(t, dir, broken, fuzz.OpEscape, []byte("<"), jsonopt.HexTag)
+
+	code, out, errs := runArgs(t, "", "repro", "--exec", broken, slash, crash, tag)
+	assert.Equal(t, 1, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "FAIL  "+slash)
+	assert.Contains(t, out, "FINDING output-differs: escape by "+broken)
+	assert.Contains(t, out, "FAIL  "+crash)
+	assert.Contains(t, out, "FINDING target-crashed: decode by "+broken)
+	assert.Contains(t, out, "ok    "+tag)
+	assert.Contains(t, errs, "difffuzz: repro: 2 of 3 saved findings still differ\n")
+
+	code, out, errs = runArgs(t, "", "repro", "--exec", planted.Command(os.Args[0]), dir)
+	assert.Equal(t, 0, code, "%s\n%s", out, errs)
+	// dir holds each finding twice: as a go test fuzz v1 file and as a text record.
+	assert.Equal(t, 6, strings.Count(out, "ok    "), out)
+	assert.Contains(t, errs, "all 6 saved findings pass now")
+
+	// options=0: the HEX_TAG case is not sent, and says so; the others are.
+	code, out, errs = runArgs(t, "", "repro", "--exec", planted.Command(os.Args[0], planted.Options0), dir)
+	assert.Equal(t, 2, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "skip  "+tag+": escape, 1 bytes, flags 1: escape not sent: it announced options=0, without option bits 1")
+	assert.Equal(t, 2, strings.Count(out, "skip  "), out)
+	assert.Contains(t, errs, "2 of 6 saved findings could not be replayed")
+
+	for _, args := range [][]string{
+		{"repro", "--exec", broken, "--impl", "swar", dir},
+		{"repro", "--exec", "/no/such/target", dir},
+		{"repro", "--exec", broken, "--timeout", "0s", dir},
+	} {
+		code, out, errs := runArgs(t, "", args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
 	}
 }
