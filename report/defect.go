@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,6 +113,50 @@ var familyText = map[string]string{
 	"end":          "§2.1: a step at the end of the input fails",
 }
 
+// familyRows are, for the families that span several §2.2 rows, each row's part of the title
+// (the rows in the spec's order), and the title with the parts of the rows the defect's classes
+// break in place of %s: a candidate that accepts only 3-byte overlongs is not said to accept
+// 4-byte ones.
+var familyRows = map[string]struct {
+	rows, parts []string
+	text        string
+}{
+	"bad-sequence": {[]string{"C2..DF", "E0..EF", "F0..F4"}, []string{"C2..DF", "E0..EF", "F0..F4"},
+		"§2.2 %s: a lead without all of its continuation bytes (truncated, or a bad continuation byte) is one failure, ending before the next lead"},
+	"overlong": {[]string{"E0..EF", "F0..F4"}, []string{"E0 80..9F xx", "F0 80..8F xx xx"},
+		"§2.2: an overlong sequence (%s) is one failure of all its bytes"},
+}
+
+// rowsText is the title of a defect of a §2.2 family in familyRows, naming the rows of its
+// classes ("" when the family spans one row or a class rule names none).
+func (d *Defect) rowsText(family string) string {
+	fr, ok := familyRows[family]
+	if !ok {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, c := range d.Classes {
+		row, fam, ok := strings.Cut(strings.TrimPrefix(c.Rule, "2.2-"), "/")
+		if !ok || fam != family || !slices.Contains(fr.rows, row) {
+			return ""
+		}
+		seen[row] = true
+	}
+	var parts []string
+	for i, row := range fr.rows {
+		if seen[row] {
+			parts = append(parts, fr.parts[i])
+		}
+	}
+	if family == "bad-sequence" {
+		if len(parts) == 1 {
+			return fmt.Sprintf(fr.text, "row "+parts[0])
+		}
+		return fmt.Sprintf(fr.text, "rows "+strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf(fr.text, strings.Join(parts, ", "))
+}
+
 // Title says what the defect's classes have in common, for its block's first line.
 func (d *Defect) Title() string {
 	c := d.Classes[0]
@@ -123,7 +168,11 @@ func (d *Defect) Title() string {
 	case d.Cause == "options":
 		return "answers as if " + d.Ignored.String() + " were not set"
 	case strings.HasPrefix(d.Cause, "2.2/"):
-		if t, ok := familyText[strings.TrimPrefix(d.Cause, "2.2/")]; ok {
+		family := strings.TrimPrefix(d.Cause, "2.2/")
+		if t := d.rowsText(family); t != "" {
+			return t
+		}
+		if t, ok := familyText[family]; ok {
 			return t
 		}
 	case fuzz.Attribute(c.Witness).ID() == "":

@@ -49,3 +49,26 @@ func TestReportLongWitness(t *testing.T) {
 		assert.Contains(t, out, s)
 	}
 }
+
+// TestDefectTitleRows: a §2.2 family's defect title names the rows its classes break, not
+// every row of the family.
+func TestDefectTitleRows(t *testing.T) {
+	title := func(family string, rules ...string) string {
+		d := &Defect{Cause: "2.2/" + family}
+		for _, r := range rules {
+			d.Classes = append(d.Classes, &Class{Signature: Signature{Rule: r}, Witness: &fuzz.Finding{}})
+		}
+		return d.Title()
+	}
+	assert.Equal(t, "§2.2: an overlong sequence (E0 80..9F xx) is one failure of all its bytes",
+		title("overlong", "2.2-E0..EF/overlong", "2.2-E0..EF/overlong"))
+	assert.Equal(t, "§2.2: an overlong sequence (E0 80..9F xx, F0 80..8F xx xx) is one failure of all its bytes",
+		title("overlong", "2.2-F0..F4/overlong", "2.2-E0..EF/overlong"))
+	assert.Equal(t, "§2.2 row F0..F4: a lead without all of its continuation bytes (truncated, or a bad continuation byte) is one failure, ending before the next lead",
+		title("bad-sequence", "2.2-F0..F4/bad-sequence"))
+	assert.Equal(t, "§2.2 rows C2..DF, F0..F4: a lead without all of its continuation bytes (truncated, or a bad continuation byte) is one failure, ending before the next lead",
+		title("bad-sequence", "2.2-F0..F4/bad-sequence", "2.2-C2..DF/bad-sequence"))
+	// A class rule naming no row of the family: the family's whole title.
+	assert.Equal(t, familyText["overlong"], title("overlong", "2.2-E0..EF/overlong", "1.3-slash"))
+	assert.Equal(t, familyText["surrogate"], title("surrogate", "2.2-E0..EF/surrogate"))
+}
