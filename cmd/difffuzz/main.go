@@ -11,6 +11,7 @@
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
+//	difffuzz mutate [--target PATH[:FUNC,...]]... [--killers LIST] [--workers N] [--list] [--json] [--threshold P]
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -57,6 +58,7 @@ const usageText = `usage:
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
+  difffuzz mutate [--target PATH[:FUNC,...]]... [--killers LIST] [--workers N] [--list] [--json] [--threshold P]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -80,10 +82,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runList(args, stdout, stderr)
 	case "repro":
 		code, err = runRepro(args, stdout, stderr)
+	case "mutate":
+		code, err = runMutate(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

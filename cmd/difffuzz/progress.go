@@ -17,12 +17,15 @@ import (
 const statusEvery = 5 * time.Second
 
 // newProgress draws a progress bar with an ETA when w is a terminal, and otherwise prints
-// one status line every few seconds (for CI logs).
-func newProgress(w io.Writer) fuzz.Progress {
+// one status line every few seconds (for CI logs), counting cases.
+func newProgress(w io.Writer) fuzz.Progress { return newProgressOf(w, "cases") }
+
+// newProgressOf is newProgress counting unit ("mutants") in its status lines.
+func newProgressOf(w io.Writer, unit string) fuzz.Progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barProgress{w: w}
 	}
-	return &lineProgress{w: w}
+	return &lineProgress{w: w, unit: unit}
 }
 
 type barProgress struct {
@@ -48,6 +51,7 @@ func (p *barProgress) End() { _ = p.bar.Finish() }
 
 type lineProgress struct {
 	w     io.Writer
+	unit  string
 	mu    sync.Mutex
 	label string
 	total uint64
@@ -76,8 +80,8 @@ func (p *lineProgress) Advance(n uint64) {
 	el := now.Sub(p.start)
 	frac := float64(p.done) / float64(p.total)
 	eta := time.Duration(float64(el) * (1 - frac) / frac)
-	fmt.Fprintf(p.w, "difffuzz: %s: %.1f%% of %s cases, elapsed %s, ETA %s\n",
-		p.label, 100*frac, group(p.total), el.Round(time.Second), eta.Round(time.Second))
+	fmt.Fprintf(p.w, "difffuzz: %s: %.1f%% of %s %s, elapsed %s, ETA %s\n",
+		p.label, 100*frac, group(p.total), p.unit, el.Round(time.Second), eta.Round(time.Second))
 }
 
 func (p *lineProgress) End() {}
