@@ -130,4 +130,6 @@ func TestRunFast(t *testing.T) {
 	// A killer that fails on the unmutated tree, or runs no test, stops the run.
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "none", Pkg: "./fast", Run: "^TestNoSuchTest$"}}})
 	assert.ErrorContains(t, err, "killer none runs no test")
+	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "nopkg", Pkg: "./nosuchpkg"}}})
+	assert.ErrorContains(t, err, "killer nopkg")
 }

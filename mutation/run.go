@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// Killer is one named test selection run against each mutant: `go test -count=1 -vet=off
-// [-short] [-tags Tags] -run Run Pkg` in the module directory.
+// Killer is one named test selection run against each mutant: the test binary of Pkg (built
+// once per mutant with `go test -c -vet=off [-tags Tags]` and shared by the killers of the same
+// package and tags), run in the package's directory with -test.run Run [-test.short].
 type Killer struct {
 	Name  string // "unit", "exhaustive", ...
 	Pkg   string // a package pattern, "./fast"
@@ -25,23 +26,33 @@ type Killer struct {
 	Tags  string // build tags ("purego"), "" for none
 }
 
-// args is the go test command line of k, with the overlay file.
-func (k Killer) args(overlay string) []string {
-	a := []string{"test", "-json", "-count=1", "-vet=off"}
+// buildArgs is the go test -c command line that builds k's test binary at out, through the
+// overlay file when there is one.
+func (k Killer) buildArgs(overlay, out string) []string {
+	a := []string{"test", "-c", "-json", "-vet=off", "-o", out}
 	if overlay != "" {
 		a = append(a, "-overlay", overlay)
-	}
-	if k.Short {
-		a = append(a, "-short")
 	}
 	if k.Tags != "" {
 		a = append(a, "-tags", k.Tags)
 	}
-	if k.Run != "" {
-		a = append(a, "-run", k.Run)
-	}
 	return append(a, k.Pkg)
 }
+
+// runArgs are the test binary's flags for k.
+func (k Killer) runArgs() []string {
+	a := []string{"-test.count=1", "-test.v=true"}
+	if k.Short {
+		a = append(a, "-test.short")
+	}
+	if k.Run != "" {
+		a = append(a, "-test.run", k.Run)
+	}
+	return a
+}
+
+// binKey is what decides whether two killers share a test binary.
+func (k Killer) binKey() string { return k.Pkg + "\x00" + k.Tags }
 
 // Outcome is how a mutant ended.
 type Outcome string
@@ -77,22 +88,41 @@ type Config struct {
 	Progress func(done, total int, r Result)
 }
 
-// Baseline runs each killer on the unmutated tree and returns its time. A killer that fails
-// there stops the run: its error names the killer and the failing output's first lines.
+// Baseline builds each killer's test binary from the unmutated tree and runs it, returning
+// the run times (builds not included). A killer that does not build, fails or runs no test
+// there stops the run: its error names the killer and shows the output's last lines.
 func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
+	tmp, err := os.MkdirTemp("", "difffuzz-mutate-base-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
 	out := make([]time.Duration, len(cfg.Killers))
+	bins := map[string]string{}
 	for i, k := range cfg.Killers {
+		bin, ok := bins[k.binKey()]
+		if !ok {
+			bin = filepath.Join(tmp, fmt.Sprintf("%d.test", i))
+			b, err := goBuild(ctx, cfg.Dir, k, "", bin)
+			if err != nil {
+				return nil, fmt.Errorf("killer %s: %v", k.Name, err)
+			}
+			if b.failed {
+				return nil, fmt.Errorf("killer %s: its package does not build without any mutant%s", k.Name, tail(b.lines))
+			}
+			bins[k.binKey()] = bin
+		}
 		start := time.Now()
-		ev, err := goTest(ctx, cfg.Dir, k, "")
+		r, err := runTests(ctx, cfg.Dir, k, bin)
 		out[i] = time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("killer %s: %v", k.Name, err)
 		}
-		if ev.outcome != "" {
-			return nil, fmt.Errorf("killer %s fails without any mutant (%s)%s", k.Name, ev.outcome, ev.tail())
+		if r.failed {
+			return nil, fmt.Errorf("killer %s fails without any mutant%s", k.Name, tail(r.lines))
 		}
-		if ev.passed == 0 {
-			return nil, fmt.Errorf("killer %s runs no test (go %s)", k.Name, strings.Join(k.args(""), " "))
+		if r.passed == 0 {
+			return nil, fmt.Errorf("killer %s runs no test (-test.run %q in %s)", k.Name, k.Run, k.Pkg)
 		}
 	}
 	return out, nil
@@ -170,6 +200,7 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err
 	}
+	defer os.RemoveAll(dir) // its test binaries: tens of MB each
 	mutated := filepath.Join(dir, filepath.Base(abs))
 	if err := os.WriteFile(mutated, m.Apply(src), 0o644); err != nil {
 		return r, err
@@ -181,10 +212,26 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 	}
 	start := time.Now()
 	defer func() { r.Elapsed = time.Since(start) }()
+	bins := map[string]string{}
 	for i, k := range cfg.Killers {
+		bin, ok := bins[k.binKey()]
+		if !ok {
+			bin = filepath.Join(dir, fmt.Sprintf("%d.test", i))
+			b, err := goBuild(ctx, cfg.Dir, k, overlay, bin)
+			switch {
+			case ctx.Err() != nil:
+				return r, ctx.Err()
+			case err != nil:
+				return r, fmt.Errorf("mutant %d, killer %s: %v", m.ID, k.Name, err)
+			case b.failed:
+				r.Outcome, r.Detail = NotViable, firstCompileError(b.lines)
+				return r, nil
+			}
+			bins[k.binKey()] = bin
+		}
 		limit := max(time.Duration(float64(baseline[i])*factor), floor)
 		kctx, cancel := context.WithTimeout(ctx, limit)
-		ev, err := goTest(kctx, cfg.Dir, k, overlay)
+		t, err := runTests(kctx, cfg.Dir, k, bin)
 		timedOut := kctx.Err() == context.DeadlineExceeded
 		cancel()
 		switch {
@@ -195,104 +242,110 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 			return r, nil
 		case err != nil:
 			return r, fmt.Errorf("mutant %d, killer %s: %v", m.ID, k.Name, err)
-		case ev.outcome == NotViable:
-			r.Outcome, r.Detail = NotViable, ev.firstBuildLine()
-			return r, nil
-		case ev.outcome == Killed:
-			r.Outcome, r.KilledBy, r.Test = Killed, k.Name, ev.test
+		case t.failed:
+			r.Outcome, r.KilledBy, r.Test = Killed, k.Name, t.test
 			return r, nil
 		}
 	}
 	return r, nil
 }
 
-// testEvents is what a go test -json run said: outcome "" when it passed, Killed when a test
-// (or the package) failed, NotViable on a build failure.
-type testEvents struct {
-	outcome Outcome
-	test    string   // the first failing test
-	passed  int      // tests that passed
-	build   []string // build output
-	output  []string // the last lines of test output
+// outcome is what a build or a test run said.
+type outcome struct {
+	failed bool     // the build failed, or a test failed (or the binary crashed)
+	test   string   // the first failing test
+	passed int      // top-level tests that passed
+	lines  []string // the output's lines (a build's, or the last ones of a run)
 }
 
-func (e testEvents) firstBuildLine() string {
-	for _, l := range e.build {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			return l
-		}
-	}
-	return strings.Join(e.build, " ")
-}
-
-func (e testEvents) tail() string {
-	lines := append(append([]string(nil), e.build...), e.output...)
+// tail is the last lines of out, indented, for an error message.
+func tail(lines []string) string {
 	if len(lines) > 8 {
 		lines = lines[len(lines)-8:]
 	}
 	if len(lines) == 0 {
 		return ""
 	}
-	return ":\n" + strings.TrimRight(strings.Join(lines, ""), "\n")
+	return ":\n\t" + strings.Join(lines, "\n\t")
 }
 
-// goTest runs one killer and reads its -json events. The error is for go test itself not
-// running, or exiting non-zero with neither a failed test nor a build failure to show for it.
-func goTest(ctx context.Context, dir string, k Killer, overlay string) (testEvents, error) {
-	cmd := exec.CommandContext(ctx, "go", k.args(overlay)...)
+// firstCompileError is the first line of a failed build that is not a "# package" header.
+func firstCompileError(lines []string) string {
+	for _, l := range lines {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return strings.Join(lines, " ")
+}
+
+// goBuild builds k's test binary at out with `go test -c -json`: failed when the build failed
+// (a build-fail event), with the compiler's lines. The error is for go not running, or failing
+// without a build failure to show for it.
+func goBuild(ctx context.Context, dir string, k Killer, overlay, out string) (outcome, error) {
+	cmd := exec.CommandContext(ctx, "go", k.buildArgs(overlay, out)...)
 	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return testEvents{}, err
-	}
-	if err := cmd.Start(); err != nil {
-		return testEvents{}, err
-	}
-	var ev testEvents
-	sc := bufio.NewScanner(stdout)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var b outcome
+	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var e struct {
-			Action, Test, Output string
-		}
+		var e struct{ Action, Output string }
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
 		switch e.Action {
 		case "build-output":
-			ev.build = append(ev.build, e.Output)
+			b.lines = append(b.lines, strings.TrimRight(e.Output, "\n"))
 		case "build-fail":
-			ev.outcome = NotViable
-		case "output":
-			ev.output = append(ev.output, e.Output)
-			if len(ev.output) > 64 {
-				ev.output = ev.output[len(ev.output)-32:]
-			}
-		case "pass":
-			if e.Test != "" {
-				ev.passed++
-			}
-		case "fail":
-			if ev.outcome == "" {
-				ev.outcome, ev.test = Killed, e.Test
-			}
+			b.failed = true
 		}
 	}
-	werr := cmd.Wait()
-	if ctx.Err() != nil {
-		return ev, nil // the caller sees its context's error
+	if err != nil && !b.failed && ctx.Err() == nil {
+		return b, fmt.Errorf("go %s: %v: %s", strings.Join(k.buildArgs(overlay, out), " "), err, strings.TrimSpace(stderr.String()))
 	}
+	return b, nil
+}
+
+// runTests runs test binary bin with k's flags in k's package directory: failed when it exits
+// non-zero (a failing test, a panic, a crash), with the first failing test's name.
+func runTests(ctx context.Context, dir string, k Killer, bin string) (outcome, error) {
+	cmd := exec.CommandContext(ctx, bin, k.runArgs()...)
+	cmd.Dir = filepath.Join(dir, k.Pkg)
+	cmd.WaitDelay = 5 * time.Second
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return outcome{}, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return outcome{}, err
+	}
+	var t outcome
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "--- PASS: "):
+			t.passed++
+		case strings.HasPrefix(l, "--- FAIL: ") && t.test == "":
+			t.test, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
+		}
+		if t.lines = append(t.lines, l); len(t.lines) > 64 {
+			t.lines = t.lines[len(t.lines)-32:]
+		}
+	}
+	err = cmd.Wait()
 	var exit *exec.ExitError
-	if werr != nil && (!errors.As(werr, &exit) || ev.outcome == "") {
-		if ev.outcome == "" && strings.Contains(stderr.String(), "build failed") {
-			ev.outcome = NotViable
-			ev.build = append(ev.build, stderr.String())
-			return ev, nil
-		}
-		return ev, fmt.Errorf("go %s: %v: %s", strings.Join(k.args(overlay), " "), werr, strings.TrimSpace(stderr.String()))
+	switch {
+	case err == nil:
+	case errors.As(err, &exit) || ctx.Err() != nil:
+		t.failed = true
+	default:
+		return t, err
 	}
-	return ev, nil
+	return t, nil
 }
