@@ -3,6 +3,7 @@ package mutation
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,9 @@ func TestRunFast(t *testing.T) {
 	assert.Equal(t, NotViable, res[1].Outcome, "%+v", res[1])
 	assert.Contains(t, res[1].Detail, "undefinedName")
 	assert.Equal(t, Survived, res[2].Outcome, "%+v", res[2])
+	for _, r := range res {
+		assert.Positive(t, r.Elapsed, "mutant %d: its killers' time", r.ID)
+	}
 
 	after, err := os.ReadFile(filepath.Join(dir, file))
 	require.NoError(t, err)
@@ -132,4 +136,86 @@ func TestRunFast(t *testing.T) {
 	assert.ErrorContains(t, err, "killer none runs no test")
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "nopkg", Pkg: "./nosuchpkg"}}})
 	assert.ErrorContains(t, err, "killer nopkg")
+}
+
+// TestWriteElements checks the JSON against the required fields of the mutation-testing-elements
+// schema (version 2): schemaVersion, thresholds high and low, files with language, source and
+// mutants, each with a unique id, mutatorName, a location whose span in source is the mutated
+// text, and a status of the schema's enum.
+func TestWriteElements(t *testing.T) {
+	ms, err := Sites("p.go", []byte(sample), nil)
+	require.NoError(t, err)
+	outcomes := []Outcome{Killed, Survived, TimedOut, NotViable}
+	var results []Result
+	for i, m := range ms {
+		results = append(results, Result{Mutant: m, Outcome: outcomes[i%len(outcomes)], KilledBy: "tables", Test: "TestX", Detail: "undefined: x"})
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteElements(&buf, results, map[string][]byte{"p.go": []byte(sample)}, 80, 60))
+	// The schema's keys, exactly (encoding/json would match "Start" to a field tagged "start").
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &raw))
+	for _, k := range []string{"schemaVersion", "thresholds", "files"} {
+		assert.Contains(t, raw, k)
+	}
+	for _, fv := range raw["files"].(map[string]any) {
+		for _, k := range []string{"language", "source", "mutants"} {
+			assert.Contains(t, fv, k)
+		}
+		for _, mv := range fv.(map[string]any)["mutants"].([]any) {
+			m := mv.(map[string]any)
+			for _, k := range []string{"id", "mutatorName", "location", "status"} {
+				assert.Contains(t, m, k)
+			}
+			loc := m["location"].(map[string]any)
+			for _, k := range []string{"start", "end"} {
+				require.Contains(t, loc, k)
+				assert.Contains(t, loc[k], "line")
+				assert.Contains(t, loc[k], "column")
+			}
+		}
+	}
+	var rep struct {
+		SchemaVersion *string         `json:"schemaVersion"`
+		Thresholds    *map[string]int `json:"thresholds"`
+		Files         map[string]struct {
+			Language *string `json:"language"`
+			Source   *string `json:"source"`
+			Mutants  []struct {
+				ID, MutatorName, Status, StatusReason string
+				Location                              *struct{ Start, End *struct{ Line, Column int } }
+			} `json:"mutants"`
+		} `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &rep))
+	require.NotNil(t, rep.SchemaVersion)
+	assert.Regexp(t, `^([1-2]\d*|0)(\.(([1-9]\d*)|0)){0,2}$`, *rep.SchemaVersion)
+	require.NotNil(t, rep.Thresholds)
+	assert.Equal(t, map[string]int{"high": 80, "low": 60}, *rep.Thresholds)
+	require.Len(t, rep.Files, 1)
+	f := rep.Files["p.go"]
+	require.NotNil(t, f.Language)
+	require.NotNil(t, f.Source)
+	assert.Equal(t, sample, *f.Source)
+	require.Len(t, f.Mutants, len(ms))
+	lines := strings.Split(sample, "\n")
+	ids := map[string]bool{}
+	for i, m := range f.Mutants {
+		assert.False(t, ids[m.ID], "id %s twice", m.ID)
+		ids[m.ID] = true
+		assert.NotEmpty(t, m.MutatorName)
+		assert.Contains(t, []string{"Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending"}, m.Status)
+		require.NotNil(t, m.Location)
+		require.NotNil(t, m.Location.Start)
+		require.NotNil(t, m.Location.End)
+		s, e := m.Location.Start, m.Location.End
+		require.Equal(t, s.Line, e.Line, "sites are on one line here")
+		assert.Equal(t, ms[i].Original, lines[s.Line-1][s.Column-1:e.Column-1], "mutant %s: the location spans the original text", m.ID)
+	}
+	assert.Equal(t, "Timeout", f.Mutants[2].Status)
+	assert.Equal(t, "CompileError", f.Mutants[3].Status)
+	assert.Equal(t, "undefined: x", f.Mutants[3].StatusReason)
+	assert.Equal(t, "tables: TestX", f.Mutants[0].StatusReason)
+
+	assert.Error(t, WriteElements(&buf, results, nil, 80, 60), "a file without its source")
 }

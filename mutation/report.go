@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -47,4 +48,75 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n-3] + "…"
+}
+
+// elementsStatus is each Outcome's MutantStatus in the mutation-testing-elements schema.
+var elementsStatus = map[Outcome]string{Killed: "Killed", Survived: "Survived", TimedOut: "Timeout", NotViable: "CompileError"}
+
+// WriteElements writes results as a mutation-testing-elements report, schema version 2 (the
+// JSON that Stryker's HTML report reads, github.com/stryker-mutator/mutation-testing-elements):
+// thresholds high and low (percent), each file of the results with its language ("go"), its
+// source (sources[file], the unmutated text) and its mutants: id ("file:id"), mutatorName (the
+// Operator), replacement, location (1-based line and column, end exclusive), status (Killed,
+// Survived, Timeout, CompileError), statusReason (the killer and test, or the compiler's
+// message) and duration (ms). It fails when a file's source is missing.
+func WriteElements(w io.Writer, results []Result, sources map[string][]byte, high, low int) error {
+	type pos struct {
+		Line   int `json:"line"`
+		Column int `json:"column"`
+	}
+	type location struct {
+		Start pos `json:"start"`
+		End   pos `json:"end"`
+	}
+	type mutant struct {
+		ID           string   `json:"id"`
+		MutatorName  string   `json:"mutatorName"`
+		Replacement  string   `json:"replacement"`
+		Description  string   `json:"description"`
+		Location     location `json:"location"`
+		Status       string   `json:"status"`
+		StatusReason string   `json:"statusReason,omitempty"`
+		Duration     float64  `json:"duration"`
+	}
+	type file struct {
+		Language string   `json:"language"`
+		Source   string   `json:"source"`
+		Mutants  []mutant `json:"mutants"`
+	}
+	files := map[string]*file{}
+	for _, r := range results {
+		f := files[r.File]
+		if f == nil {
+			src, ok := sources[r.File]
+			if !ok {
+				return fmt.Errorf("mutation: no source for %s", r.File)
+			}
+			f = &file{Language: "go", Source: string(src), Mutants: []mutant{}}
+			files[r.File] = f
+		}
+		m := mutant{ID: fmt.Sprintf("%s:%d", r.File, r.ID), MutatorName: string(r.Operator), Replacement: r.Mutated,
+			Description: fmt.Sprintf("%s in %s: %s → %s", r.Operator, r.Func, r.Original, r.Mutated),
+			Status:      elementsStatus[r.Outcome], Duration: float64(r.Elapsed.Milliseconds())}
+		m.Location.Start = pos{r.Line, r.Col}
+		m.Location.End = pos{r.EndLine, r.EndCol}
+		switch r.Outcome {
+		case Killed, TimedOut:
+			m.StatusReason = r.KilledBy
+			if r.Test != "" {
+				m.StatusReason += ": " + r.Test
+			}
+		case NotViable:
+			m.StatusReason = r.Detail
+		}
+		f.Mutants = append(f.Mutants, m)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{
+		"schemaVersion": "2",
+		"thresholds":    map[string]int{"high": high, "low": low},
+		"files":         files,
+		"framework":     map[string]string{"name": "difffuzz mutate"},
+	})
 }

@@ -194,8 +194,8 @@ feed:
 }
 
 // runOne writes mutant m of src and its overlay under tmp and runs the killers on it.
-func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Mutant, baseline []time.Duration, factor float64, floor time.Duration) (Result, error) {
-	r := Result{Mutant: m, Outcome: Survived}
+func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Mutant, baseline []time.Duration, factor float64, floor time.Duration) (r Result, err error) {
+	r = Result{Mutant: m, Outcome: Survived}
 	dir := filepath.Join(tmp, fmt.Sprint(m.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err

@@ -37,6 +37,8 @@ type Mutant struct {
 	Func     string   // the enclosing function
 	Line     int      // 1-based position of the site in File
 	Col      int      // 1-based column, in bytes
+	EndLine  int      // where the replaced text ends (exclusive), 1-based
+	EndCol   int      //
 	Operator Operator //
 	Original string   // the site's source text
 	Mutated  string   // what replaces it
@@ -86,7 +88,8 @@ func Sites(file string, src []byte, funcs []string) ([]Mutant, error) {
 	}
 	add := func(fn string, at token.Pos, off, end int, op Operator, mutated string) {
 		p := fset.Position(at)
-		out = append(out, Mutant{File: file, Func: fn, Line: p.Line, Col: p.Column, Operator: op,
+		e := fset.Position(fset.File(at).Pos(end))
+		out = append(out, Mutant{File: file, Func: fn, Line: p.Line, Col: p.Column, EndLine: e.Line, EndCol: e.Column, Operator: op,
 			Original: string(src[off:end]), Mutated: mutated, off: off, end: end})
 	}
 	offset := func(p token.Pos) int { return fset.Position(p).Offset }

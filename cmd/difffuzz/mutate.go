@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +39,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
-	jsonOut := fs.Bool("json", false, "print the results as JSON instead of the table")
+	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
 	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--killers LIST] [--workers N] [--list] [--json] [--threshold P]")
 	if err != nil {
@@ -121,9 +120,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	prog.End()
 	score, counts := mutation.Score(results)
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{"results": results, "counts": counts, "score": score, "killers": ks}); err != nil {
+		sources := map[string][]byte{}
+		for _, f := range files {
+			sources[f.file] = f.src
+		}
+		low := 60
+		if *threshold > 0 {
+			low = int(*threshold)
+		}
+		if err := mutation.WriteElements(stdout, results, sources, max(80, low), low); err != nil {
 			return exitUsage, err
 		}
 	} else {
@@ -166,7 +171,7 @@ func killerNames(ks []mutation.Killer) string {
 func baselineText(ks []mutation.Killer, base []time.Duration) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", k.Name, base[i].Round(100*time.Millisecond))
+		parts[i] = fmt.Sprintf("%s %s", k.Name, base[i].Round(time.Millisecond))
 	}
 	return strings.Join(parts, ", ")
 }
