@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +220,41 @@ func TestWriteElements(t *testing.T) {
 	assert.Equal(t, "tables: TestX", f.Mutants[0].StatusReason)
 
 	assert.Error(t, WriteElements(&buf, results, nil, 80, 60), "a file without its source")
+}
+
+// TestSeeds: each copy of the validity rule in fast gets the seven seed mutants, each a
+// one-place edit that still parses; a copy whose text drifted from the table is an error.
+func TestSeeds(t *testing.T) {
+	for file := range seedCopies {
+		src, err := os.ReadFile(filepath.Join("..", file))
+		require.NoError(t, err)
+		ms, err := Seeds(file, src, nil)
+		require.NoError(t, err, file)
+		copies := SeedCopies(file)
+		require.Len(t, ms, len(SeedNames)*len(copies), file)
+		got := map[string]int{}
+		for _, m := range ms {
+			got[m.Func+" "+string(m.Operator)]++
+			mutated := m.Apply(src)
+			_, err := parser.ParseFile(token.NewFileSet(), file, mutated, 0)
+			assert.NoError(t, err, "%s", m)
+			assert.Equal(t, m.Original, string(src[m.off:m.end]))
+		}
+		for _, fn := range copies {
+			for _, name := range SeedNames {
+				assert.Equal(t, 1, got[fn+" seed:"+name], "%s %s %s", file, fn, name)
+			}
+		}
+		one, err := Seeds(file, src, copies[:1])
+		require.NoError(t, err)
+		assert.Len(t, one, len(SeedNames))
+	}
+	src, err := os.ReadFile("../fast/decode.go")
+	require.NoError(t, err)
+	drifted := bytes.Replace(src, []byte("\tcase c < 0xE0:"), []byte("\t\t// return cp, 3\n\tcase c < 0xE0:"), 1)
+	_, err = Seeds("fast/decode.go", drifted, []string{"decodeValid"})
+	assert.ErrorContains(t, err, `decodeValid: seed mutant advance-2-not-3: "return cp, 3" occurs 2 times, want once`)
+	none, err := Seeds("fast/other.go", src, nil)
+	assert.NoError(t, err)
+	assert.Empty(t, none)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -119,4 +121,89 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 		"files":         files,
 		"framework":     map[string]string{"name": "difffuzz mutate"},
 	})
+}
+
+// WriteMatrix writes the kill matrix of results run with Config.Matrix: a row a mutant, a
+// column a killer, "killed", "passed", "timed-out" or "-" (not run: the mutant did not
+// compile).
+func WriteMatrix(w io.Writer, results []Result, killers []Killer) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprint(tw, "id\tsite\tfunc\tmutant")
+	for _, k := range killers {
+		fmt.Fprintf(tw, "\t%s", k.Name)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range results {
+		fmt.Fprintf(tw, "%d\t%s:%d:%d\t%s\t%s", r.ID, r.File, r.Line, r.Col, r.Func, mutantText(r.Mutant))
+		for _, k := range killers {
+			v := r.Matrix[k.Name]
+			if v == "" {
+				v = "-"
+			}
+			fmt.Fprintf(tw, "\t%s", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// WriteSeedTable writes the seed experiment: a row per seed mutant (SeedNames), a column per
+// copy of the validity rule that results hold seed mutants of, and in each cell the killers
+// that killed it (with Config.Matrix, all of them; else the first), or its outcome.
+func WriteSeedTable(w io.Writer, results []Result) {
+	var copies []string
+	cell := map[[2]string]string{}
+	for _, r := range results {
+		name, ok := strings.CutPrefix(string(r.Operator), "seed:")
+		if !ok {
+			continue
+		}
+		if !slices.Contains(copies, r.Func) {
+			copies = append(copies, r.Func)
+		}
+		v := string(r.Outcome)
+		if r.Outcome == Killed {
+			var by []string
+			for k, verdict := range r.Matrix {
+				if verdict == "killed" {
+					by = append(by, k)
+				}
+			}
+			slices.Sort(by)
+			if len(by) == 0 {
+				by = []string{r.KilledBy}
+			}
+			v = strings.Join(by, "+")
+		}
+		cell[[2]string{name, r.Func}] = v
+	}
+	if len(copies) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprint(tw, "seed mutant")
+	for _, c := range copies {
+		fmt.Fprintf(tw, "\t%s", c)
+	}
+	fmt.Fprintln(tw)
+	for _, name := range SeedNames {
+		fmt.Fprint(tw, name)
+		for _, c := range copies {
+			v := cell[[2]string{name, c}]
+			if v == "" {
+				v = "-"
+			}
+			fmt.Fprintf(tw, "\t%s", v)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// mutantText is "original → mutated", each clipped, or the seed mutant's name.
+func mutantText(m Mutant) string {
+	if name, ok := strings.CutPrefix(string(m.Operator), "seed:"); ok {
+		return name
+	}
+	return clip(m.Original, 40) + " → " + clip(m.Mutated, 40)
 }

@@ -69,10 +69,13 @@ const (
 type Result struct {
 	Mutant
 	Outcome  Outcome
-	KilledBy string        // the killer that killed it (or timed out), "" otherwise
-	Test     string        // the first failing test, when one was named
-	Detail   string        // for not viable: the compiler's first message
-	Elapsed  time.Duration // the time its killers took
+	KilledBy string // the killer that killed it (or timed out), "" otherwise
+	// Matrix is, with Config.Matrix, each killer's verdict on the mutant by killer name:
+	// "killed", "passed" or "timed-out" (not run: absent).
+	Matrix  map[string]string `json:",omitempty"`
+	Test    string            // the first failing test, when one was named
+	Detail  string            // for not viable: the compiler's first message
+	Elapsed time.Duration     // the time its killers took
 }
 
 // Config is a mutation run.
@@ -84,6 +87,9 @@ type Config struct {
 	// least MinTimeout (defaults 10 and 30 s): a mutant that loops forever is timed out.
 	TimeoutFactor float64
 	MinTimeout    time.Duration
+	// Matrix runs every killer on every mutant (the kill matrix) instead of stopping at the
+	// first that kills it.
+	Matrix bool
 	// Progress, if set, is called after each mutant (from one goroutine at a time).
 	Progress func(done, total int, r Result)
 }
@@ -238,16 +244,36 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 		case ctx.Err() != nil:
 			return r, ctx.Err()
 		case timedOut:
-			r.Outcome, r.KilledBy = TimedOut, k.Name
-			return r, nil
+			r.note(cfg, k.Name, "timed-out")
+			if r.Outcome == Survived {
+				r.Outcome, r.KilledBy = TimedOut, k.Name
+			}
 		case err != nil:
 			return r, fmt.Errorf("mutant %d, killer %s: %v", m.ID, k.Name, err)
 		case t.failed:
-			r.Outcome, r.KilledBy, r.Test = Killed, k.Name, t.test
+			r.note(cfg, k.Name, "killed")
+			if r.Outcome != Killed {
+				r.Outcome, r.KilledBy, r.Test = Killed, k.Name, t.test
+			}
+		default:
+			r.note(cfg, k.Name, "passed")
+		}
+		if r.Outcome != Survived && !cfg.Matrix {
 			return r, nil
 		}
 	}
 	return r, nil
+}
+
+// note records killer's verdict in r's kill matrix when cfg asks for one.
+func (r *Result) note(cfg Config, killer, verdict string) {
+	if !cfg.Matrix {
+		return
+	}
+	if r.Matrix == nil {
+		r.Matrix = map[string]string{}
+	}
+	r.Matrix[killer] = verdict
 }
 
 // outcome is what a build or a test run said.

@@ -39,9 +39,11 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
+	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
+	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--killers LIST] [--workers N] [--list] [--json] [--threshold P]")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--workers N] [--list] [--json] [--threshold P]")
 	if err != nil {
 		return exitUsage, err
 	}
@@ -81,9 +83,19 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if err != nil {
 			return exitUsage, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", t, err)
 		}
-		ms, err := mutation.Sites(file, src, names)
+		var ms []mutation.Mutant
+		if !*seedsOnly {
+			if ms, err = mutation.Sites(file, src, names); err != nil {
+				return exitUsage, usagef("--target %q: %v", t, err)
+			}
+		}
+		seeds, err := mutation.Seeds(file, src, names)
 		if err != nil {
 			return exitUsage, usagef("--target %q: %v", t, err)
+		}
+		ms = append(ms, seeds...)
+		for i := range ms {
+			ms[i].ID = total + i + 1 // ids run on across files
 		}
 		files = append(files, fileMutants{file, src, ms})
 		total += len(ms)
@@ -97,7 +109,10 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s\n", plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"))
 		return exitOK, nil
 	}
-	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers}
+	if total == 0 {
+		return exitUsage, usagef("mutate: no mutants in %s", strings.Join(targets, ", "))
+	}
+	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix}
 	start := time.Now()
 	base, err := mutation.Baseline(ctx, cfg)
 	if err != nil {
@@ -133,6 +148,14 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	} else {
 		mutation.WriteText(stdout, results)
+		if *matrix {
+			fmt.Fprintln(stdout)
+			mutation.WriteMatrix(stdout, results, ks)
+		}
+		if slices.ContainsFunc(results, func(r mutation.Result) bool { return strings.HasPrefix(string(r.Operator), "seed:") }) {
+			fmt.Fprintln(stdout)
+			mutation.WriteSeedTable(stdout, results)
+		}
 	}
 	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed, %d survived, %d timed out, %d not viable; score %.1f%% in %s\n",
 		plural(uint64(len(results)), "mutant"), counts[mutation.Killed], counts[mutation.Survived], counts[mutation.TimedOut],
