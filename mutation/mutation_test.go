@@ -76,9 +76,10 @@ func TestSites(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// TestRunFast runs three mutants of fast/decode.go through the overlay with one killer: one
-// that the killer kills, one that does not compile (not viable, not killed) and one in a
-// function the killer does not reach (survived). The file on disk is not written.
+// TestRunFast runs four mutants of fast/decode.go through the overlay with one killer and one
+// equivalence killer: one that the killer kills, one that does not compile (not viable, not
+// killed), one that survives both (equivalent on the second's domain) and one that only the
+// equivalence killer kills (a gap in the killer's tests). The file on disk is not written.
 func TestRunFast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and tests package fast once per mutant (about a minute)")
@@ -88,52 +89,67 @@ func TestRunFast(t *testing.T) {
 	file := "fast/decode.go"
 	src, err := os.ReadFile(filepath.Join(dir, file))
 	require.NoError(t, err)
-	ms, err := Sites(file, src, []string{"decodeValid", "utf8Decode"})
+	sites, err := Sites(file, src, []string{"decodeValid"})
 	require.NoError(t, err)
-	pick := func(fn, orig, mutated string) Mutant {
+	seeds, err := Seeds(file, src, []string{"utf8Decode"})
+	require.NoError(t, err)
+	pick := func(ms []Mutant, op Operator, orig, mutated string) Mutant {
 		for _, m := range ms {
-			if m.Func == fn && m.Original == orig && m.Mutated == mutated {
+			if m.Operator == op && (orig == "" || m.Original == orig && m.Mutated == mutated) {
 				return m
 			}
 		}
-		t.Fatalf("no mutant %s: %s → %s", fn, orig, mutated)
+		t.Fatalf("no mutant %s: %s → %s", op, orig, mutated)
 		return Mutant{}
 	}
-	killed := pick("decodeValid", "0xC2", "0xC1") // accepts C1 leads: an overlong 2-byte form
+	killed := pick(sites, OpConstDec, "0xC2", "0xC1") // decodeValid accepts C1 leads: an overlong 2-byte form
 	broken := killed
-	broken.ID, broken.Mutated = 2, "undefinedName"
-	var survivor Mutant
-	for _, m := range ms {
-		if m.Func == "utf8Decode" && m.Operator == OpBoundary {
-			survivor = m
-			break
-		}
+	broken.Mutated = "undefinedName"
+	// utf8_decode writes '?' for a surrogate whether it rejects it or not: equivalent.
+	equivalent := pick(seeds, "seed:accept-surrogate", "", "")
+	// utf8Decode taking C0 80 for a 2-byte sequence writes 0x00 where utf8_decode writes '?':
+	// the NextChar table cannot see it, the utf8_decode facts can.
+	gap := pick(seeds, "seed:accept-C0-C1", "", "")
+	ms := []Mutant{killed, broken, equivalent, gap}
+	for i := range ms {
+		ms[i].ID = i + 1
 	}
-	require.NotZero(t, survivor.ID)
-	survivor.ID = 3
 
-	cfg := Config{Dir: dir, Workers: 2, Killers: []Killer{{Name: "nextchar", Pkg: "./fast", Run: "^TestNextChar$", Short: true}}}
+	cfg := Config{Dir: dir, Workers: 2,
+		Killers:     []Killer{{Name: "nextchar", Pkg: "./fast", Run: "^TestNextChar$", Short: true}},
+		Equivalence: []Killer{{Name: "utf8facts", Pkg: "./fast", Run: "^TestUTF8DecodeFacts$", Short: true, Domain: "the utf8_decode facts"}},
+	}
 	ctx := context.Background()
 	base, err := Baseline(ctx, cfg)
 	require.NoError(t, err)
-	res, err := Run(ctx, cfg, file, src, []Mutant{killed, broken, survivor}, base)
+	res, err := Run(ctx, cfg, file, src, ms, base)
 	require.NoError(t, err)
-	require.Len(t, res, 3)
+	require.Len(t, res, 4)
 	assert.Equal(t, Killed, res[0].Outcome, "%+v", res[0])
 	assert.Equal(t, "nextchar", res[0].KilledBy)
-	assert.Equal(t, "TestNextChar", strings.SplitN(res[0].Test, "/", 2)[0])
+	assert.False(t, res[0].Gap)
+	assert.Equal(t, "TestNextChar", res[0].Test)
 	assert.Equal(t, NotViable, res[1].Outcome, "%+v", res[1])
 	assert.Contains(t, res[1].Detail, "undefinedName")
-	assert.Equal(t, Survived, res[2].Outcome, "%+v", res[2])
+	assert.Equal(t, Equivalent, res[2].Outcome, "%+v", res[2])
+	assert.Equal(t, "the utf8_decode facts", res[2].Domain)
+	assert.Equal(t, Killed, res[3].Outcome, "%+v", res[3])
+	assert.Equal(t, "utf8facts", res[3].KilledBy)
+	assert.True(t, res[3].Gap)
+	assert.NotEmpty(t, res[3].Detail, "the failing test's output")
+	t.Logf("the gap: %s", res[3].Detail)
 	for _, r := range res {
 		assert.Positive(t, r.Elapsed, "mutant %d: its killers' time", r.ID)
 	}
+	score, counts := Score(res)
+	assert.Equal(t, map[Outcome]int{Killed: 2, NotViable: 1, Equivalent: 1}, counts)
+	assert.Equal(t, 100.0, score)
 
 	after, err := os.ReadFile(filepath.Join(dir, file))
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(src, after), "the working tree was written")
 
-	// A killer that fails on the unmutated tree, or runs no test, stops the run.
+	// A killer that runs no test, or whose package does not exist, stops the run.
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "none", Pkg: "./fast", Run: "^TestNoSuchTest$"}}})
 	assert.ErrorContains(t, err, "killer none runs no test")
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "nopkg", Pkg: "./nosuchpkg"}}})

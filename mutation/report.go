@@ -10,7 +10,7 @@ import (
 )
 
 // Score is the mutation score of results in percent: killed / (killed + survived + timed
-// out); not viable mutants count in neither part. It is 100 when nothing counts. counts are
+// out); not viable and equivalent mutants count in neither part. It is 100 when nothing counts. counts are
 // the results by outcome.
 func Score(results []Result) (score float64, counts map[Outcome]int) {
 	counts = map[Outcome]int{}
@@ -35,8 +35,13 @@ func WriteText(w io.Writer, results []Result) {
 		if r.Test != "" {
 			by += " (" + r.Test + ")"
 		}
-		if r.Outcome == NotViable {
+		switch {
+		case r.Outcome == NotViable:
 			by = r.Detail
+		case r.Outcome == Equivalent:
+			by = "on " + r.Domain
+		case r.Gap:
+			by += ": a gap in the killers' tests: " + r.Detail
 		}
 		fmt.Fprintf(tw, "%d\t%s:%d:%d\t%s\t%s\t%s → %s\t%s\t%s\n", r.ID, r.File, r.Line, r.Col, r.Func, r.Operator,
 			clip(r.Original, 40), clip(r.Mutated, 40), r.Outcome, by)
@@ -53,14 +58,14 @@ func clip(s string, n int) string {
 }
 
 // elementsStatus is each Outcome's MutantStatus in the mutation-testing-elements schema.
-var elementsStatus = map[Outcome]string{Killed: "Killed", Survived: "Survived", TimedOut: "Timeout", NotViable: "CompileError"}
+var elementsStatus = map[Outcome]string{Killed: "Killed", Survived: "Survived", TimedOut: "Timeout", NotViable: "CompileError", Equivalent: "Ignored"}
 
 // WriteElements writes results as a mutation-testing-elements report, schema version 2 (the
 // JSON that Stryker's HTML report reads, github.com/stryker-mutator/mutation-testing-elements):
 // thresholds high and low (percent), each file of the results with its language ("go"), its
 // source (sources[file], the unmutated text) and its mutants: id ("file:id"), mutatorName (the
 // Operator), replacement, location (1-based line and column, end exclusive), status (Killed,
-// Survived, Timeout, CompileError), statusReason (the killer and test, or the compiler's
+// Survived, Timeout, CompileError, and Ignored for an equivalent mutant), statusReason (the killer and test, or the compiler's
 // message) and duration (ms). It fails when a file's source is missing.
 func WriteElements(w io.Writer, results []Result, sources map[string][]byte, high, low int) error {
 	type pos struct {
@@ -110,6 +115,11 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 			}
 		case NotViable:
 			m.StatusReason = r.Detail
+		case Equivalent:
+			m.StatusReason = "equivalent on " + r.Domain
+		}
+		if r.Gap {
+			m.StatusReason += "; the killers' tests miss it: " + r.Detail
 		}
 		f.Mutants = append(f.Mutants, m)
 	}

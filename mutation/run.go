@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,9 @@ type Killer struct {
 	Run   string // the -run regular expression ("" runs every test)
 	Short bool   // pass -short
 	Tags  string // build tags ("purego"), "" for none
+	// Domain, for an equivalence killer (Config.Equivalence), is the input domain it checks
+	// exhaustively, in words: what a mutant that passes it is proven equivalent on.
+	Domain string
 }
 
 // buildArgs is the go test -c command line that builds k's test binary at out, through the
@@ -41,7 +45,7 @@ func (k Killer) buildArgs(overlay, out string) []string {
 
 // runArgs are the test binary's flags for k.
 func (k Killer) runArgs() []string {
-	a := []string{"-test.count=1", "-test.v=true"}
+	a := []string{"-test.count=1", "-test.v=true", "-test.failfast"}
 	if k.Short {
 		a = append(a, "-test.short")
 	}
@@ -63,6 +67,9 @@ const (
 	Survived  Outcome = "survived"   // every killer passed
 	TimedOut  Outcome = "timed-out"  // a killer ran past its timeout (counted apart from killed)
 	NotViable Outcome = "not-viable" // the mutant does not compile (a build-fail event), never counted as killed
+	// Equivalent: it survived every killer and every equivalence killer, so it behaves like
+	// the original on their exhaustive domains (Result.Domain).
+	Equivalent Outcome = "equivalent"
 )
 
 // Result is what the killers made of one mutant.
@@ -72,10 +79,14 @@ type Result struct {
 	KilledBy string // the killer that killed it (or timed out), "" otherwise
 	// Matrix is, with Config.Matrix, each killer's verdict on the mutant by killer name:
 	// "killed", "passed" or "timed-out" (not run: absent).
-	Matrix  map[string]string `json:",omitempty"`
-	Test    string            // the first failing test, when one was named
-	Detail  string            // for not viable: the compiler's first message
-	Elapsed time.Duration     // the time its killers took
+	Matrix map[string]string `json:",omitempty"`
+	Test   string            // the first failing test, when one was named
+	Detail string            // for not viable: the compiler's first message; for a gap: the failing test's first lines
+	Domain string            // for equivalent: the domains it was proven equivalent on
+	// Gap: it survived the killers but an equivalence killer killed it, so the killers'
+	// tests miss an input that tells it from the original (Detail shows the test's output).
+	Gap     bool          `json:",omitempty"`
+	Elapsed time.Duration // the time its killers took
 }
 
 // Config is a mutation run.
@@ -87,6 +98,10 @@ type Config struct {
 	// least MinTimeout (defaults 10 and 30 s): a mutant that loops forever is timed out.
 	TimeoutFactor float64
 	MinTimeout    time.Duration
+	// Equivalence are the killers run on a mutant that survived Killers (the exhaustive
+	// domain of its function; slower): passing them all makes it Equivalent, failing one
+	// makes it Killed with Gap set.
+	Equivalence []Killer
 	// Matrix runs every killer on every mutant (the kill matrix) instead of stopping at the
 	// first that kills it.
 	Matrix bool
@@ -262,7 +277,64 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 			return r, nil
 		}
 	}
+	if r.Outcome != Survived {
+		return r, nil
+	}
+	var domains []string
+	for i, k := range cfg.Equivalence {
+		bin := filepath.Join(dir, fmt.Sprintf("eq%d.test", i))
+		b, err := goBuild(ctx, cfg.Dir, k, overlay, bin)
+		switch {
+		case ctx.Err() != nil:
+			return r, ctx.Err()
+		case err != nil:
+			return r, fmt.Errorf("mutant %d, equivalence killer %s: %v", m.ID, k.Name, err)
+		case b.failed:
+			return r, fmt.Errorf("mutant %d: built for the killers but not for equivalence killer %s%s", m.ID, k.Name, tail(b.lines))
+		}
+		t, err := runTests(ctx, cfg.Dir, k, bin)
+		switch {
+		case ctx.Err() != nil:
+			return r, ctx.Err()
+		case err != nil:
+			return r, fmt.Errorf("mutant %d, equivalence killer %s: %v", m.ID, k.Name, err)
+		case t.failed:
+			r.note(cfg, k.Name, "killed")
+			r.Outcome, r.KilledBy, r.Test, r.Gap = Killed, k.Name, t.test, true
+			r.Detail = failureLines(t.lines)
+			return r, nil
+		}
+		r.note(cfg, k.Name, "passed")
+		domains = append(domains, k.Domain)
+	}
+	if len(cfg.Equivalence) > 0 {
+		r.Outcome, r.Domain = Equivalent, strings.Join(domains, "; ")
+	}
 	return r, nil
+}
+
+// failureLines are the first lines a failing test printed (where a differential test says
+// which input differs): those between the first "--- FAIL" line and the "=== RUN" line before
+// it, at most 6, trimmed.
+func failureLines(lines []string) string {
+	end := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "--- FAIL") })
+	if end < 0 {
+		end = len(lines)
+	}
+	start := 0
+	for i := end - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "=== ") {
+			start = i + 1
+			break
+		}
+	}
+	var out []string
+	for _, l := range lines[start:end] {
+		if l = strings.TrimSpace(l); l != "" && len(out) < 6 {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " | ")
 }
 
 // note records killer's verdict in r's kill matrix when cfg asks for one.
@@ -350,6 +422,8 @@ func runTests(ctx context.Context, dir string, k Killer, bin string) (outcome, e
 		return outcome{}, err
 	}
 	var t outcome
+	var window []string // the last lines, until the first failure
+	frozen := false
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -360,10 +434,17 @@ func runTests(ctx context.Context, dir string, k Killer, bin string) (outcome, e
 		case strings.HasPrefix(l, "--- FAIL: ") && t.test == "":
 			t.test, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
 		}
-		if t.lines = append(t.lines, l); len(t.lines) > 64 {
-			t.lines = t.lines[len(t.lines)-32:]
+		if frozen {
+			continue
+		}
+		if window = append(window, l); len(window) > 128 {
+			window = window[len(window)-64:]
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "--- FAIL: ") {
+			frozen = true // keep the first failure's output
 		}
 	}
+	t.lines = window
 	err = cmd.Wait()
 	var exit *exec.ExitError
 	switch {

@@ -20,13 +20,19 @@ var defaultMutateTargets = []string{
 }
 
 // defaultKillers are the killers, cheapest first: the spec tables, package fast's unit tests,
-// and package fuzz's differential tests against the oracle (-short: the exhaustive sample,
-// the boundary placements, the properties and the fuzz corpus replay).
+// and package fuzz's differential tests of the built-ins against the oracle (-short: the
+// exhaustive sample, the boundary placements, the properties, random inputs and the fuzz
+// corpus and regression replay).
 var defaultKillers = []mutation.Killer{
 	{Name: "tables", Pkg: "./fast", Run: "^(TestNextChar|TestEscapeFacts|TestUTF8DecodeFacts|TestModelFacts)$", Short: true},
 	{Name: "unit", Pkg: "./fast", Short: true},
-	{Name: "fuzz", Pkg: "./fuzz", Short: true},
+	{Name: "fuzz", Pkg: "./fuzz", Short: true,
+		Run: "^(TestExhaustive|TestExhaustiveShortSpotCheck|TestBoundary|TestProperties|TestRandomBuiltins|TestSeedCorpus|TestRegressions|TestEqualShort)$"},
 }
+
+// equivalenceKiller proves a survivor equivalent: the whole exhaustive sweep of every variant.
+var equivalenceKiller = mutation.Killer{Name: "exhaustive", Pkg: "./fuzz", Run: "^TestExhaustive$",
+	Domain: "every 1-4-byte input of NextChar and utf8_decode, every 1-3-byte input of json_encode under every option set (fuzz.TestExhaustive, every variant)"}
 
 // runMutate is `difffuzz mutate`: mutation testing of the chosen functions (docs/DESIGN.md §7).
 // Exit status: 1 when the score is below --threshold, 2 on a usage error or a killer that
@@ -41,6 +47,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
 	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
+	equivalence := fs.Bool("equivalence", true, "run a mutant that survives every killer against the exhaustive domain (go test ./fuzz -run '^TestExhaustive$', minutes each): equivalent, or a gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
 	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--workers N] [--list] [--json] [--threshold P]")
@@ -113,6 +120,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, usagef("mutate: no mutants in %s", strings.Join(targets, ", "))
 	}
 	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix}
+	if *equivalence {
+		cfg.Equivalence = []mutation.Killer{equivalenceKiller}
+	}
 	start := time.Now()
 	base, err := mutation.Baseline(ctx, cfg)
 	if err != nil {
@@ -157,9 +167,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			mutation.WriteSeedTable(stdout, results)
 		}
 	}
-	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed, %d survived, %d timed out, %d not viable; score %.1f%% in %s\n",
-		plural(uint64(len(results)), "mutant"), counts[mutation.Killed], counts[mutation.Survived], counts[mutation.TimedOut],
-		counts[mutation.NotViable], score, time.Since(start).Round(time.Second))
+	gaps := 0
+	for _, r := range results {
+		if r.Gap {
+			gaps++
+		}
+	}
+	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed (%d only by the exhaustive domain: gaps in the killers' tests), %d survived, %d equivalent, %d timed out, %d not viable; score %.1f%% in %s\n",
+		plural(uint64(len(results)), "mutant"), counts[mutation.Killed], gaps, counts[mutation.Survived], counts[mutation.Equivalent],
+		counts[mutation.TimedOut], counts[mutation.NotViable], score, time.Since(start).Round(time.Second))
 	if score < *threshold {
 		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
 		return exitFindings, nil
