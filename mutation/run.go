@@ -21,7 +21,7 @@ import (
 // package and tags), run in the package's directory with -test.run Run [-test.short].
 type Killer struct {
 	Name  string // "unit", "exhaustive", ...
-	Pkg   string // a package pattern, "./fast"
+	Pkg   string // one package, as a directory relative to Config.Dir: "./fast"
 	Run   string // the -run regular expression ("" runs every test)
 	Short bool   // pass -short
 	Tags  string // build tags ("purego"), "" for none
@@ -102,6 +102,9 @@ type Config struct {
 	// domain of its function; slower): passing them all makes it Equivalent, failing one
 	// makes it Killed with Gap set.
 	Equivalence []Killer
+	// EquivalenceTimeout bounds each equivalence killer's run on a mutant (default 1 hour);
+	// past it the mutant is TimedOut.
+	EquivalenceTimeout time.Duration
 	// Matrix runs every killer on every mutant (the kill matrix) instead of stopping at the
 	// first that kills it.
 	Matrix bool
@@ -292,10 +295,21 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 		case b.failed:
 			return r, fmt.Errorf("mutant %d: built for the killers but not for equivalence killer %s%s", m.ID, k.Name, tail(b.lines))
 		}
-		t, err := runTests(ctx, cfg.Dir, k, bin)
+		limit := cfg.EquivalenceTimeout
+		if limit <= 0 {
+			limit = time.Hour
+		}
+		kctx, cancel := context.WithTimeout(ctx, limit)
+		t, err := runTests(kctx, cfg.Dir, k, bin)
+		timedOut := kctx.Err() == context.DeadlineExceeded
+		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return r, ctx.Err()
+		case timedOut:
+			r.note(cfg, k.Name, "timed-out")
+			r.Outcome, r.KilledBy = TimedOut, k.Name
+			return r, nil
 		case err != nil:
 			return r, fmt.Errorf("mutant %d, equivalence killer %s: %v", m.ID, k.Name, err)
 		case t.failed:

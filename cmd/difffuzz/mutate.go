@@ -50,7 +50,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	equivalence := fs.Bool("equivalence", true, "run a mutant that survives every killer against the exhaustive domain (go test ./fuzz -run '^TestExhaustive$', minutes each): equivalent, or a gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--workers N] [--list] [--json] [--threshold P]")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--equivalence=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
 	if err != nil {
 		return exitUsage, err
 	}

@@ -106,14 +106,12 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		default:
 			cands := chosen
 			if cands == nil {
-				im, err := reproLookup(s.Impl)
-				if s.Impl == "" || err == nil {
+				switch im, err := reproLookup(s.Impl); {
+				case s.Impl == "": // a go test fuzz v1 file: every fast variant
 					cands = reproAll
-				}
-				if err == nil && s.Impl != "" {
+				case err == nil:
 					cands = []fuzz.Impl{im}
-				}
-				if cands == nil {
+				default:
 					why = fmt.Sprintf("recorded %q is not built in: replay it with --exec %q (or check the built-ins with --impl)", s.Impl, s.Impl)
 				}
 			}
