@@ -253,11 +253,7 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 			}
 			bins[k.binKey()] = bin
 		}
-		limit := max(time.Duration(float64(baseline[i])*factor), floor)
-		kctx, cancel := context.WithTimeout(ctx, limit)
-		t, err := runTests(kctx, cfg.Dir, k, bin)
-		timedOut := kctx.Err() == context.DeadlineExceeded
-		cancel()
+		t, timedOut, err := runWithin(ctx, max(time.Duration(float64(baseline[i])*factor), floor), cfg.Dir, k, bin)
 		switch {
 		case ctx.Err() != nil:
 			return r, ctx.Err()
@@ -299,10 +295,7 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 		if limit <= 0 {
 			limit = time.Hour
 		}
-		kctx, cancel := context.WithTimeout(ctx, limit)
-		t, err := runTests(kctx, cfg.Dir, k, bin)
-		timedOut := kctx.Err() == context.DeadlineExceeded
-		cancel()
+		t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, bin)
 		switch {
 		case ctx.Err() != nil:
 			return r, ctx.Err()
@@ -419,6 +412,14 @@ func goBuild(ctx context.Context, dir string, k Killer, overlay, out string) (ou
 		return b, fmt.Errorf("go %s: %v: %s", strings.Join(k.buildArgs(overlay, out), " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return b, nil
+}
+
+// runWithin is runTests bounded by limit: timedOut when the limit (not ctx) ended it.
+func runWithin(ctx context.Context, limit time.Duration, dir string, k Killer, bin string) (t outcome, timedOut bool, err error) {
+	kctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	t, err = runTests(kctx, dir, k, bin)
+	return t, kctx.Err() == context.DeadlineExceeded && ctx.Err() == nil, err
 }
 
 // runTests runs test binary bin with k's flags in k's package directory: failed when it exits
