@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,17 +123,18 @@ func TestRunFast(t *testing.T) {
 		Equivalence: []Killer{{Name: "utf8facts", Pkg: "./fast", Run: "^TestUTF8DecodeFacts$", Short: true, Domain: "the utf8_decode facts"}},
 	}
 	ctx := context.Background()
-	base, err := Baseline(ctx, cfg)
-	require.NoError(t, err)
-	res, err := Run(ctx, cfg, file, src, ms, base)
+	res, sum, err := Run(ctx, cfg, []Target{{File: file, Src: src, Mutants: ms}})
 	require.NoError(t, err)
 	require.Len(t, res, 4)
 	assert.Equal(t, Killed, res[0].Outcome, "%+v", res[0])
 	assert.Equal(t, "nextchar", res[0].KilledBy)
 	assert.False(t, res[0].Gap)
 	assert.Equal(t, "TestNextChar", res[0].Test)
+	// The broken mutant spoils the schema build: the compiler's error points into its
+	// closure, so it leaves the schema and gets a build of its own, which fails.
 	assert.Equal(t, NotViable, res[1].Outcome, "%+v", res[1])
 	assert.Contains(t, res[1].Detail, "undefinedName")
+	assert.Equal(t, "build", res[1].How)
 	assert.Equal(t, Equivalent, res[2].Outcome, "%+v", res[2])
 	assert.Equal(t, "the utf8_decode facts", res[2].Domain)
 	assert.Equal(t, Killed, res[3].Outcome, "%+v", res[3])
@@ -138,9 +142,25 @@ func TestRunFast(t *testing.T) {
 	assert.True(t, res[3].Gap)
 	assert.NotEmpty(t, res[3].Detail, "the failing test's output")
 	t.Logf("the gap: %s", res[3].Detail)
-	for _, r := range res {
+	for i, r := range res {
 		assert.Positive(t, r.Elapsed, "mutant %d: its killers' time", r.ID)
+		if i != 1 {
+			assert.Equal(t, "schema", r.How, "mutant %d", r.ID)
+		}
 	}
+	assert.Equal(t, Summary{Baseline: sum.Baseline, Schema: 3, Separate: 1, Builds: sum.Builds}, sum)
+	assert.Len(t, sum.Baseline, 1)
+
+	// The schema build decides exactly as one build per mutant does.
+	cfg.NoSchema = true
+	slow, sum, err := Run(ctx, cfg, []Target{{File: file, Src: src, Mutants: ms}})
+	require.NoError(t, err)
+	assert.Equal(t, 4, sum.Separate)
+	for i := range res {
+		assert.Equal(t, res[i].Outcome, slow[i].Outcome, "mutant %d: schema and own build disagree", res[i].ID)
+		assert.Equal(t, "build", slow[i].How)
+	}
+
 	score, counts := Score(res)
 	assert.Equal(t, map[Outcome]int{Killed: 2, NotViable: 1, Equivalent: 1}, counts)
 	assert.Equal(t, 100.0, score)
@@ -154,6 +174,23 @@ func TestRunFast(t *testing.T) {
 	assert.ErrorContains(t, err, "killer none runs no test")
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "nopkg", Pkg: "./nosuchpkg"}}})
 	assert.ErrorContains(t, err, "killer nopkg")
+	_, _, err = Run(ctx, Config{Dir: dir, Killers: []Killer{{Name: "badflag", Pkg: "./cmd/difffuzz", Main: true, Args: []string{"--no-such-flag"}}}},
+		[]Target{{File: file, Src: src, Mutants: ms[:1]}})
+	assert.ErrorContains(t, err, "killer badflag fails without any mutant")
+
+	// A command as the equivalence killer: difffuzz's own exhaustive space of utf8_decode
+	// (lengths 1-2) finds the gap, and its first finding is kept as the evidence.
+	cfg.Equivalence = []Killer{{Name: "utf8-domain", Pkg: "./cmd/difffuzz", Main: true, Domain: "utf8_decode, 1-2 bytes",
+		Args: []string{"--exhaustive", "--ops", "utf8_decode", "--max-len", "2", "--impl", "fast", "--findings", "{evidence}"}}}
+	cfg.NoSchema = false
+	res, _, err = Run(ctx, cfg, []Target{{File: file, Src: src, Mutants: ms[2:]}})
+	require.NoError(t, err)
+	assert.Equal(t, Equivalent, res[0].Outcome, "%+v", res[0])
+	assert.Equal(t, "utf8_decode, 1-2 bytes", res[0].Domain)
+	assert.Equal(t, Killed, res[1].Outcome, "%+v", res[1])
+	assert.True(t, res[1].Gap)
+	assert.Contains(t, res[1].Evidence, `"op":"utf8_decode"`)
+	t.Logf("evidence: %s", res[1].Evidence)
 }
 
 // TestWriteElements checks the JSON against the required fields of the mutation-testing-elements
@@ -273,4 +310,142 @@ func TestSeeds(t *testing.T) {
 	none, err := Seeds("fast/other.go", src, nil)
 	assert.NoError(t, err)
 	assert.Empty(t, none)
+}
+
+const asmSample = `#include "textflag.h"
+
+DATA utf8tbl<>+0(SB)/1, $0x02
+DATA utf8tbl<>+1(SB)/1, $0x80
+GLOBL utf8tbl<>(SB), RODATA|NOPTR, $2
+
+DATA other<>+0(SB)/1, $0x07
+GLOBL other<>(SB), RODATA|NOPTR, $1
+
+// func f(s []byte) int
+TEXT ·f(SB), NOSPLIT, $0-32
+	MOVQ s_len+8(FP), CX
+	CMPQ CX, $0x10 // a comparison
+	JLT  short
+loop:	SUBQ $16, CX
+	JNZ  loop
+short:
+	MOVQ $3, AX // not a condition: no mutant
+	RET
+`
+
+func TestAsmSites(t *testing.T) {
+	ms, err := AsmSites("a_amd64.s", []byte(asmSample), nil)
+	require.NoError(t, err)
+	var got []string
+	flips := 0
+	for _, m := range ms {
+		if m.Operator == OpBitFlip {
+			flips++
+			require.NotNil(t, m.patch)
+			assert.Equal(t, "utf8tbl", m.Func)
+			continue
+		}
+		assert.Equal(t, "f", m.Func)
+		got = append(got, strings.TrimPrefix(m.String(), "a_amd64.s:"))
+		out := m.Apply([]byte(asmSample))
+		assert.Equal(t, asmSample[:m.off], string(out[:m.off]))
+	}
+	assert.Equal(t, 16, flips, "every bit of the two bytes of utf8tbl, none of other")
+	assert.Equal(t, []string{
+		"13:12 constant+1: 0x10 → 0x11",
+		"13:12 constant-1: 0x10 → 0x0f",
+		"14:2 relational-boundary: JLT → JLE",
+		"14:2 relational-negation: JLT → JGE",
+		"15:13 constant+1: 16 → 17",
+		"15:13 constant-1: 16 → 15",
+		"16:2 relational-negation: JNZ → JZ",
+	}, got)
+	// The table bytes as a binary holds them, and the patch of one bit.
+	bin := append([]byte("header\x02\x80trailer"), 0)
+	m := ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpBitFlip && m.Mutated == "0x00" })] // bit 1 of byte 0
+	out, err := m.patch.apply(bin)
+	require.NoError(t, err)
+	assert.Equal(t, append([]byte("header\x00\x80trailer"), 0), out)
+	_, err = m.patch.apply([]byte("no table here"))
+	assert.ErrorContains(t, err, "not in the binary")
+	_, err = m.patch.apply([]byte("\x02\x80 twice \x02\x80"))
+	assert.ErrorContains(t, err, "more than once")
+
+	ms, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[1:2]"})
+	require.NoError(t, err)
+	assert.Len(t, ms, 8, "the bits of byte 1 only")
+	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"g"})
+	assert.EqualError(t, err, "a_amd64.s: no TEXT, #define or utf8 DATA symbol g")
+	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[2:1]"})
+	assert.ErrorContains(t, err, "a byte range is [FROM:TO]")
+}
+
+func TestBuildFor(t *testing.T) {
+	for _, tc := range []struct {
+		file, src string
+		want      Build
+	}{
+		{"fast/decode.go", "package fast\n", Build{"amd64", ""}},
+		{"fast/escape_amd64.s", "//go:build !purego\n\n#include \"textflag.h\"\n", Build{"amd64", ""}},
+		{"fast/escape_arm64.s", "//go:build !purego\n", Build{"arm64", ""}},
+		{"fast/arch_none.go", "//go:build purego || !(amd64 || arm64)\n\npackage fast\n", Build{"amd64", "purego"}},
+		{"fast/kernel_arm64.go", "//go:build !purego\n\npackage fast\n", Build{"arm64", ""}},
+	} {
+		got, err := BuildFor(tc.file, []byte(tc.src))
+		require.NoError(t, err, tc.file)
+		assert.Equal(t, tc.want, got, tc.file)
+	}
+	_, err := BuildFor("x_windows.go", []byte("//go:build windows\n\npackage x\n"))
+	assert.ErrorContains(t, err, "compiled in none of")
+}
+
+// TestSchema checks the schema source of the sample: it parses, every mutant is in it once as
+// a case of its own, the traced ones have their mutated expression compared, and an error
+// position maps back to the mutant whose closure holds it.
+func TestSchema(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.26\n"), 0o644))
+	file := filepath.Join(dir, "p.go")
+	require.NoError(t, os.WriteFile(file, []byte(sample), 0o644))
+	ms, err := Sites(file, []byte(sample), nil)
+	require.NoError(t, err)
+	ti, err := CheckFileBuild(file, "amd64", "")
+	require.NoError(t, err)
+	s := NewSchema(file, []byte(sample), ti, ms)
+	assert.Len(t, s.IDs, len(ms), "every mutant of the sample has a typed expression")
+	_, err = parser.ParseFile(token.NewFileSet(), "schema.go", s.Src, 0)
+	require.NoError(t, err, "%s", s.Src)
+	for _, m := range ms {
+		assert.Equal(t, 1, strings.Count(string(s.Src), fmt.Sprintf("case %d: return ", m.ID)), "mutant %d", m.ID)
+		if s.Traced[m.ID] {
+			assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] {", m.ID))
+		}
+		sp := s.spans[m.ID]
+		line := 1 + strings.Count(string(s.Src[:sp[0]]), "\n")
+		col := sp[0] - strings.LastIndex(string(s.Src[:sp[0]]), "\n")
+		assert.Contains(t, s.Blame(line, col), m.ID)
+	}
+	// ok is one expression that calls nothing: the conditions calling it can be traced.
+	assert.True(t, s.Traced[ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpRemoveNot })].ID])
+	// The schema and the file that declares its variable compile together.
+	require.NoError(t, os.WriteFile(file, s.Src, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "v.go"), VarFile("p", len(ms)), 0o644))
+	cmd := exec.Command("go", "vet", ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "%s", out)
+
+	// A condition that calls a function with effects is not evaluated twice: not traced.
+	const effects = "package p\n\nvar n int\n\nfunc bump() bool { n++; return n > 1 }\n\nfunc h(b []byte) bool { return len(b) > 2 && bump() }\n"
+	require.NoError(t, os.WriteFile(file, []byte(effects), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "v.go")))
+	ms, err = Sites(file, []byte(effects), []string{"h"})
+	require.NoError(t, err)
+	ti, err = CheckFileBuild(file, "amd64", "")
+	require.NoError(t, err)
+	s = NewSchema(file, []byte(effects), ti, ms)
+	for _, m := range ms {
+		whole := m.Operator == OpLogical || m.Operator == OpDropLeft || m.Operator == OpDropRight // the && expression calls bump
+		assert.Equal(t, !whole, s.Traced[m.ID], "mutant %s", m)
+	}
 }

@@ -24,6 +24,28 @@ func Score(results []Result) (score float64, counts map[Outcome]int) {
 	return 100 * float64(counts[Killed]) / float64(n), counts
 }
 
+// Language is the language of a mutant's file: "asm" for Go assembly (.s), else "go".
+func (m Mutant) Language() string {
+	if strings.HasSuffix(m.File, ".s") {
+		return "asm"
+	}
+	return "go"
+}
+
+// ScoreByLanguage is Score of the results of each Language ("go", "asm") apart, for the
+// languages results hold.
+func ScoreByLanguage(results []Result) map[string]float64 {
+	by := map[string][]Result{}
+	for _, r := range results {
+		by[r.Language()] = append(by[r.Language()], r)
+	}
+	out := map[string]float64{}
+	for lang, rs := range by {
+		out[lang], _ = Score(rs)
+	}
+	return out
+}
+
 // WriteText writes the results as a table, a row a mutant: id, file:line:col, function,
 // operator, original → mutated, outcome, and the killer (and its first failing test) or, for
 // a mutant that did not compile, the compiler's message.
@@ -40,13 +62,24 @@ func WriteText(w io.Writer, results []Result) {
 			by = r.Detail
 		case r.Outcome == Equivalent:
 			by = "on " + r.Domain
+			if r.Traced {
+				by += " (traced)"
+			}
 		case r.Gap:
-			by += ": a gap in the killers' tests: " + r.Detail
+			by += ": a gap in the killers' tests: " + firstOf(r.Detail, clip(r.Evidence, 160))
 		}
 		fmt.Fprintf(tw, "%d\t%s:%d:%d\t%s\t%s\t%s → %s\t%s\t%s\n", r.ID, r.File, r.Line, r.Col, r.Func, r.Operator,
 			clip(r.Original, 40), clip(r.Mutated, 40), r.Outcome, by)
 	}
 	tw.Flush()
+}
+
+// firstOf is the first non-empty string.
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // clip shortens s to at most n bytes, marking the cut with "…".
@@ -99,7 +132,7 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 			if !ok {
 				return fmt.Errorf("mutation: no source for %s", r.File)
 			}
-			f = &file{Language: "go", Source: string(src), Mutants: []mutant{}}
+			f = &file{Language: r.Language(), Source: string(src), Mutants: []mutant{}}
 			files[r.File] = f
 		}
 		m := mutant{ID: fmt.Sprintf("%s:%d", r.File, r.ID), MutatorName: string(r.Operator), Replacement: r.Mutated,
@@ -119,7 +152,7 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 			m.StatusReason = "equivalent on " + r.Domain
 		}
 		if r.Gap {
-			m.StatusReason += "; the killers' tests miss it: " + r.Detail
+			m.StatusReason += "; the killers' tests miss it: " + firstOf(r.Detail, r.Evidence)
 		}
 		f.Mutants = append(f.Mutants, m)
 	}

@@ -7,44 +7,124 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/build/constraint"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
 // Killer is one named test selection run against each mutant: the test binary of Pkg (built
-// once per mutant with `go test -c -vet=off [-tags Tags]` and shared by the killers of the same
-// package and tags), run in the package's directory with -test.run Run [-test.short].
+// with `go test -c -vet=off [-tags Tags]`, once per build of the mutants and shared by the
+// killers of the same package), run in the package's directory with -test.run Run
+// [-test.short]; or, with Main, a command.
 type Killer struct {
 	Name  string // "unit", "exhaustive", ...
 	Pkg   string // one package, as a directory relative to Config.Dir: "./fast"
 	Run   string // the -run regular expression ("" runs every test)
+	Skip  string // the -skip regular expression ("" skips none)
 	Short bool   // pass -short
 	Tags  string // build tags ("purego"), "" for none
+	// Main makes the killer a command: Pkg is a main package, built with `go build`, run in
+	// Config.Dir with Args; it kills a mutant when it exits non-zero (difffuzz: 1, findings).
+	// An argument "{evidence}" is replaced by a file the command may write; its first line is
+	// kept as Result.Evidence.
+	Main bool
+	Args []string
+	// Funcs, for an equivalence killer, are the functions whose mutants its domain covers
+	// (nil: every mutant's).
+	Funcs []string
 	// Domain, for an equivalence killer (Config.Equivalence), is the input domain it checks
 	// exhaustively, in words: what a mutant that passes it is proven equivalent on.
 	Domain string
 }
 
-// buildArgs is the go test -c command line that builds k's test binary at out, through the
-// overlay file when there is one.
-func (k Killer) buildArgs(overlay, out string) []string {
+// Build is the build configuration a mutant's file compiles under: GOARCH and build tags. A
+// build for another GOARCH than the host's (arm64 on amd64) runs its binaries under
+// qemu-user (qemu-aarch64).
+type Build struct {
+	GOARCH string // "amd64", "arm64"
+	Tags   string // "", "purego"
+}
+
+func (b Build) String() string {
+	if b.Tags == "" {
+		return b.GOARCH
+	}
+	return b.GOARCH + " -tags " + b.Tags
+}
+
+// builds are the configurations tried for a file, in order.
+var builds = []Build{{"amd64", ""}, {"amd64", "purego"}, {"arm64", ""}}
+
+// BuildFor is the first configuration of amd64, amd64 with -tags purego and arm64 (all
+// linux) that compiles file, by its _GOARCH suffix and its //go:build line. It fails when
+// none does.
+func BuildFor(file string, src []byte) (Build, error) {
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".go"), ".s")
+	var expr constraint.Expr
+	for l := range strings.Lines(string(src)) {
+		l = strings.TrimSpace(l)
+		if constraint.IsGoBuild(l) {
+			var err error
+			if expr, err = constraint.Parse(l); err != nil {
+				return Build{}, fmt.Errorf("%s: %v", file, err)
+			}
+			break
+		}
+		if l != "" && !strings.HasPrefix(l, "//") {
+			break
+		}
+	}
+	for _, b := range builds {
+		if i := strings.LastIndex(base, "_"); i >= 0 && slices.Contains([]string{"amd64", "arm64", "386", "arm", "riscv64", "ppc64le", "s390x", "wasm", "loong64"}, base[i+1:]) && base[i+1:] != b.GOARCH {
+			continue
+		}
+		if expr != nil && !expr.Eval(func(tag string) bool {
+			return tag == b.GOARCH || tag == "linux" || tag == "unix" || tag == "gc" || (b.Tags != "" && tag == b.Tags) || strings.HasPrefix(tag, "go1.")
+		}) {
+			continue
+		}
+		return b, nil
+	}
+	return Build{}, fmt.Errorf("%s: compiled in none of %v", file, builds)
+}
+
+// tags is the -tags value of k under b.
+func (k Killer) tags(b Build) string {
+	return strings.Trim(k.Tags+","+b.Tags, ",")
+}
+
+// buildArgs is the go command line that builds k's binary at out under b, through the overlay
+// file when there is one.
+func (k Killer) buildArgs(b Build, overlay, out string) []string {
 	a := []string{"test", "-c", "-json", "-vet=off", "-o", out}
+	if k.Main {
+		a = []string{"build", "-json", "-o", out}
+	}
 	if overlay != "" {
 		a = append(a, "-overlay", overlay)
 	}
-	if k.Tags != "" {
-		a = append(a, "-tags", k.Tags)
+	if t := k.tags(b); t != "" {
+		a = append(a, "-tags", t)
 	}
 	return append(a, k.Pkg)
 }
 
-// runArgs are the test binary's flags for k.
-func (k Killer) runArgs() []string {
+// runArgs are the binary's arguments for k.
+func (k Killer) runArgs(evidence string) []string {
+	if k.Main {
+		a := slices.Clone(k.Args)
+		for i := range a {
+			a[i] = strings.ReplaceAll(a[i], "{evidence}", evidence)
+		}
+		return a
+	}
 	a := []string{"-test.count=1", "-test.v=true", "-test.failfast"}
 	if k.Short {
 		a = append(a, "-test.short")
@@ -52,11 +132,17 @@ func (k Killer) runArgs() []string {
 	if k.Run != "" {
 		a = append(a, "-test.run", k.Run)
 	}
+	if k.Skip != "" {
+		a = append(a, "-test.skip", k.Skip)
+	}
 	return a
 }
 
-// binKey is what decides whether two killers share a test binary.
-func (k Killer) binKey() string { return k.Pkg + "\x00" + k.Tags }
+// binKey is what decides whether two killers share a binary.
+func (k Killer) binKey() string { return fmt.Sprint(k.Pkg, "\x00", k.Tags, "\x00", k.Main) }
+
+// covers says whether the equivalence killer k applies to mutants of function fn.
+func (k Killer) covers(fn string) bool { return len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn) }
 
 // Outcome is how a mutant ended.
 type Outcome string
@@ -84,9 +170,34 @@ type Result struct {
 	Detail string            // for not viable: the compiler's first message; for a gap: the failing test's first lines
 	Domain string            // for equivalent: the domains it was proven equivalent on
 	// Gap: it survived the killers but an equivalence killer killed it, so the killers'
-	// tests miss an input that tells it from the original (Detail shows the test's output).
-	Gap     bool          `json:",omitempty"`
+	// tests miss an input that tells it from the original (Detail shows the test's output,
+	// Evidence what the killer wrote to its {evidence} file).
+	Gap      bool   `json:",omitempty"`
+	Evidence string `json:",omitempty"`
+	// Traced: proven equivalent by tracing (its mutated expression evaluated like the
+	// original's everywhere on the domain), not by a run of its own.
+	Traced bool `json:",omitempty"`
+	// Build is the configuration the mutant was built and run under; How is how it was
+	// applied: "schema" (one shared mutant schema build), "patch" (a table mutant written
+	// into a copy of the unmutated binary) or "build" (a build of its own).
+	Build   Build
+	How     string
 	Elapsed time.Duration // the time its killers took
+}
+
+// Target is one file's mutants: Src is the file's content as Sites, Seeds or AsmSites read it.
+type Target struct {
+	File    string // relative to Config.Dir, or absolute
+	Src     []byte
+	Mutants []Mutant
+}
+
+// Summary says how a Run went about it.
+type Summary struct {
+	Baseline []time.Duration // each killer's run time without any mutant (the first build's)
+	Schema   int             // mutants run from shared schema builds
+	Separate int             // mutants built one by one (assembly; or not expressible in a schema)
+	Builds   int             // go builds made (schema and baseline builds included)
 }
 
 // Config is a mutation run.
@@ -99,8 +210,9 @@ type Config struct {
 	TimeoutFactor float64
 	MinTimeout    time.Duration
 	// Equivalence are the killers run on a mutant that survived Killers (the exhaustive
-	// domain of its function; slower): passing them all makes it Equivalent, failing one
-	// makes it Killed with Gap set.
+	// domain of its function; slower): passing every one that covers it makes it Equivalent,
+	// failing one makes it Killed with Gap set. A survivor no equivalence killer covers stays
+	// Survived.
 	Equivalence []Killer
 	// EquivalenceTimeout bounds each equivalence killer's run on a mutant (default 1 hour);
 	// past it the mutant is TimedOut.
@@ -108,42 +220,410 @@ type Config struct {
 	// Matrix runs every killer on every mutant (the kill matrix) instead of stopping at the
 	// first that kills it.
 	Matrix bool
-	// Progress, if set, is called after each mutant (from one goroutine at a time).
+	// NoSchema builds every mutant on its own (the slow way) instead of compiling the Go
+	// mutants of a build configuration into one schema build.
+	NoSchema bool
+	// Started, if set, is called once the baseline has run, before the first mutant.
+	Started func(Summary)
+	// Progress, if set, is called after each mutant is decided (from one goroutine at a
+	// time).
 	Progress func(done, total int, r Result)
+	// Equivalence, if set, is called when the killers are done and n schema mutants that
+	// survived them go to the equivalence killers together.
+	EquivalenceStarted func(n int)
 }
 
-// Baseline builds each killer's test binary from the unmutated tree and runs it, returning
-// the run times (builds not included). A killer that does not build, fails or runs no test
-// there stops the run: its error names the killer and shows the output's last lines.
-func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
-	tmp, err := os.MkdirTemp("", "difffuzz-mutate-base-")
+// binaries builds, once each, the binaries of a set of killers under one build and overlay.
+type binaries struct {
+	dir     string // where they are written
+	build   Build
+	overlay string
+	env     []string
+	mu      sync.Mutex
+	paths   map[string]string
+	fails   map[string]string // binKey → first compiler message
+	builds  *int
+	// from and patch: the binaries are from's, copied with patch applied (no build)
+	from  *binaries
+	patch *patch
+}
+
+// get returns k's binary, building it on first use; notViable is the compiler's first
+// message when the build failed.
+func (bs *binaries) get(ctx context.Context, dir string, k Killer) (bin, notViable string, err error) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	key := k.binKey()
+	if p, ok := bs.paths[key]; ok {
+		return p, bs.fails[key], nil
+	}
+	bin = filepath.Join(bs.dir, fmt.Sprintf("%d.bin", len(bs.paths)))
+	if bs.from != nil {
+		orig, fail, err := bs.from.get(ctx, dir, k)
+		if err != nil || fail != "" {
+			return "", fail, err
+		}
+		b, err := os.ReadFile(orig)
+		if err != nil {
+			return "", "", err
+		}
+		if b, err = bs.patch.apply(b); err != nil {
+			return "", "", fmt.Errorf("killer %s: %v", k.Name, err)
+		}
+		if err := os.WriteFile(bin, b, 0o755); err != nil {
+			return "", "", err
+		}
+		bs.paths[key] = bin
+		return bin, "", nil
+	}
+	b, err := goBuild(ctx, dir, k, bs.build, bs.overlay, bin)
 	if err != nil {
-		return nil, err
+		return "", "", fmt.Errorf("killer %s: %v", k.Name, err)
+	}
+	*bs.builds++
+	bs.paths[key] = bin
+	if b.failed {
+		bs.fails[key] = firstCompileError(b.lines)
+		if bs.fails[key] == "" {
+			bs.fails[key] = "build failed"
+		}
+	}
+	return bin, bs.fails[key], nil
+}
+
+// job is one mutant to run: from the group's schema build, or built on its own.
+type job struct {
+	g      *group
+	target int // index into the group's targets
+	m      Mutant
+	index  int // into the results
+	schema bool
+}
+
+// group is the targets of one build configuration.
+type group struct {
+	build    Build
+	targets  []Target
+	abs      []string
+	shared   *binaries // the schema build (or the unmutated one), for the killers and the equivalence killers
+	baseline []time.Duration
+	traced   map[int]bool // the schema's mutants it can trace
+}
+
+// Run applies the mutants of each target and runs the killers in order until one fails, then
+// the equivalence killers on survivors (docs/DESIGN.md §7). Go mutants of one build
+// configuration are compiled into one mutant schema (NewSchema) and chosen per process by the
+// environment; the others (assembly, and Go mutants a schema cannot hold) get a build of their
+// own through an overlay. The files on disk are never written. Before any mutant, each
+// killer runs on the unmutated build (the schema with no mutant active); a killer that does
+// not build, fails or runs no test there stops the run with an error naming it. Results are
+// in the targets' and mutants' order; on an error or a cancelled ctx the results so far come
+// back with it (unfinished mutants have an empty Outcome).
+func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, error) {
+	var sum Summary
+	tmp, err := os.MkdirTemp("", "difffuzz-mutate-")
+	if err != nil {
+		return nil, sum, err
 	}
 	defer os.RemoveAll(tmp)
+	var groups []*group
+	byBuild := map[Build]*group{}
+	var results []Result
+	var jobs []job
+	for _, t := range targets {
+		abs := t.File
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cfg.Dir, t.File)
+		}
+		if abs, err = filepath.Abs(abs); err != nil {
+			return nil, sum, err
+		}
+		b, err := BuildFor(t.File, t.Src)
+		if err != nil {
+			return nil, sum, err
+		}
+		g := byBuild[b]
+		if g == nil {
+			g = &group{build: b}
+			byBuild[b] = g
+			groups = append(groups, g)
+		}
+		g.targets = append(g.targets, t)
+		g.abs = append(g.abs, abs)
+	}
+	for gi, g := range groups {
+		gdir := filepath.Join(tmp, fmt.Sprint("g", gi))
+		g.traced = map[int]bool{}
+		inSchema, overlay, err := prepareSchemas(ctx, cfg, g, gdir, &sum)
+		if err != nil {
+			return nil, sum, err
+		}
+		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: &sum.Builds}
+		if g.baseline, err = baseline(ctx, cfg, g.shared); err != nil {
+			return nil, sum, err
+		}
+		if gi == 0 {
+			sum.Baseline = g.baseline
+		}
+		for ti, t := range g.targets {
+			for _, m := range t.Mutants {
+				jobs = append(jobs, job{g: g, target: ti, m: m, schema: inSchema[m.ID]})
+				if inSchema[m.ID] {
+					sum.Schema++
+				} else {
+					sum.Separate++
+				}
+			}
+		}
+	}
+	// results in the targets' order
+	order := map[string]int{}
+	for i, t := range targets {
+		order[t.File] = i
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		return order[a.g.targets[a.target].File] - order[b.g.targets[b.target].File]
+	})
+	results = make([]Result, len(jobs))
+	for i := range jobs {
+		jobs[i].index = i
+		results[i].Mutant = jobs[i].m
+	}
+	if cfg.Started != nil {
+		cfg.Started(sum)
+	}
+	// schema mutants first (the cheap ones, results soonest), separate builds after
+	run := slices.Clone(jobs)
+	slices.SortStableFunc(run, func(a, b job) int { return cmpBool(b.schema, a.schema) })
+	queue := make(chan job)
+	var mu sync.Mutex
+	var firstErr error
+	done := 0
+	var wg sync.WaitGroup
+	for range max(cfg.Workers, 1) {
+		wg.Go(func() {
+			for j := range queue {
+				r, err := runJob(ctx, cfg, tmp, j)
+				mu.Lock()
+				if err == nil {
+					results[j.index] = r
+					if !(j.schema && r.Outcome == Survived && len(cfg.Equivalence) > 0) {
+						done++
+						if cfg.Progress != nil {
+							cfg.Progress(done, len(jobs), r)
+						}
+					}
+				} else if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for _, j := range run {
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil || len(cfg.Equivalence) == 0 {
+		return results, sum, firstErr
+	}
+	n := 0
+	for i, j := range jobs {
+		if j.schema && results[i].Outcome == Survived {
+			n++
+		}
+	}
+	if n > 0 && cfg.EquivalenceStarted != nil {
+		cfg.EquivalenceStarted(n)
+	}
+	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results, func(r Result) {
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(done, len(jobs), r)
+		}
+	})
+	return results, sum, err
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// prepareSchemas writes the schemas of g's Go targets under dir with their overlay file, and
+// returns which mutants they hold and the overlay ("" when none). A schema the compiler
+// refuses loses the mutants its errors point into, until it compiles.
+func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *Summary) (map[int]bool, string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
+	}
+	in := map[int]bool{}
+	if cfg.NoSchema {
+		return in, "", nil
+	}
+	type prepared struct {
+		t      Target
+		abs    string
+		ti     *TypeInfo
+		schema *Schema
+		drop   map[int]bool
+	}
+	var ps []*prepared
+	pkgs := map[string]string{} // package directory → package name
+	for i, t := range g.targets {
+		if !strings.HasSuffix(t.File, ".go") || len(t.Mutants) == 0 {
+			continue
+		}
+		ti, err := checkFileFor(g.abs[i], g.build)
+		if err != nil {
+			return nil, "", err
+		}
+		p := &prepared{t: t, abs: g.abs[i], ti: ti, drop: map[int]bool{}}
+		p.schema = NewSchema(t.File, t.Src, ti, t.Mutants)
+		ps = append(ps, p)
+		pkgs[filepath.Dir(p.abs)] = ti.Pkg.Name()
+	}
+	if len(ps) == 0 {
+		return in, "", nil
+	}
+	maxID := 0
+	for _, t := range g.targets {
+		for _, m := range t.Mutants {
+			maxID = max(maxID, m.ID)
+		}
+	}
+	overlay := filepath.Join(dir, "schema-overlay.json")
+	for attempt := 0; ; attempt++ {
+		replace := map[string]string{}
+		for i, p := range ps {
+			path := filepath.Join(dir, fmt.Sprintf("schema%d_%s", i, filepath.Base(p.abs)))
+			if err := os.WriteFile(path, p.schema.Src, 0o644); err != nil {
+				return nil, "", err
+			}
+			replace[p.abs] = path
+		}
+		for pdir, name := range pkgs {
+			path := filepath.Join(dir, fmt.Sprintf("var_%s.go", name))
+			if err := os.WriteFile(path, VarFile(name, maxID), 0o644); err != nil {
+				return nil, "", err
+			}
+			replace[filepath.Join(pdir, "zz_difffuzz_mutant.go")] = path
+		}
+		ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+			return nil, "", err
+		}
+		var pkgArgs []string
+		for pdir := range pkgs {
+			pkgArgs = append(pkgArgs, pdir)
+		}
+		slices.Sort(pkgArgs)
+		args := append([]string{"build", "-json", "-gcflags=-e", "-o", os.DevNull, "-overlay", overlay}, tagArgs(g.build.Tags)...)
+		b, err := goRun(ctx, cfg.Dir, g.build, append(args, pkgArgs...))
+		if err != nil {
+			return nil, "", err
+		}
+		sum.Builds++
+		if !b.failed {
+			break
+		}
+		blamed := false
+		for _, l := range b.lines {
+			file, line, col, ok := errorPos(l)
+			if !ok {
+				continue
+			}
+			for _, p := range ps {
+				if filepath.Base(file) != filepath.Base(p.abs) {
+					continue
+				}
+				for _, id := range p.schema.Blame(line, col) {
+					p.drop[id], blamed = true, true
+				}
+			}
+		}
+		if !blamed || attempt == 8 {
+			// the schema fails for reasons no mutant explains: every mutant on its own
+			return in, "", nil
+		}
+		for _, p := range ps {
+			p.schema = p.schema.Without(p.t.Src, p.ti, p.t.Mutants, p.drop)
+		}
+	}
+	for _, p := range ps {
+		for _, id := range p.schema.IDs {
+			in[id] = true
+			if p.schema.Traced[id] {
+				g.traced[id] = true
+			}
+		}
+	}
+	return in, overlay, nil
+}
+
+// checkFileFor type-checks file's package under build b.
+func checkFileFor(file string, b Build) (*TypeInfo, error) {
+	return CheckFileBuild(file, b.GOARCH, b.Tags)
+}
+
+func tagArgs(tags string) []string {
+	if tags == "" {
+		return nil
+	}
+	return []string{"-tags", tags}
+}
+
+// errorPos parses a compiler message "path:line:col: text".
+func errorPos(l string) (file string, line, col int, ok bool) {
+	parts := strings.SplitN(strings.TrimSpace(l), ":", 4)
+	if len(parts) < 4 {
+		return "", 0, 0, false
+	}
+	line, err1 := strconv.Atoi(parts[1])
+	col, err2 := strconv.Atoi(parts[2])
+	return parts[0], line, col, err1 == nil && err2 == nil
+}
+
+// baseline builds each killer's binary through bs and runs it with no mutant active,
+// returning the run times (builds not included).
+func baseline(ctx context.Context, cfg Config, bs *binaries) ([]time.Duration, error) {
 	out := make([]time.Duration, len(cfg.Killers))
-	bins := map[string]string{}
 	for i, k := range cfg.Killers {
-		bin, ok := bins[k.binKey()]
-		if !ok {
-			bin = filepath.Join(tmp, fmt.Sprintf("%d.test", i))
-			b, err := goBuild(ctx, cfg.Dir, k, "", bin)
-			if err != nil {
-				return nil, fmt.Errorf("killer %s: %v", k.Name, err)
-			}
-			if b.failed {
-				return nil, fmt.Errorf("killer %s: its package does not build without any mutant%s", k.Name, tail(b.lines))
-			}
-			bins[k.binKey()] = bin
+		bin, fail, err := bs.get(ctx, cfg.Dir, k)
+		if err != nil {
+			return nil, err
+		}
+		if fail != "" {
+			return nil, fmt.Errorf("killer %s: its package does not build without any mutant (%s): %s", k.Name, bs.build, fail)
 		}
 		start := time.Now()
-		r, err := runTests(ctx, cfg.Dir, k, bin)
+		r, err := runTests(ctx, cfg.Dir, k, bs.build, bin, 0, "")
 		out[i] = time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("killer %s: %v", k.Name, err)
 		}
 		if r.failed {
-			return nil, fmt.Errorf("killer %s fails without any mutant%s", k.Name, tail(r.lines))
+			return nil, fmt.Errorf("killer %s fails without any mutant (%s)%s", k.Name, bs.build, tail(r.lines))
 		}
 		if r.passed == 0 {
 			return nil, fmt.Errorf("killer %s runs no test (-test.run %q in %s)", k.Name, k.Run, k.Pkg)
@@ -152,24 +632,62 @@ func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
 	return out, nil
 }
 
-// Run applies each mutant of src (the source of the file the mutants were made from, at path
-// file relative to cfg.Dir or absolute) through an overlay and runs the killers in order until
-// one fails; baseline is Baseline's result. The file on disk is never written. Results are in
-// the mutants' order.
-func Run(ctx context.Context, cfg Config, file string, src []byte, mutants []Mutant, baseline []time.Duration) ([]Result, error) {
-	abs, err := filepath.Abs(filepath.Join(cfg.Dir, file))
-	if filepath.IsAbs(file) {
-		abs = file
-	}
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp("", "difffuzz-mutate-")
+// Baseline builds each killer's binary from the unmutated tree (for the host's GOARCH) and
+// runs it, returning the run times (builds not included). A killer that does not build, fails
+// or runs no test there is an error naming the killer and showing the output's last lines.
+func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
+	tmp, err := os.MkdirTemp("", "difffuzz-mutate-base-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	workers := max(cfg.Workers, 1)
+	n := 0
+	return baseline(ctx, cfg, &binaries{dir: tmp, build: Build{GOARCH: runtime.GOARCH}, paths: map[string]string{}, fails: map[string]string{}, builds: &n})
+}
+
+// runJob runs the killers, then if it survived them the equivalence killers, on one mutant.
+func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err error) {
+	r = Result{Mutant: j.m, Outcome: Survived, Build: j.g.build, How: "schema"}
+	start := time.Now()
+	defer func() { r.Elapsed = time.Since(start) }()
+	bs, id := j.g.shared, j.m.ID
+	dir := filepath.Join(tmp, fmt.Sprint("m", j.m.ID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir) // its binaries: tens of MB each
+	switch {
+	case j.schema:
+	case j.m.patch != nil:
+		r.How = "patch"
+		bs, id = &binaries{dir: dir, build: j.g.build, paths: map[string]string{}, fails: map[string]string{}, builds: new(int), from: j.g.shared, patch: j.m.patch}, 0
+	default:
+		r.How = "build"
+		abs := j.g.abs[j.target]
+		mutated := filepath.Join(dir, filepath.Base(abs))
+		if err := os.WriteFile(mutated, j.m.Apply(j.g.targets[j.target].Src), 0o644); err != nil {
+			return r, err
+		}
+		replace := map[string]string{abs: mutated}
+		if bs.overlay != "" {
+			// the schemas of the other files stay in, all inactive
+			var prev struct{ Replace map[string]string }
+			if b, err := os.ReadFile(bs.overlay); err == nil && json.Unmarshal(b, &prev) == nil {
+				for k, v := range prev.Replace {
+					if k != abs {
+						replace[k] = v
+					}
+				}
+			}
+		}
+		overlay := filepath.Join(dir, "overlay.json")
+		ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+			return r, err
+		}
+		bs = &binaries{dir: dir, build: j.g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: new(int)}
+		id = 0
+	}
 	factor := cfg.TimeoutFactor
 	if factor <= 0 {
 		factor = 10
@@ -178,82 +696,18 @@ func Run(ctx context.Context, cfg Config, file string, src []byte, mutants []Mut
 	if floor <= 0 {
 		floor = 30 * time.Second
 	}
-	results := make([]Result, len(mutants))
-	jobs := make(chan int)
-	var mu sync.Mutex
-	var firstErr error
-	done := 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range jobs {
-				r, err := runOne(ctx, cfg, tmp, abs, src, mutants[i], baseline, factor, floor)
-				mu.Lock()
-				results[i] = r
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				done++
-				if cfg.Progress != nil && err == nil {
-					cfg.Progress(done, len(mutants), r)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-feed:
-	for i := range mutants {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	return results, firstErr
-}
-
-// runOne writes mutant m of src and its overlay under tmp and runs the killers on it.
-func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Mutant, baseline []time.Duration, factor float64, floor time.Duration) (r Result, err error) {
-	r = Result{Mutant: m, Outcome: Survived}
-	dir := filepath.Join(tmp, fmt.Sprint(m.ID))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return r, err
-	}
-	defer os.RemoveAll(dir) // its test binaries: tens of MB each
-	mutated := filepath.Join(dir, filepath.Base(abs))
-	if err := os.WriteFile(mutated, m.Apply(src), 0o644); err != nil {
-		return r, err
-	}
-	overlay := filepath.Join(dir, "overlay.json")
-	ov, _ := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
-	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
-		return r, err
-	}
-	start := time.Now()
-	defer func() { r.Elapsed = time.Since(start) }()
-	bins := map[string]string{}
 	for i, k := range cfg.Killers {
-		bin, ok := bins[k.binKey()]
-		if !ok {
-			bin = filepath.Join(dir, fmt.Sprintf("%d.test", i))
-			b, err := goBuild(ctx, cfg.Dir, k, overlay, bin)
-			switch {
-			case ctx.Err() != nil:
-				return r, ctx.Err()
-			case err != nil:
-				return r, fmt.Errorf("mutant %d, killer %s: %v", m.ID, k.Name, err)
-			case b.failed:
-				r.Outcome, r.Detail = NotViable, firstCompileError(b.lines)
-				return r, nil
-			}
-			bins[k.binKey()] = bin
+		bin, fail, err := bs.get(ctx, cfg.Dir, k)
+		switch {
+		case ctx.Err() != nil:
+			return r, ctx.Err()
+		case err != nil:
+			return r, fmt.Errorf("mutant %d: %v", j.m.ID, err)
+		case fail != "":
+			r.Outcome, r.Detail = NotViable, fail
+			return r, nil
 		}
-		t, timedOut, err := runWithin(ctx, max(time.Duration(float64(baseline[i])*factor), floor), cfg.Dir, k, bin)
+		t, timedOut, err := runWithin(ctx, max(time.Duration(float64(j.g.baseline[i])*factor), floor), cfg.Dir, k, j.g.build, bin, id, "")
 		switch {
 		case ctx.Err() != nil:
 			return r, ctx.Err()
@@ -263,7 +717,7 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 				r.Outcome, r.KilledBy = TimedOut, k.Name
 			}
 		case err != nil:
-			return r, fmt.Errorf("mutant %d, killer %s: %v", m.ID, k.Name, err)
+			return r, fmt.Errorf("mutant %d, killer %s: %v", j.m.ID, k.Name, err)
 		case t.failed:
 			r.note(cfg, k.Name, "killed")
 			if r.Outcome != Killed {
@@ -279,45 +733,225 @@ func runOne(ctx context.Context, cfg Config, tmp, abs string, src []byte, m Muta
 	if r.Outcome != Survived {
 		return r, nil
 	}
-	var domains []string
-	for i, k := range cfg.Equivalence {
-		bin := filepath.Join(dir, fmt.Sprintf("eq%d.test", i))
-		b, err := goBuild(ctx, cfg.Dir, k, overlay, bin)
-		switch {
-		case ctx.Err() != nil:
-			return r, ctx.Err()
-		case err != nil:
-			return r, fmt.Errorf("mutant %d, equivalence killer %s: %v", m.ID, k.Name, err)
-		case b.failed:
-			return r, fmt.Errorf("mutant %d: built for the killers but not for equivalence killer %s%s", m.ID, k.Name, tail(b.lines))
-		}
-		limit := cfg.EquivalenceTimeout
-		if limit <= 0 {
-			limit = time.Hour
-		}
-		t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, bin)
-		switch {
-		case ctx.Err() != nil:
-			return r, ctx.Err()
-		case timedOut:
-			r.note(cfg, k.Name, "timed-out")
-			r.Outcome, r.KilledBy = TimedOut, k.Name
-			return r, nil
-		case err != nil:
-			return r, fmt.Errorf("mutant %d, equivalence killer %s: %v", m.ID, k.Name, err)
-		case t.failed:
-			r.note(cfg, k.Name, "killed")
-			r.Outcome, r.KilledBy, r.Test, r.Gap = Killed, k.Name, t.test, true
-			r.Detail = failureLines(t.lines)
-			return r, nil
-		}
-		r.note(cfg, k.Name, "passed")
-		domains = append(domains, k.Domain)
+	if j.schema && len(cfg.Equivalence) > 0 {
+		return r, nil // the equivalence phase takes the schema's survivors together (Run)
 	}
-	if len(cfg.Equivalence) > 0 {
-		r.Outcome, r.Domain = Equivalent, strings.Join(domains, "; ")
+	for _, k := range cfg.Equivalence {
+		if !k.covers(j.m.Func) {
+			continue
+		}
+		if done, err := equivalenceOne(ctx, cfg, k, j.g.build, bs, id, dir, &r); done || err != nil {
+			return r, err
+		}
+	}
+	if r.Domain != "" {
+		r.Outcome = Equivalent
 	}
 	return r, nil
+}
+
+// equivalenceOne runs equivalence killer k from bs with mutant id active (0: bs is the
+// mutant's own build) on r's mutant: done when that decided it (killed: a gap; or timed
+// out); when it passes, k's domain joins r.Domain.
+func equivalenceOne(ctx context.Context, cfg Config, k Killer, b Build, bs *binaries, id int, dir string, r *Result) (done bool, err error) {
+	bin, fail, err := bs.get(ctx, cfg.Dir, k)
+	switch {
+	case ctx.Err() != nil:
+		return true, ctx.Err()
+	case err != nil:
+		return true, fmt.Errorf("mutant %d: equivalence %v", r.ID, err)
+	case fail != "":
+		return true, fmt.Errorf("mutant %d: built for the killers but not for equivalence killer %s: %s", r.ID, k.Name, fail)
+	}
+	limit := cfg.EquivalenceTimeout
+	if limit <= 0 {
+		limit = time.Hour
+	}
+	evidence := filepath.Join(dir, fmt.Sprintf("evidence-%d-%s", r.ID, k.Name))
+	defer os.Remove(evidence)
+	t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, b, bin, id, evidence)
+	switch {
+	case ctx.Err() != nil:
+		return true, ctx.Err()
+	case timedOut:
+		r.note(cfg, k.Name, "timed-out")
+		r.Outcome, r.KilledBy = TimedOut, k.Name
+		return true, nil
+	case err != nil:
+		return true, fmt.Errorf("mutant %d, equivalence killer %s: %v", r.ID, k.Name, err)
+	case t.failed:
+		r.note(cfg, k.Name, "killed")
+		r.Outcome, r.KilledBy, r.Test, r.Gap = Killed, k.Name, t.test, true
+		if !k.Main {
+			r.Detail = failureLines(t.lines) // a command's output is its report; its evidence says it better
+		}
+		if b, err := os.ReadFile(evidence); err == nil {
+			r.Evidence, _, _ = strings.Cut(string(b), "\n")
+		}
+		return true, nil
+	}
+	r.note(cfg, k.Name, "passed")
+	r.Domain = strings.TrimPrefix(r.Domain+"; "+k.Domain, "; ")
+	return false, nil
+}
+
+// equivalencePhase decides the schema mutants that survived every killer, one equivalence
+// killer at a time: first one run of the killer's domain with every covered survivor traced
+// (TraceEnv), which proves equivalent each whose mutated expression never evaluated
+// differently from the original; then, for the rest, one run per mutant.
+func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*group, jobs []job, results []Result, progress func(Result)) error {
+	for _, g := range groups {
+		var idx []int // results of g's schema survivors
+		for i, j := range jobs {
+			if j.g == g && j.schema && results[i].Outcome == Survived {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		open := map[int]bool{} // still undecided
+		for _, i := range idx {
+			open[i] = true
+		}
+		for _, k := range cfg.Equivalence {
+			var covered, traced []int
+			for _, i := range idx {
+				if open[i] && k.covers(results[i].Func) {
+					covered = append(covered, i)
+					if g.traced[results[i].ID] {
+						traced = append(traced, i)
+					}
+				}
+			}
+			if len(covered) == 0 {
+				continue
+			}
+			proven, err := traceRun(ctx, cfg, tmp, g, k, results, traced)
+			if err != nil {
+				return err
+			}
+			var rest []int
+			for _, i := range covered {
+				if proven[results[i].ID] {
+					results[i].note(cfg, k.Name, "passed")
+					results[i].Domain = strings.TrimPrefix(results[i].Domain+"; "+k.Domain, "; ")
+					results[i].Traced = true
+				} else {
+					rest = append(rest, i)
+				}
+			}
+			queue := make(chan int)
+			var mu sync.Mutex
+			var firstErr error
+			var wg sync.WaitGroup
+			for range max(cfg.Workers, 1) {
+				wg.Go(func() {
+					for i := range queue {
+						r := results[i]
+						start := time.Now()
+						done, err := equivalenceOne(ctx, cfg, k, g.build, g.shared, r.ID, tmp, &r)
+						r.Elapsed += time.Since(start)
+						mu.Lock()
+						if err != nil && firstErr == nil {
+							firstErr = err
+						}
+						if err == nil {
+							results[i] = r
+							if done {
+								delete(open, i)
+							}
+						}
+						mu.Unlock()
+					}
+				})
+			}
+			for _, i := range rest {
+				if ctx.Err() != nil {
+					break
+				}
+				queue <- i
+			}
+			close(queue)
+			wg.Wait()
+			if firstErr != nil {
+				return firstErr
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		for _, i := range idx {
+			if open[i] && results[i].Domain != "" {
+				results[i].Outcome = Equivalent
+			}
+			if progress != nil {
+				progress(results[i])
+			}
+		}
+	}
+	return nil
+}
+
+// traceRun runs equivalence killer k once from g's schema build with no mutant active and
+// the mutants of results[traced] traced, and returns those it proved equivalent: every one
+// whose expression never evaluated differently. A killer that fails there fails the run
+// (it fails without any mutant); one that times out proves nothing.
+func traceRun(ctx context.Context, cfg Config, tmp string, g *group, k Killer, results []Result, traced []int) (map[int]bool, error) {
+	proven := map[int]bool{}
+	if len(traced) == 0 {
+		return proven, nil
+	}
+	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
+	if err != nil {
+		return nil, err
+	}
+	if fail != "" {
+		return nil, fmt.Errorf("equivalence killer %s does not build: %s", k.Name, fail)
+	}
+	ids := make([]string, len(traced))
+	for n, i := range traced {
+		ids[n] = fmt.Sprint(results[i].ID)
+	}
+	diverged := filepath.Join(tmp, "diverged-"+k.Name)
+	os.Remove(diverged)
+	limit := cfg.EquivalenceTimeout
+	if limit <= 0 {
+		limit = time.Hour
+	}
+	env := []string{TraceEnv + "=" + strings.Join(ids, ","), DivergedEnv + "=" + diverged}
+	kctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	start := time.Now()
+	t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(tmp, "evidence-trace"), env)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if kctx.Err() != nil {
+		return proven, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("equivalence killer %s (tracing): %v", k.Name, err)
+	}
+	if t.failed {
+		return nil, fmt.Errorf("equivalence killer %s fails without any mutant%s", k.Name, tail(t.lines))
+	}
+	seen := map[int]bool{}
+	if b, err := os.ReadFile(diverged); err == nil {
+		for l := range strings.Lines(string(b)) {
+			if id, err := strconv.Atoi(strings.TrimSpace(l)); err == nil {
+				seen[id] = true
+			}
+		}
+	}
+	per := time.Since(start) / time.Duration(len(traced))
+	for _, i := range traced {
+		if !seen[results[i].ID] {
+			proven[results[i].ID] = true
+		}
+		results[i].Elapsed += per
+	}
+	return proven, nil
 }
 
 // failureLines are the first lines a failing test printed (where a differential test says
@@ -384,16 +1018,22 @@ func firstCompileError(lines []string) string {
 	return strings.Join(lines, " ")
 }
 
-// goBuild builds k's test binary at out with `go test -c -json`: failed when the build failed
-// (a build-fail event), with the compiler's lines. The error is for go not running, or failing
-// without a build failure to show for it.
-func goBuild(ctx context.Context, dir string, k Killer, overlay, out string) (outcome, error) {
-	cmd := exec.CommandContext(ctx, "go", k.buildArgs(overlay, out)...)
+// goBuild builds k's binary at out under b with `go test -c -json` (`go build -json` for a
+// Main killer): failed when the build failed (a build-fail event), with the compiler's
+// lines. The error is for go not running, or failing without a build failure to show for it.
+func goBuild(ctx context.Context, dir string, k Killer, b Build, overlay, out string) (outcome, error) {
+	return goRun(ctx, dir, b, k.buildArgs(b, overlay, out))
+}
+
+// goRun runs the go command with args (a -json build) in dir for b's GOARCH.
+func goRun(ctx context.Context, dir string, b Build, args []string) (outcome, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOARCH="+b.GOARCH)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	var b outcome
+	var o outcome
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -403,30 +1043,45 @@ func goBuild(ctx context.Context, dir string, k Killer, overlay, out string) (ou
 		}
 		switch e.Action {
 		case "build-output":
-			b.lines = append(b.lines, strings.TrimRight(e.Output, "\n"))
+			o.lines = append(o.lines, strings.TrimRight(e.Output, "\n"))
 		case "build-fail":
-			b.failed = true
+			o.failed = true
 		}
 	}
-	if err != nil && !b.failed && ctx.Err() == nil {
-		return b, fmt.Errorf("go %s: %v: %s", strings.Join(k.buildArgs(overlay, out), " "), err, strings.TrimSpace(stderr.String()))
+	if err != nil && !o.failed && ctx.Err() == nil {
+		return o, fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return b, nil
+	return o, nil
 }
 
 // runWithin is runTests bounded by limit: timedOut when the limit (not ctx) ended it.
-func runWithin(ctx context.Context, limit time.Duration, dir string, k Killer, bin string) (t outcome, timedOut bool, err error) {
+func runWithin(ctx context.Context, limit time.Duration, dir string, k Killer, b Build, bin string, mutant int, evidence string) (t outcome, timedOut bool, err error) {
 	kctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	t, err = runTests(kctx, dir, k, bin)
+	t, err = runTests(kctx, dir, k, b, bin, mutant, evidence)
 	return t, kctx.Err() == context.DeadlineExceeded && ctx.Err() == nil, err
 }
 
-// runTests runs test binary bin with k's flags in k's package directory: failed when it exits
-// non-zero (a failing test, a panic, a crash), with the first failing test's name.
-func runTests(ctx context.Context, dir string, k Killer, bin string) (outcome, error) {
-	cmd := exec.CommandContext(ctx, bin, k.runArgs()...)
+// runTests runs k's binary bin (under qemu-aarch64 for an arm64 build on another host), a
+// test binary in k's package directory, a Main killer in dir, with mutant active (0: none):
+// failed when it exits non-zero (a failing test, findings, a panic, a crash), with the first
+// failing test's name.
+func runTests(ctx context.Context, dir string, k Killer, b Build, bin string, mutant int, evidence string) (outcome, error) {
+	return runTestsEnv(ctx, dir, k, b, bin, mutant, evidence, nil)
+}
+
+// runTestsEnv is runTests with more environment variables.
+func runTestsEnv(ctx context.Context, dir string, k Killer, b Build, bin string, mutant int, evidence string, env []string) (outcome, error) {
+	name, args := bin, k.runArgs(evidence)
+	if b.GOARCH != runtime.GOARCH {
+		name, args = "qemu-"+qemuArch(b.GOARCH), append([]string{bin}, args...)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = filepath.Join(dir, k.Pkg)
+	if k.Main {
+		cmd.Dir = dir
+	}
+	cmd.Env = append(append(os.Environ(), fmt.Sprintf("%s=%d", SchemaEnv, mutant)), env...)
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -464,10 +1119,21 @@ func runTests(ctx context.Context, dir string, k Killer, bin string) (outcome, e
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
+		if k.Main {
+			t.passed = 1
+		}
 	case errors.As(err, &exit) || ctx.Err() != nil:
 		t.failed = true
 	default:
 		return t, err
 	}
 	return t, nil
+}
+
+// qemuArch is qemu-user's name for a GOARCH.
+func qemuArch(goarch string) string {
+	if goarch == "arm64" {
+		return "aarch64"
+	}
+	return goarch
 }

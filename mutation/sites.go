@@ -43,6 +43,7 @@ type Mutant struct {
 	Original string   // the site's source text
 	Mutated  string   // what replaces it
 	off, end int      // the site's byte offsets in the source
+	patch    *patch   // for a table mutant: how to apply it to a built binary instead
 }
 
 // String is "file:line:col operator: original → mutated".

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/mutation"
 )
 
@@ -25,14 +29,35 @@ var defaultMutateTargets = []string{
 // corpus and regression replay).
 var defaultKillers = []mutation.Killer{
 	{Name: "tables", Pkg: "./fast", Run: "^(TestNextChar|TestEscapeFacts|TestUTF8DecodeFacts|TestModelFacts)$", Short: true},
-	{Name: "unit", Pkg: "./fast", Short: true},
+	{Name: "unit", Pkg: "./fast", Short: true, Skip: "^TestLong$"},
 	{Name: "fuzz", Pkg: "./fuzz", Short: true,
 		Run: "^(TestExhaustive|TestExhaustiveShortSpotCheck|TestBoundary|TestProperties|TestRandomBuiltins|TestSeedCorpus|TestRegressions|TestEqualShort)$"},
+	{Name: "long", Pkg: "./fast", Short: true, Run: "^TestLong$"},
 }
 
-// equivalenceKiller proves a survivor equivalent: the whole exhaustive sweep of every variant.
-var equivalenceKiller = mutation.Killer{Name: "exhaustive", Pkg: "./fuzz", Run: "^TestExhaustive$",
-	Domain: "every 1-4-byte input of NextChar and utf8_decode, every 1-3-byte input of json_encode under every option set (fuzz.TestExhaustive, every variant)"}
+// The functions of package fast each exhaustive domain reaches: a mutant is equivalent when it
+// passes the domain of every operation that reaches its function.
+var (
+	decodeFuncs = []string{"isTrail", "isLead", "NextChar", "decodeValid", "fail", "nextCharSlow"}
+	utf8Funcs   = []string{"isTrail", "isLead", "decodeValid", "fail", "nextCharSlow", "asciiEnd", "utf8Decode", "reserve"}
+)
+
+// equivalenceKillers prove survivors equivalent on the exhaustive domain of their function:
+// difffuzz's own exhaustive spaces (and, for the escaper, the 1-3-byte strings embedded at
+// the 16/32/64-byte edges), every variant, run from the mutant's build; a finding is a gap in
+// the killers' tests, and the first one is its witness.
+var equivalenceKillers = []mutation.Killer{
+	{Name: "decode-domain", Pkg: "./cmd/difffuzz", Main: true, Funcs: decodeFuncs,
+		Args:   []string{"--exhaustive", "--ops", "decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
+		Domain: "NextChar on every 1-4-byte string"},
+	{Name: "utf8-decode-domain", Pkg: "./cmd/difffuzz", Main: true, Funcs: utf8Funcs,
+		Args:   []string{"--exhaustive", "--ops", "utf8_decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
+		Domain: "utf8_decode on every 1-4-byte string"},
+	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true,
+		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
+			"--examples", "0", "--findings", "{evidence}"},
+		Domain: "json_encode on every 1-3-byte string under all 1,024 option sets and embedded at the 16/32/64-byte edges"},
+}
 
 // runMutate is `difffuzz mutate`: mutation testing of the chosen functions (docs/DESIGN.md §7).
 // Exit status: 1 when the score is below --threshold, 2 on a usage error or a killer that
@@ -47,7 +72,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
 	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
-	equivalence := fs.Bool("equivalence", true, "run a mutant that survives every killer against the exhaustive domain (go test ./fuzz -run '^TestExhaustive$', minutes each): equivalent, or a gap in the killers' tests")
+	equivalence := fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
 	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--equivalence=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
@@ -83,15 +108,21 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if funcs != "" {
 			names = strings.Split(funcs, ",")
 		}
-		if !strings.HasSuffix(file, ".go") {
-			return exitUsage, usagef("--target %q: a Go file (PATH.go or PATH.go:FUNC,...)", t)
+		asm := strings.HasSuffix(file, ".s")
+		if !strings.HasSuffix(file, ".go") && !asm {
+			return exitUsage, usagef("--target %q: a Go or Go assembly file (PATH.go, PATH.s, or PATH:FUNC,...)", t)
 		}
 		src, err := os.ReadFile(filepath.Join(*dir, file))
 		if err != nil {
 			return exitUsage, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", t, err)
 		}
 		var ms []mutation.Mutant
-		if !*seedsOnly {
+		switch {
+		case asm && !*seedsOnly:
+			if ms, err = mutation.AsmSites(file, src, names); err != nil {
+				return exitUsage, usagef("--target %q: %v", t, err)
+			}
+		case !*seedsOnly:
 			if ms, err = mutation.Sites(file, src, names); err != nil {
 				return exitUsage, usagef("--target %q: %v", t, err)
 			}
@@ -121,28 +152,35 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix}
 	if *equivalence {
-		cfg.Equivalence = []mutation.Killer{equivalenceKiller}
+		cfg.Equivalence = equivalenceKillers
 	}
 	start := time.Now()
-	base, err := mutation.Baseline(ctx, cfg)
+	var prog fuzz.Progress // from the baseline on
+	cfg.Started = func(sum mutation.Summary) {
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built one by one); killers %s (baseline %s); %d workers\n",
+			plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline), *workers)
+		prog = newProgressOf(stderr, "mutants")
+		prog.Begin("mutate", uint64(total))
+	}
+	cfg.Progress = func(done, total int, r mutation.Result) { prog.Advance(1) }
+	cfg.EquivalenceStarted = func(n int) {
+		fmt.Fprintf(stderr, "\ndifffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain for all of them, then one run per mutant whose expression evaluated differently)\n",
+			plural(uint64(n), "mutant"))
+	}
+	endProgress := func() {
+		if prog != nil {
+			prog.End()
+		}
+	}
+	var targetsRun []mutation.Target
+	for _, f := range files {
+		targetsRun = append(targetsRun, mutation.Target{File: f.file, Src: f.src, Mutants: f.mutants})
+	}
+	results, _, err := mutation.Run(ctx, cfg, targetsRun)
+	endProgress()
 	if err != nil {
 		return exitUsage, fmt.Errorf("mutate: %v", err)
 	}
-	fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s; killers %s (baseline %s); %d workers\n",
-		plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"), killerNames(ks), baselineText(ks, base), *workers)
-	prog := newProgressOf(stderr, "mutants")
-	prog.Begin("mutate", uint64(total))
-	cfg.Progress = func(done, total int, r mutation.Result) { prog.Advance(1) }
-	var results []mutation.Result
-	for _, f := range files {
-		rs, err := mutation.Run(ctx, cfg, f.file, f.src, f.mutants, base)
-		results = append(results, rs...)
-		if err != nil {
-			prog.End()
-			return exitUsage, fmt.Errorf("mutate: %v", err)
-		}
-	}
-	prog.End()
 	score, counts := mutation.Score(results)
 	if *jsonOut {
 		sources := map[string][]byte{}
@@ -173,14 +211,79 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			gaps++
 		}
 	}
-	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed (%d only by the exhaustive domain: gaps in the killers' tests), %d survived, %d equivalent, %d timed out, %d not viable; score %.1f%% in %s\n",
+	if gaps > 0 && !*jsonOut {
+		fmt.Fprintf(stdout, "\n%s in the killers' tests: the exhaustive domain tells these mutants from the original, the killers do not. Each witness as a row for the table tests (the PHP conformance test re-checks spectest rows against real PHP):\n",
+			plural(uint64(gaps), "gap"))
+		for _, r := range results {
+			if r.Gap {
+				fmt.Fprintf(stdout, "  mutant %d, %s:%d:%d %s %s:\n    %s\n", r.ID, r.File, r.Line, r.Col, r.Func, strings.TrimSpace(r.String()[strings.Index(r.String(), " ")+1:]), gapRow(r))
+			}
+		}
+	}
+	var langs []string
+	for lang, sc := range mutation.ScoreByLanguage(results) {
+		langs = append(langs, fmt.Sprintf("%s %.1f%%", lang, sc))
+	}
+	slices.Sort(langs)
+	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed (%d only by the exhaustive domain: gaps in the killers' tests), %d survived, %d equivalent, %d timed out, %d not viable; score %.1f%% (%s) in %s\n",
 		plural(uint64(len(results)), "mutant"), counts[mutation.Killed], gaps, counts[mutation.Survived], counts[mutation.Equivalent],
-		counts[mutation.TimedOut], counts[mutation.NotViable], score, time.Since(start).Round(time.Second))
+		counts[mutation.TimedOut], counts[mutation.NotViable], score, strings.Join(langs, ", "), time.Since(start).Round(time.Second))
 	if score < *threshold {
 		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
 		return exitFindings, nil
 	}
 	return exitOK, nil
+}
+
+// gapRow is the witness of a gap (the first finding of the equivalence killer that killed
+// the mutant) as a row for a table test: spectest.Escape or spectest.UTF8Decode
+// (internal/spectest/facts.go), or nextCharTests (fast/nextchar_test.go); the raw finding when
+// it is none of those.
+func gapRow(r mutation.Result) string {
+	var f struct {
+		Op       string `json:"op"`
+		Input    string `json:"input"`
+		Flags    uint32 `json:"flags"`
+		Options  string `json:"options"`
+		Want     string `json:"want"`
+		WantErr  int    `json:"want_err"`
+		Pos      int    `json:"pos"`
+		WantStep string `json:"want_step"`
+	}
+	if json.Unmarshal([]byte(r.Evidence), &f) != nil {
+		return "witness: " + r.Evidence
+	}
+	in, err1 := hex.DecodeString(f.Input)
+	want, err2 := hex.DecodeString(f.Want)
+	if err1 != nil || err2 != nil {
+		return "witness: " + r.Evidence
+	}
+	note := fmt.Sprintf("difffuzz mutate: %s %s → %s", r.Func, r.Original, r.Mutated)
+	switch f.Op {
+	case "escape":
+		w := strconv.Quote(string(want))
+		if want == nil && f.WantErr != 0 {
+			w = "nil"
+		} else {
+			w = "[]byte(" + w + ")"
+		}
+		return fmt.Sprintf("internal/spectest/facts.go, Escape:  {\"M%d\", []byte(%q), 0x%x /* %s */, %s, %d, %q},", r.ID, in, f.Flags, f.Options, w, f.WantErr, note)
+	case "utf8_decode":
+		return fmt.Sprintf("internal/spectest/facts.go, UTF8Decode:  {\"M%d\", []byte(%q), []byte(%q), %q},", r.ID, in, want, note)
+	case "decode":
+		cp, adv, ok := strings.Cut(f.WantStep, "/")
+		if !ok {
+			return "witness: " + r.Evidence
+		}
+		var step string
+		if cp == "!" {
+			step = fmt.Sprintf("jsonopt.Step{Advance: %s}", adv)
+		} else {
+			step = fmt.Sprintf("jsonopt.Step{CP: 0x%s, Advance: %s, OK: true}", strings.ToUpper(cp), adv)
+		}
+		return fmt.Sprintf("fast/nextchar_test.go, nextCharTests:  {%q, %q, %d, %s},", note, in, f.Pos, step)
+	}
+	return "witness: " + r.Evidence
 }
 
 // chooseKillers is the --killers list, in the order given.

@@ -1,0 +1,235 @@
+package mutation
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// OpBitFlip flips one bit of one byte of a lookup table (a DATA symbol of a Go assembly file).
+const OpBitFlip Operator = "table-bit-flip"
+
+// Conditional branches of Go's amd64 and arm64 assemblers: the boundary partner (the same
+// comparison with or without equality) and the negation.
+var (
+	asmBoundary = map[string]string{
+		// amd64: signed, unsigned (with the assembler's aliases)
+		"JLT": "JLE", "JLE": "JLT", "JGT": "JGE", "JGE": "JGT",
+		"JCS": "JLS", "JLS": "JCS", "JCC": "JHI", "JHI": "JCC",
+		"JB": "JBE", "JBE": "JB", "JAE": "JA", "JA": "JAE",
+		// arm64
+		"BLT": "BLE", "BLE": "BLT", "BGT": "BGE", "BGE": "BGT",
+		"BLO": "BLS", "BLS": "BLO", "BHI": "BHS", "BHS": "BHI",
+		"BCC": "BLS", "BCS": "BHI",
+	}
+	asmNegation = map[string]string{
+		"JEQ": "JNE", "JNE": "JEQ", "JZ": "JNZ", "JNZ": "JZ",
+		"JLT": "JGE", "JGE": "JLT", "JLE": "JGT", "JGT": "JLE",
+		"JCS": "JCC", "JCC": "JCS", "JLS": "JHI", "JHI": "JLS",
+		"JB": "JAE", "JAE": "JB", "JBE": "JA", "JA": "JBE",
+		"JMI": "JPL", "JPL": "JMI", "JOS": "JOC", "JOC": "JOS", "JPS": "JPC", "JPC": "JPS",
+		"BEQ": "BNE", "BNE": "BEQ", "BLT": "BGE", "BGE": "BLT", "BLE": "BGT", "BGT": "BLE",
+		"BLO": "BHS", "BHS": "BLO", "BLS": "BHI", "BHI": "BLS", "BCC": "BCS", "BCS": "BCC",
+		"BMI": "BPL", "BPL": "BMI", "BVS": "BVC", "BVC": "BVS",
+		"CBZ": "CBNZ", "CBNZ": "CBZ", "CBZW": "CBNZW", "CBNZW": "CBZW", "TBZ": "TBNZ", "TBNZ": "TBZ",
+	}
+	// asmImmOps are the mnemonics (by prefix) whose immediate is a comparison, a mask, a
+	// shift or a cursor advance.
+	asmImmOps = []string{"CMP", "TEST", "AND", "BT", "SHL", "SHR", "SAR", "ADD", "SUB",
+		"VPSRL", "VPSLL", "PSRL", "PSLL", "VPAND", "PAND", "LSL", "LSR", "ASR", "TST", "VUSHR", "VSHL", "VSRI", "VSLI", "USHR"}
+	asmImm  = regexp.MustCompile(`\$(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\b`)
+	asmData = regexp.MustCompile(`^DATA\s+([\w·<>]+)\+(\d+)\(SB\)/(\d),\s*\$(0[xX][0-9a-fA-F]+|\d+)`)
+	asmGlob = regexp.MustCompile(`^GLOBL\s+([\w·<>]+)\(SB\),.*\$(\d+)`)
+)
+
+// patch is how a table mutant is applied to a built binary: the symbol's bytes as DATA gives
+// them (found once in the binary) and the bit to flip.
+type patch struct {
+	symbol string
+	data   []byte // the whole symbol
+	off    int    // the byte in it
+	bit    uint8
+}
+
+// AsmSites returns the mutants of the Go assembly source src of file in source order: each
+// conditional branch swapped for its boundary partner and for its negation (JLT ↔ JLE,
+// JEQ ↔ JNE, BLT ↔ BLE, CBZ ↔ CBNZ, TBZ ↔ TBNZ, …), each immediate of a compare, test, mask,
+// shift or add/sub (a cursor advance) plus and minus 1, and each bit of each byte of the
+// DATA symbols whose name starts with "utf8" (the UTF-8 validation tables) flipped. funcs
+// selects TEXT symbols, #define macros and DATA symbols by name (empty: all), a DATA symbol
+// optionally with a byte range: "utf8consts[0:96]". It fails when a named one is missing or
+// a range does not parse.
+func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
+	var out []Mutant
+	found := map[string]bool{}
+	ranges := map[string][2]int{}
+	for i, f := range funcs {
+		name, r, ok := strings.Cut(f, "[")
+		if !ok {
+			continue
+		}
+		lo, hi, ok := strings.Cut(strings.TrimSuffix(r, "]"), ":")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !ok || !strings.HasSuffix(r, "]") || err1 != nil || err2 != nil || a < 0 || b <= a {
+			return nil, fmt.Errorf("%s: %q: a byte range is [FROM:TO], FROM < TO", file, f)
+		}
+		funcs = slices.Clone(funcs)
+		funcs[i], ranges[name] = name, [2]int{a, b}
+	}
+	// the symbols' bytes first, for the table mutants
+	tables := map[string][]byte{}
+	for l := range strings.Lines(string(src)) {
+		if m := asmGlob.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], "utf8") {
+			n, _ := strconv.Atoi(m[2])
+			tables[m[1]] = append(tables[m[1]], make([]byte, max(0, n-len(tables[m[1]])))...)
+		}
+	}
+	for l := range strings.Lines(string(src)) {
+		m := asmData.FindStringSubmatch(l)
+		if m == nil || tables[m[1]] == nil {
+			continue
+		}
+		off, _ := strconv.Atoi(m[2])
+		width, _ := strconv.Atoi(m[3])
+		v, _ := strconv.ParseUint(m[4], 0, 64)
+		if off+width <= len(tables[m[1]]) {
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], v)
+			copy(tables[m[1]][off:], b[:width])
+		}
+	}
+	fn := ""
+	off, start := 0, 0 // the offsets of the next line and of this one
+	line := 0
+	add := func(at, end int, op Operator, mutated string, p *patch) {
+		col := at - start + 1
+		out = append(out, Mutant{File: file, Func: fn, Line: line, Col: col, EndLine: line, EndCol: col + (end - at), Operator: op,
+			Original: string(src[at:end]), Mutated: mutated, off: at, end: end, patch: p})
+	}
+	want := func(name string) bool {
+		if len(funcs) == 0 || slices.Contains(funcs, name) {
+			found[name] = true
+			return true
+		}
+		return false
+	}
+	for l := range strings.Lines(string(src)) {
+		line++
+		start = off
+		off += len(l)
+		text := l
+		if i := strings.Index(text, "//"); i >= 0 {
+			text = text[:i]
+		}
+		trimmed := strings.TrimSpace(text)
+		switch {
+		case strings.HasPrefix(trimmed, "TEXT "):
+			name := strings.TrimPrefix(strings.Fields(trimmed)[1], "·")
+			fn, _, _ = strings.Cut(name, "(")
+			continue
+		case strings.HasPrefix(trimmed, "#define "):
+			fn, _, _ = strings.Cut(strings.Fields(trimmed)[1], "(")
+			continue
+		case strings.HasPrefix(trimmed, "DATA "):
+			m := asmData.FindStringSubmatchIndex(text)
+			if m == nil {
+				continue
+			}
+			sym := text[m[2]:m[3]]
+			if tables[sym] == nil {
+				continue
+			}
+			saved := fn
+			fn = strings.TrimSuffix(strings.TrimPrefix(sym, "·"), "<>")
+			if want(fn) {
+				symOff, _ := strconv.Atoi(text[m[4]:m[5]])
+				width, _ := strconv.Atoi(text[m[6]:m[7]])
+				lit := text[m[8]:m[9]]
+				v, _ := strconv.ParseUint(lit, 0, 64)
+				for byteIdx := range width {
+					if r, ok := ranges[fn]; ok && (symOff+byteIdx < r[0] || symOff+byteIdx >= r[1]) {
+						continue
+					}
+					for bit := range 8 {
+						nv := v ^ 1<<(8*byteIdx+bit)
+						add(start+m[8], start+m[9], OpBitFlip, fmt.Sprintf("0x%0*x", len(lit)-2, nv),
+							&patch{symbol: sym, data: tables[sym], off: symOff + byteIdx, bit: uint8(bit)})
+					}
+				}
+			}
+			fn = saved
+			continue
+		}
+		if fn == "" || trimmed == "" || !want(fn) {
+			continue
+		}
+		// skip a label
+		body := text
+		lead := 0
+		if i := strings.Index(body, ":"); i >= 0 && !strings.ContainsAny(body[:i], " \t,$(") {
+			lead = i + 1
+		}
+		fields := strings.Fields(body[lead:])
+		if len(fields) == 0 {
+			continue
+		}
+		mn := fields[0]
+		at := start + lead + strings.Index(body[lead:], mn)
+		if t, ok := asmBoundary[mn]; ok {
+			add(at, at+len(mn), OpBoundary, t, nil)
+		}
+		if t, ok := asmNegation[mn]; ok {
+			add(at, at+len(mn), OpNegate, t, nil)
+		}
+		if !slices.ContainsFunc(asmImmOps, func(p string) bool { return strings.HasPrefix(mn, p) }) {
+			continue
+		}
+		rest := at + len(mn)
+		for _, m := range asmImm.FindAllStringSubmatchIndex(string(src[rest:start+len(text)]), -1) {
+			lit := string(src[rest+m[2] : rest+m[3]])
+			v, err := strconv.ParseInt(lit, 0, 64)
+			if err != nil {
+				continue
+			}
+			format := func(n int64) string {
+				if strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
+					return fmt.Sprintf("0x%0*x", len(lit)-2, n)
+				}
+				return strconv.FormatInt(n, 10)
+			}
+			add(rest+m[2], rest+m[3], OpConstInc, format(v+1), nil)
+			if v > 0 {
+				add(rest+m[2], rest+m[3], OpConstDec, format(v-1), nil)
+			}
+		}
+	}
+	for _, name := range funcs {
+		if !found[name] {
+			return nil, fmt.Errorf("%s: no TEXT, #define or utf8 DATA symbol %s", file, name)
+		}
+	}
+	for i := range out {
+		out[i].ID = i + 1
+	}
+	return out, nil
+}
+
+// apply returns a copy of the binary bin with p applied: the symbol's bytes must occur in it
+// exactly once.
+func (p *patch) apply(bin []byte) ([]byte, error) {
+	i := bytes.Index(bin, p.data)
+	if i < 0 {
+		return nil, fmt.Errorf("table %s: its %d bytes are not in the binary", p.symbol, len(p.data))
+	}
+	if bytes.Contains(bin[i+1:], p.data) {
+		return nil, fmt.Errorf("table %s: its %d bytes occur more than once in the binary", p.symbol, len(p.data))
+	}
+	out := slices.Clone(bin)
+	out[i+p.off] ^= 1 << p.bit
+	return out, nil
+}

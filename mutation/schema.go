@@ -1,0 +1,441 @@
+package mutation
+
+import (
+	"cmp"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SchemaVar is the package-level variable a mutant schema switches on: the id of the one
+// active mutant, read from the environment variable SchemaEnv when the package initialises (0
+// or unset: none, the original code).
+//
+// With no mutant active, TraceEnv (a comma-separated list of mutant ids) makes the schema
+// trace those mutants: wherever one of their expressions is evaluated, its mutated version is
+// evaluated too (its panics recovered), and the first time the two differ the mutant's id is
+// appended as a line to the file named by DivergedEnv. A traced mutant that never differs on
+// a run has executed exactly like the original on that run's inputs.
+const (
+	SchemaVar   = "difffuzzMutant"
+	SchemaEnv   = "DIFFFUZZ_MUTANT"
+	TraceEnv    = "DIFFFUZZ_MUTANT_TRACE"
+	DivergedEnv = "DIFFFUZZ_MUTANT_DIVERGED"
+)
+
+// Schema is one Go file with many mutants compiled in (a mutant schema): each mutated
+// expression becomes a closure that returns the mutant's version of it when SchemaVar holds
+// that mutant's id and the original otherwise, so that one build serves every mutant and a
+// mutant is chosen per process by the environment.
+type Schema struct {
+	File string // as given to NewSchema
+	// Src is the schema source: the original with every mutant of IDs wrapped in.
+	Src []byte
+	IDs []int // the mutants compiled in, in source order
+	// Traced are the mutants of IDs that the schema can trace (TraceEnv): those whose
+	// expression has a comparable type and calls nothing but builtins, conversions and
+	// one-expression functions of the file that call nothing themselves.
+	Traced map[int]bool
+	// spans are, per mutant id, the schema's byte range that holds it (for mapping a
+	// compiler error back to the mutants it concerns).
+	spans map[int][2]int
+}
+
+// VarFile is the extra source file of package pkg that declares SchemaVar and the tracing of
+// mutant ids up to maxID.
+func VarFile(pkg string, maxID int) []byte {
+	return fmt.Appendf(nil, `package %[1]s
+
+import (
+	difffuzzos "os"
+	difffuzzstrconv "strconv"
+	difffuzzstrings "strings"
+	difffuzzsync "sync"
+	difffuzzatomic "sync/atomic"
+)
+
+// %[2]s is the mutant this process runs (difffuzz mutate): 0 for none.
+var %[2]s, _ = difffuzzstrconv.Atoi(difffuzzos.Getenv(%[3]q))
+
+// difffuzzTraced are the mutants traced (%[4]s), difffuzzTracing says whether there are any.
+var difffuzzTraced, difffuzzTracing = func() (t [%[5]d]bool, any bool) {
+	for _, f := range difffuzzstrings.Split(difffuzzos.Getenv(%[4]q), ",") {
+		if id, err := difffuzzstrconv.Atoi(f); err == nil && id > 0 && id < len(t) && %[2]s == 0 {
+			t[id], any = true, true
+		}
+	}
+	return t, any
+}()
+
+var (
+	difffuzzSeen [%[5]d]difffuzzatomic.Bool
+	difffuzzMu   difffuzzsync.Mutex
+)
+
+// difffuzzDiverged records that traced mutant id evaluated differently from the original.
+func difffuzzDiverged(id int) {
+	if difffuzzSeen[id].Swap(true) {
+		return
+	}
+	difffuzzMu.Lock()
+	defer difffuzzMu.Unlock()
+	f, err := difffuzzos.OpenFile(difffuzzos.Getenv(%[6]q), difffuzzos.O_APPEND|difffuzzos.O_CREATE|difffuzzos.O_WRONLY, 0o644)
+	if err != nil {
+		panic("difffuzz mutate: cannot record a diverged mutant: " + err.Error())
+	}
+	f.WriteString(difffuzzstrconv.Itoa(id) + "\n")
+	f.Close()
+}
+`, pkg, SchemaVar, SchemaEnv, TraceEnv, maxID+1, DivergedEnv)
+}
+
+// TypeInfo is the type-checked package of one Go file, for NewSchema: the type of every
+// expression, which each mutant's closure returns.
+type TypeInfo struct {
+	Pkg  *types.Package
+	Info *types.Info
+	File *ast.File
+	Fset *token.FileSet
+}
+
+// CheckFileBuild type-checks the package in the directory of file (its Go files for linux,
+// goarch and the build tags, comma-separated; imports from source) and returns the
+// information on file.
+func CheckFileBuild(file, goarch, tags string) (*TypeInfo, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(abs)
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH = "linux", goarch
+	if tags != "" {
+		ctxt.BuildTags = strings.Split(tags, ",")
+	}
+	bp, err := ctxt.ImportDir(dir, 0)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	var target *ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		if name == filepath.Base(abs) {
+			target = f
+		}
+	}
+	if target == nil {
+		return nil, fmt.Errorf("%s: not one of the package's Go files for linux/%s", file, goarch)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check(bp.ImportPath, fset, files, info)
+	if err != nil {
+		return nil, fmt.Errorf("type-checking %s: %v", dir, err)
+	}
+	return &TypeInfo{Pkg: pkg, Info: info, File: target, Fset: fset}, nil
+}
+
+// wrap is one expression of the source that a schema replaces by a closure.
+type wrap struct {
+	off, end int
+	typ      string
+	mutants  []Mutant
+	trace    bool // its type is comparable and its expression pure (pureExpr)
+}
+
+// NewSchema writes the mutants ms of file (whose source is src and whose type information
+// ti was checked from the same source) into one schema. A mutant whose expression has a type
+// the closure cannot name (an untyped constant in a constant context) is left out of IDs: it
+// needs a build of its own.
+func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
+	// Every expression of the file by byte range, with its type, to find each mutant's
+	// wrapper: the expression its edit replaces, widened to the largest constant expression
+	// around it so that constant arithmetic stays constant (and its overflow a build error).
+	type node struct {
+		off, end int
+		expr     ast.Expr
+		tv       types.TypeAndValue
+	}
+	var nodes []node
+	off := func(p token.Pos) int { return ti.Fset.Position(p).Offset }
+	ast.Inspect(ti.File, func(n ast.Node) bool {
+		e, ok := n.(ast.Expr)
+		if !ok {
+			return true
+		}
+		if tv, ok := ti.Info.Types[e]; ok && tv.IsValue() {
+			nodes = append(nodes, node{off(e.Pos()), off(e.End()), e, tv})
+		}
+		return true
+	})
+	qual := func(p *types.Package) string {
+		if p == ti.Pkg {
+			return ""
+		}
+		return p.Name()
+	}
+	pure := pureFuncs(ti)
+	wraps := map[[2]int]*wrap{}
+	s := &Schema{File: file, spans: map[int][2]int{}, Traced: map[int]bool{}}
+	for _, m := range ms {
+		// the smallest expression that contains the edit (without the text the original and
+		// the mutated version share at either end): the binary or unary expression of an
+		// operator, the literal of a constant
+		moff, mend, _ := m.narrow()
+		best := -1
+		for i, n := range nodes {
+			if n.off <= moff && mend <= n.end && (best < 0 || n.end-n.off < nodes[best].end-nodes[best].off) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		// widen to the largest enclosing constant expression
+		if nodes[best].tv.Value != nil {
+			for i, n := range nodes {
+				if n.tv.Value != nil && n.off <= nodes[best].off && nodes[best].end <= n.end && n.end-n.off > nodes[best].end-nodes[best].off {
+					best = i
+				}
+			}
+		}
+		n := nodes[best]
+		t := n.tv.Type
+		if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+			if b.Kind() != types.UntypedBool {
+				continue // an untyped constant: its closure could not be typed as the context types it
+			}
+			t = types.Typ[types.Bool]
+		}
+		k := [2]int{n.off, n.end}
+		w := wraps[k]
+		if w == nil {
+			w = &wrap{off: n.off, end: n.end, typ: types.TypeString(t, qual),
+				trace: types.Comparable(t) && pureExpr(n.expr, ti, pure)}
+			wraps[k] = w
+		}
+		w.mutants = append(w.mutants, m)
+		s.IDs = append(s.IDs, m.ID)
+		if w.trace && pureMutant(src, m, w, ti, pure) {
+			s.Traced[m.ID] = true
+		}
+	}
+	list := make([]*wrap, 0, len(wraps))
+	for _, w := range wraps {
+		list = append(list, w)
+	}
+	// outer before inner: by start, then the longer first
+	slices.SortFunc(list, func(a, b *wrap) int { return cmp.Or(a.off-b.off, b.end-a.end) })
+	var out []byte
+	var render func(from, to int, ws []*wrap) []*wrap
+	// render appends src[from:to] with each wrapper of ws inside it replaced by its closure,
+	// and returns the wrappers after to.
+	render = func(from, to int, ws []*wrap) []*wrap {
+		for len(ws) > 0 && ws[0].off < to {
+			w := ws[0]
+			out = append(out, src[from:w.off]...)
+			start := len(out)
+			fmt.Fprintf((*appender)(&out), "func() %s { switch %s {", w.typ, SchemaVar)
+			for _, m := range w.mutants {
+				fmt.Fprintf((*appender)(&out), " case %d: return ", m.ID)
+				off, end, mutated := m.narrow()
+				out = append(out, src[w.off:off]...)
+				out = append(out, mutated...)
+				out = append(out, src[end:w.end]...)
+				out = append(out, ';')
+			}
+			var traced []Mutant
+			for _, m := range w.mutants {
+				if s.Traced[m.ID] {
+					traced = append(traced, m)
+				}
+			}
+			if len(traced) == 0 {
+				out = append(out, " }; return "...)
+				ws = render(w.off, w.end, ws[1:])
+				out = append(out, " }()"...)
+			} else {
+				fmt.Fprintf((*appender)(&out), " }; var difffuzzV %s = ", w.typ)
+				ws = render(w.off, w.end, ws[1:])
+				out = append(out, "; if difffuzzTracing {"...)
+				for _, m := range traced {
+					off, end, mutated := m.narrow()
+					fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if ", m.ID)
+					out = append(out, src[w.off:off]...)
+					out = append(out, mutated...)
+					out = append(out, src[end:w.end]...)
+					fmt.Fprintf((*appender)(&out), " != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
+				}
+				out = append(out, " }; return difffuzzV }()"...)
+			}
+			for _, m := range w.mutants {
+				s.spans[m.ID] = [2]int{start, len(out)}
+			}
+			from = w.end
+		}
+		out = append(out, src[from:to]...)
+		return ws
+	}
+	render(0, len(src), list)
+	s.Src = out
+	slices.Sort(s.IDs)
+	return s
+}
+
+// narrow is the byte range of the edit proper: the mutant's range without the text that the
+// original and the mutated version have in common at its start and at its end.
+func (m Mutant) narrow() (off, end int, mutated string) {
+	a, b := m.Original, m.Mutated
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	q := 0
+	for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	if p+q >= len(a) {
+		return m.off, m.end, b // an insertion: the whole site, which is one token or node
+	}
+	return m.off + p, m.end - q, b[p : len(b)-q]
+}
+
+// pureFuncs are the functions of ti's file whose body is one return of a pure expression
+// that calls nothing but builtins and conversions (isTrail, isLead): calling them twice
+// changes nothing.
+func pureFuncs(ti *TypeInfo) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range ti.File.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Body == nil || len(fd.Body.List) != 1 {
+			continue
+		}
+		ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+		if !ok || len(ret.Results) != 1 {
+			continue
+		}
+		if pureExpr(ret.Results[0], ti, nil) {
+			out[fd.Name.Name] = true
+		}
+	}
+	return out
+}
+
+// pureExpr says whether evaluating e has no effect beyond its value (or a panic): it calls
+// only builtins without effects, conversions and the functions in pure.
+func pureExpr(e ast.Expr, ti *TypeInfo, pure map[string]bool) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit, *ast.CompositeLit:
+			ok = false
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW || x.Op == token.AND {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if tv, found := ti.Info.Types[x.Fun]; found && tv.IsType() {
+				return true // a conversion
+			}
+			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
+			if !isID {
+				ok = false
+				break
+			}
+			if tv, found := ti.Info.Types[id]; found && tv.IsBuiltin() {
+				if !slices.Contains([]string{"len", "cap", "min", "max"}, id.Name) {
+					ok = false
+				}
+				return true
+			}
+			if !pure[id.Name] {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// pureMutant says whether mutant m's version of w's expression is pure too.
+func pureMutant(src []byte, m Mutant, w *wrap, ti *TypeInfo, pure map[string]bool) bool {
+	off, end, mutated := m.narrow()
+	text := string(src[w.off:off]) + mutated + string(src[end:w.end])
+	e, err := parser.ParseExpr(text)
+	if err != nil {
+		return false
+	}
+	// the parsed expression has no type information: its calls are judged by name
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit, *ast.CompositeLit:
+			ok = false
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW || x.Op == token.AND {
+				ok = false
+			}
+		case *ast.CallExpr:
+			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
+			if !isID || !(pure[id.Name] || slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint"}, id.Name)) {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// appender lets fmt.Fprintf append to a byte slice.
+type appender []byte
+
+func (a *appender) Write(p []byte) (int, error) { *a = append(*a, p...); return len(p), nil }
+
+// Blame returns the ids of the mutants whose closures hold the 1-based line and column of the
+// schema source (where a compiler error points).
+func (s *Schema) Blame(line, col int) []int {
+	off, l := 0, 1
+	for off < len(s.Src) && l < line {
+		if s.Src[off] == '\n' {
+			l++
+		}
+		off++
+	}
+	off += col - 1
+	var ids []int
+	for id, sp := range s.spans {
+		if sp[0] <= off && off < sp[1] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Without returns the schema rebuilt without the mutants in drop.
+func (s *Schema) Without(src []byte, ti *TypeInfo, ms []Mutant, drop map[int]bool) *Schema {
+	keep := slices.DeleteFunc(slices.Clone(ms), func(m Mutant) bool { return drop[m.ID] })
+	return NewSchema(s.File, src, ti, keep)
+}
+
+// packageName is the package clause of a Go source.
+func packageName(src []byte) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(f.Name.Name)
+}
