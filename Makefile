@@ -2,6 +2,9 @@
 # qemu-user).
 GO          ?= go
 STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GREMLINS     = github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+# every file of package fast but decode.go (gremlins mutates a package; this leaves the one file)
+GREMLINS_DECODE_ONLY = (^|/)((escape|fast|kernel|generic|tables|arch_none|scan_other|race_|doc)[^/]*\.go|_asm/.*)$$
 BIN          = bin/difffuzz
 PHP_TARGET   = php adapters/php/difffuzz-target.php
 
@@ -9,7 +12,7 @@ FUZZTIME    ?= 200000x
 RANDOM      ?= 1000000x
 SEED        ?= 1
 
-.PHONY: test test-unit test-race test-arm64 check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all
+.PHONY: test test-unit test-race test-arm64 check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-gremlins
 
 ## test: formatting, vet (amd64 and arm64), staticcheck, the full test suite (including the whole
 ## exhaustive sweep and the PHP conformance test), the race detector on the -short suite, the
@@ -66,6 +69,13 @@ mutate:
 
 mutate-all:
 	$(GO) run ./cmd/difffuzz mutate
+
+## mutate-gremlins: the peer side by side (slow: about 12 minutes on 2 cores): gremlins v0.6.0
+## on fast/decode.go with its default mutators, 2 workers; its JSON in bin/gremlins-decode.json.
+## Compare with `difffuzz mutate --target fast/decode.go`.
+mutate-gremlins:
+	mkdir -p bin
+	$(GO) run $(GREMLINS) unleash --workers 2 --exclude-files '$(GREMLINS_DECODE_ONLY)' --output bin/gremlins-decode.json ./fast
 
 ## fuzz: each native fuzz target for a count budget, then a random campaign with class statistics.
 fuzz:

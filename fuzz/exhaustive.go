@@ -381,5 +381,6 @@ func campaignDefaults(ops *[]Op, impls *[]Impl, workers, maxFindings *int, progr
 	if *progress == nil {
 		*progress = noProgress{}
 	}
+	*impls = recheck(*impls, workers)
 	return nil
 }

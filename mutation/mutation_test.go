@@ -404,7 +404,14 @@ func TestBuildFor(t *testing.T) {
 // position maps back to the mutant whose closure holds it.
 func TestSchema(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.26\n"), 0o644))
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	// module p uses this repository for the hook package the variable file imports
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), fmt.Appendf(nil,
+		"module p\n\ngo 1.26\n\nrequire github.com/difffuzz/difffuzz v0.0.0\n\nreplace github.com/difffuzz/difffuzz => %s\n", root), 0o644))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 	file := filepath.Join(dir, "p.go")
 	require.NoError(t, os.WriteFile(file, []byte(sample), 0o644))
 	ms, err := Sites(file, []byte(sample), nil)
@@ -418,7 +425,7 @@ func TestSchema(t *testing.T) {
 	for _, m := range ms {
 		assert.Equal(t, 1, strings.Count(string(s.Src), fmt.Sprintf("case %d: return ", m.ID)), "mutant %d", m.ID)
 		if s.Traced[m.ID] {
-			assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] {", m.ID))
+			assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() {", m.ID))
 		}
 		sp := s.spans[m.ID]
 		line := 1 + strings.Count(string(s.Src[:sp[0]]), "\n")
@@ -430,7 +437,7 @@ func TestSchema(t *testing.T) {
 	// The schema and the file that declares its variable compile together.
 	require.NoError(t, os.WriteFile(file, s.Src, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "v.go"), VarFile("p", len(ms)), 0o644))
-	cmd := exec.Command("go", "vet", ".")
+	cmd := exec.Command("go", "vet", "-mod=mod", ".")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	assert.NoError(t, err, "%s", out)

@@ -9,19 +9,20 @@ import (
 	"text/tabwriter"
 )
 
-// Score is the mutation score of results in percent: killed / (killed + survived + timed
-// out); not viable and equivalent mutants count in neither part. It is 100 when nothing counts. counts are
-// the results by outcome.
+// Score is the mutation score of results in percent: detected / (detected + survived), where
+// detected is killed or timed out (a mutant that makes a killer hang is caught: go test's own
+// timeout fails it), as Stryker counts; not viable and equivalent mutants count in neither
+// part. It is 100 when nothing counts. counts are the results by outcome.
 func Score(results []Result) (score float64, counts map[Outcome]int) {
 	counts = map[Outcome]int{}
 	for _, r := range results {
 		counts[r.Outcome]++
 	}
-	n := counts[Killed] + counts[Survived] + counts[TimedOut]
-	if n == 0 {
+	detected := counts[Killed] + counts[TimedOut]
+	if detected+counts[Survived] == 0 {
 		return 100, counts
 	}
-	return 100 * float64(counts[Killed]) / float64(n), counts
+	return 100 * float64(detected) / float64(detected+counts[Survived]), counts
 }
 
 // Language is the language of a mutant's file: "asm" for Go assembly (.s), else "go".

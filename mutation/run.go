@@ -37,8 +37,9 @@ type Killer struct {
 	Main bool
 	Args []string
 	// Funcs, for an equivalence killer, are the functions whose mutants its domain covers
-	// (nil: every mutant's).
-	Funcs []string
+	// (nil: every mutant's but those in Except).
+	Funcs  []string
+	Except []string
 	// Domain, for an equivalence killer (Config.Equivalence), is the input domain it checks
 	// exhaustively, in words: what a mutant that passes it is proven equivalent on.
 	Domain string
@@ -142,7 +143,9 @@ func (k Killer) runArgs(evidence string) []string {
 func (k Killer) binKey() string { return fmt.Sprint(k.Pkg, "\x00", k.Tags, "\x00", k.Main) }
 
 // covers says whether the equivalence killer k applies to mutants of function fn.
-func (k Killer) covers(fn string) bool { return len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn) }
+func (k Killer) covers(fn string) bool {
+	return (len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn)) && !slices.Contains(k.Except, fn)
+}
 
 // Outcome is how a mutant ended.
 type Outcome string
@@ -176,7 +179,8 @@ type Result struct {
 	Evidence string `json:",omitempty"`
 	// Traced: proven equivalent by tracing (its mutated expression evaluated like the
 	// original's everywhere on the domain), not by a run of its own.
-	Traced bool `json:",omitempty"`
+	Traced  bool `json:",omitempty"`
+	skipped int  // killer runs skipped: not infected
 	// Build is the configuration the mutant was built and run under; How is how it was
 	// applied: "schema" (one shared mutant schema build), "patch" (a table mutant written
 	// into a copy of the unmutated binary) or "build" (a build of its own).
@@ -198,6 +202,11 @@ type Summary struct {
 	Schema   int             // mutants run from shared schema builds
 	Separate int             // mutants built one by one (assembly; or not expressible in a schema)
 	Builds   int             // go builds made (schema and baseline builds included)
+	// Trace is the time of the killers' traced runs (every schema mutant traced at once);
+	// Skipped counts the killer runs they made unnecessary (a traced mutant whose
+	// expression never evaluated differently under a killer passes it without a run).
+	Trace   time.Duration
+	Skipped int
 }
 
 // Config is a mutation run.
@@ -206,7 +215,7 @@ type Config struct {
 	Killers []Killer // cheapest first
 	Workers int      // mutants run at once (default 1)
 	// Timeout of one killer on a mutant is TimeoutFactor × the killer's baseline time, at
-	// least MinTimeout (defaults 10 and 30 s): a mutant that loops forever is timed out.
+	// least MinTimeout (defaults 10 and 10 s): a mutant that loops forever is timed out.
 	TimeoutFactor float64
 	MinTimeout    time.Duration
 	// Equivalence are the killers run on a mutant that survived Killers (the exhaustive
@@ -223,6 +232,11 @@ type Config struct {
 	// NoSchema builds every mutant on its own (the slow way) instead of compiling the Go
 	// mutants of a build configuration into one schema build.
 	NoSchema bool
+	// NoTrace runs every killer on every schema mutant instead of first running each killer
+	// once with every traceable mutant traced and skipping it for the mutants it does not
+	// infect. (Tracing assumes the killers are deterministic: a killer that draws other
+	// random inputs on each run may infect a mutant in its own run and not in the traced one.)
+	NoTrace bool
 	// Started, if set, is called once the baseline has run, before the first mutant.
 	Started func(Summary)
 	// Progress, if set, is called after each mutant is decided (from one goroutine at a
@@ -308,6 +322,10 @@ type group struct {
 	shared   *binaries // the schema build (or the unmutated one), for the killers and the equivalence killers
 	baseline []time.Duration
 	traced   map[int]bool // the schema's mutants it can trace
+	// infected is, per killer (by index), the traced mutants whose expression evaluated
+	// differently during the killer's traced run; nil when unknown (not traced, or timed
+	// out). A traced mutant outside it passes that killer without running it.
+	infected []map[int]bool
 }
 
 // Run applies the mutants of each target and runs the killers in order until one fails, then
@@ -365,6 +383,25 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 		if gi == 0 {
 			sum.Baseline = g.baseline
 		}
+		if !cfg.NoTrace && len(g.traced) > 0 {
+			ids := make([]int, 0, len(g.traced))
+			for id := range g.traced {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			g.infected = make([]map[int]bool, len(cfg.Killers))
+			start := time.Now()
+			for i, k := range cfg.Killers {
+				d, complete, err := trace(ctx, cfg, gdir, g, k, ids, max(50*g.baseline[i], 2*time.Minute))
+				if err != nil {
+					return nil, sum, err
+				}
+				if complete {
+					g.infected[i] = d
+				}
+			}
+			sum.Trace += time.Since(start)
+		}
 		for ti, t := range g.targets {
 			for _, m := range t.Mutants {
 				jobs = append(jobs, job{g: g, target: ti, m: m, schema: inSchema[m.ID]})
@@ -407,6 +444,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 				mu.Lock()
 				if err == nil {
 					results[j.index] = r
+					sum.Skipped += r.skipped
 					if !(j.schema && r.Outcome == Survived && len(cfg.Equivalence) > 0) {
 						done++
 						if cfg.Progress != nil {
@@ -694,9 +732,14 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	}
 	floor := cfg.MinTimeout
 	if floor <= 0 {
-		floor = 30 * time.Second
+		floor = 10 * time.Second
 	}
 	for i, k := range cfg.Killers {
+		if j.schema && j.g.infected != nil && j.g.infected[i] != nil && j.g.traced[j.m.ID] && !j.g.infected[i][j.m.ID] {
+			r.note(cfg, k.Name, "passed")
+			r.skipped++
+			continue // never evaluated differently under k: it passes k
+		}
 		bin, fail, err := bs.get(ctx, cfg.Dir, k)
 		switch {
 		case ctx.Err() != nil:
@@ -795,10 +838,19 @@ func equivalenceOne(ctx context.Context, cfg Config, k Killer, b Build, bs *bina
 	return false, nil
 }
 
-// equivalencePhase decides the schema mutants that survived every killer, one equivalence
-// killer at a time: first one run of the killer's domain with every covered survivor traced
-// (TraceEnv), which proves equivalent each whose mutated expression never evaluated
-// differently from the original; then, for the rest, one run per mutant.
+// verdict is what a recheck run said about one mutant.
+type verdict struct {
+	kind     string // "differs", "hang", "unattributed" or "" (proven: no re-run differed)
+	evidence string // the record, for differs and hang
+}
+
+// equivalencePhase decides the schema mutants that survived every killer. For each
+// equivalence killer that covers some of them, one run of its domain from the schema build
+// with all of them traced and each call where one diverged re-run with it active
+// (recheckRun); these runs go in parallel (Config.Workers at once), one worker each. A
+// mutant a re-run told apart is killed (a gap) or timed out; one that no re-run told apart
+// passes that domain. A mutant whose expression the schema cannot trace, or that diverged
+// outside a checked call, then gets a run of each domain of its own (equivalenceOne).
 func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*group, jobs []job, results []Result, progress func(Result)) error {
 	for _, g := range groups {
 		var idx []int // results of g's schema survivors
@@ -810,79 +862,120 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if len(idx) == 0 {
 			continue
 		}
-		open := map[int]bool{} // still undecided
-		for _, i := range idx {
-			open[i] = true
-		}
-		for _, k := range cfg.Equivalence {
-			var covered, traced []int
+		// one recheck run per equivalence killer, in parallel
+		verdicts := make([]map[int]verdict, len(cfg.Equivalence))
+		errs := make([]error, len(cfg.Equivalence))
+		shares := make([]time.Duration, len(cfg.Equivalence)) // each mutant's share of a run's time
+		sem := make(chan struct{}, max(cfg.Workers, 1))
+		var wg sync.WaitGroup
+		for ki, k := range cfg.Equivalence {
+			var ids []int
 			for _, i := range idx {
-				if open[i] && k.covers(results[i].Func) {
-					covered = append(covered, i)
-					if g.traced[results[i].ID] {
-						traced = append(traced, i)
-					}
+				if k.covers(results[i].Func) && g.traced[results[i].ID] {
+					ids = append(ids, results[i].ID)
 				}
 			}
-			if len(covered) == 0 {
+			if len(ids) == 0 {
 				continue
 			}
-			proven, err := traceRun(ctx, cfg, tmp, g, k, results, traced)
-			if err != nil {
-				return err
-			}
-			var rest []int
-			for _, i := range covered {
-				if proven[results[i].ID] {
-					results[i].note(cfg, k.Name, "passed")
-					results[i].Domain = strings.TrimPrefix(results[i].Domain+"; "+k.Domain, "; ")
-					results[i].Traced = true
-				} else {
-					rest = append(rest, i)
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				start := time.Now()
+				verdicts[ki], errs[ki] = recheckRun(ctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki)), g, k, ids)
+				shares[ki] = time.Since(start) / time.Duration(len(ids))
+			})
+		}
+		wg.Wait()
+		for ki := range cfg.Equivalence {
+			for _, i := range idx {
+				if _, ok := verdicts[ki][results[i].ID]; ok {
+					results[i].Elapsed += shares[ki]
 				}
-			}
-			queue := make(chan int)
-			var mu sync.Mutex
-			var firstErr error
-			var wg sync.WaitGroup
-			for range max(cfg.Workers, 1) {
-				wg.Go(func() {
-					for i := range queue {
-						r := results[i]
-						start := time.Now()
-						done, err := equivalenceOne(ctx, cfg, k, g.build, g.shared, r.ID, tmp, &r)
-						r.Elapsed += time.Since(start)
-						mu.Lock()
-						if err != nil && firstErr == nil {
-							firstErr = err
-						}
-						if err == nil {
-							results[i] = r
-							if done {
-								delete(open, i)
-							}
-						}
-						mu.Unlock()
-					}
-				})
-			}
-			for _, i := range rest {
-				if ctx.Err() != nil {
-					break
-				}
-				queue <- i
-			}
-			close(queue)
-			wg.Wait()
-			if firstErr != nil {
-				return firstErr
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
 			}
 		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// merge, killers in order; then runs of their own for what the rechecks left open
+		type pending struct{ i, k int }
+		var own []pending
 		for _, i := range idx {
-			if open[i] && results[i].Domain != "" {
+			r := &results[i]
+			decided := false
+			for ki, k := range cfg.Equivalence {
+				if !k.covers(r.Func) {
+					continue
+				}
+				v, ok := verdicts[ki][r.ID]
+				switch {
+				case decided:
+				case !ok || v.kind == "unattributed":
+					own = append(own, pending{i, ki})
+				case v.kind == "differs":
+					r.note(cfg, k.Name, "killed")
+					r.Outcome, r.KilledBy, r.Gap, r.Evidence = Killed, k.Name, true, v.evidence
+					decided = true
+				case v.kind == "hang":
+					r.note(cfg, k.Name, "timed-out")
+					r.Outcome, r.KilledBy, r.Evidence, r.Detail = TimedOut, k.Name, v.evidence, "hangs on an input of the domain"
+					decided = true
+				default:
+					r.note(cfg, k.Name, "passed")
+					r.Domain = strings.TrimPrefix(r.Domain+"; "+k.Domain, "; ")
+					r.Traced = true
+				}
+			}
+			if decided {
+				own = slices.DeleteFunc(own, func(p pending) bool { return p.i == i })
+			}
+		}
+		queue := make(chan pending)
+		var mu sync.Mutex
+		var firstErr error
+		var owg sync.WaitGroup
+		for range max(cfg.Workers, 1) {
+			owg.Go(func() {
+				for p := range queue {
+					mu.Lock()
+					r := results[p.i]
+					mu.Unlock()
+					if r.Outcome != Survived {
+						continue // another domain decided it meanwhile
+					}
+					start := time.Now()
+					_, err := equivalenceOne(ctx, cfg, cfg.Equivalence[p.k], g.build, g.shared, r.ID, tmp, &r)
+					r.Elapsed += time.Since(start)
+					mu.Lock()
+					if err != nil && firstErr == nil {
+						firstErr = err
+					}
+					if err == nil {
+						results[p.i] = r
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		for _, p := range own {
+			if ctx.Err() != nil {
+				break
+			}
+			queue <- p
+		}
+		close(queue)
+		owg.Wait()
+		if firstErr != nil {
+			return firstErr
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, i := range idx {
+			if results[i].Outcome == Survived && results[i].Domain != "" {
 				results[i].Outcome = Equivalent
 			}
 			if progress != nil {
@@ -893,14 +986,22 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 	return nil
 }
 
-// traceRun runs equivalence killer k once from g's schema build with no mutant active and
-// the mutants of results[traced] traced, and returns those it proved equivalent: every one
-// whose expression never evaluated differently. A killer that fails there fails the run
-// (it fails without any mutant); one that times out proves nothing.
-func traceRun(ctx context.Context, cfg Config, tmp string, g *group, k Killer, results []Result, traced []int) (map[int]bool, error) {
-	proven := map[int]bool{}
-	if len(traced) == 0 {
-		return proven, nil
+// recheckRun is one run of equivalence killer k from g's schema build with the mutants ids
+// traced and every call during which one diverged re-run with it active (RecheckEnv; the
+// campaign's side is fuzz's recheck), in directory dir. Its verdict on each: "differs" (a
+// re-run returned something else than the original: the record is the witness, the
+// original's result the wanted one), "hang" (a re-run did not return; the run is repeated
+// without it), "unattributed" (it diverged outside a checked call: it needs a run of its
+// own), or "" (proven: it never diverged, or none of its re-runs differed). A run that times
+// out leaves every mutant without a verdict.
+func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer, ids []int) (map[int]verdict, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out := map[int]verdict{}
+	limit := cfg.EquivalenceTimeout
+	if limit <= 0 {
+		limit = time.Hour
 	}
 	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
 	if err != nil {
@@ -909,49 +1010,104 @@ func traceRun(ctx context.Context, cfg Config, tmp string, g *group, k Killer, r
 	if fail != "" {
 		return nil, fmt.Errorf("equivalence killer %s does not build: %s", k.Name, fail)
 	}
-	ids := make([]string, len(traced))
-	for n, i := range traced {
-		ids[n] = fmt.Sprint(results[i].ID)
+	for attempt := 0; attempt < 50; attempt++ {
+		var list []string
+		for _, id := range ids {
+			if _, ok := out[id]; !ok {
+				list = append(list, fmt.Sprint(id))
+			}
+		}
+		if len(list) == 0 {
+			break
+		}
+		file := filepath.Join(dir, "recheck")
+		os.Remove(file)
+		env := []string{TraceEnv + "=" + strings.Join(list, ","), RecheckEnv + "=" + file}
+		kctx, cancel := context.WithTimeout(ctx, limit)
+		t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(dir, "evidence"), env)
+		timedOut := kctx.Err() != nil
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case timedOut:
+			return map[int]verdict{}, nil // nothing known
+		case err != nil:
+			return nil, fmt.Errorf("equivalence killer %s (rechecking): %v", k.Name, err)
+		}
+		hung := false
+		if b, err := os.ReadFile(file); err == nil {
+			for l := range strings.Lines(string(b)) {
+				var rec struct {
+					ID   int    `json:"id"`
+					Kind string `json:"kind"`
+				}
+				if json.Unmarshal([]byte(l), &rec) != nil || !slices.Contains(ids, rec.ID) {
+					continue
+				}
+				out[rec.ID] = verdict{kind: rec.Kind, evidence: strings.TrimSpace(l)}
+				hung = hung || rec.Kind == "hang"
+			}
+		}
+		if hung {
+			continue // again without the mutant that hung
+		}
+		if t.failed {
+			return nil, fmt.Errorf("equivalence killer %s fails without any mutant while rechecking mutants%s", k.Name, tail(t.lines))
+		}
+		for _, id := range ids {
+			if _, ok := out[id]; !ok {
+				out[id] = verdict{}
+			}
+		}
+		break
 	}
-	diverged := filepath.Join(tmp, "diverged-"+k.Name)
-	os.Remove(diverged)
-	limit := cfg.EquivalenceTimeout
-	if limit <= 0 {
-		limit = time.Hour
+	return out, nil
+}
+
+// trace runs killer k once from g's schema build with no mutant active and the mutants ids
+// traced (TraceEnv), within limit, and returns the ones whose expression evaluated
+// differently from the original's at least once (DivergedEnv). complete is false when the
+// run timed out (then nothing is known). A killer that fails while tracing is an error: with
+// no mutant active it must pass.
+func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids []int, limit time.Duration) (diverged map[int]bool, complete bool, err error) {
+	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
+	if err != nil {
+		return nil, false, err
 	}
-	env := []string{TraceEnv + "=" + strings.Join(ids, ","), DivergedEnv + "=" + diverged}
+	if fail != "" {
+		return nil, false, fmt.Errorf("killer %s does not build: %s", k.Name, fail)
+	}
+	list := make([]string, len(ids))
+	for n, id := range ids {
+		list[n] = fmt.Sprint(id)
+	}
+	file := filepath.Join(tmp, "diverged-"+k.Name)
+	os.Remove(file)
+	defer os.Remove(file)
+	env := []string{TraceEnv + "=" + strings.Join(list, ","), DivergedEnv + "=" + file}
 	kctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	start := time.Now()
-	t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(tmp, "evidence-trace"), env)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(tmp, "evidence-trace-"+k.Name), env)
+	switch {
+	case ctx.Err() != nil:
+		return nil, false, ctx.Err()
+	case kctx.Err() != nil:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("killer %s (tracing): %v", k.Name, err)
+	case t.failed:
+		return nil, false, fmt.Errorf("killer %s fails without any mutant while tracing mutants%s", k.Name, tail(t.lines))
 	}
-	if kctx.Err() != nil {
-		return proven, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("equivalence killer %s (tracing): %v", k.Name, err)
-	}
-	if t.failed {
-		return nil, fmt.Errorf("equivalence killer %s fails without any mutant%s", k.Name, tail(t.lines))
-	}
-	seen := map[int]bool{}
-	if b, err := os.ReadFile(diverged); err == nil {
+	diverged = map[int]bool{}
+	if b, err := os.ReadFile(file); err == nil {
 		for l := range strings.Lines(string(b)) {
 			if id, err := strconv.Atoi(strings.TrimSpace(l)); err == nil {
-				seen[id] = true
+				diverged[id] = true
 			}
 		}
 	}
-	per := time.Since(start) / time.Duration(len(traced))
-	for _, i := range traced {
-		if !seen[results[i].ID] {
-			proven[results[i].ID] = true
-		}
-		results[i].Elapsed += per
-	}
-	return proven, nil
+	return diverged, true, nil
 }
 
 // failureLines are the first lines a failing test printed (where a differential test says

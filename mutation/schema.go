@@ -28,6 +28,7 @@ const (
 	SchemaEnv   = "DIFFFUZZ_MUTANT"
 	TraceEnv    = "DIFFFUZZ_MUTANT_TRACE"
 	DivergedEnv = "DIFFFUZZ_MUTANT_DIVERGED"
+	RecheckEnv  = "DIFFFUZZ_MUTANT_RECHECK"
 )
 
 // Schema is one Go file with many mutants compiled in (a mutant schema): each mutated
@@ -49,16 +50,24 @@ type Schema struct {
 }
 
 // VarFile is the extra source file of package pkg that declares SchemaVar and the tracing of
-// mutant ids up to maxID.
+// mutant ids up to maxID. With RecheckEnv set (a file name) as well as TraceEnv, it installs
+// a hook.Tracer for a per-call recheck: the campaign re-runs each call during which a
+// traced mutant diverged with that mutant active and records (in that file, as JSON lines)
+// the mutants whose result differed, the calls whose re-run hung (the process then exits with
+// status 3) and the mutants that diverged outside a checked call.
 func VarFile(pkg string, maxID int) []byte {
 	return fmt.Appendf(nil, `package %[1]s
 
 import (
+	difffuzzjson "encoding/json"
 	difffuzzos "os"
 	difffuzzstrconv "strconv"
 	difffuzzstrings "strings"
 	difffuzzsync "sync"
 	difffuzzatomic "sync/atomic"
+	difffuzztime "time"
+
+	difffuzzhook "github.com/difffuzz/difffuzz/mutation/hook"
 )
 
 // %[2]s is the mutant this process runs (difffuzz mutate): 0 for none.
@@ -75,25 +84,111 @@ var difffuzzTraced, difffuzzTracing = func() (t [%[5]d]bool, any bool) {
 }()
 
 var (
-	difffuzzSeen [%[5]d]difffuzzatomic.Bool
-	difffuzzMu   difffuzzsync.Mutex
+	difffuzzSeen    [%[5]d]difffuzzatomic.Bool
+	difffuzzMu      difffuzzsync.Mutex
+	difffuzzRecheck = difffuzzos.Getenv(%[7]q) // per-call recheck: the file of its records
+	difffuzzOnce    = difffuzzRecheck == ""   // the first divergence of a mutant is all that matters
+	difffuzzGen     uint32
+	difffuzzLast    [%[5]d]uint32
+	difffuzzCall    []int
+	difffuzzInCall  bool
+	difffuzzWatch   difffuzzatomic.Int64 // when the running re-run started (UnixNano), 0: none
+	difffuzzWatchID difffuzzatomic.Int64
+	difffuzzWatchOf difffuzzatomic.Value // the record of the call being re-run
 )
 
 // difffuzzDiverged records that traced mutant id evaluated differently from the original.
 func difffuzzDiverged(id int) {
+	if !difffuzzOnce {
+		if !difffuzzInCall {
+			if !difffuzzSeen[id].Swap(true) {
+				difffuzzRecord(id, "unattributed", nil) // diverged in a call nobody re-runs
+			}
+			return
+		}
+		if difffuzzLast[id] != difffuzzGen {
+			difffuzzLast[id] = difffuzzGen
+			difffuzzCall = append(difffuzzCall, id)
+		}
+		return
+	}
 	if difffuzzSeen[id].Swap(true) {
 		return
 	}
+	difffuzzAppend(difffuzzos.Getenv(%[6]q), difffuzzstrconv.Itoa(id)+"\n")
+}
+
+func difffuzzAppend(file, line string) {
 	difffuzzMu.Lock()
 	defer difffuzzMu.Unlock()
-	f, err := difffuzzos.OpenFile(difffuzzos.Getenv(%[6]q), difffuzzos.O_APPEND|difffuzzos.O_CREATE|difffuzzos.O_WRONLY, 0o644)
+	f, err := difffuzzos.OpenFile(file, difffuzzos.O_APPEND|difffuzzos.O_CREATE|difffuzzos.O_WRONLY, 0o644)
 	if err != nil {
-		panic("difffuzz mutate: cannot record a diverged mutant: " + err.Error())
+		panic("difffuzz mutate: cannot record a mutant: " + err.Error())
 	}
-	f.WriteString(difffuzzstrconv.Itoa(id) + "\n")
+	f.WriteString(line)
 	f.Close()
 }
-`, pkg, SchemaVar, SchemaEnv, TraceEnv, maxID+1, DivergedEnv)
+
+func difffuzzRecord(id int, kind string, rec map[string]any) {
+	m := map[string]any{"id": id, "kind": kind}
+	for k, v := range rec {
+		m[k] = v
+	}
+	b, _ := difffuzzjson.Marshal(m)
+	difffuzzAppend(difffuzzRecheck, string(b)+"\n")
+}
+
+type difffuzzTracer struct{}
+
+func (difffuzzTracer) Begin() {
+	difffuzzGen++
+	difffuzzCall = difffuzzCall[:0]
+	difffuzzInCall = true
+}
+
+func (difffuzzTracer) End() {
+	difffuzzCall = difffuzzCall[:0]
+	difffuzzInCall = false
+}
+
+func (difffuzzTracer) Diverged() []int { return difffuzzCall }
+
+func (difffuzzTracer) With(id int, f func()) {
+	difffuzzTracing, %[2]s = false, id
+	difffuzzWatchID.Store(int64(id))
+	difffuzzWatch.Store(difffuzztime.Now().UnixNano())
+	defer func() {
+		difffuzzWatch.Store(0)
+		difffuzzTracing, %[2]s = true, 0
+	}()
+	f()
+}
+
+func (difffuzzTracer) Differs(id int, rec map[string]any) {
+	if !difffuzzSeen[id].Swap(true) {
+		difffuzzRecord(id, "differs", rec)
+	}
+}
+
+func (difffuzzTracer) Hang(rec map[string]any) { difffuzzWatchOf.Store(rec) }
+
+func init() {
+	if !difffuzzTracing || difffuzzOnce {
+		return
+	}
+	difffuzzhook.Active = difffuzzTracer{}
+	go func() {
+		for {
+			difffuzztime.Sleep(500 * difffuzztime.Millisecond)
+			if t := difffuzzWatch.Load(); t != 0 && difffuzztime.Since(difffuzztime.Unix(0, t)) > 10*difffuzztime.Second {
+				rec, _ := difffuzzWatchOf.Load().(map[string]any)
+				difffuzzRecord(int(difffuzzWatchID.Load()), "hang", rec)
+				difffuzzos.Exit(3)
+			}
+		}
+	}()
+}
+`, pkg, SchemaVar, SchemaEnv, TraceEnv, maxID+1, DivergedEnv, RecheckEnv)
 }
 
 // TypeInfo is the type-checked package of one Go file, for NewSchema: the type of every
@@ -273,7 +368,7 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 				out = append(out, "; if difffuzzTracing {"...)
 				for _, m := range traced {
 					off, end, mutated := m.narrow()
-					fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if ", m.ID)
+					fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if ", m.ID)
 					out = append(out, src[w.off:off]...)
 					out = append(out, mutated...)
 					out = append(out, src[end:w.end]...)

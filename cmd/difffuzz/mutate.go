@@ -23,6 +23,36 @@ var defaultMutateTargets = []string{
 	"fast/escape.go:escapeSmall,validFrom,escapeMB,validLen,escapeRaw",
 }
 
+// asmMutateTargets (--asm) are the assembly that validates UTF-8: the AVX2 kernel of
+// UNESCAPED_UNICODE, the 16-byte clean check and the ASCII scans with the three Keiser–Lemire
+// lookup tables (amd64), and their NEON counterparts with the validation macro and its
+// tables (arm64, run under qemu).
+var asmMutateTargets = []string{
+	"fast/escape_amd64.s:escapeUUAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
+	"fast/escape_arm64.s:escapeUUNEON,clean16NEON,UUCHECK,utf8lookupNEON",
+}
+
+// allMutateTargets (--all) are the packages fast and oracle whole: every Go file that is not a
+// test, every function, and every assembly file.
+func allMutateTargets(dir string) ([]string, error) {
+	var out []string
+	for _, pkg := range []string{"fast", "oracle"} {
+		for _, pat := range []string{"*.go", "*.s"} {
+			files, err := filepath.Glob(filepath.Join(dir, pkg, pat))
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				if !strings.HasSuffix(f, "_test.go") {
+					rel, _ := filepath.Rel(dir, f)
+					out = append(out, rel)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 // defaultKillers are the killers, cheapest first: the spec tables, package fast's unit tests,
 // and package fuzz's differential tests of the built-ins against the oracle (-short: the
 // exhaustive sample, the boundary placements, the properties, random inputs and the fuzz
@@ -53,7 +83,7 @@ var equivalenceKillers = []mutation.Killer{
 	{Name: "utf8-decode-domain", Pkg: "./cmd/difffuzz", Main: true, Funcs: utf8Funcs,
 		Args:   []string{"--exhaustive", "--ops", "utf8_decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
 		Domain: "utf8_decode on every 1-4-byte string"},
-	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true,
+	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Except: []string{"utf8Decode"}, // only utf8_decode calls it
 		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},
 		Domain: "json_encode on every 1-3-byte string under all 1,024 option sets and embedded at the 16/32/64-byte edges"},
@@ -70,12 +100,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
+	asmToo := fs.Bool("asm", false, "add the assembly that validates UTF-8 to the targets: "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
+	traceOn := fs.Bool("trace", true, "run each killer once with every schema mutant traced and skip it for the mutants whose expression it never evaluates differently (--trace=false: run every killer on every mutant)")
+	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
 	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
 	equivalence := fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
-	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score (killed / (killed+survived+timed out), in %) is below this")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--seeds] [--killers LIST] [--matrix] [--equivalence=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
+	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score ((killed + timed out) / (killed + timed out + survived), in %; equivalent and not viable mutants left out) is below this")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
 	if err != nil {
 		return exitUsage, err
 	}
@@ -94,6 +127,16 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if len(targets) == 0 {
 		targets = defaultMutateTargets
+		if *all {
+			if targets, err = allMutateTargets(*dir); err != nil {
+				return exitUsage, err
+			}
+		}
+	} else if *all {
+		return exitUsage, usagef("--all and --target: give one or the other")
+	}
+	if *asmToo && !*all {
+		targets = append(slices.Clone(targets), asmMutateTargets...)
 	}
 	type fileMutants struct {
 		file    string
@@ -150,15 +193,16 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if total == 0 {
 		return exitUsage, usagef("mutate: no mutants in %s", strings.Join(targets, ", "))
 	}
-	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix}
+	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix, NoTrace: !*traceOn}
 	if *equivalence {
 		cfg.Equivalence = equivalenceKillers
 	}
 	start := time.Now()
 	var prog fuzz.Progress // from the baseline on
 	cfg.Started = func(sum mutation.Summary) {
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built one by one); killers %s (baseline %s); %d workers\n",
-			plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline), *workers)
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built or patched one by one); killers %s (baseline %s; traced runs %s); %d workers\n",
+			plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline),
+			sum.Trace.Round(time.Second), *workers)
 		prog = newProgressOf(stderr, "mutants")
 		prog.Begin("mutate", uint64(total))
 	}
@@ -176,7 +220,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	for _, f := range files {
 		targetsRun = append(targetsRun, mutation.Target{File: f.file, Src: f.src, Mutants: f.mutants})
 	}
-	results, _, err := mutation.Run(ctx, cfg, targetsRun)
+	results, sum, err := mutation.Run(ctx, cfg, targetsRun)
 	endProgress()
 	if err != nil {
 		return exitUsage, fmt.Errorf("mutate: %v", err)
@@ -228,6 +272,16 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	fmt.Fprintf(stderr, "difffuzz: mutate: %s: %d killed (%d only by the exhaustive domain: gaps in the killers' tests), %d survived, %d equivalent, %d timed out, %d not viable; score %.1f%% (%s) in %s\n",
 		plural(uint64(len(results)), "mutant"), counts[mutation.Killed], gaps, counts[mutation.Survived], counts[mutation.Equivalent],
 		counts[mutation.TimedOut], counts[mutation.NotViable], score, strings.Join(langs, ", "), time.Since(start).Round(time.Second))
+	if len(results) > 0 {
+		el := make([]time.Duration, 0, len(results))
+		for _, r := range results {
+			el = append(el, r.Elapsed)
+		}
+		slices.Sort(el)
+		wall := time.Since(start)
+		fmt.Fprintf(stderr, "difffuzz: mutate: %.0f mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; %d killer runs skipped by the traced runs (%s)\n",
+			float64(len(results))/wall.Minutes(), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Skipped, sum.Trace.Round(time.Second))
+	}
 	if score < *threshold {
 		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
 		return exitFindings, nil

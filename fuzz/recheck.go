@@ -1,0 +1,178 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/hex"
+	"unsafe"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/mutation/hook"
+)
+
+// recheck wraps each candidate's functions for difffuzz mutate's per-call recheck when a
+// mutant schema is tracing (hook.Active, docs/DESIGN.md §7): every call runs the original
+// code with the traced mutants' expressions evaluated alongside, and each mutant whose
+// expression diverged during the call is re-run on the same input with that mutant active;
+// a result other than the original's is recorded (hook.Tracer.Differs) with the input, the
+// options and the original's result as the witness. The mutant is a package variable, so
+// the campaign then runs on one worker. Wrappers are shared per function, so candidates
+// that shared a function still do (distinctFuncs). Without a tracing schema it does nothing.
+func recheck(impls []Impl, workers *int) []Impl {
+	t := hook.Active
+	if t == nil {
+		return impls
+	}
+	*workers = 1
+	escapes := map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error){}
+	steps := map[unsafe.Pointer]func([]byte, int) jsonopt.Step{}
+	decodes := map[unsafe.Pointer]func([]byte, []byte) []byte{}
+	var wrap func(im Impl) Impl
+	wrap = func(im Impl) Impl {
+		if f := im.Escape; f != nil {
+			p := funcPtr(f)
+			if escapes[p] == nil {
+				escapes[p] = func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+					prefix := len(dst)
+					t.Begin()
+					out, err := f(dst, src, opts)
+					for _, id := range t.Diverged() {
+						want := out[min(prefix, len(out)):]
+						rec := map[string]any{"op": OpEscape, "input": hex.EncodeToString(src), "flags": uint32(opts),
+							"options": opts.String(), "want": hex.EncodeToString(want), "want_err": jsonopt.ErrorCode(err)}
+						t.Hang(rec)
+						var got []byte
+						var gerr error
+						in, dst := clone(src), canaryDst(len(want))
+						t.With(id, func() {
+							got, gerr = safeCall2(func() ([]byte, error) { return f(dst, in, opts) })
+						})
+						if why := rerunDiffers(got, want, dst, in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
+							rec["got"], rec["got_err"], rec["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
+							t.Differs(id, rec)
+						}
+					}
+					t.End()
+					return out, err
+				}
+			}
+			im.Escape = escapes[p]
+		}
+		if f := im.NextChar; f != nil {
+			p := funcPtr(f)
+			if steps[p] == nil {
+				steps[p] = func(s []byte, pos int) jsonopt.Step {
+					t.Begin()
+					st := f(s, pos)
+					for _, id := range t.Diverged() {
+						rec := map[string]any{"op": OpDecode, "input": hex.EncodeToString(s), "pos": pos, "want_step": st.String()}
+						t.Hang(rec)
+						var got jsonopt.Step
+						var bad bool
+						in := clone(s)
+						t.With(id, func() {
+							defer func() { bad = recover() != nil || bad }()
+							got = f(in, pos)
+						})
+						if bad || got != st || !bytes.Equal(in, s) {
+							rec["got_step"] = got.String()
+							t.Differs(id, rec)
+						}
+					}
+					t.End()
+					return st
+				}
+			}
+			im.NextChar = steps[p]
+		}
+		if f := im.UTF8Decode; f != nil {
+			p := funcPtr(f)
+			if decodes[p] == nil {
+				decodes[p] = func(dst, src []byte) []byte {
+					prefix := len(dst)
+					t.Begin()
+					out := f(dst, src)
+					for _, id := range t.Diverged() {
+						want := out[min(prefix, len(out)):]
+						rec := map[string]any{"op": OpUTF8Decode, "input": hex.EncodeToString(src), "want": hex.EncodeToString(want)}
+						t.Hang(rec)
+						var got []byte
+						var bad bool
+						in, dst := clone(src), canaryDst(len(want))
+						t.With(id, func() {
+							defer func() { bad = recover() != nil || bad }()
+							got = f(dst, in)
+						})
+						if why := rerunDiffers(got, want, dst, in, src); bad || why != "" {
+							rec["got"], rec["how"] = hex.EncodeToString(got), why
+							if bad {
+								rec["how"] = "panicked"
+							}
+							t.Differs(id, rec)
+						}
+					}
+					t.End()
+					return out
+				}
+			}
+			im.UTF8Decode = decodes[p]
+		}
+		if im.Short != nil {
+			s := wrap(*im.Short)
+			im.Short = &s
+		}
+		return im
+	}
+	out := make([]Impl, len(impls))
+	for i, im := range impls {
+		out[i] = wrap(im)
+	}
+	return out
+}
+
+// recheckCanary fills the spare capacity of a re-run's dst.
+const recheckCanary = 0xA5
+
+// canaryDst is an empty dst with room for n bytes and 16 more, all canary.
+func canaryDst(n int) []byte {
+	d := make([]byte, n+16)
+	for i := range d {
+		d[i] = recheckCanary
+	}
+	return d[:0]
+}
+
+// rerunDiffers says how a re-run's result got differs from the original's want: its output,
+// a write to dst's spare capacity past got (when got is in dst's array), or a change to its
+// copy of the input; "" when it does not.
+func rerunDiffers(got, want, dst, in, src []byte) string {
+	switch {
+	case !bytes.Equal(got, want):
+		return "output"
+	case !bytes.Equal(in, src):
+		return "input modified"
+	case cap(got) > 0 && &got[:1][0] == &dst[:1][0]:
+		for _, b := range dst[len(got):cap(dst)] {
+			if b != recheckCanary {
+				return "spare capacity written"
+			}
+		}
+	}
+	return ""
+}
+
+// safeCall2 calls f, turning a panic into an error that no PHP error code equals.
+func safeCall2(f func() ([]byte, error)) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, errPanicked
+		}
+	}()
+	return f()
+}
+
+// errPanicked stands for a call that panicked.
+var errPanicked = panickedError{}
+
+type panickedError struct{}
+
+func (panickedError) Error() string { return "panicked" }

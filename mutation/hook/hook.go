@@ -1,0 +1,29 @@
+// Package hook connects a mutant schema (difffuzz mutate, docs/DESIGN.md §7) to the
+// campaigns that check it: in a schema build the schema's variable file installs Tracer when
+// mutants are traced for a per-call recheck; in every other build Tracer stays nil and
+// nothing here runs.
+package hook
+
+// Tracer is what a tracing schema offers a campaign. Its methods are called from one
+// goroutine only: the active mutant is a package variable.
+type Tracer interface {
+	// Begin starts a checked call; End ends it (after its re-runs). A traced mutant that
+	// diverges outside a checked call is recorded as unattributed: nothing re-ran it.
+	Begin()
+	End()
+	// Diverged are the traced mutants whose expression evaluated differently from the
+	// original's since Begin.
+	Diverged() []int
+	// With runs f with mutant id active, tracing off; it reports false when f did not return
+	// within the schema's limit (the process then records the hang and exits).
+	With(id int, f func())
+	// Differs records that mutant id, re-run on a call where it diverged, returned something
+	// else than the original: record is the witness as a JSON object.
+	Differs(id int, record map[string]any)
+	// Hang records the call whose re-run with mutant id is under way, for the report of a
+	// hang.
+	Hang(record map[string]any)
+}
+
+// Active is the installed Tracer, nil when none is.
+var Active Tracer
