@@ -215,7 +215,7 @@ type Config struct {
 	Killers []Killer // cheapest first
 	Workers int      // mutants run at once (default 1)
 	// Timeout of one killer on a mutant is TimeoutFactor × the killer's baseline time, at
-	// least MinTimeout (defaults 10 and 10 s): a mutant that loops forever is timed out.
+	// least MinTimeout (defaults 5 and 10 s): a mutant that loops forever is timed out.
 	TimeoutFactor float64
 	MinTimeout    time.Duration
 	// Equivalence are the killers run on a mutant that survived Killers (the exhaustive
@@ -554,7 +554,7 @@ func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *
 	for attempt := 0; ; attempt++ {
 		replace := map[string]string{}
 		for i, p := range ps {
-			path := filepath.Join(dir, fmt.Sprintf("schema%d_%s", i, filepath.Base(p.abs)))
+			path := filepath.Join(dir, schemaName(i, p.abs))
 			if err := os.WriteFile(path, p.schema.Src, 0o644); err != nil {
 				return nil, "", err
 			}
@@ -591,8 +591,9 @@ func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *
 			if !ok {
 				continue
 			}
-			for _, p := range ps {
-				if filepath.Base(file) != filepath.Base(p.abs) {
+			for i, p := range ps {
+				// the compiler names the overlay's file, or the original
+				if filepath.Base(file) != filepath.Base(p.abs) && filepath.Base(file) != schemaName(i, p.abs) {
 					continue
 				}
 				for _, id := range p.schema.Blame(line, col) {
@@ -618,6 +619,9 @@ func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *
 	}
 	return in, overlay, nil
 }
+
+// schemaName is the file name of the i-th schema, of the file at abs.
+func schemaName(i int, abs string) string { return fmt.Sprintf("schema%d_%s", i, filepath.Base(abs)) }
 
 // checkFileFor type-checks file's package under build b.
 func checkFileFor(file string, b Build) (*TypeInfo, error) {
@@ -728,7 +732,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	}
 	factor := cfg.TimeoutFactor
 	if factor <= 0 {
-		factor = 10
+		factor = 5
 	}
 	floor := cfg.MinTimeout
 	if floor <= 0 {
@@ -778,6 +782,11 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	}
 	if j.schema && len(cfg.Equivalence) > 0 {
 		return r, nil // the equivalence phase takes the schema's survivors together (Run)
+	}
+	if j.g.build.GOARCH != runtime.GOARCH && len(cfg.Equivalence) > 0 {
+		// an exhaustive domain under qemu-user would take hours a mutant
+		r.Detail = "not checked for equivalence: its domains would run under qemu"
+		return r, nil
 	}
 	for _, k := range cfg.Equivalence {
 		if !k.covers(j.m.Func) {
@@ -1199,7 +1208,9 @@ func goRun(ctx context.Context, dir string, b Build, args []string) (outcome, er
 		}
 		switch e.Action {
 		case "build-output":
-			o.lines = append(o.lines, strings.TrimRight(e.Output, "\n"))
+			for l := range strings.Lines(e.Output) {
+				o.lines = append(o.lines, strings.TrimRight(l, "\n"))
+			}
 		case "build-fail":
 			o.failed = true
 		}

@@ -44,9 +44,9 @@ type Schema struct {
 	// expression has a comparable type and calls nothing but builtins, conversions and
 	// one-expression functions of the file that call nothing themselves.
 	Traced map[int]bool
-	// spans are, per mutant id, the schema's byte range that holds it (for mapping a
-	// compiler error back to the mutants it concerns).
-	spans map[int][2]int
+	// spans are, per mutant id, the schema's byte ranges that hold its version of the
+	// expression (for mapping a compiler error back to the mutant it concerns).
+	spans map[int][][2]int
 }
 
 // VarFile is the extra source file of package pkg that declares SchemaVar and the tracing of
@@ -284,7 +284,7 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 	}
 	pure := pureFuncs(ti)
 	wraps := map[[2]int]*wrap{}
-	s := &Schema{File: file, spans: map[int][2]int{}, Traced: map[int]bool{}}
+	s := &Schema{File: file, spans: map[int][][2]int{}, Traced: map[int]bool{}}
 	for _, m := range ms {
 		// the smallest expression that contains the edit (without the text the original and
 		// the mutated version share at either end): the binary or unary expression of an
@@ -342,14 +342,15 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 		for len(ws) > 0 && ws[0].off < to {
 			w := ws[0]
 			out = append(out, src[from:w.off]...)
-			start := len(out)
 			fmt.Fprintf((*appender)(&out), "func() %s { switch %s {", w.typ, SchemaVar)
 			for _, m := range w.mutants {
 				fmt.Fprintf((*appender)(&out), " case %d: return ", m.ID)
+				from := len(out)
 				off, end, mutated := m.narrow()
 				out = append(out, src[w.off:off]...)
 				out = append(out, mutated...)
 				out = append(out, src[end:w.end]...)
+				s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
 				out = append(out, ';')
 			}
 			var traced []Mutant
@@ -369,15 +370,14 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 				for _, m := range traced {
 					off, end, mutated := m.narrow()
 					fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if ", m.ID)
+					from := len(out)
 					out = append(out, src[w.off:off]...)
 					out = append(out, mutated...)
 					out = append(out, src[end:w.end]...)
+					s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
 					fmt.Fprintf((*appender)(&out), " != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
 				}
 				out = append(out, " }; return difffuzzV }()"...)
-			}
-			for _, m := range w.mutants {
-				s.spans[m.ID] = [2]int{start, len(out)}
 			}
 			from = w.end
 		}
@@ -511,9 +511,12 @@ func (s *Schema) Blame(line, col int) []int {
 	}
 	off += col - 1
 	var ids []int
-	for id, sp := range s.spans {
-		if sp[0] <= off && off < sp[1] {
-			ids = append(ids, id)
+	for id, sps := range s.spans {
+		for _, sp := range sps {
+			if sp[0] <= off && off <= sp[1] {
+				ids = append(ids, id)
+				break
+			}
 		}
 	}
 	slices.Sort(ids)

@@ -100,7 +100,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
-	asmToo := fs.Bool("asm", false, "add the assembly that validates UTF-8 to the targets: "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
+	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (added to them with --target): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
 	traceOn := fs.Bool("trace", true, "run each killer once with every schema mutant traced and skip it for the mutants whose expression it never evaluates differently (--trace=false: run every killer on every mutant)")
 	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
@@ -126,16 +126,19 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitUsage, err
 	}
 	if len(targets) == 0 {
-		targets = defaultMutateTargets
-		if *all {
+		switch {
+		case *all:
 			if targets, err = allMutateTargets(*dir); err != nil {
 				return exitUsage, err
 			}
+		case *asmToo:
+			targets = asmMutateTargets
+		default:
+			targets = defaultMutateTargets
 		}
 	} else if *all {
 		return exitUsage, usagef("--all and --target: give one or the other")
-	}
-	if *asmToo && !*all {
+	} else if *asmToo {
 		targets = append(slices.Clone(targets), asmMutateTargets...)
 	}
 	type fileMutants struct {
@@ -316,7 +319,7 @@ func gapRow(r mutation.Result) string {
 	switch f.Op {
 	case "escape":
 		w := strconv.Quote(string(want))
-		if want == nil && f.WantErr != 0 {
+		if len(want) == 0 && f.WantErr != 0 { // json_encode returned false
 			w = "nil"
 		} else {
 			w = "[]byte(" + w + ")"

@@ -5,7 +5,43 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/difffuzz/difffuzz/mutation"
 )
+
+// --asm adds the assembly targets: branches, immediates and table bits, amd64 and arm64.
+func TestMutateListAsm(t *testing.T) {
+	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--asm", "--target", "fast/decode.go:isTrail")
+	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "in 3 files", "--target and --asm together")
+	assert.Equal(t, 96*8, strings.Count(out, "utf8consts     fast/escape_amd64.s:"), "every bit of the three 32-byte lookup tables")
+	assert.Equal(t, 48*8, strings.Count(out, "utf8lookupNEON fast/escape_arm64.s:"), "every bit of the three 16-byte NEON tables")
+	assert.Contains(t, out, "escapeUUAVX2   fast/escape_amd64.s:")
+	assert.Contains(t, out, "relational-negation: JNZ → JZ")
+	assert.Contains(t, out, "escapeUUNEON   fast/escape_arm64.s:")
+}
+
+func TestMutateListAsmOnly(t *testing.T) {
+	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--asm")
+	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "in 2 files", "--asm alone: the assembly only")
+	assert.NotContains(t, out, "decode.go")
+}
+
+// gapRow turns a witness into the row of the table test of its operation.
+func TestGapRow(t *testing.T) {
+	r := mutation.Result{Mutant: mutation.Mutant{ID: 7, Func: "decodeValid", Original: "0xC2", Mutated: "0xC1"}}
+	r.Evidence = `{"id":7,"kind":"differs","op":"decode","input":"c180","pos":0,"want_step":"!/1","got_step":"40/2"}`
+	assert.Equal(t, `fast/nextchar_test.go, nextCharTests:  {"difffuzz mutate: decodeValid 0xC2 → 0xC1", "\xc1\x80", 0, jsonopt.Step{Advance: 1}},`, gapRow(r))
+	r.Evidence = `{"op":"decode","input":"e0a080","pos":0,"want_step":"800/3"}`
+	assert.Contains(t, gapRow(r), `jsonopt.Step{CP: 0x800, Advance: 3, OK: true}},`)
+	r.Evidence = `{"op":"utf8_decode","input":"c3a9","want":"e9"}`
+	assert.Equal(t, `internal/spectest/facts.go, UTF8Decode:  {"M7", []byte("é"), []byte("\xe9"), "difffuzz mutate: decodeValid 0xC2 → 0xC1"},`, gapRow(r))
+	r.Evidence = `{"op":"escape","input":"ff","flags":0,"options":"0","want":"","want_err":5}`
+	assert.Equal(t, `internal/spectest/facts.go, Escape:  {"M7", []byte("\xff"), 0x0 /* 0 */, nil, 5, "difffuzz mutate: decodeValid 0xC2 → 0xC1"},`, gapRow(r))
+	r.Evidence = "not json"
+	assert.Equal(t, "witness: not json", gapRow(r))
+}
 
 // mutate --list names each mutant of the chosen functions without running a test; bad
 // targets, killers and flags are one "difffuzz:" line and exit 2.
@@ -23,6 +59,9 @@ func TestMutateList(t *testing.T) {
 		{"mutate", "--dir", "../..", "--workers", "0"},
 		{"mutate", "--dir", "../..", "--threshold", "101"},
 		{"mutate", "--dir", "../..", "extra"},
+		{"mutate", "--dir", "../..", "--all", "--target", "fast/decode.go"},
+		{"mutate", "--dir", "../..", "--target", "fast/escape_amd64.s:utf8consts[9:1]"},
+		{"mutate", "--dir", "../..", "--target", "fast/escape_amd64.s:noSuchSymbol"},
 	} {
 		code, out, errs := runArgs(t, "", args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
