@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +14,6 @@ import (
 // holding a 0xE0 byte) and mutant 8 (which diverges on 0xE0 too but is masked: its result is
 // the original's).
 type fakeSchema struct {
-	mu       sync.Mutex
 	active   int
 	inCall   bool
 	diverged []int

@@ -252,7 +252,6 @@ type binaries struct {
 	dir     string // where they are written
 	build   Build
 	overlay string
-	env     []string
 	mu      sync.Mutex
 	paths   map[string]string
 	fails   map[string]string // binKey → first compiler message

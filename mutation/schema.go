@@ -528,12 +528,3 @@ func (s *Schema) Without(src []byte, ti *TypeInfo, ms []Mutant, drop map[int]boo
 	keep := slices.DeleteFunc(slices.Clone(ms), func(m Mutant) bool { return drop[m.ID] })
 	return NewSchema(s.File, src, ti, keep)
 }
-
-// packageName is the package clause of a Go source.
-func packageName(src []byte) string {
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.PackageClauseOnly)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(f.Name.Name)
-}
