@@ -324,7 +324,7 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 		}
 		w.mutants = append(w.mutants, m)
 		s.IDs = append(s.IDs, m.ID)
-		if w.trace && pureMutant(src, m, w, ti, pure) {
+		if w.trace && pureMutant(src, m, w, pure) {
 			s.Traced[m.ID] = true
 		}
 	}
@@ -430,7 +430,8 @@ func pureFuncs(ti *TypeInfo) map[string]bool {
 }
 
 // pureExpr says whether evaluating e has no effect beyond its value (or a panic): it calls
-// only builtins without effects, conversions and the functions in pure.
+// only builtins without effects, conversions and the functions in pure. Without type
+// information (ti nil: a mutant's text, parsed) calls are judged by the callee's name.
 func pureExpr(e ast.Expr, ti *TypeInfo, pure map[string]bool) bool {
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
@@ -438,60 +439,39 @@ func pureExpr(e ast.Expr, ti *TypeInfo, pure map[string]bool) bool {
 		case *ast.FuncLit, *ast.CompositeLit:
 			ok = false
 		case *ast.UnaryExpr:
-			if x.Op == token.ARROW || x.Op == token.AND {
-				ok = false
-			}
+			ok = x.Op != token.ARROW && x.Op != token.AND
 		case *ast.CallExpr:
-			if tv, found := ti.Info.Types[x.Fun]; found && tv.IsType() {
-				return true // a conversion
-			}
-			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
-			if !isID {
-				ok = false
-				break
-			}
-			if tv, found := ti.Info.Types[id]; found && tv.IsBuiltin() {
-				if !slices.Contains([]string{"len", "cap", "min", "max"}, id.Name) {
-					ok = false
-				}
-				return true
-			}
-			if !pure[id.Name] {
-				ok = false
-			}
+			ok = pureCall(x, ti, pure)
 		}
 		return ok
 	})
 	return ok
 }
 
-// pureMutant says whether mutant m's version of w's expression is pure too.
-func pureMutant(src []byte, m Mutant, w *wrap, ti *TypeInfo, pure map[string]bool) bool {
-	off, end, mutated := m.narrow()
-	text := string(src[w.off:off]) + mutated + string(src[end:w.end])
-	e, err := parser.ParseExpr(text)
-	if err != nil {
+// pureCall says whether call x calls a builtin without effects, converts, or calls a function
+// in pure.
+func pureCall(x *ast.CallExpr, ti *TypeInfo, pure map[string]bool) bool {
+	id, isID := ast.Unparen(x.Fun).(*ast.Ident)
+	if ti == nil {
+		return isID && (pure[id.Name] || slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint"}, id.Name))
+	}
+	if tv, found := ti.Info.Types[x.Fun]; found && tv.IsType() {
+		return true // a conversion
+	}
+	if !isID {
 		return false
 	}
-	// the parsed expression has no type information: its calls are judged by name
-	ok := true
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.FuncLit, *ast.CompositeLit:
-			ok = false
-		case *ast.UnaryExpr:
-			if x.Op == token.ARROW || x.Op == token.AND {
-				ok = false
-			}
-		case *ast.CallExpr:
-			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
-			if !isID || !(pure[id.Name] || slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint"}, id.Name)) {
-				ok = false
-			}
-		}
-		return ok
-	})
-	return ok
+	if tv, found := ti.Info.Types[id]; found && tv.IsBuiltin() {
+		return slices.Contains([]string{"len", "cap", "min", "max"}, id.Name)
+	}
+	return pure[id.Name]
+}
+
+// pureMutant says whether mutant m's version of w's expression is pure too.
+func pureMutant(src []byte, m Mutant, w *wrap, pure map[string]bool) bool {
+	off, end, mutated := m.narrow()
+	e, err := parser.ParseExpr(string(src[w.off:off]) + mutated + string(src[end:w.end]))
+	return err == nil && pureExpr(e, nil, pure)
 }
 
 // appender lets fmt.Fprintf append to a byte slice.
