@@ -172,6 +172,17 @@ func TestRunFast(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(src, after), "the working tree was written")
 
+	// Interrupted after the first mutant: the results so far come back with the error.
+	cctx, cancel := context.WithCancel(ctx)
+	cfg.Equivalence, cfg.Progress = nil, func(done, total int, r Result) { cancel() }
+	cfg.Workers = 1
+	part, _, err := Run(cctx, cfg, []Target{{File: file, Src: src, Mutants: ms}})
+	assert.ErrorIs(t, err, context.Canceled)
+	require.Len(t, part, 4)
+	assert.NotEmpty(t, part[0].Outcome, "the first mutant was decided")
+	assert.Empty(t, part[3].Outcome, "the last was not")
+	cfg.Progress, cfg.Workers = nil, 2
+
 	// A killer that runs no test, or whose package does not exist, stops the run.
 	_, err = Baseline(ctx, Config{Dir: dir, Killers: []Killer{{Name: "none", Pkg: "./fast", Run: "^TestNoSuchTest$"}}})
 	assert.ErrorContains(t, err, "killer none runs no test")
@@ -274,6 +285,27 @@ func TestWriteElements(t *testing.T) {
 	assert.Equal(t, "CompileError", f.Mutants[3].Status)
 	assert.Equal(t, "undefined: x", f.Mutants[3].StatusReason)
 	assert.Equal(t, "tables: TestX", f.Mutants[0].StatusReason)
+
+	// The kill matrix: coveredBy and killedBy name killers declared under testFiles.
+	results[0].Matrix = map[string]string{"tables": "passed", "unit": "killed", "fuzz": "killed"}
+	buf.Reset()
+	require.NoError(t, WriteElements(&buf, results, map[string][]byte{"p.go": []byte(sample)}, 80, 60))
+	var mx struct {
+		Files map[string]struct {
+			Mutants []struct{ CoveredBy, KilledBy []string }
+		}
+		TestFiles map[string]struct{ Tests []struct{ ID string } }
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &mx))
+	assert.Equal(t, []string{"fuzz", "tables", "unit"}, mx.Files["p.go"].Mutants[0].CoveredBy)
+	assert.Equal(t, []string{"fuzz", "unit"}, mx.Files["p.go"].Mutants[0].KilledBy)
+	var declared []string
+	for _, tf := range mx.TestFiles {
+		for _, tc := range tf.Tests {
+			declared = append(declared, tc.ID)
+		}
+	}
+	assert.ElementsMatch(t, []string{"fuzz", "tables", "unit"}, declared)
 
 	assert.Error(t, WriteElements(&buf, results, nil, 80, 60), "a file without its source")
 }

@@ -68,6 +68,8 @@ func WriteText(w io.Writer, results []Result) {
 			}
 		case r.Gap:
 			by += ": a gap in the killers' tests: " + firstOf(r.Detail, clip(r.Evidence, 160))
+		case r.Outcome == Survived && r.Detail != "":
+			by = r.Detail
 		}
 		fmt.Fprintf(tw, "%d\t%s:%d:%d\t%s\t%s\t%s → %s\t%s\t%s\n", r.ID, r.File, r.Line, r.Col, r.Func, r.Operator,
 			clip(r.Original, 40), clip(r.Mutated, 40), r.Outcome, by)
@@ -99,8 +101,10 @@ var elementsStatus = map[Outcome]string{Killed: "Killed", Survived: "Survived", 
 // thresholds high and low (percent), each file of the results with its language ("go"), its
 // source (sources[file], the unmutated text) and its mutants: id ("file:id"), mutatorName (the
 // Operator), replacement, location (1-based line and column, end exclusive), status (Killed,
-// Survived, Timeout, CompileError, and Ignored for an equivalent mutant), statusReason (the killer and test, or the compiler's
-// message) and duration (ms). It fails when a file's source is missing.
+// Survived, Timeout, CompileError, and Ignored for an equivalent mutant), statusReason (the
+// killer and test, or the compiler's message), duration (ms), and the kill matrix as the
+// schema has it: coveredBy (the killers that ran on it) and killedBy (those that killed it),
+// whose ids are the killers declared under testFiles. It fails when a file's source is missing.
 func WriteElements(w io.Writer, results []Result, sources map[string][]byte, high, low int) error {
 	type pos struct {
 		Line   int `json:"line"`
@@ -119,6 +123,8 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 		Status       string   `json:"status"`
 		StatusReason string   `json:"statusReason,omitempty"`
 		Duration     float64  `json:"duration"`
+		CoveredBy    []string `json:"coveredBy,omitempty"`
+		KilledBy     []string `json:"killedBy,omitempty"`
 	}
 	type file struct {
 		Language string   `json:"language"`
@@ -126,6 +132,7 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 		Mutants  []mutant `json:"mutants"`
 	}
 	files := map[string]*file{}
+	var killers []string
 	for _, r := range results {
 		f := files[r.File]
 		if f == nil {
@@ -155,7 +162,28 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 		if r.Gap {
 			m.StatusReason += "; the killers' tests miss it: " + firstOf(r.Detail, r.Evidence)
 		}
+		for k, v := range r.Matrix {
+			m.CoveredBy = append(m.CoveredBy, k)
+			if v == "killed" {
+				m.KilledBy = append(m.KilledBy, k)
+			}
+		}
+		if r.Outcome == Killed && len(m.KilledBy) == 0 {
+			m.CoveredBy, m.KilledBy = []string{r.KilledBy}, []string{r.KilledBy}
+		}
+		slices.Sort(m.CoveredBy)
+		slices.Sort(m.KilledBy)
+		for _, k := range m.CoveredBy {
+			if !slices.Contains(killers, k) {
+				killers = append(killers, k)
+			}
+		}
 		f.Mutants = append(f.Mutants, m)
+	}
+	slices.Sort(killers)
+	tests := []map[string]string{}
+	for _, k := range killers {
+		tests = append(tests, map[string]string{"id": k, "name": k})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -164,6 +192,7 @@ func WriteElements(w io.Writer, results []Result, sources map[string][]byte, hig
 		"thresholds":    map[string]int{"high": high, "low": low},
 		"files":         files,
 		"framework":     map[string]string{"name": "difffuzz mutate"},
+		"testFiles":     map[string]any{"killers": map[string]any{"tests": tests}},
 	})
 }
 

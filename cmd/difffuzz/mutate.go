@@ -225,7 +225,18 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	results, sum, err := mutation.Run(ctx, cfg, targetsRun)
 	endProgress()
-	if err != nil {
+	interrupted := false
+	if err != nil && ctx.Err() != nil && results != nil {
+		// interrupted: report what was decided
+		decided := slices.DeleteFunc(slices.Clone(results), func(r mutation.Result) bool { return r.Outcome == "" })
+		for i, r := range decided {
+			if r.Outcome == mutation.Survived && r.Detail == "" && *equivalence {
+				decided[i].Detail = "interrupted before its equivalence check"
+			}
+		}
+		fmt.Fprintf(stderr, "difffuzz: mutate: interrupted: %d of %s decided; the report covers those\n", len(decided), plural(uint64(len(results)), "mutant"))
+		results, interrupted = decided, true
+	} else if err != nil {
 		return exitUsage, fmt.Errorf("mutate: %v", err)
 	}
 	score, counts := mutation.Score(results)
@@ -284,6 +295,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		wall := time.Since(start)
 		fmt.Fprintf(stderr, "difffuzz: mutate: %.0f mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; %d killer runs skipped by the traced runs (%s)\n",
 			float64(len(results))/wall.Minutes(), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Skipped, sum.Trace.Round(time.Second))
+	}
+	if interrupted {
+		return exitUsage, nil
 	}
 	if score < *threshold {
 		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
