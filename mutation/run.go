@@ -32,6 +32,7 @@ type Killer struct {
 	Tags  string // build tags ("purego"), "" for none
 	// Main makes the killer a command: Pkg is a main package, built with `go build`, run in
 	// Config.Dir with Args; it kills a mutant when it exits non-zero (difffuzz: 1, findings).
+	// For a test binary, Args follow its -test flags (a package's own flags: "-seed=1").
 	// An argument "{evidence}" is replaced by a file the command may write; its first line is
 	// kept as Result.Evidence.
 	Main bool
@@ -136,7 +137,7 @@ func (k Killer) runArgs(evidence string) []string {
 	if k.Skip != "" {
 		a = append(a, "-test.skip", k.Skip)
 	}
-	return a
+	return append(a, k.Args...)
 }
 
 // binKey is what decides whether two killers share a binary.
@@ -215,7 +216,7 @@ type Config struct {
 	Killers []Killer // cheapest first
 	Workers int      // mutants run at once (default 1)
 	// Timeout of one killer on a mutant is TimeoutFactor × the killer's baseline time, at
-	// least MinTimeout (defaults 5 and 10 s): a mutant that loops forever is timed out.
+	// least MinTimeout (defaults 5 and 2 s): a mutant that loops forever is timed out.
 	TimeoutFactor float64
 	MinTimeout    time.Duration
 	// Equivalence are the killers run on a mutant that survived Killers (the exhaustive
@@ -735,7 +736,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	}
 	floor := cfg.MinTimeout
 	if floor <= 0 {
-		floor = 10 * time.Second
+		floor = 2 * time.Second
 	}
 	for i, k := range cfg.Killers {
 		if j.schema && j.g.infected != nil && j.g.infected[i] != nil && j.g.traced[j.m.ID] && !j.g.infected[i][j.m.ID] {
