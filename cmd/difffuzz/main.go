@@ -11,7 +11,7 @@
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
-//	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+//	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -58,7 +58,7 @@ const usageText = `usage:
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
-  difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+  difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `

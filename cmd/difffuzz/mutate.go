@@ -102,13 +102,14 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
 	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (added to them with --target): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
 	traceOn := fs.Bool("trace", true, "run each killer once with every schema mutant traced and skip it for the mutants whose expression it never evaluates differently (--trace=false: run every killer on every mutant)")
+	only := fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
 	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
 	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
 	equivalence := fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
 	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score ((killed + timed out) / (killed + timed out + survived), in %; equivalent and not viable mutants left out) is below this")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
 	if err != nil {
 		return exitUsage, err
 	}
@@ -183,6 +184,17 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		files = append(files, fileMutants{file, src, ms})
 		total += len(ms)
+	}
+	if *only != "" {
+		keep, err := parseIDs(*only)
+		if err != nil {
+			return exitUsage, err
+		}
+		total = 0
+		for i := range files {
+			files[i].mutants = slices.DeleteFunc(files[i].mutants, func(m mutation.Mutant) bool { return !keep[m.ID] })
+			total += len(files[i].mutants)
+		}
 	}
 	if *list {
 		for _, f := range files {
@@ -355,6 +367,26 @@ func gapRow(r mutation.Result) string {
 		return fmt.Sprintf("fast/nextchar_test.go, nextCharTests:  {%q, %q, %d, %s},", note, in, f.Pos, step)
 	}
 	return "witness: " + r.Evidence
+}
+
+// parseIDs reads --only: ids and ranges ("3,10-12").
+func parseIDs(list string) (map[int]bool, error) {
+	out := map[int]bool{}
+	for part := range strings.SplitSeq(list, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 1 || b < a || b-a > 1e6 {
+			return nil, usagef("--only: %q is not an id or a range of ids (1-based, FROM-TO)", part)
+		}
+		for id := a; id <= b; id++ {
+			out[id] = true
+		}
+	}
+	return out, nil
 }
 
 // chooseKillers is the --killers list, in the order given.

@@ -28,6 +28,14 @@ func TestMutateListAsmOnly(t *testing.T) {
 	assert.NotContains(t, out, "decode.go")
 }
 
+func TestMutateOnly(t *testing.T) {
+	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--only", "3,5-9", "--target", "fast/decode.go:isTrail")
+	assert.Equal(t, 0, code, errs)
+	assert.Equal(t, "difffuzz: mutate: 2 mutants in 1 file\n", errs)
+	assert.Contains(t, out, "   3  isTrail")
+	assert.Contains(t, out, "   5  isTrail")
+}
+
 // gapRow turns a witness into the row of the table test of its operation.
 func TestGapRow(t *testing.T) {
 	r := mutation.Result{Mutant: mutation.Mutant{ID: 7, Func: "decodeValid", Original: "0xC2", Mutated: "0xC1"}}
@@ -62,6 +70,9 @@ func TestMutateList(t *testing.T) {
 		{"mutate", "--dir", "../..", "--all", "--target", "fast/decode.go"},
 		{"mutate", "--dir", "../..", "--target", "fast/escape_amd64.s:utf8consts[9:1]"},
 		{"mutate", "--dir", "../..", "--target", "fast/escape_amd64.s:noSuchSymbol"},
+		{"mutate", "--dir", "../..", "--only", "3-a"},
+		{"mutate", "--dir", "../..", "--only", "0"},
+		{"mutate", "--dir", "../..", "--only", "1-99999999999"},
 	} {
 		code, out, errs := runArgs(t, "", args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
