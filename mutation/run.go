@@ -984,8 +984,12 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 			return ctx.Err()
 		}
 		for _, i := range idx {
-			if results[i].Outcome == Survived && results[i].Domain != "" {
-				results[i].Outcome = Equivalent
+			r := &results[i]
+			switch {
+			case r.Outcome == Survived && r.Domain != "":
+				r.Outcome = Equivalent
+			case r.Outcome == Survived && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(r.Func) }):
+				r.Detail = "no exhaustive domain covers " + r.Func
 			}
 			if progress != nil {
 				progress(results[i])
