@@ -796,8 +796,11 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 			return r, err
 		}
 	}
-	if r.Domain != "" {
+	switch {
+	case r.Domain != "":
 		r.Outcome = Equivalent
+	case len(cfg.Equivalence) > 0 && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(j.m.Func) }):
+		r.Detail = "no exhaustive domain covers " + j.m.Func
 	}
 	return r, nil
 }
