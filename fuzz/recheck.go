@@ -26,29 +26,36 @@ func recheck(impls []Impl, workers *int) []Impl {
 	escapes := map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error){}
 	steps := map[unsafe.Pointer]func([]byte, int) jsonopt.Step{}
 	decodes := map[unsafe.Pointer]func([]byte, []byte) []byte{}
+	// the re-runs' copies of the input and their dst, reused: one goroutine calls
+	var in, dst []byte
 	var wrap func(im Impl) Impl
 	wrap = func(im Impl) Impl {
 		if f := im.Escape; f != nil {
 			p := funcPtr(f)
 			if escapes[p] == nil {
-				escapes[p] = func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-					prefix := len(dst)
+				escapes[p] = func(d, src []byte, opts jsonopt.Options) ([]byte, error) {
+					prefix := len(d)
 					t.Begin()
-					out, err := f(dst, src, opts)
-					for _, id := range t.Diverged() {
+					out, err := f(d, src, opts)
+					if ids := t.Diverged(); len(ids) > 0 {
 						want := out[min(prefix, len(out)):]
-						rec := map[string]any{"op": OpEscape, "input": hex.EncodeToString(src), "flags": uint32(opts),
-							"options": opts.String(), "want": hex.EncodeToString(want), "want_err": jsonopt.ErrorCode(err)}
+						rec := func() map[string]any {
+							return map[string]any{"op": OpEscape, "input": hex.EncodeToString(src), "flags": uint32(opts),
+								"options": opts.String(), "want": hex.EncodeToString(want), "want_err": jsonopt.ErrorCode(err)}
+						}
 						t.Hang(rec)
-						var got []byte
-						var gerr error
-						in, dst := clone(src), canaryDst(len(want))
-						t.With(id, func() {
-							got, gerr = safeCall2(func() ([]byte, error) { return f(dst, in, opts) })
-						})
-						if why := rerunDiffers(got, want, dst, in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
-							rec["got"], rec["got_err"], rec["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
-							t.Differs(id, rec)
+						for _, id := range ids {
+							var got []byte
+							var gerr error
+							in, dst = append(in[:0], src...), canaryDst(dst, len(want))
+							t.With(id, func() {
+								got, gerr = safeCall2(func() ([]byte, error) { return f(dst, in, opts) })
+							})
+							if why := rerunDiffers(got, want, dst, in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
+								r := rec()
+								r["got"], r["got_err"], r["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
+								t.Differs(id, r)
+							}
 						}
 					}
 					t.End()
@@ -63,19 +70,24 @@ func recheck(impls []Impl, workers *int) []Impl {
 				steps[p] = func(s []byte, pos int) jsonopt.Step {
 					t.Begin()
 					st := f(s, pos)
-					for _, id := range t.Diverged() {
-						rec := map[string]any{"op": OpDecode, "input": hex.EncodeToString(s), "pos": pos, "want_step": st.String()}
+					if ids := t.Diverged(); len(ids) > 0 {
+						rec := func() map[string]any {
+							return map[string]any{"op": OpDecode, "input": hex.EncodeToString(s), "pos": pos, "want_step": st.String()}
+						}
 						t.Hang(rec)
-						var got jsonopt.Step
-						var bad bool
-						in := clone(s)
-						t.With(id, func() {
-							defer func() { bad = recover() != nil || bad }()
-							got = f(in, pos)
-						})
-						if bad || got != st || !bytes.Equal(in, s) {
-							rec["got_step"] = got.String()
-							t.Differs(id, rec)
+						for _, id := range ids {
+							var got jsonopt.Step
+							var bad bool
+							in = append(in[:0], s...)
+							t.With(id, func() {
+								defer func() { bad = recover() != nil || bad }()
+								got = f(in, pos)
+							})
+							if bad || got != st || !bytes.Equal(in, s) {
+								r := rec()
+								r["got_step"] = got.String()
+								t.Differs(id, r)
+							}
 						}
 					}
 					t.End()
@@ -87,27 +99,32 @@ func recheck(impls []Impl, workers *int) []Impl {
 		if f := im.UTF8Decode; f != nil {
 			p := funcPtr(f)
 			if decodes[p] == nil {
-				decodes[p] = func(dst, src []byte) []byte {
-					prefix := len(dst)
+				decodes[p] = func(d, src []byte) []byte {
+					prefix := len(d)
 					t.Begin()
-					out := f(dst, src)
-					for _, id := range t.Diverged() {
+					out := f(d, src)
+					if ids := t.Diverged(); len(ids) > 0 {
 						want := out[min(prefix, len(out)):]
-						rec := map[string]any{"op": OpUTF8Decode, "input": hex.EncodeToString(src), "want": hex.EncodeToString(want)}
+						rec := func() map[string]any {
+							return map[string]any{"op": OpUTF8Decode, "input": hex.EncodeToString(src), "want": hex.EncodeToString(want)}
+						}
 						t.Hang(rec)
-						var got []byte
-						var bad bool
-						in, dst := clone(src), canaryDst(len(want))
-						t.With(id, func() {
-							defer func() { bad = recover() != nil || bad }()
-							got = f(dst, in)
-						})
-						if why := rerunDiffers(got, want, dst, in, src); bad || why != "" {
-							rec["got"], rec["how"] = hex.EncodeToString(got), why
-							if bad {
-								rec["how"] = "panicked"
+						for _, id := range ids {
+							var got []byte
+							var bad bool
+							in, dst = append(in[:0], src...), canaryDst(dst, len(want))
+							t.With(id, func() {
+								defer func() { bad = recover() != nil || bad }()
+								got = f(dst, in)
+							})
+							if why := rerunDiffers(got, want, dst, in, src); bad || why != "" {
+								r := rec()
+								r["got"], r["how"] = hex.EncodeToString(got), why
+								if bad {
+									r["how"] = "panicked"
+								}
+								t.Differs(id, r)
 							}
-							t.Differs(id, rec)
 						}
 					}
 					t.End()
@@ -132,9 +149,13 @@ func recheck(impls []Impl, workers *int) []Impl {
 // recheckCanary fills the spare capacity of a re-run's dst.
 const recheckCanary = 0xA5
 
-// canaryDst is an empty dst with room for n bytes and 16 more, all canary.
-func canaryDst(n int) []byte {
-	d := make([]byte, n+16)
+// canaryDst is an empty dst with room for n bytes and 16 more, all canary: buf's array when
+// it is large enough.
+func canaryDst(buf []byte, n int) []byte {
+	if cap(buf) < n+16 {
+		buf = make([]byte, n+16)
+	}
+	d := buf[:n+16]
 	for i := range d {
 		d[i] = recheckCanary
 	}

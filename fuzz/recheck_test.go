@@ -34,7 +34,7 @@ func (f *fakeSchema) Differs(id int, rec map[string]any) {
 		f.differs[id] = rec
 	}
 }
-func (f *fakeSchema) Hang(map[string]any) {}
+func (f *fakeSchema) Hang(func() map[string]any) {}
 
 // see is what a schema's traced expression does: it diverges for mutants 7 and 8 on 0xE0.
 func (f *fakeSchema) see(b byte) {
@@ -96,9 +96,9 @@ func TestRecheck(t *testing.T) {
 	assert.Equal(t, funcPtr(a.UTF8Decode), funcPtr(same[0].UTF8Decode))
 
 	// A re-run that writes past its result into dst's spare capacity differs too.
-	d := canaryDst(2)
+	d := canaryDst(nil, 2)
 	got := append(d, 'a', 'b', 'c')[:2]
 	assert.Equal(t, "spare capacity written", rerunDiffers(got, []byte("ab"), d, nil, nil))
-	assert.Equal(t, "", rerunDiffers(append(canaryDst(2), 'a', 'b'), []byte("ab"), d, nil, nil))
-	assert.Equal(t, "input modified", rerunDiffers(nil, nil, canaryDst(0), []byte("x"), []byte("y")))
+	assert.Equal(t, "", rerunDiffers(append(canaryDst(nil, 2), 'a', 'b'), []byte("ab"), d, nil, nil))
+	assert.Equal(t, "input modified", rerunDiffers(nil, nil, canaryDst(nil, 0), []byte("x"), []byte("y")))
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -321,11 +322,22 @@ type group struct {
 	abs      []string
 	shared   *binaries // the schema build (or the unmutated one), for the killers and the equivalence killers
 	baseline []time.Duration
-	traced   map[int]bool // the schema's mutants it can trace
+	// tests are, per killer, the top-level tests its baseline run ran (with their times);
+	// nil for a Main killer.
+	tests  [][]testTime
+	traced map[int]bool // the schema's mutants it can trace
 	// infected is, per killer (by index), the traced mutants whose expression evaluated
-	// differently during the killer's traced run; nil when unknown (not traced, or timed
-	// out). A traced mutant outside it passes that killer without running it.
-	infected []map[int]bool
+	// differently during the killer's traced runs, each with the top-level tests in which it
+	// did (one traced run per test; nil for a killer traced as a whole); nil when unknown
+	// (not traced, or timed out). A traced mutant outside it passes that killer without
+	// running it, and one inside runs only those tests.
+	infected []map[int][]string
+}
+
+// testTime is one top-level test of a killer and how long it took in the baseline run.
+type testTime struct {
+	name string
+	took time.Duration
 }
 
 // Run applies the mutants of each target and runs the killers in order until one fails, then
@@ -377,7 +389,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 			return nil, sum, err
 		}
 		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: &sum.Builds}
-		if g.baseline, err = baseline(ctx, cfg, g.shared); err != nil {
+		if g.baseline, g.tests, err = baseline(ctx, cfg, g.shared); err != nil {
 			return nil, sum, err
 		}
 		if gi == 0 {
@@ -389,16 +401,9 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 				ids = append(ids, id)
 			}
 			slices.Sort(ids)
-			g.infected = make([]map[int]bool, len(cfg.Killers))
 			start := time.Now()
-			for i, k := range cfg.Killers {
-				d, complete, err := trace(ctx, cfg, gdir, g, k, ids, max(50*g.baseline[i], 2*time.Minute))
-				if err != nil {
-					return nil, sum, err
-				}
-				if complete {
-					g.infected[i] = d
-				}
+			if g.infected, err = traceAll(ctx, cfg, gdir, g, ids); err != nil {
+				return nil, sum, err
 			}
 			sum.Trace += time.Since(start)
 		}
@@ -430,8 +435,9 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 		cfg.Started(sum)
 	}
 	// schema mutants first (the cheap ones, results soonest), separate builds after
-	run := slices.Clone(jobs)
-	slices.SortStableFunc(run, func(a, b job) int { return cmpBool(b.schema, a.schema) })
+	run := slices.Concat(
+		slices.DeleteFunc(slices.Clone(jobs), func(j job) bool { return !j.schema }),
+		slices.DeleteFunc(slices.Clone(jobs), func(j job) bool { return j.schema }))
 	queue := make(chan job)
 	var mu sync.Mutex
 	var firstErr error
@@ -498,16 +504,6 @@ feed:
 	return results, sum, err
 }
 
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
 // prepareSchemas writes the schemas of g's Go targets under dir with their overlay file, and
 // returns which mutants they hold and the overlay ("" when none). A schema the compiler
 // refuses loses the mutants its errors point into, until it compiles.
@@ -532,7 +528,7 @@ func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *
 		if !strings.HasSuffix(t.File, ".go") || len(t.Mutants) == 0 {
 			continue
 		}
-		ti, err := checkFileFor(g.abs[i], g.build)
+		ti, err := CheckFileBuild(g.abs[i], g.build.GOARCH, g.build.Tags)
 		if err != nil {
 			return nil, "", err
 		}
@@ -623,11 +619,6 @@ func prepareSchemas(ctx context.Context, cfg Config, g *group, dir string, sum *
 // schemaName is the file name of the i-th schema, of the file at abs.
 func schemaName(i int, abs string) string { return fmt.Sprintf("schema%d_%s", i, filepath.Base(abs)) }
 
-// checkFileFor type-checks file's package under build b.
-func checkFileFor(file string, b Build) (*TypeInfo, error) {
-	return CheckFileBuild(file, b.GOARCH, b.Tags)
-}
-
 func tagArgs(tags string) []string {
 	if tags == "" {
 		return nil
@@ -648,30 +639,34 @@ func errorPos(l string) (file string, line, col int, ok bool) {
 
 // baseline builds each killer's binary through bs and runs it with no mutant active,
 // returning the run times (builds not included).
-func baseline(ctx context.Context, cfg Config, bs *binaries) ([]time.Duration, error) {
+func baseline(ctx context.Context, cfg Config, bs *binaries) ([]time.Duration, [][]testTime, error) {
 	out := make([]time.Duration, len(cfg.Killers))
+	tests := make([][]testTime, len(cfg.Killers))
 	for i, k := range cfg.Killers {
 		bin, fail, err := bs.get(ctx, cfg.Dir, k)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if fail != "" {
-			return nil, fmt.Errorf("killer %s: its package does not build without any mutant (%s): %s", k.Name, bs.build, fail)
+			return nil, nil, fmt.Errorf("killer %s: its package does not build without any mutant (%s): %s", k.Name, bs.build, fail)
 		}
 		start := time.Now()
 		r, err := runTests(ctx, cfg.Dir, k, bs.build, bin, 0, "")
 		out[i] = time.Since(start)
 		if err != nil {
-			return nil, fmt.Errorf("killer %s: %v", k.Name, err)
+			return nil, nil, fmt.Errorf("killer %s: %v", k.Name, err)
 		}
 		if r.failed {
-			return nil, fmt.Errorf("killer %s fails without any mutant (%s)%s", k.Name, bs.build, tail(r.lines))
+			return nil, nil, fmt.Errorf("killer %s fails without any mutant (%s)%s", k.Name, bs.build, tail(r.lines))
 		}
 		if r.passed == 0 {
-			return nil, fmt.Errorf("killer %s runs no test (-test.run %q in %s)", k.Name, k.Run, k.Pkg)
+			return nil, nil, fmt.Errorf("killer %s runs no test (-test.run %q in %s)", k.Name, k.Run, k.Pkg)
+		}
+		if !k.Main {
+			tests[i] = r.tests
 		}
 	}
-	return out, nil
+	return out, tests, nil
 }
 
 // Baseline builds each killer's binary from the unmutated tree (for the host's GOARCH) and
@@ -684,7 +679,8 @@ func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
 	}
 	defer os.RemoveAll(tmp)
 	n := 0
-	return baseline(ctx, cfg, &binaries{dir: tmp, build: Build{GOARCH: runtime.GOARCH}, paths: map[string]string{}, fails: map[string]string{}, builds: &n})
+	d, _, err := baseline(ctx, cfg, &binaries{dir: tmp, build: Build{GOARCH: runtime.GOARCH}, paths: map[string]string{}, fails: map[string]string{}, builds: &n})
+	return d, err
 }
 
 // runJob runs the killers, then if it survived them the equivalence killers, on one mutant.
@@ -739,10 +735,18 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 		floor = 2 * time.Second
 	}
 	for i, k := range cfg.Killers {
-		if j.schema && j.g.infected != nil && j.g.infected[i] != nil && j.g.traced[j.m.ID] && !j.g.infected[i][j.m.ID] {
-			r.note(cfg, k.Name, "passed")
-			r.skipped++
-			continue // never evaluated differently under k: it passes k
+		limit := max(time.Duration(float64(j.g.baseline[i])*factor), floor)
+		if j.schema && j.g.infected != nil && j.g.infected[i] != nil && j.g.traced[j.m.ID] {
+			tests, ok := j.g.infected[i][j.m.ID]
+			if !ok {
+				r.note(cfg, k.Name, "passed")
+				r.skipped++
+				continue // never evaluated differently under k: it passes k
+			}
+			if len(tests) > 0 && len(tests) < len(j.g.tests[i]) {
+				// only the tests in which it evaluated differently can fail
+				k, limit = k.only(tests), max(time.Duration(float64(j.g.subset(i, tests))*factor), floor)
+			}
 		}
 		bin, fail, err := bs.get(ctx, cfg.Dir, k)
 		switch {
@@ -754,7 +758,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 			r.Outcome, r.Detail = NotViable, fail
 			return r, nil
 		}
-		t, timedOut, err := runWithin(ctx, max(time.Duration(float64(j.g.baseline[i])*factor), floor), cfg.Dir, k, j.g.build, bin, id, "")
+		t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, j.g.build, bin, id, "")
 		switch {
 		case ctx.Err() != nil:
 			return r, ctx.Err()
@@ -874,10 +878,12 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if len(idx) == 0 {
 			continue
 		}
-		// one recheck run per equivalence killer, in parallel
+		// one recheck run per equivalence killer, in parallel; a Main killer's domain split
+		// into cfg.Workers shards (--shard) so that the longest domain does not run alone
 		verdicts := make([]map[int]verdict, len(cfg.Equivalence))
-		errs := make([]error, len(cfg.Equivalence))
-		shares := make([]time.Duration, len(cfg.Equivalence)) // each mutant's share of a run's time
+		complete := make([]bool, len(cfg.Equivalence))
+		var errs []error
+		var mu sync.Mutex
 		sem := make(chan struct{}, max(cfg.Workers, 1))
 		var wg sync.WaitGroup
 		for ki, k := range cfg.Equivalence {
@@ -890,28 +896,57 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 			if len(ids) == 0 {
 				continue
 			}
-			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				start := time.Now()
-				verdicts[ki], errs[ki] = recheckRun(ctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki)), g, k, ids)
-				shares[ki] = time.Since(start) / time.Duration(len(ids))
-			})
-		}
-		wg.Wait()
-		for ki := range cfg.Equivalence {
-			for _, i := range idx {
-				if _, ok := verdicts[ki][results[i].ID]; ok {
-					results[i].Elapsed += shares[ki]
+			shards := 1
+			if k.Main {
+				shards = max(cfg.Workers, 1)
+			}
+			verdicts[ki], complete[ki] = map[int]verdict{}, true
+			for sh := range shards {
+				ks := k
+				if shards > 1 {
+					ks.Args = append(slices.Clone(k.Args), "--shard", fmt.Sprintf("%d/%d", sh+1, shards))
 				}
+				wg.Go(func() {
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					start := time.Now()
+					v, done, err := recheckRun(ctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
+					share := time.Since(start) / time.Duration(len(ids)) // each mutant's share of the run's time
+					mu.Lock()
+					defer mu.Unlock()
+					if err != nil {
+						errs = append(errs, err)
+						return
+					}
+					complete[ki] = complete[ki] && done
+					for _, i := range idx {
+						id := results[i].ID
+						w, ok := v[id]
+						if !ok {
+							continue
+						}
+						results[i].Elapsed += share
+						// a difference, a hang or an unattributed divergence in any shard
+						// decides; proven only when every shard proves it
+						if prev, seen := verdicts[ki][id]; !seen || prev.kind == "" {
+							verdicts[ki][id] = w
+						}
+					}
+				})
 			}
 		}
+		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		limit := cfg.EquivalenceTimeout
+		if limit <= 0 {
+			limit = time.Hour
+		}
+		undecided := map[int]bool{}
 		// merge, killers in order; then runs of their own for what the rechecks left open
 		type pending struct{ i, k int }
 		var own []pending
@@ -925,6 +960,10 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 				v, ok := verdicts[ki][r.ID]
 				switch {
 				case decided:
+				case (!ok || v.kind == "") && !complete[ki] && g.traced[r.ID]:
+					// not one run a mutant: the domain's traced run did not finish
+					undecided[i] = true
+					r.Detail = strings.TrimPrefix(r.Detail+"; ", "; ") + fmt.Sprintf("equivalence on %s not decided: its traced run did not finish within %s", k.Domain, limit)
 				case !ok || v.kind == "unattributed":
 					own = append(own, pending{i, ki})
 				case v.kind == "differs":
@@ -946,7 +985,6 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 			}
 		}
 		queue := make(chan pending)
-		var mu sync.Mutex
 		var firstErr error
 		var owg sync.WaitGroup
 		for range max(cfg.Workers, 1) {
@@ -989,7 +1027,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		for _, i := range idx {
 			r := &results[i]
 			switch {
-			case r.Outcome == Survived && r.Domain != "":
+			case r.Outcome == Survived && r.Domain != "" && !undecided[i]:
 				r.Outcome = Equivalent
 			case r.Outcome == Survived && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(r.Func) }):
 				r.Detail = "no exhaustive domain covers " + r.Func
@@ -1008,11 +1046,11 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 // re-run returned something else than the original: the record is the witness, the
 // original's result the wanted one), "hang" (a re-run did not return; the run is repeated
 // without it), "unattributed" (it diverged outside a checked call: it needs a run of its
-// own), or "" (proven: it never diverged, or none of its re-runs differed). A run that times
-// out leaves every mutant without a verdict.
-func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer, ids []int) (map[int]verdict, error) {
+// own), or "" (proven: it never diverged, or none of its re-runs differed). complete is false
+// when the run timed out: the mutants it had decided keep their verdict, the others have none.
+func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer, ids []int) (map[int]verdict, bool, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	out := map[int]verdict{}
 	limit := cfg.EquivalenceTimeout
@@ -1021,10 +1059,10 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 	}
 	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if fail != "" {
-		return nil, fmt.Errorf("equivalence killer %s does not build: %s", k.Name, fail)
+		return nil, false, fmt.Errorf("equivalence killer %s does not build: %s", k.Name, fail)
 	}
 	for attempt := 0; attempt < 50; attempt++ {
 		var list []string
@@ -1043,14 +1081,6 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 		t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(dir, "evidence"), env)
 		timedOut := kctx.Err() != nil
 		cancel()
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case timedOut:
-			return map[int]verdict{}, nil // nothing known
-		case err != nil:
-			return nil, fmt.Errorf("equivalence killer %s (rechecking): %v", k.Name, err)
-		}
 		hung := false
 		if b, err := os.ReadFile(file); err == nil {
 			for l := range strings.Lines(string(b)) {
@@ -1065,11 +1095,20 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 				hung = hung || rec.Kind == "hang"
 			}
 		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, false, ctx.Err()
+		case timedOut:
+			// what it found stands; the others are not known
+			return out, false, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("equivalence killer %s (rechecking): %v", k.Name, err)
+		}
 		if hung {
 			continue // again without the mutant that hung
 		}
 		if t.failed {
-			return nil, fmt.Errorf("equivalence killer %s fails without any mutant while rechecking mutants%s", k.Name, tail(t.lines))
+			return nil, false, fmt.Errorf("equivalence killer %s fails without any mutant while rechecking mutants%s", k.Name, tail(t.lines))
 		}
 		for _, id := range ids {
 			if _, ok := out[id]; !ok {
@@ -1078,15 +1117,130 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 		}
 		break
 	}
-	return out, nil
+	return out, true, nil
+}
+
+// traceAll traces mutants ids under each killer of cfg from g's schema build (trace): a
+// test-binary killer one top-level test at a time (cfg.Workers at once), so that a mutant
+// runs only the tests in which it evaluated differently; a Main killer as a whole. Per
+// killer, nil when a whole-killer run timed out; a test whose run timed out counts as
+// infected by every mutant.
+func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) ([]map[int][]string, error) {
+	infected := make([]map[int][]string, len(cfg.Killers))
+	type unit struct {
+		killer int
+		test   testTime // zero: the whole killer
+	}
+	var units []unit
+	for i := range cfg.Killers {
+		infected[i] = map[int][]string{}
+		if len(g.tests[i]) == 0 {
+			units = append(units, unit{killer: i})
+		}
+		for _, t := range g.tests[i] {
+			units = append(units, unit{i, t})
+		}
+	}
+	var mu sync.Mutex
+	var firstErr error
+	queue := make(chan unit)
+	var wg sync.WaitGroup
+	for range max(cfg.Workers, 1) {
+		wg.Go(func() {
+			for u := range queue {
+				k, limit, tag := cfg.Killers[u.killer], max(50*g.baseline[u.killer], 2*time.Minute), cfg.Killers[u.killer].Name
+				if u.test.name != "" {
+					k, limit, tag = k.only([]string{u.test.name}), max(50*(u.test.took+g.overhead(u.killer)), 30*time.Second), fmt.Sprint(tag, "-", u.test.name)
+				}
+				d, complete, err := trace(ctx, cfg, tmp, g, k, ids, limit, tag)
+				mu.Lock()
+				switch {
+				case err != nil:
+					if firstErr == nil {
+						firstErr = err
+					}
+				case u.test.name == "" && !complete:
+					infected[u.killer] = nil
+				case u.test.name == "":
+					for id := range d {
+						infected[u.killer][id] = nil
+					}
+				default:
+					if !complete {
+						d = g.traced
+					}
+					for id := range d {
+						if infected[u.killer] != nil {
+							infected[u.killer][id] = append(infected[u.killer][id], u.test.name)
+						}
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, u := range units {
+		if ctx.Err() != nil {
+			break
+		}
+		queue <- u
+	}
+	close(queue)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	for i, m := range infected {
+		for id, tests := range m {
+			// in the order the killer runs them
+			slices.SortFunc(tests, func(a, b string) int {
+				return slices.IndexFunc(g.tests[i], func(t testTime) bool { return t.name == a }) -
+					slices.IndexFunc(g.tests[i], func(t testTime) bool { return t.name == b })
+			})
+			m[id] = tests
+		}
+	}
+	return infected, firstErr
+}
+
+// overhead is killer i's baseline time outside its tests: the process's start and the
+// package's initialisation.
+func (g *group) overhead(i int) time.Duration {
+	return max(g.baseline[i]-g.subset(i, nil), 0)
+}
+
+// subset is how long killer i's tests named in tests took in the baseline run (all of them
+// when tests is nil), plus the process overhead when tests is not nil.
+func (g *group) subset(i int, tests []string) time.Duration {
+	var d time.Duration
+	for _, t := range g.tests[i] {
+		if tests == nil || slices.Contains(tests, t.name) {
+			d += t.took
+		}
+	}
+	if tests != nil {
+		d += g.overhead(i)
+	}
+	return d
+}
+
+// only is test-binary killer k restricted to the top-level tests named (its Skip still
+// applies).
+func (k Killer) only(tests []string) Killer {
+	q := make([]string, len(tests))
+	for i, t := range tests {
+		q[i] = regexp.QuoteMeta(t)
+	}
+	k.Run = "^(" + strings.Join(q, "|") + ")$"
+	return k
 }
 
 // trace runs killer k once from g's schema build with no mutant active and the mutants ids
 // traced (TraceEnv), within limit, and returns the ones whose expression evaluated
 // differently from the original's at least once (DivergedEnv). complete is false when the
 // run timed out (then nothing is known). A killer that fails while tracing is an error: with
-// no mutant active it must pass.
-func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids []int, limit time.Duration) (diverged map[int]bool, complete bool, err error) {
+// no mutant active it must pass. tag names the run's files in tmp.
+func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids []int, limit time.Duration, tag string) (diverged map[int]bool, complete bool, err error) {
 	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
 	if err != nil {
 		return nil, false, err
@@ -1098,13 +1252,13 @@ func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids 
 	for n, id := range ids {
 		list[n] = fmt.Sprint(id)
 	}
-	file := filepath.Join(tmp, "diverged-"+k.Name)
+	file := filepath.Join(tmp, "diverged-"+tag)
 	os.Remove(file)
 	defer os.Remove(file)
 	env := []string{TraceEnv + "=" + strings.Join(list, ","), DivergedEnv + "=" + file}
 	kctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(tmp, "evidence-trace-"+k.Name), env)
+	t, err := runTestsEnv(kctx, cfg.Dir, k, g.build, bin, 0, filepath.Join(tmp, "evidence-trace-"+tag), env)
 	switch {
 	case ctx.Err() != nil:
 		return nil, false, ctx.Err()
@@ -1113,6 +1267,9 @@ func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids 
 	case err != nil:
 		return nil, false, fmt.Errorf("killer %s (tracing): %v", k.Name, err)
 	case t.failed:
+		if k.Run != "" && strings.HasPrefix(tag, k.Name+"-") {
+			return nil, false, fmt.Errorf("killer %s: test %s fails on its own without any mutant (it passes after the killer's other tests: they share state)%s", k.Name, strings.TrimPrefix(tag, k.Name+"-"), tail(t.lines))
+		}
 		return nil, false, fmt.Errorf("killer %s fails without any mutant while tracing mutants%s", k.Name, tail(t.lines))
 	}
 	diverged = map[int]bool{}
@@ -1163,10 +1320,11 @@ func (r *Result) note(cfg Config, killer, verdict string) {
 
 // outcome is what a build or a test run said.
 type outcome struct {
-	failed bool     // the build failed, or a test failed (or the binary crashed)
-	test   string   // the first failing test
-	passed int      // top-level tests that passed
-	lines  []string // the output's lines (a build's, or the last ones of a run)
+	failed bool       // the build failed, or a test failed (or the binary crashed)
+	test   string     // the first failing test
+	passed int        // top-level tests that passed
+	tests  []testTime // the top-level tests that passed or skipped, in order
+	lines  []string   // the output's lines (a build's, or the last ones of a run)
 }
 
 // tail is the last lines of out, indented, for an error message.
@@ -1273,8 +1431,14 @@ func runTestsEnv(ctx context.Context, dir string, k Killer, b Build, bin string,
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
-		case strings.HasPrefix(l, "--- PASS: "):
-			t.passed++
+		case strings.HasPrefix(l, "--- PASS: "), strings.HasPrefix(l, "--- SKIP: "):
+			if strings.HasPrefix(l, "--- PASS: ") {
+				t.passed++
+			}
+			// "--- PASS: TestX (0.66s)"
+			name, took, _ := strings.Cut(l[len("--- PASS: "):], " ")
+			d, _ := time.ParseDuration(strings.Trim(took, "()"))
+			t.tests = append(t.tests, testTime{name, d})
 		case strings.HasPrefix(l, "--- FAIL: ") && t.test == "":
 			t.test, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
 		}

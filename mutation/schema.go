@@ -92,9 +92,10 @@ var (
 	difffuzzLast    [%[5]d]uint32
 	difffuzzCall    []int
 	difffuzzInCall  bool
-	difffuzzWatch   difffuzzatomic.Int64 // when the running re-run started (UnixNano), 0: none
+	difffuzzRuns    int64
+	difffuzzWatch   difffuzzatomic.Int64 // the running re-run (a sequence number), 0: none
 	difffuzzWatchID difffuzzatomic.Int64
-	difffuzzWatchOf difffuzzatomic.Value // the record of the call being re-run
+	difffuzzWatchOf difffuzzatomic.Value // what makes the record of the call being re-run
 )
 
 // difffuzzDiverged records that traced mutant id evaluated differently from the original.
@@ -156,7 +157,8 @@ func (difffuzzTracer) Diverged() []int { return difffuzzCall }
 func (difffuzzTracer) With(id int, f func()) {
 	difffuzzTracing, %[2]s = false, id
 	difffuzzWatchID.Store(int64(id))
-	difffuzzWatch.Store(difffuzztime.Now().UnixNano())
+	difffuzzRuns++
+	difffuzzWatch.Store(difffuzzRuns)
 	defer func() {
 		difffuzzWatch.Store(0)
 		difffuzzTracing, %[2]s = true, 0
@@ -170,7 +172,7 @@ func (difffuzzTracer) Differs(id int, rec map[string]any) {
 	}
 }
 
-func (difffuzzTracer) Hang(rec map[string]any) { difffuzzWatchOf.Store(rec) }
+func (difffuzzTracer) Hang(rec func() map[string]any) { difffuzzWatchOf.Store(rec) }
 
 func init() {
 	if !difffuzzTracing || difffuzzOnce {
@@ -178,10 +180,21 @@ func init() {
 	}
 	difffuzzhook.Active = difffuzzTracer{}
 	go func() {
+		// a re-run still under way 20 ticks (10 s) after it was first seen hangs
+		var last int64
+		ticks := 0
 		for {
 			difffuzztime.Sleep(500 * difffuzztime.Millisecond)
-			if t := difffuzzWatch.Load(); t != 0 && difffuzztime.Since(difffuzztime.Unix(0, t)) > 10*difffuzztime.Second {
-				rec, _ := difffuzzWatchOf.Load().(map[string]any)
+			switch run := difffuzzWatch.Load(); {
+			case run == 0 || run != last:
+				last, ticks = run, 0
+			case ticks < 20:
+				ticks++
+			default:
+				var rec map[string]any
+				if f, ok := difffuzzWatchOf.Load().(func() map[string]any); ok {
+					rec = f()
+				}
 				difffuzzRecord(int(difffuzzWatchID.Load()), "hang", rec)
 				difffuzzos.Exit(3)
 			}
@@ -305,6 +318,21 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 				if n.tv.Value != nil && n.off <= nodes[best].off && nodes[best].end <= n.end && n.end-n.off > nodes[best].end-nodes[best].off {
 					best = i
 				}
+			}
+		}
+		// a constant is traced through the comparison around it: the constant itself differs
+		// on every evaluation, the comparison only where the change matters
+		if nodes[best].tv.Value != nil {
+			cmpAt := -1
+			for i, n := range nodes {
+				b, ok := n.expr.(*ast.BinaryExpr)
+				if ok && n.tv.Value == nil && n.off <= nodes[best].off && nodes[best].end <= n.end && (cmpAt < 0 || n.end-n.off < nodes[cmpAt].end-nodes[cmpAt].off) &&
+					slices.Contains([]token.Token{token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ}, b.Op) {
+					cmpAt = i
+				}
+			}
+			if cmpAt >= 0 && pureExpr(nodes[cmpAt].expr, ti, pure) {
+				best = cmpAt
 			}
 		}
 		n := nodes[best]

@@ -20,9 +20,9 @@ type Tracer interface {
 	// Differs records that mutant id, re-run on a call where it diverged, returned something
 	// else than the original: record is the witness as a JSON object.
 	Differs(id int, record map[string]any)
-	// Hang records the call whose re-run with mutant id is under way, for the report of a
-	// hang.
-	Hang(record map[string]any)
+	// Hang sets what describes the call whose re-runs are under way, for the report of a
+	// hang: record is called (from another goroutine, while the re-run hangs) only then.
+	Hang(record func() map[string]any)
 }
 
 // Active is the installed Tracer, nil when none is.
