@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -205,6 +206,26 @@ func TestRunFast(t *testing.T) {
 	assert.True(t, res[1].Gap)
 	assert.Contains(t, res[1].Evidence, `"op":"utf8_decode"`)
 	t.Logf("evidence: %s", res[1].Evidence)
+
+	// A domain whose traced run does not finish within the limit leaves its survivors
+	// undecided, without a run of each of its own.
+	cfg.EquivalenceTimeout = time.Millisecond
+	res, _, err = Run(ctx, cfg, []Target{{File: file, Src: src, Mutants: ms[2:3]}})
+	require.NoError(t, err)
+	assert.Equal(t, Survived, res[0].Outcome, "%+v", res[0])
+	assert.Contains(t, res[0].Detail, "equivalence on utf8_decode, 1-2 bytes not decided: its traced run did not finish within 1ms")
+	cfg.EquivalenceTimeout = 0
+
+	// The traced runs go test by test: the utf8Decode mutant evaluates differently only
+	// under TestUTF8DecodeFacts, so the killer runs that test alone.
+	cfg.Killers = []Killer{{Name: "both", Pkg: "./fast", Run: "^(TestNextChar|TestUTF8DecodeFacts)$", Short: true}}
+	cfg.Equivalence = nil
+	res, sum, err = Run(ctx, cfg, []Target{{File: file, Src: src, Mutants: ms[3:]}})
+	require.NoError(t, err)
+	assert.Equal(t, Killed, res[0].Outcome, "%+v", res[0])
+	assert.Equal(t, "TestUTF8DecodeFacts", res[0].Test)
+	assert.Equal(t, 1, sum.Narrowed)
+	assert.Zero(t, sum.Skipped)
 }
 
 // TestWriteElements checks the JSON against the required fields of the mutation-testing-elements
@@ -469,6 +490,19 @@ func TestSchema(t *testing.T) {
 	}
 	// ok is one expression that calls nothing: the conditions calling it can be traced.
 	assert.True(t, s.Traced[ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpRemoveNot })].ID])
+	// A constant in a comparison is wrapped (and traced) through the comparison, which
+	// differs only where the change matters; the constant alone would differ on every
+	// evaluation. A constant outside any comparison is wrapped alone.
+	find := func(orig, mutated string) Mutant {
+		i := slices.IndexFunc(ms, func(m Mutant) bool { return m.Original == orig && m.Mutated == mutated })
+		require.GreaterOrEqual(t, i, 0, "%s → %s", orig, mutated)
+		return ms[i]
+	}
+	inCmp := find("0xC2", "0xC1")
+	assert.Contains(t, string(s.Src), fmt.Sprintf("case %d: return c < 0xC1;", inCmp.ID))
+	assert.True(t, s.Traced[inCmp.ID])
+	alone := find("1", "2")
+	assert.Contains(t, string(s.Src), fmt.Sprintf("case %d: return 2;", alone.ID))
 	// The schema and the file that declares its variable compile together.
 	require.NoError(t, os.WriteFile(file, s.Src, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "v.go"), VarFile("p", len(ms)), 0o644))

@@ -38,6 +38,10 @@ type Killer struct {
 	// kept as Result.Evidence.
 	Main bool
 	Args []string
+	// Shard, for a Main equivalence killer whose command takes `--shard K/N` (K from 0) and
+	// whose every shard has work, splits its recheck run into Config.Workers shards run at
+	// once.
+	Shard bool
 	// Funcs, for an equivalence killer, are the functions whose mutants its domain covers
 	// (nil: every mutant's but those in Except).
 	Funcs  []string
@@ -181,8 +185,9 @@ type Result struct {
 	Evidence string `json:",omitempty"`
 	// Traced: proven equivalent by tracing (its mutated expression evaluated like the
 	// original's everywhere on the domain), not by a run of its own.
-	Traced  bool `json:",omitempty"`
-	skipped int  // killer runs skipped: not infected
+	Traced   bool `json:",omitempty"`
+	skipped  int  // killer runs skipped: not infected
+	narrowed int  // killer runs restricted to the tests it infected
 	// Build is the configuration the mutant was built and run under; How is how it was
 	// applied: "schema" (one shared mutant schema build), "patch" (a table mutant written
 	// into a copy of the unmutated binary) or "build" (a build of its own).
@@ -204,11 +209,14 @@ type Summary struct {
 	Schema   int             // mutants run from shared schema builds
 	Separate int             // mutants built one by one (assembly; or not expressible in a schema)
 	Builds   int             // go builds made (schema and baseline builds included)
-	// Trace is the time of the killers' traced runs (every schema mutant traced at once);
-	// Skipped counts the killer runs they made unnecessary (a traced mutant whose
-	// expression never evaluated differently under a killer passes it without a run).
-	Trace   time.Duration
-	Skipped int
+	// Trace is the time of the killers' traced runs (every schema mutant traced at once, one
+	// top-level test at a time); Skipped counts the killer runs they made unnecessary (a
+	// traced mutant whose expression never evaluated differently under a killer passes it
+	// without a run) and Narrowed the killer runs they restricted to the tests in which the
+	// mutant's expression evaluated differently.
+	Trace    time.Duration
+	Skipped  int
+	Narrowed int
 }
 
 // Config is a mutation run.
@@ -451,6 +459,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 				if err == nil {
 					results[j.index] = r
 					sum.Skipped += r.skipped
+					sum.Narrowed += r.narrowed
 					if !(j.schema && r.Outcome == Survived && len(cfg.Equivalence) > 0) {
 						done++
 						if cfg.Progress != nil {
@@ -746,6 +755,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 			if len(tests) > 0 && len(tests) < len(j.g.tests[i]) {
 				// only the tests in which it evaluated differently can fail
 				k, limit = k.only(tests), max(time.Duration(float64(j.g.subset(i, tests))*factor), floor)
+				r.narrowed++
 			}
 		}
 		bin, fail, err := bs.get(ctx, cfg.Dir, k)
@@ -878,8 +888,8 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if len(idx) == 0 {
 			continue
 		}
-		// one recheck run per equivalence killer, in parallel; a Main killer's domain split
-		// into cfg.Workers shards (--shard) so that the longest domain does not run alone
+		// one recheck run per equivalence killer, in parallel; a domain that shards is split
+		// into cfg.Workers shards (Killer.Shard) so that the longest one does not run alone
 		verdicts := make([]map[int]verdict, len(cfg.Equivalence))
 		complete := make([]bool, len(cfg.Equivalence))
 		var errs []error
@@ -897,14 +907,14 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 				continue
 			}
 			shards := 1
-			if k.Main {
+			if k.Main && k.Shard {
 				shards = max(cfg.Workers, 1)
 			}
 			verdicts[ki], complete[ki] = map[int]verdict{}, true
 			for sh := range shards {
 				ks := k
 				if shards > 1 {
-					ks.Args = append(slices.Clone(k.Args), "--shard", fmt.Sprintf("%d/%d", sh+1, shards))
+					ks.Args = append(slices.Clone(k.Args), "--shard", fmt.Sprintf("%d/%d", sh, shards))
 				}
 				wg.Go(func() {
 					sem <- struct{}{}
@@ -984,40 +994,26 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 				own = slices.DeleteFunc(own, func(p pending) bool { return p.i == i })
 			}
 		}
-		queue := make(chan pending)
 		var firstErr error
-		var owg sync.WaitGroup
-		for range max(cfg.Workers, 1) {
-			owg.Go(func() {
-				for p := range queue {
-					mu.Lock()
-					r := results[p.i]
-					mu.Unlock()
-					if r.Outcome != Survived {
-						continue // another domain decided it meanwhile
-					}
-					start := time.Now()
-					_, err := equivalenceOne(ctx, cfg, cfg.Equivalence[p.k], g.build, g.shared, r.ID, tmp, &r)
-					r.Elapsed += time.Since(start)
-					mu.Lock()
-					if err != nil && firstErr == nil {
-						firstErr = err
-					}
-					if err == nil {
-						results[p.i] = r
-					}
-					mu.Unlock()
-				}
-			})
-		}
-		for _, p := range own {
-			if ctx.Err() != nil {
-				break
+		each(ctx, cfg.Workers, own, func(p pending) {
+			mu.Lock()
+			r := results[p.i]
+			mu.Unlock()
+			if r.Outcome != Survived {
+				return // another domain decided it meanwhile
 			}
-			queue <- p
-		}
-		close(queue)
-		owg.Wait()
+			start := time.Now()
+			_, err := equivalenceOne(ctx, cfg, cfg.Equivalence[p.k], g.build, g.shared, r.ID, tmp, &r)
+			r.Elapsed += time.Since(start)
+			mu.Lock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if err == nil {
+				results[p.i] = r
+			}
+			mu.Unlock()
+		})
 		if firstErr != nil {
 			return firstErr
 		}
@@ -1143,50 +1139,36 @@ func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) 
 	}
 	var mu sync.Mutex
 	var firstErr error
-	queue := make(chan unit)
-	var wg sync.WaitGroup
-	for range max(cfg.Workers, 1) {
-		wg.Go(func() {
-			for u := range queue {
-				k, limit, tag := cfg.Killers[u.killer], max(50*g.baseline[u.killer], 2*time.Minute), cfg.Killers[u.killer].Name
-				if u.test.name != "" {
-					k, limit, tag = k.only([]string{u.test.name}), max(50*(u.test.took+g.overhead(u.killer)), 30*time.Second), fmt.Sprint(tag, "-", u.test.name)
-				}
-				d, complete, err := trace(ctx, cfg, tmp, g, k, ids, limit, tag)
-				mu.Lock()
-				switch {
-				case err != nil:
-					if firstErr == nil {
-						firstErr = err
-					}
-				case u.test.name == "" && !complete:
-					infected[u.killer] = nil
-				case u.test.name == "":
-					for id := range d {
-						infected[u.killer][id] = nil
-					}
-				default:
-					if !complete {
-						d = g.traced
-					}
-					for id := range d {
-						if infected[u.killer] != nil {
-							infected[u.killer][id] = append(infected[u.killer][id], u.test.name)
-						}
-					}
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	for _, u := range units {
-		if ctx.Err() != nil {
-			break
+	each(ctx, cfg.Workers, units, func(u unit) {
+		k, limit, tag := cfg.Killers[u.killer], max(50*g.baseline[u.killer], 2*time.Minute), cfg.Killers[u.killer].Name
+		if u.test.name != "" {
+			k, limit, tag = k.only([]string{u.test.name}), max(50*(u.test.took+g.overhead(u.killer)), 30*time.Second), fmt.Sprint(tag, "-", u.test.name)
 		}
-		queue <- u
-	}
-	close(queue)
-	wg.Wait()
+		d, complete, err := trace(ctx, cfg, tmp, g, k, ids, limit, tag)
+		mu.Lock()
+		switch {
+		case err != nil:
+			if firstErr == nil {
+				firstErr = err
+			}
+		case u.test.name == "" && !complete:
+			infected[u.killer] = nil
+		case u.test.name == "":
+			for id := range d {
+				infected[u.killer][id] = nil
+			}
+		default:
+			if !complete {
+				d = g.traced
+			}
+			for id := range d {
+				if infected[u.killer] != nil {
+					infected[u.killer][id] = append(infected[u.killer][id], u.test.name)
+				}
+			}
+		}
+		mu.Unlock()
+	})
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
@@ -1201,6 +1183,28 @@ func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) 
 		}
 	}
 	return infected, firstErr
+}
+
+// each calls f on every item, workers (at least 1) at a time, and stops handing out items
+// once ctx is done.
+func each[T any](ctx context.Context, workers int, items []T, f func(T)) {
+	queue := make(chan T)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for it := range queue {
+				f(it)
+			}
+		})
+	}
+	for _, it := range items {
+		if ctx.Err() != nil {
+			break
+		}
+		queue <- it
+	}
+	close(queue)
+	wg.Wait()
 }
 
 // overhead is killer i's baseline time outside its tests: the process's start and the

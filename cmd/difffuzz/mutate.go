@@ -77,13 +77,13 @@ var (
 // the 16/32/64-byte edges), every variant, run from the mutant's build; a finding is a gap in
 // the killers' tests, and the first one is its witness.
 var equivalenceKillers = []mutation.Killer{
-	{Name: "decode-domain", Pkg: "./cmd/difffuzz", Main: true, Funcs: decodeFuncs,
+	{Name: "decode-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Funcs: decodeFuncs,
 		Args:   []string{"--exhaustive", "--ops", "decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
 		Domain: "NextChar on every 1-4-byte string"},
-	{Name: "utf8-decode-domain", Pkg: "./cmd/difffuzz", Main: true, Funcs: utf8Funcs,
+	{Name: "utf8-decode-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Funcs: utf8Funcs,
 		Args:   []string{"--exhaustive", "--ops", "utf8_decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
 		Domain: "utf8_decode on every 1-4-byte string"},
-	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Except: []string{"utf8Decode"}, // only utf8_decode calls it
+	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Except: []string{"utf8Decode"}, // only utf8_decode calls it
 		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},
 		Domain: "json_encode on every 1-3-byte string under all 1,024 option sets and embedded at the 16/32/64-byte edges"},
@@ -305,8 +305,8 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		slices.Sort(el)
 		wall := time.Since(start)
-		fmt.Fprintf(stderr, "difffuzz: mutate: %.0f mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; %d killer runs skipped by the traced runs (%s)\n",
-			float64(len(results))/wall.Minutes(), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Skipped, sum.Trace.Round(time.Second))
+		fmt.Fprintf(stderr, "difffuzz: mutate: %.0f mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; the traced runs (%s) skipped %d killer runs and narrowed %d to the tests where the mutant diverged\n",
+			float64(len(results))/wall.Minutes(), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Trace.Round(time.Second), sum.Skipped, sum.Narrowed)
 	}
 	if interrupted {
 		return exitUsage, nil
