@@ -249,12 +249,15 @@ type Config struct {
 	NoTrace bool
 	// Started, if set, is called once the baseline has run, before the first mutant.
 	Started func(Summary)
-	// Progress, if set, is called after each mutant is decided (from one goroutine at a
-	// time).
+	// Progress, if set, is called after each mutant's killers (from one goroutine at a
+	// time): r is decided, or a survivor that the equivalence phase decides later.
 	Progress func(done, total int, r Result)
-	// Equivalence, if set, is called when the killers are done and n schema mutants that
-	// survived them go to the equivalence killers together.
+	// EquivalenceStarted, if set, is called when the killers are done and n schema mutants
+	// that survived them go to the equivalence killers together.
 	EquivalenceStarted func(n int)
+	// EquivalenceRun, if set, is called after each traced run of an equivalence killer
+	// (shard of shards, from 0) with its time and whether it finished within the limit.
+	EquivalenceRun func(killer string, shard, shards int, took time.Duration, complete bool)
 }
 
 // binaries builds, once each, the binaries of a set of killers under one build and overlay.
@@ -460,11 +463,9 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 					results[j.index] = r
 					sum.Skipped += r.skipped
 					sum.Narrowed += r.narrowed
-					if !(j.schema && r.Outcome == Survived && len(cfg.Equivalence) > 0) {
-						done++
-						if cfg.Progress != nil {
-							cfg.Progress(done, len(jobs), r)
-						}
+					done++
+					if cfg.Progress != nil {
+						cfg.Progress(done, len(jobs), r)
 					}
 				} else if firstErr == nil {
 					firstErr = err
@@ -504,12 +505,7 @@ feed:
 	if n > 0 && cfg.EquivalenceStarted != nil {
 		cfg.EquivalenceStarted(n)
 	}
-	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results, func(r Result) {
-		done++
-		if cfg.Progress != nil {
-			cfg.Progress(done, len(jobs), r)
-		}
-	})
+	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results)
 	return results, sum, err
 }
 
@@ -877,7 +873,7 @@ type verdict struct {
 // mutant a re-run told apart is killed (a gap) or timed out; one that no re-run told apart
 // passes that domain. A mutant whose expression the schema cannot trace, or that diverged
 // outside a checked call, then gets a run of each domain of its own (equivalenceOne).
-func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*group, jobs []job, results []Result, progress func(Result)) error {
+func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*group, jobs []job, results []Result) error {
 	for _, g := range groups {
 		var idx []int // results of g's schema survivors
 		for i, j := range jobs {
@@ -921,9 +917,13 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 					defer func() { <-sem }()
 					start := time.Now()
 					v, done, err := recheckRun(ctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
-					share := time.Since(start) / time.Duration(len(ids)) // each mutant's share of the run's time
+					took := time.Since(start)
+					share := took / time.Duration(len(ids)) // each mutant's share of the run's time
 					mu.Lock()
 					defer mu.Unlock()
+					if err == nil && cfg.EquivalenceRun != nil {
+						cfg.EquivalenceRun(k.Name, sh, shards, took, done)
+					}
 					if err != nil {
 						errs = append(errs, err)
 						return
@@ -1027,9 +1027,6 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 				r.Outcome = Equivalent
 			case r.Outcome == Survived && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(r.Func) }):
 				r.Detail = "no exhaustive domain covers " + r.Func
-			}
-			if progress != nil {
-				progress(results[i])
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
@@ -222,9 +223,36 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		prog.Begin("mutate", uint64(total))
 	}
 	cfg.Progress = func(done, total int, r mutation.Result) { prog.Advance(1) }
+	var eqStart time.Time
+	var eqMu sync.Mutex
+	stopBeat := make(chan struct{})
 	cfg.EquivalenceStarted = func(n int) {
-		fmt.Fprintf(stderr, "\ndifffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain for all of them, then one run per mutant whose expression evaluated differently)\n",
+		prog.End()
+		prog = nil
+		eqStart = time.Now()
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain and shard for all of them, then a run of its own for each one a traced run cannot decide)\n",
 			plural(uint64(n), "mutant"))
+		go func() {
+			for {
+				select {
+				case <-stopBeat:
+					return
+				case <-time.After(2 * time.Minute):
+					eqMu.Lock()
+					fmt.Fprintf(stderr, "difffuzz: mutate: proving equivalence, elapsed %s\n", time.Since(eqStart).Round(time.Second))
+					eqMu.Unlock()
+				}
+			}
+		}()
+	}
+	cfg.EquivalenceRun = func(killer string, shard, shards int, took time.Duration, complete bool) {
+		eqMu.Lock()
+		defer eqMu.Unlock()
+		state := "done"
+		if !complete {
+			state = "did not finish within the limit"
+		}
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s shard %d/%d %s in %s\n", killer, shard, shards, state, took.Round(time.Second))
 	}
 	endProgress := func() {
 		if prog != nil {
@@ -236,6 +264,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		targetsRun = append(targetsRun, mutation.Target{File: f.file, Src: f.src, Mutants: f.mutants})
 	}
 	results, sum, err := mutation.Run(ctx, cfg, targetsRun)
+	close(stopBeat)
+	eqMu.Lock() // a heartbeat being written ends first
+	eqMu.Unlock()
 	endProgress()
 	interrupted := false
 	if err != nil && ctx.Err() != nil && results != nil {
