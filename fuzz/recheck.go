@@ -149,8 +149,9 @@ func recheck(impls []Impl, workers *int) []Impl {
 // recheckCanary fills the spare capacity of a re-run's dst.
 const recheckCanary = 0xA5
 
-// canaryDst is an empty dst with room for n bytes and 16 more, all canary: buf's array when
-// it is large enough.
+// canaryDst is an empty dst with room for exactly n bytes and 16 more, all canary: buf's
+// array when it is large enough (its capacity cut to n+16, so that what an earlier, longer
+// re-run left past it is out of reach).
 func canaryDst(buf []byte, n int) []byte {
 	if cap(buf) < n+16 {
 		buf = make([]byte, n+16)
@@ -159,7 +160,7 @@ func canaryDst(buf []byte, n int) []byte {
 	for i := range d {
 		d[i] = recheckCanary
 	}
-	return d[:0]
+	return d[: 0 : n+16]
 }
 
 // rerunDiffers says how a re-run's result got differs from the original's want: its output,

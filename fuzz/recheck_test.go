@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -101,4 +102,12 @@ func TestRecheck(t *testing.T) {
 	assert.Equal(t, "spare capacity written", rerunDiffers(got, []byte("ab"), d, nil, nil))
 	assert.Equal(t, "", rerunDiffers(append(canaryDst(nil, 2), 'a', 'b'), []byte("ab"), d, nil, nil))
 	assert.Equal(t, "input modified", rerunDiffers(nil, nil, canaryDst(nil, 0), []byte("x"), []byte("y")))
+
+	// The re-runs share one dst array: what a longer re-run wrote past a shorter one's room is
+	// out of the shorter one's reach, not taken for its own write.
+	long := canaryDst(nil, 40)
+	long = append(long, bytes.Repeat([]byte{'x'}, cap(long))...)
+	short := canaryDst(long, 2)
+	assert.Equal(t, 18, cap(short))
+	assert.Equal(t, "", rerunDiffers(append(short, 'a', 'b'), []byte("ab"), short, nil, nil))
 }
