@@ -226,13 +226,14 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	var eqStart time.Time
 	var eqMu sync.Mutex
 	stopBeat := make(chan struct{})
+	var beat sync.WaitGroup
 	cfg.EquivalenceStarted = func(n int) {
 		prog.End()
 		prog = nil
 		eqStart = time.Now()
 		fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain and shard for all of them, then a run of its own for each one a traced run cannot decide)\n",
 			plural(uint64(n), "mutant"))
-		go func() {
+		beat.Go(func() {
 			for {
 				select {
 				case <-stopBeat:
@@ -243,7 +244,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 					eqMu.Unlock()
 				}
 			}
-		}()
+		})
 	}
 	cfg.EquivalenceRun = func(killer string, shard, shards int, took time.Duration, complete bool) {
 		eqMu.Lock()
@@ -265,8 +266,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	results, sum, err := mutation.Run(ctx, cfg, targetsRun)
 	close(stopBeat)
-	eqMu.Lock() // a heartbeat being written ends first
-	eqMu.Unlock()
+	beat.Wait() // a heartbeat being written ends first
 	endProgress()
 	interrupted := false
 	if err != nil && ctx.Err() != nil && results != nil {
