@@ -26,8 +26,8 @@ func recheck(impls []Impl, workers *int) []Impl {
 	escapes := map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error){}
 	steps := map[unsafe.Pointer]func([]byte, int) jsonopt.Step{}
 	decodes := map[unsafe.Pointer]func([]byte, []byte) []byte{}
-	// the re-runs' copies of the input and their dst, reused: one goroutine calls
-	var in, dst []byte
+	// the re-runs' copies of the input and the array of their dst, reused: one goroutine calls
+	var in, dst, dstBuf []byte
 	var wrap func(im Impl) Impl
 	wrap = func(im Impl) Impl {
 		if f := im.Escape; f != nil {
@@ -47,7 +47,7 @@ func recheck(impls []Impl, workers *int) []Impl {
 						for _, id := range ids {
 							var got []byte
 							var gerr error
-							in, dst = append(in[:0], src...), canaryDst(dst, len(want))
+							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
 							t.With(id, func() {
 								got, gerr = safeCall2(func() ([]byte, error) { return f(dst, in, opts) })
 							})
@@ -112,7 +112,7 @@ func recheck(impls []Impl, workers *int) []Impl {
 						for _, id := range ids {
 							var got []byte
 							var bad bool
-							in, dst = append(in[:0], src...), canaryDst(dst, len(want))
+							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
 							t.With(id, func() {
 								defer func() { bad = recover() != nil || bad }()
 								got = f(dst, in)
@@ -149,14 +149,14 @@ func recheck(impls []Impl, workers *int) []Impl {
 // recheckCanary fills the spare capacity of a re-run's dst.
 const recheckCanary = 0xA5
 
-// canaryDst is an empty dst with room for exactly n bytes and 16 more, all canary: buf's
-// array when it is large enough (its capacity cut to n+16, so that what an earlier, longer
-// re-run left past it is out of reach).
-func canaryDst(buf []byte, n int) []byte {
-	if cap(buf) < n+16 {
-		buf = make([]byte, n+16)
+// canaryDst is an empty dst with room for exactly n bytes and 16 more, all canary, in the
+// array *buf (grown when it is too small). Its capacity is cut to n+16, so that what an
+// earlier, longer re-run left past it is out of reach.
+func canaryDst(buf *[]byte, n int) []byte {
+	if cap(*buf) < n+16 {
+		*buf = make([]byte, n+16)
 	}
-	d := buf[:n+16]
+	d := (*buf)[:n+16]
 	for i := range d {
 		d[i] = recheckCanary
 	}

@@ -97,17 +97,19 @@ func TestRecheck(t *testing.T) {
 	assert.Equal(t, funcPtr(a.UTF8Decode), funcPtr(same[0].UTF8Decode))
 
 	// A re-run that writes past its result into dst's spare capacity differs too.
-	d := canaryDst(nil, 2)
+	d := canaryDst(new([]byte), 2)
 	got := append(d, 'a', 'b', 'c')[:2]
 	assert.Equal(t, "spare capacity written", rerunDiffers(got, []byte("ab"), d, nil, nil))
-	assert.Equal(t, "", rerunDiffers(append(canaryDst(nil, 2), 'a', 'b'), []byte("ab"), d, nil, nil))
-	assert.Equal(t, "input modified", rerunDiffers(nil, nil, canaryDst(nil, 0), []byte("x"), []byte("y")))
+	assert.Equal(t, "", rerunDiffers(append(canaryDst(new([]byte), 2), 'a', 'b'), []byte("ab"), d, nil, nil))
+	assert.Equal(t, "input modified", rerunDiffers(nil, nil, canaryDst(new([]byte), 0), []byte("x"), []byte("y")))
 
 	// The re-runs share one dst array: what a longer re-run wrote past a shorter one's room is
 	// out of the shorter one's reach, not taken for its own write.
-	long := canaryDst(nil, 40)
+	var buf []byte
+	long := canaryDst(&buf, 40)
 	long = append(long, bytes.Repeat([]byte{'x'}, cap(long))...)
-	short := canaryDst(long, 2)
+	short := canaryDst(&buf, 2)
+	assert.Same(t, &long[0], &short[:1][0], "one array")
 	assert.Equal(t, 18, cap(short))
 	assert.Equal(t, "", rerunDiffers(append(short, 'a', 'b'), []byte("ab"), short, nil, nil))
 }

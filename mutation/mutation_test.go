@@ -511,6 +511,36 @@ func TestSchema(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	assert.NoError(t, err, "%s", out)
 
+	// Rechecking, a re-run that does not return within 10 s is recorded as a hang of its
+	// mutant, with the record of its call, and the process exits with status 3.
+	if !testing.Short() {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "hang_test.go"), []byte(`package p
+
+import (
+	"testing"
+
+	"github.com/difffuzz/difffuzz/mutation/hook"
+)
+
+func TestHang(t *testing.T) {
+	hook.Active.Begin()
+	hook.Active.Hang(func() map[string]any { return map[string]any{"input": "c0af"} })
+	hook.Active.With(2, func() { select {} })
+}
+`), 0o644))
+		records := filepath.Join(dir, "records")
+		cmd = exec.Command("go", "test", "-mod=mod", "-count=1", "-run", "^TestHang$", ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), TraceEnv+"=1,2", RecheckEnv+"="+records)
+		out, err = cmd.CombinedOutput()
+		assert.Error(t, err, "%s", out)
+		assert.Contains(t, string(out), "exit status 3")
+		b, err := os.ReadFile(records)
+		require.NoError(t, err, "%s", out)
+		assert.JSONEq(t, `{"id":2,"kind":"hang","input":"c0af"}`, strings.TrimSpace(string(b)))
+		require.NoError(t, os.Remove(filepath.Join(dir, "hang_test.go")))
+	}
+
 	// A condition that calls a function with effects is not evaluated twice: not traced.
 	const effects = "package p\n\nvar n int\n\nfunc bump() bool { n++; return n > 1 }\n\nfunc h(b []byte) bool { return len(b) > 2 && bump() }\n"
 	require.NoError(t, os.WriteFile(file, []byte(effects), 0o644))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"go/build/constraint"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,10 +346,13 @@ type group struct {
 	infected []map[int][]string
 }
 
-// testTime is one top-level test of a killer and how long it took in the baseline run.
+// testTime is one top-level test of a killer and how long it took in the baseline run, and
+// its traced run on its own (the process, its start and the setup the test paid alone
+// included).
 type testTime struct {
-	name string
-	took time.Duration
+	name   string
+	took   time.Duration
+	traced time.Duration
 }
 
 // Run applies the mutants of each target and runs the killers in order until one fails, then
@@ -667,7 +671,10 @@ func baseline(ctx context.Context, cfg Config, bs *binaries) ([]time.Duration, [
 		if r.passed == 0 {
 			return nil, nil, fmt.Errorf("killer %s runs no test (-test.run %q in %s)", k.Name, k.Run, k.Pkg)
 		}
-		if !k.Main {
+		// traced test by test only when every test that started is accounted for (a test
+		// whose output does not end in a newline hides its "--- PASS" line) and the
+		// killer's selection is of top-level tests (Killer.only replaces it)
+		if !k.Main && r.whole && len(r.tests) == r.runs && !strings.Contains(k.Run, "/") {
 			tests[i] = r.tests
 		}
 	}
@@ -866,6 +873,12 @@ type verdict struct {
 	evidence string // the record, for differs and hang
 }
 
+// rank orders verdicts by how much they decide: a difference over a hang over an
+// unattributed divergence over a proof.
+func (v verdict) rank() int {
+	return map[string]int{"differs": 3, "hang": 2, "unattributed": 1}[v.kind]
+}
+
 // equivalencePhase decides the schema mutants that survived every killer. For each
 // equivalence killer that covers some of them, one run of its domain from the schema build
 // with all of them traced and each call where one diverged re-run with it active
@@ -887,9 +900,11 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		// one recheck run per equivalence killer, in parallel; a domain that shards is split
 		// into cfg.Workers shards (Killer.Shard) so that the longest one does not run alone
 		verdicts := make([]map[int]verdict, len(cfg.Equivalence))
+		perShard := make([][]map[int]verdict, len(cfg.Equivalence))
 		complete := make([]bool, len(cfg.Equivalence))
 		var errs []error
 		var mu sync.Mutex
+		rctx, cancel := context.WithCancel(ctx) // the first error stops the others
 		sem := make(chan struct{}, max(cfg.Workers, 1))
 		var wg sync.WaitGroup
 		for ki, k := range cfg.Equivalence {
@@ -906,7 +921,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 			if k.Main && k.Shard {
 				shards = max(cfg.Workers, 1)
 			}
-			verdicts[ki], complete[ki] = map[int]verdict{}, true
+			perShard[ki], complete[ki] = make([]map[int]verdict, shards), true
 			for sh := range shards {
 				ks := k
 				if shards > 1 {
@@ -916,7 +931,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 					sem <- struct{}{}
 					defer func() { <-sem }()
 					start := time.Now()
-					v, done, err := recheckRun(ctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
+					v, done, err := recheckRun(rctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
 					took := time.Since(start)
 					share := took / time.Duration(len(ids)) // each mutant's share of the run's time
 					mu.Lock()
@@ -925,27 +940,40 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 						cfg.EquivalenceRun(k.Name, sh, shards, took, done)
 					}
 					if err != nil {
-						errs = append(errs, err)
+						if len(errs) == 0 || rctx.Err() == nil {
+							errs = append(errs, err) // the first, not the runs it cancelled
+						}
+						cancel()
 						return
 					}
 					complete[ki] = complete[ki] && done
+					perShard[ki][sh] = v
 					for _, i := range idx {
-						id := results[i].ID
-						w, ok := v[id]
-						if !ok {
-							continue
-						}
-						results[i].Elapsed += share
-						// a difference, a hang or an unattributed divergence in any shard
-						// decides; proven only when every shard proves it
-						if prev, seen := verdicts[ki][id]; !seen || prev.kind == "" {
-							verdicts[ki][id] = w
+						if _, ok := v[results[i].ID]; ok {
+							results[i].Elapsed += share
 						}
 					}
 				})
 			}
 		}
 		wg.Wait()
+		cancel()
+		// in shard order, whatever order they ended in: a difference in any shard decides
+		// (the first shard's witness), then a hang, then an unattributed divergence; proven
+		// only when every shard proves it
+		for ki, shards := range perShard {
+			if shards == nil {
+				continue
+			}
+			verdicts[ki] = map[int]verdict{}
+			for _, v := range shards {
+				for id, w := range v {
+					if prev, seen := verdicts[ki][id]; !seen || w.rank() > prev.rank() {
+						verdicts[ki][id] = w
+					}
+				}
+			}
+		}
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
@@ -956,7 +984,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if limit <= 0 {
 			limit = time.Hour
 		}
-		undecided := map[int]bool{}
+		undecided := map[int][]string{} // why a survivor is not decided, per result
 		// merge, killers in order; then runs of their own for what the rechecks left open
 		type pending struct{ i, k int }
 		var own []pending
@@ -972,8 +1000,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 				case decided:
 				case (!ok || v.kind == "") && !complete[ki] && g.traced[r.ID]:
 					// not one run a mutant: the domain's traced run did not finish
-					undecided[i] = true
-					r.Detail = strings.TrimPrefix(r.Detail+"; ", "; ") + fmt.Sprintf("equivalence on %s not decided: its traced run did not finish within %s", k.Domain, limit)
+					undecided[i] = append(undecided[i], fmt.Sprintf("equivalence on %s not decided: its traced run did not finish within %s", k.Domain, limit))
 				case !ok || v.kind == "unattributed":
 					own = append(own, pending{i, ki})
 				case v.kind == "differs":
@@ -1023,7 +1050,9 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		for _, i := range idx {
 			r := &results[i]
 			switch {
-			case r.Outcome == Survived && r.Domain != "" && !undecided[i]:
+			case r.Outcome == Survived && len(undecided[i]) > 0:
+				r.Detail = strings.Join(undecided[i], "; ")
+			case r.Outcome == Survived && r.Domain != "":
 				r.Outcome = Equivalent
 			case r.Outcome == Survived && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(r.Func) }):
 				r.Detail = "no exhaustive domain covers " + r.Func
@@ -1084,7 +1113,9 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 				if json.Unmarshal([]byte(l), &rec) != nil || !slices.Contains(ids, rec.ID) {
 					continue
 				}
-				out[rec.ID] = verdict{kind: rec.Kind, evidence: strings.TrimSpace(l)}
+				if w := (verdict{kind: rec.Kind, evidence: strings.TrimSpace(l)}); w.rank() > out[rec.ID].rank() {
+					out[rec.ID] = w // a hang after a difference leaves the difference
+				}
 				hung = hung || rec.Kind == "hang"
 			}
 		}
@@ -1123,6 +1154,7 @@ func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) 
 	type unit struct {
 		killer int
 		test   testTime // zero: the whole killer
+		at     int      // its index in g.tests[killer]
 	}
 	var units []unit
 	for i := range cfg.Killers {
@@ -1130,23 +1162,35 @@ func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) 
 		if len(g.tests[i]) == 0 {
 			units = append(units, unit{killer: i})
 		}
-		for _, t := range g.tests[i] {
-			units = append(units, unit{i, t})
+		for j, t := range g.tests[i] {
+			units = append(units, unit{i, t, j})
 		}
 	}
 	var mu sync.Mutex
 	var firstErr error
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx) // the first error stops the others
+	defer cancel()
 	each(ctx, cfg.Workers, units, func(u unit) {
 		k, limit, tag := cfg.Killers[u.killer], max(50*g.baseline[u.killer], 2*time.Minute), cfg.Killers[u.killer].Name
 		if u.test.name != "" {
 			k, limit, tag = k.only([]string{u.test.name}), max(50*(u.test.took+g.overhead(u.killer)), 30*time.Second), fmt.Sprint(tag, "-", u.test.name)
 		}
+		start := time.Now()
 		d, complete, err := trace(ctx, cfg, tmp, g, k, ids, limit, tag)
 		mu.Lock()
+		if u.test.name != "" {
+			g.tests[u.killer][u.at].traced = time.Since(start)
+		}
 		switch {
+		case errors.As(err, new(errFailsTraced)) && u.test.name != "":
+			// the test fails on its own (it shares state with the killer's other tests):
+			// nothing is known of this killer, and every mutant runs it whole
+			infected[u.killer] = nil
 		case err != nil:
 			if firstErr == nil {
 				firstErr = err
+				cancel()
 			}
 		case u.test.name == "" && !complete:
 			infected[u.killer] = nil
@@ -1167,7 +1211,7 @@ func traceAll(ctx context.Context, cfg Config, tmp string, g *group, ids []int) 
 		mu.Unlock()
 	})
 	if firstErr == nil {
-		firstErr = ctx.Err()
+		firstErr = parent.Err()
 	}
 	for i, m := range infected {
 		for id, tests := range m {
@@ -1211,12 +1255,17 @@ func (g *group) overhead(i int) time.Duration {
 }
 
 // subset is how long killer i's tests named in tests took in the baseline run (all of them
-// when tests is nil), plus the process overhead when tests is not nil.
+// when tests is nil). When tests is not nil it is what a run of just those tests is expected
+// to take: each test's baseline time or, when longer, its traced run on its own (which paid
+// for the setup that an earlier test paid in the baseline run), plus the process overhead.
 func (g *group) subset(i int, tests []string) time.Duration {
 	var d time.Duration
 	for _, t := range g.tests[i] {
-		if tests == nil || slices.Contains(tests, t.name) {
+		switch {
+		case tests == nil:
 			d += t.took
+		case slices.Contains(tests, t.name):
+			d += max(t.took, t.traced)
 		}
 	}
 	if tests != nil {
@@ -1234,6 +1283,14 @@ func (k Killer) only(tests []string) Killer {
 	}
 	k.Run = "^(" + strings.Join(q, "|") + ")$"
 	return k
+}
+
+// errFailsTraced is a traced run that failed with no mutant active: a killer that is not
+// deterministic, or one of its tests that fails when run on its own.
+type errFailsTraced struct{ killer string }
+
+func (e errFailsTraced) Error() string {
+	return fmt.Sprintf("killer %s fails without any mutant while tracing mutants", e.killer)
 }
 
 // trace runs killer k once from g's schema build with no mutant active and the mutants ids
@@ -1268,10 +1325,7 @@ func trace(ctx context.Context, cfg Config, tmp string, g *group, k Killer, ids 
 	case err != nil:
 		return nil, false, fmt.Errorf("killer %s (tracing): %v", k.Name, err)
 	case t.failed:
-		if k.Run != "" && strings.HasPrefix(tag, k.Name+"-") {
-			return nil, false, fmt.Errorf("killer %s: test %s fails on its own without any mutant (it passes after the killer's other tests: they share state)%s", k.Name, strings.TrimPrefix(tag, k.Name+"-"), tail(t.lines))
-		}
-		return nil, false, fmt.Errorf("killer %s fails without any mutant while tracing mutants%s", k.Name, tail(t.lines))
+		return nil, false, fmt.Errorf("%w%s", errFailsTraced{k.Name}, tail(t.lines))
 	}
 	diverged = map[int]bool{}
 	if b, err := os.ReadFile(file); err == nil {
@@ -1325,6 +1379,8 @@ type outcome struct {
 	test   string     // the first failing test
 	passed int        // top-level tests that passed
 	tests  []testTime // the top-level tests that passed or skipped, in order
+	runs   int        // the top-level tests that started ("=== RUN" lines)
+	whole  bool       // every line was read (none longer than the scanner's 1 MiB)
 	lines  []string   // the output's lines (a build's, or the last ones of a run)
 }
 
@@ -1432,6 +1488,8 @@ func runTestsEnv(ctx context.Context, dir string, k Killer, b Build, bin string,
 	for sc.Scan() {
 		l := sc.Text()
 		switch {
+		case strings.HasPrefix(l, "=== RUN   ") && !strings.Contains(l, "/"):
+			t.runs++
 		case strings.HasPrefix(l, "--- PASS: "), strings.HasPrefix(l, "--- SKIP: "):
 			if strings.HasPrefix(l, "--- PASS: ") {
 				t.passed++
@@ -1439,7 +1497,7 @@ func runTestsEnv(ctx context.Context, dir string, k Killer, b Build, bin string,
 			// "--- PASS: TestX (0.66s)"
 			name, took, _ := strings.Cut(l[len("--- PASS: "):], " ")
 			d, _ := time.ParseDuration(strings.Trim(took, "()"))
-			t.tests = append(t.tests, testTime{name, d})
+			t.tests = append(t.tests, testTime{name: name, took: d})
 		case strings.HasPrefix(l, "--- FAIL: ") && t.test == "":
 			t.test, _, _ = strings.Cut(strings.TrimPrefix(l, "--- FAIL: "), " ")
 		}
@@ -1454,6 +1512,11 @@ func runTestsEnv(ctx context.Context, dir string, k Killer, b Build, bin string,
 		}
 	}
 	t.lines = window
+	if sc.Err() != nil {
+		io.Copy(io.Discard, stdout) // the rest, unread, so that the process can end
+	} else {
+		t.whole = true
+	}
 	err = cmd.Wait()
 	var exit *exec.ExitError
 	switch {

@@ -92,11 +92,15 @@ var (
 	difffuzzLast    [%[5]d]uint32
 	difffuzzCall    []int
 	difffuzzInCall  bool
-	difffuzzRuns    int64
-	difffuzzWatch   difffuzzatomic.Int64 // the running re-run (a sequence number), 0: none
-	difffuzzWatchID difffuzzatomic.Int64
-	difffuzzWatchOf difffuzzatomic.Value // what makes the record of the call being re-run
+	difffuzzOf    func() map[string]any // what makes the record of the call being re-run
+	difffuzzWatch difffuzzatomic.Pointer[difffuzzRerun] // the re-run under way, nil: none
 )
+
+// difffuzzRerun is one re-run, as the watchdog sees it.
+type difffuzzRerun struct {
+	id int
+	of func() map[string]any
+}
 
 // difffuzzDiverged records that traced mutant id evaluated differently from the original.
 func difffuzzDiverged(id int) {
@@ -156,11 +160,9 @@ func (difffuzzTracer) Diverged() []int { return difffuzzCall }
 
 func (difffuzzTracer) With(id int, f func()) {
 	difffuzzTracing, %[2]s = false, id
-	difffuzzWatchID.Store(int64(id))
-	difffuzzRuns++
-	difffuzzWatch.Store(difffuzzRuns)
+	difffuzzWatch.Store(&difffuzzRerun{id, difffuzzOf})
 	defer func() {
-		difffuzzWatch.Store(0)
+		difffuzzWatch.Store(nil)
 		difffuzzTracing, %[2]s = true, 0
 	}()
 	f()
@@ -172,7 +174,7 @@ func (difffuzzTracer) Differs(id int, rec map[string]any) {
 	}
 }
 
-func (difffuzzTracer) Hang(rec func() map[string]any) { difffuzzWatchOf.Store(rec) }
+func (difffuzzTracer) Hang(rec func() map[string]any) { difffuzzOf = rec }
 
 func init() {
 	if !difffuzzTracing || difffuzzOnce {
@@ -181,21 +183,25 @@ func init() {
 	difffuzzhook.Active = difffuzzTracer{}
 	go func() {
 		// a re-run still under way 20 ticks (10 s) after it was first seen hangs
-		var last int64
+		var last *difffuzzRerun
 		ticks := 0
 		for {
 			difffuzztime.Sleep(500 * difffuzztime.Millisecond)
 			switch run := difffuzzWatch.Load(); {
-			case run == 0 || run != last:
+			case run == nil || run != last:
 				last, ticks = run, 0
 			case ticks < 20:
 				ticks++
 			default:
 				var rec map[string]any
-				if f, ok := difffuzzWatchOf.Load().(func() map[string]any); ok {
-					rec = f()
+				if run.of != nil {
+					rec = run.of()
 				}
-				difffuzzRecord(int(difffuzzWatchID.Load()), "hang", rec)
+				if difffuzzWatch.Load() != run {
+					last, ticks = nil, 0 // it ended while its record was made
+					continue
+				}
+				difffuzzRecord(run.id, "hang", rec)
 				difffuzzos.Exit(3)
 			}
 		}

@@ -102,7 +102,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
 	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (added to them with --target): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
-	traceOn := fs.Bool("trace", true, "run each killer once with every schema mutant traced and skip it for the mutants whose expression it never evaluates differently (--trace=false: run every killer on every mutant)")
+	traceOn := fs.Bool("trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
 	only := fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
 	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
 	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
@@ -253,7 +253,11 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if !complete {
 			state = "did not finish within the limit"
 		}
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s shard %d/%d %s in %s\n", killer, shard, shards, state, took.Round(time.Second))
+		name := killer
+		if shards > 1 {
+			name = fmt.Sprintf("%s shard %d/%d", killer, shard, shards)
+		}
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s %s in %s\n", name, state, took.Round(time.Second))
 	}
 	endProgress := func() {
 		if prog != nil {
