@@ -458,16 +458,56 @@ func TestBuildFor(t *testing.T) {
 // TestSchema checks the schema source of the sample: it parses, every mutant is in it once as
 // a case of its own, the traced ones have their mutated expression compared, and an error
 // position maps back to the mutant whose closure holds it.
-func TestSchema(t *testing.T) {
+// schemaModule is a new directory holding module p, which uses this repository for the hook
+// package a schema's variable file imports.
+func schemaModule(t *testing.T) string {
 	dir := t.TempDir()
 	root, err := filepath.Abs("..")
 	require.NoError(t, err)
-	// module p uses this repository for the hook package the variable file imports
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), fmt.Appendf(nil,
 		"module p\n\ngo 1.26\n\nrequire github.com/difffuzz/difffuzz v0.0.0\n\nreplace github.com/difffuzz/difffuzz => %s\n", root), 0o644))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	return dir
+}
+
+// TestSchemaTracesWholeExpression traces a mutant whose expression is an && (the || of
+// a || b turned into &&) on a call where only its left operand is false: the mutated
+// expression is false, the original true, and the divergence must be seen. Compared with the
+// original without parentheses ("a && b != v"), b alone was compared and it was missed.
+func TestSchemaTracesWholeExpression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module")
+	}
+	dir := schemaModule(t)
+	const src = "package p\n\nfunc h(a, b bool) bool { return a || b }\n"
+	file := filepath.Join(dir, "p.go")
+	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	ms, err := Sites(file, []byte(src), nil)
+	require.NoError(t, err)
+	i := slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpLogical })
+	require.GreaterOrEqual(t, i, 0)
+	ti, err := CheckFileBuild(file, "amd64", "")
+	require.NoError(t, err)
+	s := NewSchema(file, []byte(src), ti, ms)
+	require.True(t, s.Traced[ms[i].ID])
+	require.NoError(t, os.WriteFile(file, s.Src, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "v.go"), VarFile("p", len(ms)), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p_test.go"), []byte("package p\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) { h(false, true) }\n"), 0o644))
+	diverged := filepath.Join(dir, "diverged")
+	cmd := exec.Command("go", "test", "-mod=mod", "-count=1", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", TraceEnv, ms[i].ID), DivergedEnv+"="+diverged)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	b, err := os.ReadFile(diverged)
+	require.NoError(t, err, "no divergence recorded; schema:\n%s", s.Src)
+	assert.Equal(t, fmt.Sprintf("%d\n", ms[i].ID), string(b))
+}
+
+func TestSchema(t *testing.T) {
+	dir := schemaModule(t)
 	file := filepath.Join(dir, "p.go")
 	require.NoError(t, os.WriteFile(file, []byte(sample), 0o644))
 	ms, err := Sites(file, []byte(sample), nil)
@@ -481,13 +521,19 @@ func TestSchema(t *testing.T) {
 	for _, m := range ms {
 		assert.Equal(t, 1, strings.Count(string(s.Src), fmt.Sprintf("case %d: return ", m.ID)), "mutant %d", m.ID)
 		if s.Traced[m.ID] {
-			assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() {", m.ID))
+			assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load()", m.ID))
 		}
 		sp := s.spans[m.ID][0]
 		line := 1 + strings.Count(string(s.Src[:sp[0]]), "\n")
 		col := sp[0] - strings.LastIndex(string(s.Src[:sp[0]]), "\n")
 		assert.Contains(t, s.Blame(line, col), m.ID)
 	}
+	// A mutated comparison of a variable with a constant cannot panic: traced without a
+	// deferred recover. One that calls a function might: traced with one.
+	rel := ms[slices.IndexFunc(ms, func(m Mutant) bool { return strings.Contains(string(m.Apply([]byte(sample))), "case c <= 0xC2:") })]
+	assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() && (c <= 0xC2) != difffuzzV { difffuzzDiverged(%[1]d) };", rel.ID))
+	notOk := ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpRemoveNot })]
+	assert.Contains(t, string(s.Src), fmt.Sprintf("if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if (ok(c)) != difffuzzV", notOk.ID))
 	// ok is one expression that calls nothing: the conditions calling it can be traced.
 	assert.True(t, s.Traced[ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpRemoveNot })].ID])
 	// A constant in a comparison is wrapped (and traced) through the comparison, which

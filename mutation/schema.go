@@ -402,14 +402,23 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 				ws = render(w.off, w.end, ws[1:])
 				out = append(out, "; if difffuzzTracing {"...)
 				for _, m := range traced {
+					// the mutated expression in parentheses: "a && b != v" would compare b alone
 					off, end, mutated := m.narrow()
-					fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if ", m.ID)
+					text := string(src[w.off:off]) + mutated + string(src[end:w.end])
+					safe := cannotPanic(text)
+					if safe {
+						fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() && (", m.ID)
+					} else {
+						fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if (", m.ID)
+					}
 					from := len(out)
-					out = append(out, src[w.off:off]...)
-					out = append(out, mutated...)
-					out = append(out, src[end:w.end]...)
+					out = append(out, text...)
 					s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
-					fmt.Fprintf((*appender)(&out), " != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
+					if safe {
+						fmt.Fprintf((*appender)(&out), ") != difffuzzV { difffuzzDiverged(%d) };", m.ID)
+					} else {
+						fmt.Fprintf((*appender)(&out), ") != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
+					}
 				}
 				out = append(out, " }; return difffuzzV }()"...)
 			}
@@ -499,6 +508,36 @@ func pureCall(x *ast.CallExpr, ti *TypeInfo, pure map[string]bool) bool {
 		return slices.Contains([]string{"len", "cap", "min", "max"}, id.Name)
 	}
 	return pure[id.Name]
+}
+
+// cannotPanic says whether evaluating the expression text cannot panic, judged by its syntax
+// alone: it neither indexes, slices, dereferences nor asserts a type, divides or shifts only
+// by constants, and calls only len, cap, min, max and conversions to integer types. Its
+// divergence is then traced without a deferred recover, which costs more than the
+// comparison.
+func cannotPanic(text string) bool {
+	e, err := parser.ParseExpr(text)
+	if err != nil {
+		return false
+	}
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.CompositeLit:
+			ok = false
+		case *ast.BinaryExpr:
+			if _, lit := ast.Unparen(x.Y).(*ast.BasicLit); !lit && slices.Contains([]token.Token{token.QUO, token.REM, token.SHL, token.SHR}, x.Op) {
+				ok = false
+			}
+		case *ast.UnaryExpr:
+			ok = x.Op != token.ARROW
+		case *ast.CallExpr:
+			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
+			ok = isID && slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint", "uint16", "int32"}, id.Name)
+		}
+		return ok
+	})
+	return ok
 }
 
 // pureMutant says whether mutant m's version of w's expression is pure too.
