@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"encoding/hex"
+	"sync"
 	"unsafe"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -33,26 +34,22 @@ func recheck(impls []Impl, workers *int) []Impl {
 		if f := im.Escape; f != nil {
 			p := funcPtr(f)
 			if escapes[p] == nil {
+				c := newRecheckCall(OpEscape)
 				escapes[p] = func(d, src []byte, opts jsonopt.Options) ([]byte, error) {
 					prefix := len(d)
 					t.Begin()
 					out, err := f(d, src, opts)
 					if ids := t.Diverged(); len(ids) > 0 {
 						want := out[min(prefix, len(out)):]
-						rec := func() map[string]any {
-							return map[string]any{"op": OpEscape, "input": hex.EncodeToString(src), "flags": uint32(opts),
-								"options": opts.String(), "want": hex.EncodeToString(want), "want_err": jsonopt.ErrorCode(err)}
-						}
-						t.Hang(rec)
+						c.set(src, want, 0, jsonopt.Step{}, opts, err)
+						t.Hang(&c.witness)
 						for _, id := range ids {
-							var got []byte
-							var gerr error
 							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
-							t.With(id, func() {
-								got, gerr = safeCall2(func() ([]byte, error) { return f(dst, in, opts) })
-							})
+							t.Rerun(id)
+							got, gerr := rerunEscape(f, dst, in, opts)
+							t.Done()
 							if why := rerunDiffers(got, want, dst, in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
-								r := rec()
+								r := c.witness()
 								r["got"], r["got_err"], r["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
 								t.Differs(id, r)
 							}
@@ -67,24 +64,20 @@ func recheck(impls []Impl, workers *int) []Impl {
 		if f := im.NextChar; f != nil {
 			p := funcPtr(f)
 			if steps[p] == nil {
+				c := newRecheckCall(OpDecode)
 				steps[p] = func(s []byte, pos int) jsonopt.Step {
 					t.Begin()
 					st := f(s, pos)
 					if ids := t.Diverged(); len(ids) > 0 {
-						rec := func() map[string]any {
-							return map[string]any{"op": OpDecode, "input": hex.EncodeToString(s), "pos": pos, "want_step": st.String()}
-						}
-						t.Hang(rec)
+						c.set(s, nil, pos, st, 0, nil)
+						t.Hang(&c.witness)
 						for _, id := range ids {
-							var got jsonopt.Step
-							var bad bool
 							in = append(in[:0], s...)
-							t.With(id, func() {
-								defer func() { bad = recover() != nil || bad }()
-								got = f(in, pos)
-							})
+							t.Rerun(id)
+							got, bad := rerunStep(f, in, pos)
+							t.Done()
 							if bad || got != st || !bytes.Equal(in, s) {
-								r := rec()
+								r := c.witness()
 								r["got_step"] = got.String()
 								t.Differs(id, r)
 							}
@@ -99,26 +92,22 @@ func recheck(impls []Impl, workers *int) []Impl {
 		if f := im.UTF8Decode; f != nil {
 			p := funcPtr(f)
 			if decodes[p] == nil {
+				c := newRecheckCall(OpUTF8Decode)
 				decodes[p] = func(d, src []byte) []byte {
 					prefix := len(d)
 					t.Begin()
 					out := f(d, src)
 					if ids := t.Diverged(); len(ids) > 0 {
 						want := out[min(prefix, len(out)):]
-						rec := func() map[string]any {
-							return map[string]any{"op": OpUTF8Decode, "input": hex.EncodeToString(src), "want": hex.EncodeToString(want)}
-						}
-						t.Hang(rec)
+						c.set(src, want, 0, jsonopt.Step{}, 0, nil)
+						t.Hang(&c.witness)
 						for _, id := range ids {
-							var got []byte
-							var bad bool
 							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
-							t.With(id, func() {
-								defer func() { bad = recover() != nil || bad }()
-								got = f(dst, in)
-							})
+							t.Rerun(id)
+							got, bad := rerunUTF8Decode(f, dst, in)
+							t.Done()
 							if why := rerunDiffers(got, want, dst, in, src); bad || why != "" {
-								r := rec()
+								r := c.witness()
 								r["got"], r["how"] = hex.EncodeToString(got), why
 								if bad {
 									r["how"] = "panicked"
@@ -144,6 +133,82 @@ func recheck(impls []Impl, workers *int) []Impl {
 		out[i] = wrap(im)
 	}
 	return out
+}
+
+// recheckCall is the call of one wrapped function whose re-runs are under way, kept (in
+// reused buffers: nothing is allocated per call) for the witness of a re-run that differs,
+// and of one that hangs, which the schema's watchdog makes from another goroutine: mu
+// guards the fields.
+type recheckCall struct {
+	mu          sync.Mutex
+	op          Op
+	input, want []byte
+	pos         int
+	step        jsonopt.Step
+	opts        jsonopt.Options
+	err         error
+	witness     func() map[string]any // c.record, made once: Hang takes its address
+}
+
+func newRecheckCall(op Op) *recheckCall {
+	c := &recheckCall{op: op}
+	c.witness = c.record
+	return c
+}
+
+// set keeps the call: its input, the original's result (want and err for the escaper and
+// utf8_decode, step for the decoder at pos) and the options.
+func (c *recheckCall) set(input, want []byte, pos int, step jsonopt.Step, opts jsonopt.Options, err error) {
+	c.mu.Lock()
+	c.input, c.want = append(c.input[:0], input...), append(c.want[:0], want...)
+	c.pos, c.step, c.opts, c.err = pos, step, opts, err
+	c.mu.Unlock()
+}
+
+// record is the witness of the call as a JSON object: the operation, the input and the
+// original's result.
+func (c *recheckCall) record() map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := map[string]any{"op": c.op, "input": hex.EncodeToString(c.input)}
+	switch c.op {
+	case OpEscape:
+		r["flags"], r["options"], r["want"], r["want_err"] = uint32(c.opts), c.opts.String(), hex.EncodeToString(c.want), jsonopt.ErrorCode(c.err)
+	case OpDecode:
+		r["pos"], r["want_step"] = c.pos, c.step.String()
+	case OpUTF8Decode:
+		r["want"] = hex.EncodeToString(c.want)
+	}
+	return r
+}
+
+// rerunEscape, rerunStep and rerunUTF8Decode call f, turning a panic into a result no
+// original returns (an error no PHP error code equals; bad).
+func rerunEscape(f func([]byte, []byte, jsonopt.Options) ([]byte, error), dst, in []byte, opts jsonopt.Options) (out []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			out, err = nil, errPanicked
+		}
+	}()
+	return f(dst, in, opts)
+}
+
+func rerunStep(f func([]byte, int) jsonopt.Step, in []byte, pos int) (st jsonopt.Step, bad bool) {
+	defer func() {
+		if recover() != nil {
+			bad = true
+		}
+	}()
+	return f(in, pos), false
+}
+
+func rerunUTF8Decode(f func([]byte, []byte) []byte, dst, in []byte) (out []byte, bad bool) {
+	defer func() {
+		if recover() != nil {
+			bad = true
+		}
+	}()
+	return f(dst, in), false
 }
 
 // recheckCanary fills the spare capacity of a re-run's dst.
@@ -180,16 +245,6 @@ func rerunDiffers(got, want, dst, in, src []byte) string {
 		}
 	}
 	return ""
-}
-
-// safeCall2 calls f, turning a panic into an error that no PHP error code equals.
-func safeCall2(f func() ([]byte, error)) (out []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, errPanicked
-		}
-	}()
-	return f()
 }
 
 // errPanicked stands for a call that panicked.

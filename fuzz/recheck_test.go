@@ -25,17 +25,14 @@ type fakeSchema struct {
 func (f *fakeSchema) Begin()          { f.inCall, f.diverged = true, nil }
 func (f *fakeSchema) End()            { f.inCall, f.diverged = false, nil }
 func (f *fakeSchema) Diverged() []int { return f.diverged }
-func (f *fakeSchema) With(id int, g func()) {
-	f.active = id
-	defer func() { f.active = 0 }()
-	g()
-}
+func (f *fakeSchema) Rerun(id int)    { f.active = id }
+func (f *fakeSchema) Done()           { f.active = 0 }
 func (f *fakeSchema) Differs(id int, rec map[string]any) {
 	if f.differs[id] == nil {
 		f.differs[id] = rec
 	}
 }
-func (f *fakeSchema) Hang(func() map[string]any) {}
+func (f *fakeSchema) Hang(*func() map[string]any) {}
 
 // see is what a schema's traced expression does: it diverges for mutants 7 and 8 on 0xE0.
 func (f *fakeSchema) see(b byte) {

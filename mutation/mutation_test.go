@@ -570,8 +570,10 @@ import (
 
 func TestHang(t *testing.T) {
 	hook.Active.Begin()
-	hook.Active.Hang(func() map[string]any { return map[string]any{"input": "c0af"} })
-	hook.Active.With(2, func() { select {} })
+	rec := func() map[string]any { return map[string]any{"input": "c0af"} }
+	hook.Active.Hang(&rec)
+	hook.Active.Rerun(2)
+	select {}
 }
 `), 0o644))
 		records := filepath.Join(dir, "records")

@@ -92,15 +92,12 @@ var (
 	difffuzzLast    [%[5]d]uint32
 	difffuzzCall    []int
 	difffuzzInCall  bool
-	difffuzzOf    func() map[string]any // what makes the record of the call being re-run
-	difffuzzWatch difffuzzatomic.Pointer[difffuzzRerun] // the re-run under way, nil: none
+	// for the watchdog: what makes the record of the call being re-run, the mutant re-run,
+	// and a count of re-run starts and ends (odd while one is under way)
+	difffuzzOf       difffuzzatomic.Pointer[func() map[string]any]
+	difffuzzRerunID  difffuzzatomic.Int64
+	difffuzzRerunSeq difffuzzatomic.Uint64
 )
-
-// difffuzzRerun is one re-run, as the watchdog sees it.
-type difffuzzRerun struct {
-	id int
-	of func() map[string]any
-}
 
 // difffuzzDiverged records that traced mutant id evaluated differently from the original.
 func difffuzzDiverged(id int) {
@@ -158,14 +155,15 @@ func (difffuzzTracer) End() {
 
 func (difffuzzTracer) Diverged() []int { return difffuzzCall }
 
-func (difffuzzTracer) With(id int, f func()) {
+func (difffuzzTracer) Rerun(id int) {
 	difffuzzTracing, %[2]s = false, id
-	difffuzzWatch.Store(&difffuzzRerun{id, difffuzzOf})
-	defer func() {
-		difffuzzWatch.Store(nil)
-		difffuzzTracing, %[2]s = true, 0
-	}()
-	f()
+	difffuzzRerunID.Store(int64(id))
+	difffuzzRerunSeq.Add(1) // odd: under way
+}
+
+func (difffuzzTracer) Done() {
+	difffuzzRerunSeq.Add(1)
+	difffuzzTracing, %[2]s = true, 0
 }
 
 func (difffuzzTracer) Differs(id int, rec map[string]any) {
@@ -174,7 +172,7 @@ func (difffuzzTracer) Differs(id int, rec map[string]any) {
 	}
 }
 
-func (difffuzzTracer) Hang(rec func() map[string]any) { difffuzzOf = rec }
+func (difffuzzTracer) Hang(rec *func() map[string]any) { difffuzzOf.Store(rec) }
 
 func init() {
 	if !difffuzzTracing || difffuzzOnce {
@@ -183,25 +181,26 @@ func init() {
 	difffuzzhook.Active = difffuzzTracer{}
 	go func() {
 		// a re-run still under way 20 ticks (10 s) after it was first seen hangs
-		var last *difffuzzRerun
+		var last uint64
 		ticks := 0
 		for {
 			difffuzztime.Sleep(500 * difffuzztime.Millisecond)
-			switch run := difffuzzWatch.Load(); {
-			case run == nil || run != last:
-				last, ticks = run, 0
+			switch seq := difffuzzRerunSeq.Load(); {
+			case seq%%2 == 0 || seq != last:
+				last, ticks = seq, 0
 			case ticks < 20:
 				ticks++
 			default:
+				id := difffuzzRerunID.Load() // stored before the re-run began
 				var rec map[string]any
-				if run.of != nil {
-					rec = run.of()
+				if of := difffuzzOf.Load(); of != nil {
+					rec = (*of)()
 				}
-				if difffuzzWatch.Load() != run {
-					last, ticks = nil, 0 // it ended while its record was made
+				if difffuzzRerunSeq.Load() != seq {
+					last, ticks = 0, 0 // it ended while its record was made
 					continue
 				}
-				difffuzzRecord(run.id, "hang", rec)
+				difffuzzRecord(int(id), "hang", rec)
 				difffuzzos.Exit(3)
 			}
 		}

@@ -14,15 +14,18 @@ type Tracer interface {
 	// Diverged are the traced mutants whose expression evaluated differently from the
 	// original's since Begin.
 	Diverged() []int
-	// With runs f with mutant id active, tracing off; it reports false when f did not return
-	// within the schema's limit (the process then records the hang and exits).
-	With(id int, f func())
+	// Rerun makes mutant id active, tracing off, for a re-run of the call; Done ends the
+	// re-run. A re-run that does not end within the schema's limit is recorded as a hang
+	// (with Hang's record) and the process exits.
+	Rerun(id int)
+	Done()
 	// Differs records that mutant id, re-run on a call where it diverged, returned something
 	// else than the original: record is the witness as a JSON object.
 	Differs(id int, record map[string]any)
 	// Hang sets what describes the call whose re-runs are under way, for the report of a
-	// hang: record is called (from another goroutine, while the re-run hangs) only then.
-	Hang(record func() map[string]any)
+	// hang: *record is called (from another goroutine, while the re-run hangs) only then,
+	// so what it reads must be safe to read from there.
+	Hang(record *func() map[string]any)
 }
 
 // Active is the installed Tracer, nil when none is.
