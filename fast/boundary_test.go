@@ -219,6 +219,65 @@ func TestEdgeStraddles(t *testing.T) {
 	}
 }
 
+// TestKernelPairs puts every pair of bytes, and many triples and quadruples of lead,
+// continuation and other bytes, into 80 bytes of clean filler so that the last byte lands
+// inside the first and the second 16-byte lane of a 32-byte block, on the lane edge and on
+// the block edge, under UNESCAPED_UNICODE (where the kernels check UTF-8 in the vector
+// registers through nibble lookup tables instead of leaving non-ASCII to the scalar code),
+// and with UNESCAPED_LINE_TERMINATORS and HEX_TAG too (another kernel), through every
+// variant with vector kernels (-short: the lanes' insides, UNESCAPED_UNICODE alone). The
+// pairs reach every entry of the tables (the previous byte's two nibbles, this byte's high
+// nibble) in each lane's copy, the triples and quadruples the check that a 3- or 4-byte lead
+// is followed by enough continuation bytes: a table byte with a bit flipped (difffuzz
+// mutate's table-bit-flip mutants) that lets an invalid sequence through fails here; one
+// that only flags valid text sends it to the scalar code, which gives the same output.
+func TestKernelPairs(t *testing.T) {
+	c := &edgeChecker{t: t}
+	for _, im := range impls(t) {
+		if im.name != "default" && im.name != "swar" && im.name != "generic" {
+			c.ims = append(c.ims, im) // the variants with vector kernels
+		}
+	}
+	if len(c.ims) == 0 {
+		t.Skip("no vector kernel in this build (purego, or a CPU without SSE2 or NEON)")
+	}
+	optsList := []jsonopt.Options{jsonopt.UnescapedUnicode, jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.HexTag}
+	ends := []int{5, 16, 21, 32} // lane 0, the lane edge, lane 1, the block edge
+	if testing.Short() {
+		optsList, ends = optsList[:1], []int{5, 21}
+	}
+	in := []byte(edgeFiller[:80])
+	put := func(seq ...byte) {
+		for _, end := range ends {
+			off := end - len(seq) + 1
+			copy(in[off:], seq)
+			for _, opts := range optsList {
+				c.check(in, opts, fmt.Sprintf("% x ending at %d", seq, end))
+			}
+			copy(in[off:], edgeFiller[off:off+len(seq)])
+		}
+	}
+	for a := 0; a < 256; a++ {
+		for b := 0; b < 256; b++ {
+			put(byte(a), byte(b))
+		}
+	}
+	// every high nibble, with the edges of the ranges the second byte of E0, ED, F0, F4 has
+	some := []byte{0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xD0, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF}
+	for lead := 0xC0; lead < 0x100; lead++ {
+		for _, b := range some {
+			for _, c := range some {
+				put(byte(lead), b, c)
+				if lead >= 0xF0 && lead <= 0xF4 {
+					for _, d := range some {
+						put(byte(lead), b, c, d)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestEdgeRuns covers long runs that the main loops take whole: clean ASCII, escapes in
 // every lane, multi-byte text under UNESCAPED_UNICODE with one odd character at every
 // position, at lengths around the loop thresholds of both kernels.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -60,7 +61,8 @@ func allMutateTargets(dir string) ([]string, error) {
 // corpus and regression replay).
 var defaultKillers = []mutation.Killer{
 	{Name: "tables", Pkg: "./fast", Run: "^(TestNextChar|TestEscapeFacts|TestUTF8DecodeFacts|TestModelFacts)$", Short: true},
-	{Name: "unit", Pkg: "./fast", Short: true, Skip: "^TestLong$"},
+	{Name: "kernel", Pkg: "./fast", Run: "^TestKernelPairs$", Short: true}, // every byte pair through the vector kernels' lanes
+	{Name: "unit", Pkg: "./fast", Short: true, Skip: "^(TestLong|TestKernelPairs)$"},
 	{Name: "fuzz", Pkg: "./fuzz", Short: true, Args: []string{"-seed=1"}, // the properties' gopter seed: killers are deterministic
 		Run: "^(TestExhaustive|TestExhaustiveShortSpotCheck|TestBoundary|TestProperties|TestRandomBuiltins|TestSeedCorpus|TestRegressions|TestEqualShort)$"},
 	{Name: "long", Pkg: "./fast", Short: true, Run: "^TestLong$"},
@@ -84,11 +86,51 @@ var equivalenceKillers = []mutation.Killer{
 	{Name: "utf8-decode-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Funcs: utf8Funcs,
 		Args:   []string{"--exhaustive", "--ops", "utf8_decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
 		Domain: "utf8_decode on every 1-4-byte string"},
-	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Except: []string{"utf8Decode"}, // only utf8_decode calls it
+	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Except: append([]string{"utf8Decode"}, tableFuncs...), // only utf8_decode calls it
 		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},
 		Domain: "json_encode on every 1-3-byte string under all 1,024 option sets and embedded at the 16/32/64-byte edges"},
+	{Name: "kernel-embed-domain", Pkg: "./cmd/difffuzz", Main: true, // Funcs: the assembly functions among the mutants (equivalenceFor)
+		Args: []string{"--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape,utf8_decode", "--impl", "all",
+			"--examples", "0", "--findings", "{evidence}"},
+		Domain: "json_encode and utf8_decode on every 1-3-byte string embedded at the 16/32/64-byte edges (the vector kernels run on 16 bytes or more only)"},
+	{Name: "kernel-domain", Pkg: "./fast", Run: "^TestKernelPairs$", Funcs: tableFuncs,
+		Domain: "the UNESCAPED_UNICODE kernels on every byte pair (and lead, continuation and other bytes as triples and quadruples) inside each 16-byte lane and across the lane and block edges of 80-byte strings"},
 }
+
+// equivalenceFor is equivalenceKillers for the mutants of files: the functions of the
+// assembly files among them but the tables go to the kernel-embed domain instead of the
+// escape domain, whose 1-3-byte strings never reach a vector kernel.
+func equivalenceFor(files []string, mutants [][]mutation.Mutant) []mutation.Killer {
+	var asm []string
+	for i, f := range files {
+		if strings.HasSuffix(f, ".s") {
+			for _, m := range mutants[i] {
+				if !slices.Contains(tableFuncs, m.Func) && !slices.Contains(asm, m.Func) {
+					asm = append(asm, m.Func)
+				}
+			}
+		}
+	}
+	out := slices.Clone(equivalenceKillers)
+	for i, k := range out {
+		switch k.Name {
+		case "escape-domain":
+			out[i].Except = append(slices.Clone(k.Except), asm...)
+		case "kernel-embed-domain":
+			out[i].Funcs = asm
+		}
+	}
+	if len(asm) == 0 {
+		out = slices.DeleteFunc(out, func(k mutation.Killer) bool { return k.Name == "kernel-embed-domain" })
+	}
+	return out
+}
+
+// tableFuncs are the UTF-8 validation tables of the vector kernels (table-bit-flip mutants):
+// the kernels read them only under UNESCAPED_UNICODE, on strings of 16 bytes or more, and a
+// table entry is reached by the pair of bytes whose nibbles index it.
+var tableFuncs = []string{"utf8consts", "utf8lookupNEON"}
 
 // runMutate is `difffuzz mutate`: mutation testing of the chosen functions (docs/DESIGN.md §7).
 // Exit status: 1 when the score is below --threshold, 2 on a usage error or a killer that
@@ -211,7 +253,12 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix, NoTrace: !*traceOn}
 	if *equivalence {
-		cfg.Equivalence = equivalenceKillers
+		var names []string
+		var ms [][]mutation.Mutant
+		for _, f := range files {
+			names, ms = append(names, f.file), append(ms, f.mutants)
+		}
+		cfg.Equivalence = equivalenceFor(names, ms)
 	}
 	start := time.Now()
 	var prog fuzz.Progress // from the baseline on
@@ -369,7 +416,7 @@ func gapRow(r mutation.Result) string {
 		WantStep string `json:"want_step"`
 	}
 	if json.Unmarshal([]byte(r.Evidence), &f) != nil {
-		return "witness: " + r.Evidence
+		return "witness: " + cmp.Or(r.Evidence, r.Detail) // a test killer's: its failure
 	}
 	in, err1 := hex.DecodeString(f.Input)
 	want, err2 := hex.DecodeString(f.Want)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,4 +80,29 @@ func TestMutateList(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
+}
+
+// The assembly functions among the mutants are proven on the embedded strings (the 1-3-byte
+// ones never reach a vector kernel), the tables on the kernel pairs, the Go functions as
+// before; without assembly there is no kernel-embed domain.
+func TestEquivalenceFor(t *testing.T) {
+	covers := func(ks []mutation.Killer, fn string) (names []string) {
+		for _, k := range ks {
+			if (len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn)) && !slices.Contains(k.Except, fn) {
+				names = append(names, k.Name)
+			}
+		}
+		return names
+	}
+	ks := equivalenceFor([]string{"fast/decode.go", "fast/escape_amd64.s"}, [][]mutation.Mutant{
+		{{Func: "decodeValid"}}, {{Func: "escapeUUAVX2"}, {Func: "utf8consts"}, {Func: "clean16"}}})
+	assert.Equal(t, []string{"decode-domain", "utf8-decode-domain", "escape-domain"}, covers(ks, "decodeValid"))
+	assert.Equal(t, []string{"escape-domain"}, covers(ks, "escapeMB"))
+	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "escapeUUAVX2"))
+	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "clean16"))
+	assert.Equal(t, []string{"kernel-domain"}, covers(ks, "utf8consts"))
+	goOnly := equivalenceFor([]string{"fast/decode.go"}, [][]mutation.Mutant{{{Func: "decodeValid"}}})
+	assert.Equal(t, []string{"escape-domain"}, covers(goOnly, "escapeMB"))
+	assert.NotContains(t, covers(goOnly, "escapeUUAVX2"), "kernel-embed-domain")
+	assert.Empty(t, equivalenceKillers[3].Funcs, "the shared list is not changed")
 }
