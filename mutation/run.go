@@ -154,6 +154,14 @@ func (k Killer) covers(fn string) bool {
 	return (len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn)) && !slices.Contains(k.Except, fn)
 }
 
+// equivalenceLimit is EquivalenceTimeout, 1 hour when it is not set.
+func (cfg Config) equivalenceLimit() time.Duration {
+	if cfg.EquivalenceTimeout <= 0 {
+		return time.Hour
+	}
+	return cfg.EquivalenceTimeout
+}
+
 // Outcome is how a mutant ended.
 type Outcome string
 
@@ -234,8 +242,8 @@ type Config struct {
 	// failing one makes it Killed with Gap set. A survivor no equivalence killer covers stays
 	// Survived.
 	Equivalence []Killer
-	// EquivalenceTimeout bounds each equivalence killer's run on a mutant (default 1 hour);
-	// past it the mutant is TimedOut.
+	// EquivalenceTimeout bounds each equivalence killer's run on a mutant (default 1 hour,
+	// equivalenceLimit); past it the mutant is TimedOut.
 	EquivalenceTimeout time.Duration
 	// Matrix runs every killer on every mutant (the kill matrix) instead of stopping at the
 	// first that kills it.
@@ -835,10 +843,7 @@ func equivalenceOne(ctx context.Context, cfg Config, k Killer, b Build, bs *bina
 	case fail != "":
 		return true, fmt.Errorf("mutant %d: built for the killers but not for equivalence killer %s: %s", r.ID, k.Name, fail)
 	}
-	limit := cfg.EquivalenceTimeout
-	if limit <= 0 {
-		limit = time.Hour
-	}
+	limit := cfg.equivalenceLimit()
 	evidence := filepath.Join(dir, fmt.Sprintf("evidence-%d-%s", r.ID, k.Name))
 	defer os.Remove(evidence)
 	t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, b, bin, id, evidence)
@@ -980,10 +985,7 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		limit := cfg.EquivalenceTimeout
-		if limit <= 0 {
-			limit = time.Hour
-		}
+		limit := cfg.equivalenceLimit()
 		undecided := map[int][]string{} // why a survivor is not decided, per result
 		// merge, killers in order; then runs of their own for what the rechecks left open
 		type pending struct{ i, k int }
@@ -1075,10 +1077,7 @@ func recheckRun(ctx context.Context, cfg Config, dir string, g *group, k Killer,
 		return nil, false, err
 	}
 	out := map[int]verdict{}
-	limit := cfg.EquivalenceTimeout
-	if limit <= 0 {
-		limit = time.Hour
-	}
+	limit := cfg.equivalenceLimit()
 	bin, fail, err := g.shared.get(ctx, cfg.Dir, k)
 	if err != nil {
 		return nil, false, err

@@ -98,6 +98,14 @@ var equivalenceKillers = []mutation.Killer{
 		Domain: "the UNESCAPED_UNICODE kernels on every byte pair (and lead, continuation and other bytes as triples and quadruples) inside each 16-byte lane and across the lane and block edges of 80-byte strings"},
 }
 
+// rate prints a rate with a decimal below 10 (a slow run makes fewer than one a minute).
+func rate(x float64) string {
+	if x < 10 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64)
+}
+
 // equivalenceFor is equivalenceKillers for the mutants of files: the functions of the
 // assembly files among them but the tables go to the kernel-embed domain instead of the
 // escape domain, whose 1-3-byte strings never reach a vector kernel.
@@ -387,8 +395,8 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		slices.Sort(el)
 		wall := time.Since(start)
-		fmt.Fprintf(stderr, "difffuzz: mutate: %.0f mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; the traced runs (%s) skipped %d killer runs and narrowed %d to the tests where the mutant diverged\n",
-			float64(len(results))/wall.Minutes(), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Trace.Round(time.Second), sum.Skipped, sum.Narrowed)
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; the traced runs (%s) skipped %d killer runs and narrowed %d to the tests where the mutant diverged\n",
+			rate(float64(len(results))/wall.Minutes()), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Trace.Round(time.Second), sum.Skipped, sum.Narrowed)
 	}
 	if interrupted {
 		return exitUsage, nil
