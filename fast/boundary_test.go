@@ -276,6 +276,17 @@ func TestKernelPairs(t *testing.T) {
 			}
 		}
 	}
+	// every (previous byte, this byte's high nibble) after a 3-byte lead, after a 2-byte lead
+	// and after a 4-byte lead and a continuation: the table entries with and without the
+	// "a 3- or 4-byte lead two or three bytes back" that the continuation check XORs in
+	for b := 0; b < 256; b++ {
+		for hi := 0; hi < 16; hi++ {
+			c := byte(hi<<4 | 5)
+			put(0xE1, byte(b), c)
+			put(0xC3, byte(b), c)
+			put(0xF1, 0x90, byte(b), c)
+		}
+	}
 }
 
 // TestEdgeRuns covers long runs that the main loops take whole: clean ASCII, escapes in

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -277,7 +278,7 @@ type binaries struct {
 	mu      sync.Mutex
 	paths   map[string]string
 	fails   map[string]string // binKey → first compiler message
-	builds  *int
+	builds  *atomic.Int64     // counts the go builds made
 	// from and patch: the binaries are from's, copied with patch applied (no build)
 	from  *binaries
 	patch *patch
@@ -315,7 +316,7 @@ func (bs *binaries) get(ctx context.Context, dir string, k Killer) (bin, notViab
 	if err != nil {
 		return "", "", fmt.Errorf("killer %s: %v", k.Name, err)
 	}
-	*bs.builds++
+	bs.builds.Add(1)
 	bs.paths[key] = bin
 	if b.failed {
 		bs.fails[key] = firstCompileError(b.lines)
@@ -340,7 +341,8 @@ type group struct {
 	build    Build
 	targets  []Target
 	abs      []string
-	shared   *binaries // the schema build (or the unmutated one), for the killers and the equivalence killers
+	shared   *binaries     // the schema build (or the unmutated one), for the killers and the equivalence killers
+	builds   *atomic.Int64 // the go builds of every binaries of the run
 	baseline []time.Duration
 	// tests are, per killer, the top-level tests its baseline run ran (with their times);
 	// nil for a Main killer.
@@ -374,6 +376,7 @@ type testTime struct {
 // back with it (unfinished mutants have an empty Outcome).
 func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, error) {
 	var sum Summary
+	var builds atomic.Int64 // the builds of the killers' binaries, added to sum.Builds
 	tmp, err := os.MkdirTemp("", "difffuzz-mutate-")
 	if err != nil {
 		return nil, sum, err
@@ -397,7 +400,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 		}
 		g := byBuild[b]
 		if g == nil {
-			g = &group{build: b}
+			g = &group{build: b, builds: &builds}
 			byBuild[b] = g
 			groups = append(groups, g)
 		}
@@ -411,7 +414,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 		if err != nil {
 			return nil, sum, err
 		}
-		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: &sum.Builds}
+		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: &builds}
 		if g.baseline, g.tests, err = baseline(ctx, cfg, g.shared); err != nil {
 			return nil, sum, err
 		}
@@ -506,6 +509,7 @@ feed:
 		firstErr = ctx.Err()
 	}
 	if firstErr != nil || len(cfg.Equivalence) == 0 {
+		sum.Builds += int(builds.Load())
 		return results, sum, firstErr
 	}
 	n := 0
@@ -518,6 +522,7 @@ feed:
 		cfg.EquivalenceStarted(n)
 	}
 	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results)
+	sum.Builds += int(builds.Load())
 	return results, sum, err
 }
 
@@ -698,8 +703,7 @@ func Baseline(ctx context.Context, cfg Config) ([]time.Duration, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	n := 0
-	d, _, err := baseline(ctx, cfg, &binaries{dir: tmp, build: Build{GOARCH: runtime.GOARCH}, paths: map[string]string{}, fails: map[string]string{}, builds: &n})
+	d, _, err := baseline(ctx, cfg, &binaries{dir: tmp, build: Build{GOARCH: runtime.GOARCH}, paths: map[string]string{}, fails: map[string]string{}, builds: new(atomic.Int64)})
 	return d, err
 }
 
@@ -718,7 +722,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	case j.schema:
 	case j.m.patch != nil:
 		r.How = "patch"
-		bs, id = &binaries{dir: dir, build: j.g.build, paths: map[string]string{}, fails: map[string]string{}, builds: new(int), from: j.g.shared, patch: j.m.patch}, 0
+		bs, id = &binaries{dir: dir, build: j.g.build, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds, from: j.g.shared, patch: j.m.patch}, 0
 	default:
 		r.How = "build"
 		abs := j.g.abs[j.target]
@@ -743,7 +747,7 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
 			return r, err
 		}
-		bs = &binaries{dir: dir, build: j.g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: new(int)}
+		bs = &binaries{dir: dir, build: j.g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds}
 		id = 0
 	}
 	factor := cfg.TimeoutFactor
