@@ -2,7 +2,9 @@ package fast_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -219,6 +221,10 @@ func TestEdgeStraddles(t *testing.T) {
 	}
 }
 
+// kernelDomain makes TestKernelPairs fail instead of passing without reading the tables:
+// difffuzz mutate's kernel domain sets it.
+var kernelDomain = flag.Bool("kernel.domain", false, "TestKernelPairs fails when no variant has an UNESCAPED_UNICODE kernel (the lookup tables' only reader)")
+
 // TestKernelPairs puts every pair of bytes, and many triples and quadruples of lead,
 // continuation and other bytes, into 80 bytes of clean filler so that the last byte lands
 // inside the first and the second 16-byte lane of a 32-byte block, on the lane edge and on
@@ -238,7 +244,12 @@ func TestKernelPairs(t *testing.T) {
 			c.ims = append(c.ims, im) // the variants with vector kernels
 		}
 	}
-	if len(c.ims) == 0 {
+	uu := slices.ContainsFunc(c.ims, func(im impl) bool { return im.name == "avx2" || im.name == "neon" })
+	switch {
+	case *kernelDomain && !uu:
+		// difffuzz mutate proves table bits equivalent on this test: it must reach the tables
+		t.Fatalf("-kernel.domain: no variant with an UNESCAPED_UNICODE kernel (avx2, neon) in this build or on this CPU (variants: %v)", names(c.ims))
+	case len(c.ims) == 0:
 		t.Skip("no vector kernel in this build (purego, or a CPU without SSE2 or NEON)")
 	}
 	optsList := []jsonopt.Options{jsonopt.UnescapedUnicode, jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.HexTag}

@@ -55,6 +55,15 @@ type patch struct {
 	bit    uint8
 }
 
+// TableByte is the byte of its DATA symbol a table-bit-flip mutant flips, -1 for any other
+// mutant.
+func (m Mutant) TableByte() int {
+	if m.patch == nil {
+		return -1
+	}
+	return m.patch.off
+}
+
 // AsmSites returns the mutants of the Go assembly source src of file in source order: each
 // conditional branch swapped for its boundary partner and for its negation (JLT ↔ JLE,
 // JEQ ↔ JNE, BLT ↔ BLE, CBZ ↔ CBNZ, TBZ ↔ TBNZ, …), each immediate of a compare, test, mask,

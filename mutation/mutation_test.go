@@ -458,6 +458,26 @@ func TestBuildFor(t *testing.T) {
 // TestSchema checks the schema source of the sample: it parses, every mutant is in it once as
 // a case of its own, the traced ones have their mutated expression compared, and an error
 // position maps back to the mutant whose closure holds it.
+// cannotPanic and pureExpr judge the whole expression: what one operand rules out, a later
+// sibling does not rule back in.
+func TestCannotPanicAndPure(t *testing.T) {
+	for text, want := range map[string]bool{
+		"c < 0xC2": true, "c&0xC0 == 0x80 && n >= -1": true, "len(s) > i+1": true, "byte(c) >> 2 == 0": true,
+		"s[i] == byte(c)": false, "tbl[c] == -1": false, "s[i-1] < -x": false, "f(x) == -1": false, "a / b > 0": false,
+		"x << n == 0": false, "p.n > 0": false, "*p == 0": false, "s[1:] == nil": false,
+	} {
+		assert.Equal(t, want, cannotPanic(text), "cannotPanic(%q)", text)
+	}
+	for text, want := range map[string]bool{
+		"isTrail(c) && c < 0x80": true, "len(s) == -1": true,
+		"next() == -1": false, "-x == next()": false, "isTrail(c) && bump()": false, "<-ch == 0": false, "&x != nil": false,
+	} {
+		e, err := parser.ParseExpr(text)
+		require.NoError(t, err)
+		assert.Equal(t, want, pureExpr(e, nil, map[string]bool{"isTrail": true}), "pureExpr(%q)", text)
+	}
+}
+
 // schemaModule is a new directory holding module p, which uses this repository for the hook
 // package a schema's variable file imports.
 func schemaModule(t *testing.T) string {

@@ -477,13 +477,14 @@ func pureFuncs(ti *TypeInfo) map[string]bool {
 func pureExpr(e ast.Expr, ti *TypeInfo, pure map[string]bool) bool {
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
+		// once false, false: a node's siblings are still visited after it says so
 		switch x := n.(type) {
 		case *ast.FuncLit, *ast.CompositeLit:
 			ok = false
 		case *ast.UnaryExpr:
-			ok = x.Op != token.ARROW && x.Op != token.AND
+			ok = ok && x.Op != token.ARROW && x.Op != token.AND
 		case *ast.CallExpr:
-			ok = pureCall(x, ti, pure)
+			ok = ok && pureCall(x, ti, pure)
 		}
 		return ok
 	})
@@ -509,11 +510,12 @@ func pureCall(x *ast.CallExpr, ti *TypeInfo, pure map[string]bool) bool {
 	return pure[id.Name]
 }
 
-// cannotPanic says whether evaluating the expression text cannot panic, judged by its syntax
-// alone: it neither indexes, slices, dereferences nor asserts a type, divides or shifts only
-// by constants, and calls only len, cap, min, max and conversions to integer types. Its
-// divergence is then traced without a deferred recover, which costs more than the
-// comparison.
+// cannotPanic says whether evaluating the expression text cannot panic, judged by its
+// syntax alone: it neither indexes, slices, dereferences, selects a field nor asserts a type,
+// divides or shifts only by constants, and calls only len, cap, min, max and conversions to
+// integer types. Its divergence is then traced without a deferred recover, which costs more
+// than the comparison. (Untyped, it cannot tell a comparison of interfaces holding
+// incomparable values, which panics; the mutated packages compare none.)
 func cannotPanic(text string) bool {
 	e, err := parser.ParseExpr(text)
 	if err != nil {
@@ -521,18 +523,20 @@ func cannotPanic(text string) bool {
 	}
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
+		// once false, false: a node's siblings are still visited after it says so
 		switch x := n.(type) {
-		case *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.CompositeLit:
+		case *ast.IndexExpr, *ast.IndexListExpr, *ast.SliceExpr, *ast.StarExpr, *ast.TypeAssertExpr, *ast.FuncLit, *ast.CompositeLit,
+			*ast.SelectorExpr: // a field through a nil pointer
 			ok = false
 		case *ast.BinaryExpr:
 			if _, lit := ast.Unparen(x.Y).(*ast.BasicLit); !lit && slices.Contains([]token.Token{token.QUO, token.REM, token.SHL, token.SHR}, x.Op) {
 				ok = false
 			}
 		case *ast.UnaryExpr:
-			ok = x.Op != token.ARROW
+			ok = ok && x.Op != token.ARROW
 		case *ast.CallExpr:
 			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
-			ok = isID && slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint", "uint16", "int32"}, id.Name)
+			ok = ok && isID && slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint", "uint16", "int32"}, id.Name)
 		}
 		return ok
 	})

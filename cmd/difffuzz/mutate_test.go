@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/mutation"
 )
@@ -105,4 +107,15 @@ func TestEquivalenceFor(t *testing.T) {
 	assert.Equal(t, []string{"escape-domain"}, covers(goOnly, "escapeMB"))
 	assert.NotContains(t, covers(goOnly, "escapeUUAVX2"), "kernel-embed-domain")
 	assert.Empty(t, equivalenceKillers[3].Funcs, "the shared list is not changed")
+
+	// A byte of utf8consts past the lookup tables (--all) is a constant clean16 reads too: the
+	// kernel pairs do not reach it, the embedded strings do.
+	src, err := os.ReadFile("../../fast/escape_amd64.s")
+	require.NoError(t, err)
+	past, err := mutation.AsmSites("fast/escape_amd64.s", src, []string{"utf8consts[352:353]"})
+	require.NoError(t, err)
+	require.Len(t, past, 8)
+	assert.Equal(t, 352, past[0].TableByte())
+	ks = equivalenceFor([]string{"fast/escape_amd64.s"}, [][]mutation.Mutant{past})
+	assert.Equal(t, []string{"kernel-embed-domain", "kernel-domain"}, covers(ks, "utf8consts"))
 }
