@@ -207,7 +207,10 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 			}
 			format := func(n int64) string {
 				if strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
-					return fmt.Sprintf("0x%0*x", len(lit)-2, n)
+					if strings.ContainsAny(lit[2:], "ABCDEF") {
+						return fmt.Sprintf("%s%0*X", lit[:2], len(lit)-2, n) // the case it is written in
+					}
+					return fmt.Sprintf("%s%0*x", lit[:2], len(lit)-2, n)
 				}
 				return strconv.FormatInt(n, 10)
 			}
@@ -220,6 +223,18 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 	for _, name := range funcs {
 		if !found[name] {
 			return nil, fmt.Errorf("%s: no TEXT, #define or utf8 DATA symbol %s", file, name)
+		}
+	}
+	for name, r := range ranges {
+		t, ok := tables[name+"<>"]
+		if !ok {
+			t, ok = tables[name]
+		}
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: %s[%d:%d]: a byte range selects bytes of a utf8 lookup table, and %s is not one", file, name, r[0], r[1], name)
+		case r[1] > len(t):
+			return nil, fmt.Errorf("%s: %s[%d:%d]: past the table's %d bytes", file, name, r[0], r[1], len(t))
 		}
 	}
 	for i := range out {

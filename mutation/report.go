@@ -72,7 +72,7 @@ func WriteText(w io.Writer, results []Result) {
 			by = r.Detail
 		}
 		fmt.Fprintf(tw, "%d\t%s:%d:%d\t%s\t%s\t%s → %s\t%s\t%s\n", r.ID, r.File, r.Line, r.Col, r.Func, r.Operator,
-			clip(r.Original, 40), clip(r.Mutated, 40), r.Outcome, by)
+			clip(Shown(r.Original), 40), clip(Shown(r.Mutated), 40), r.Outcome, by)
 	}
 	tw.Flush()
 }
@@ -278,5 +278,5 @@ func mutantText(m Mutant) string {
 	if name, ok := strings.CutPrefix(string(m.Operator), "seed:"); ok {
 		return name
 	}
-	return clip(m.Original, 40) + " → " + clip(m.Mutated, 40)
+	return clip(Shown(m.Original), 40) + " → " + clip(Shown(m.Mutated), 40)
 }

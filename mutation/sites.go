@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Operator is how a mutant changes its site.
@@ -46,9 +47,20 @@ type Mutant struct {
 	patch    *patch   // for a table mutant: how to apply it to a built binary instead
 }
 
-// String is "file:line:col operator: original → mutated".
+// String is "file:line:col operator: original → mutated", on one line (Shown).
 func (m Mutant) String() string {
-	return fmt.Sprintf("%s:%d:%d %s: %s → %s", m.File, m.Line, m.Col, m.Operator, m.Original, m.Mutated)
+	return fmt.Sprintf("%s:%d:%d %s: %s → %s", m.File, m.Line, m.Col, m.Operator, Shown(m.Original), Shown(m.Mutated))
+}
+
+// Shown is source text as a report shows it: on one line, each run of white space (a line
+// break and the next line's indentation) as one space, and "(nothing)" for an empty text (a
+// seed mutant that deletes an operand).
+func Shown(text string) string {
+	s := strings.Join(strings.Fields(text), " ")
+	if s == "" {
+		return "(nothing)"
+	}
+	return s
 }
 
 // Apply returns a copy of src (the source Sites read) with the mutant applied.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -150,8 +151,8 @@ var lookupBytes = map[string]int{"utf8consts": 96, "utf8lookupNEON": 48}
 // fails without any mutant, 0 otherwise.
 func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("mutate", stderr)
-	var targets stringList
-	fs.Var(&targets, "target", "a Go file of the module, PATH or PATH:FUNC,FUNC (repeatable; default: "+strings.Join(defaultMutateTargets, " and ")+")")
+	var targets targetList
+	fs.Var(&targets, "target", "a Go or Go assembly file of the module, PATH or PATH:FUNC,FUNC (repeatable; default: "+strings.Join(defaultMutateTargets, " and ")+")")
 	dir := fs.String("dir", ".", "the difffuzz module directory (go test runs there)")
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
@@ -175,12 +176,21 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if *workers < 1 {
 		return exitUsage, usagef("--workers: must be at least 1, not %d", *workers)
 	}
-	if *threshold < 0 || *threshold > 100 {
+	if !(*threshold >= 0 && *threshold <= 100) { // NaN too: no score is below it
 		return exitUsage, usagef("--threshold: a percentage 0..100, not %v", *threshold)
+	}
+	if *list && *jsonOut {
+		return exitUsage, usagef("--list and --json: --list prints the mutants as a table only")
 	}
 	ks, err := chooseKillers(*killers)
 	if err != nil {
 		return exitUsage, err
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return exitUsage, usagef("--dir %s: %v", *dir, err)
 	}
 	if len(targets) == 0 {
 		switch {
@@ -196,7 +206,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	} else if *all {
 		return exitUsage, usagef("--all and --target: give one or the other")
 	} else if *asmToo {
-		targets = append(slices.Clone(targets), asmMutateTargets...)
+		for _, t := range asmMutateTargets { // but the files given with --target, as given
+			file, _, _ := strings.Cut(t, ":")
+			if !slices.ContainsFunc(targets, func(g string) bool { f, _, _ := strings.Cut(g, ":"); return filepath.Clean(f) == file }) {
+				targets = append(targets, t)
+			}
+		}
+	}
+	if targets, err = moduleTargets(*dir, targets); err != nil {
+		return exitUsage, err
 	}
 	type fileMutants struct {
 		file    string
@@ -210,6 +228,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		var names []string
 		if funcs != "" {
 			names = strings.Split(funcs, ",")
+			if slices.Contains(names, "") {
+				return exitUsage, usagef("--target %q: an empty function name (PATH:FUNC,FUNC)", t)
+			}
 		}
 		asm := strings.HasSuffix(file, ".s")
 		if !strings.HasSuffix(file, ".go") && !asm {
@@ -246,11 +267,23 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if err != nil {
 			return exitUsage, err
 		}
+		for id := range keep {
+			if id > total {
+				return exitUsage, usagef("--only: %d is past the last mutant, %d (--list numbers them)", id, total)
+			}
+		}
 		total = 0
 		for i := range files {
 			files[i].mutants = slices.DeleteFunc(files[i].mutants, func(m mutation.Mutant) bool { return !keep[m.ID] })
 			total += len(files[i].mutants)
 		}
+	}
+	if total == 0 {
+		what := "mutants"
+		if *seedsOnly {
+			what = "seed mutants (the seven are made in the copies of the UTF-8 validity rule of package fast, see --list --seeds)"
+		}
+		return exitUsage, usagef("mutate: no %s in %s", what, strings.Join(targets, ", "))
 	}
 	if *list {
 		for _, f := range files {
@@ -260,9 +293,6 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s\n", plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"))
 		return exitOK, nil
-	}
-	if total == 0 {
-		return exitUsage, usagef("mutate: no mutants in %s", strings.Join(targets, ", "))
 	}
 	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix, NoTrace: !*traceOn}
 	if *equivalence {
@@ -480,6 +510,60 @@ func parseIDs(list string) (map[int]bool, error) {
 		for id := a; id <= b; id++ {
 			out[id] = true
 		}
+	}
+	return out, nil
+}
+
+// targetList collects --target.
+type targetList []string
+
+func (l *targetList) String() string { return strings.Join(*l, " ") }
+
+func (l *targetList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("an empty target (PATH or PATH:FUNC,FUNC)")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// moduleTargets checks the targets' files and gives each as a path relative to the module
+// directory dir (an absolute path inside it is accepted): each a file of a package that the
+// module builds (no test file, nothing under testdata or a directory starting with _ or .),
+// each once.
+func moduleTargets(dir string, targets []string) ([]string, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usagef("--dir %s: %v", dir, err)
+	}
+	out := make([]string, 0, len(targets))
+	seen := map[string]string{}
+	for _, t := range targets {
+		file, funcs, hasFuncs := strings.Cut(t, ":")
+		if filepath.IsAbs(file) {
+			rel, err := filepath.Rel(root, file)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, usagef("--target %q: not inside the module directory %s (give --dir)", t, root)
+			}
+			file = rel
+		}
+		file = filepath.ToSlash(filepath.Clean(file))
+		if strings.HasSuffix(file, "_test.go") {
+			return nil, usagef("--target %q: a test file: mutate the code under test, which the tests then kill", t)
+		}
+		for _, part := range strings.Split(file, "/") {
+			if part == "testdata" || part == ".." || (len(part) > 1 && (part[0] == '_' || part[0] == '.')) {
+				return nil, usagef("--target %q: outside the packages the module builds (testdata, .., or a directory starting with _ or .)", t)
+			}
+		}
+		if prev, ok := seen[file]; ok {
+			return nil, usagef("--target %q: %s is already a target (%q): give its functions once, PATH:FUNC,FUNC", t, file, prev)
+		}
+		seen[file] = t
+		if hasFuncs {
+			file += ":" + funcs
+		}
+		out = append(out, file)
 	}
 	return out, nil
 }

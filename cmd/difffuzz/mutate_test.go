@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestMutateListAsmOnly(t *testing.T) {
 }
 
 func TestMutateOnly(t *testing.T) {
-	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--only", "3,5-9", "--target", "fast/decode.go:isTrail")
+	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--only", "3,5-5", "--target", "fast/decode.go:isTrail")
 	assert.Equal(t, 0, code, errs)
 	assert.Equal(t, "difffuzz: mutate: 2 mutants in 1 file\n", errs)
 	assert.Contains(t, out, "   3  isTrail")
@@ -62,6 +63,20 @@ func TestMutateList(t *testing.T) {
 	assert.Equal(t, 5, strings.Count(out, "fast/decode.go:11:"), out)
 	assert.Contains(t, out, "isTrail        fast/decode.go:11:43 relational-negation: == → !=")
 	assert.Equal(t, "difffuzz: mutate: 5 mutants in 1 file\n", errs)
+	abs, err := filepath.Abs("../../fast/decode.go")
+	require.NoError(t, err)
+	code, out2, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--target", abs+":isTrail")
+	assert.Equal(t, 0, code, errs)
+	assert.Equal(t, out, out2, "an absolute path inside the module is the same target")
+	// one line a mutant, a multi-line expression on one line, a deleted operand named
+	code, out, errs = runArgs(t, "", "mutate", "--dir", "../..", "--list")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, strings.Count(out, "\n"), strings.Count(out, " → "), "a line a mutant")
+	assert.NotContains(t, out, "\t")
+	code, out, errs = runArgs(t, "", "mutate", "--dir", "../..", "--list", "--seeds")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, " → (nothing)")
+	assert.NotContains(t, out, " → \n")
 	for _, args := range [][]string{
 		{"mutate", "--dir", "../..", "--target", "fast/nope.go"},
 		{"mutate", "--dir", "../..", "--target", "fast/decode.go:nope"},
@@ -76,6 +91,19 @@ func TestMutateList(t *testing.T) {
 		{"mutate", "--dir", "../..", "--only", "3-a"},
 		{"mutate", "--dir", "../..", "--only", "0"},
 		{"mutate", "--dir", "../..", "--only", "1-99999999999"},
+		{"mutate", "--dir", "../..", "--list", "--only", "6", "--target", "fast/decode.go:isTrail"}, // past the last id
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/decode.go:isTrail", "--target", "fast/decode.go:isLead"},
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/decode.go:isTrail,"},
+		{"mutate", "--dir", "../..", "--list", "--target", ""},
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_test.go"},
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/_asm/main.go"},
+		{"mutate", "--dir", "../..", "--list", "--target", "/elsewhere/x.go"},
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_amd64.s:utf8consts[0:9999]"},
+		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_amd64.s:clean16[0:1]"},
+		{"mutate", "--dir", "../..", "--list", "--seeds", "--target", "fast/decode.go:isTrail"}, // no seed copy: nothing to run
+		{"mutate", "--dir", "../..", "--list", "--json"},
+		{"mutate", "--dir", "../..", "--threshold", "NaN"},
+		{"mutate", "--dir", "/nonexistent", "--list"},
 	} {
 		code, out, errs := runArgs(t, "", args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
