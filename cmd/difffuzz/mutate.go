@@ -107,19 +107,17 @@ func rate(x float64) string {
 	return strconv.FormatFloat(x, 'f', 0, 64)
 }
 
-// equivalenceFor is equivalenceKillers for the mutants of files: the functions of the
-// assembly files among them but the tables go to the kernel-embed domain instead of the
-// escape domain, whose 1-3-byte strings never reach a vector kernel.
-func equivalenceFor(files []string, mutants [][]mutation.Mutant) []mutation.Killer {
+// equivalenceFor is equivalenceKillers for these mutants: the functions of the assembly
+// files among them but the tables go to the kernel-embed domain instead of the escape
+// domain, whose 1-3-byte strings never reach a vector kernel.
+func equivalenceFor(mutants []mutation.Mutant) []mutation.Killer {
 	var asm []string
-	for i, f := range files {
-		if strings.HasSuffix(f, ".s") {
-			for _, m := range mutants[i] {
-				lookup := slices.Contains(tableFuncs, m.Func) && m.TableByte() < lookupBytes[m.Func]
-				if !lookup && !slices.Contains(asm, m.Func) {
-					asm = append(asm, m.Func) // a byte past the lookup tables (--all): the constants clean16 reads too
-				}
-			}
+	for _, m := range mutants {
+		if !strings.HasSuffix(m.File, ".s") || slices.Contains(asm, m.Func) {
+			continue
+		}
+		if !slices.Contains(tableFuncs, m.Func) || m.TableByte() >= lookupBytes[m.Func] {
+			asm = append(asm, m.Func) // a byte past the lookup tables (--all): the constants clean16 reads too
 		}
 	}
 	out := slices.Clone(equivalenceKillers)
@@ -296,12 +294,11 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix, NoTrace: !*traceOn}
 	if *equivalence {
-		var names []string
-		var ms [][]mutation.Mutant
+		var ms []mutation.Mutant
 		for _, f := range files {
-			names, ms = append(names, f.file), append(ms, f.mutants)
+			ms = append(ms, f.mutants...)
 		}
-		cfg.Equivalence = equivalenceFor(names, ms)
+		cfg.Equivalence = equivalenceFor(ms)
 	}
 	start := time.Now()
 	var prog fuzz.Progress // from the baseline on

@@ -124,14 +124,14 @@ func TestEquivalenceFor(t *testing.T) {
 		}
 		return names
 	}
-	ks := equivalenceFor([]string{"fast/decode.go", "fast/escape_amd64.s"}, [][]mutation.Mutant{
-		{{Func: "decodeValid"}}, {{Func: "escapeUUAVX2"}, {Func: "utf8consts"}, {Func: "clean16"}}})
+	ks := equivalenceFor([]mutation.Mutant{{File: "fast/decode.go", Func: "decodeValid"},
+		{File: "fast/escape_amd64.s", Func: "escapeUUAVX2"}, {File: "fast/escape_amd64.s", Func: "utf8consts"}, {File: "fast/escape_amd64.s", Func: "clean16"}})
 	assert.Equal(t, []string{"decode-domain", "utf8-decode-domain", "escape-domain"}, covers(ks, "decodeValid"))
 	assert.Equal(t, []string{"escape-domain"}, covers(ks, "escapeMB"))
 	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "escapeUUAVX2"))
 	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "clean16"))
 	assert.Equal(t, []string{"kernel-domain"}, covers(ks, "utf8consts"))
-	goOnly := equivalenceFor([]string{"fast/decode.go"}, [][]mutation.Mutant{{{Func: "decodeValid"}}})
+	goOnly := equivalenceFor([]mutation.Mutant{{File: "fast/decode.go", Func: "decodeValid"}})
 	assert.Equal(t, []string{"escape-domain"}, covers(goOnly, "escapeMB"))
 	assert.NotContains(t, covers(goOnly, "escapeUUAVX2"), "kernel-embed-domain")
 	assert.Empty(t, equivalenceKillers[3].Funcs, "the shared list is not changed")
@@ -144,6 +144,6 @@ func TestEquivalenceFor(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, past, 8)
 	assert.Equal(t, 352, past[0].TableByte())
-	ks = equivalenceFor([]string{"fast/escape_amd64.s"}, [][]mutation.Mutant{past})
+	ks = equivalenceFor(past)
 	assert.Equal(t, []string{"kernel-embed-domain", "kernel-domain"}, covers(ks, "utf8consts"))
 }
