@@ -379,10 +379,7 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 			for _, m := range w.mutants {
 				fmt.Fprintf((*appender)(&out), " case %d: return ", m.ID)
 				from := len(out)
-				off, end, mutated := m.narrow()
-				out = append(out, src[w.off:off]...)
-				out = append(out, mutated...)
-				out = append(out, src[end:w.end]...)
+				out = append(out, w.mutatedText(src, m)...)
 				s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
 				out = append(out, ';')
 			}
@@ -402,8 +399,7 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 				out = append(out, "; if difffuzzTracing {"...)
 				for _, m := range traced {
 					// the mutated expression in parentheses: "a && b != v" would compare b alone
-					off, end, mutated := m.narrow()
-					text := string(src[w.off:off]) + mutated + string(src[end:w.end])
+					text := w.mutatedText(src, m)
 					safe := cannotPanic(text)
 					if safe {
 						fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() && (", m.ID)
@@ -430,6 +426,12 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 	s.Src = out
 	slices.Sort(s.IDs)
 	return s
+}
+
+// mutatedText is w's expression with mutant m applied (m.narrow's edit, inside w).
+func (w *wrap) mutatedText(src []byte, m Mutant) string {
+	off, end, mutated := m.narrow()
+	return string(src[w.off:off]) + mutated + string(src[end:w.end])
 }
 
 // narrow is the byte range of the edit proper: the mutant's range without the text that the
@@ -545,8 +547,7 @@ func cannotPanic(text string) bool {
 
 // pureMutant says whether mutant m's version of w's expression is pure too.
 func pureMutant(src []byte, m Mutant, w *wrap, pure map[string]bool) bool {
-	off, end, mutated := m.narrow()
-	e, err := parser.ParseExpr(string(src[w.off:off]) + mutated + string(src[end:w.end]))
+	e, err := parser.ParseExpr(w.mutatedText(src, m))
 	return err == nil && pureExpr(e, nil, pure)
 }
 
