@@ -498,7 +498,7 @@ func pureExpr(e ast.Expr, ti *TypeInfo, pure map[string]bool) bool {
 func pureCall(x *ast.CallExpr, ti *TypeInfo, pure map[string]bool) bool {
 	id, isID := ast.Unparen(x.Fun).(*ast.Ident)
 	if ti == nil {
-		return isID && (pure[id.Name] || slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint"}, id.Name))
+		return isID && (pure[id.Name] || slices.Contains(plainCalls, id.Name))
 	}
 	if tv, found := ti.Info.Types[x.Fun]; found && tv.IsType() {
 		return true // a conversion
@@ -511,6 +511,11 @@ func pureCall(x *ast.CallExpr, ti *TypeInfo, pure map[string]bool) bool {
 	}
 	return pure[id.Name]
 }
+
+// plainCalls are the calls that, judged by name alone (untyped), are pure and cannot panic:
+// len, cap, min, max and conversions to the integer types. (A package that redefined one of
+// these names would fool the untyped judgement; fast and oracle do not.)
+var plainCalls = []string{"len", "cap", "min", "max", "byte", "rune", "int", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64"}
 
 // cannotPanic says whether evaluating the expression text cannot panic, judged by its
 // syntax alone: it neither indexes, slices, dereferences, selects a field nor asserts a type,
@@ -538,7 +543,7 @@ func cannotPanic(text string) bool {
 			ok = ok && x.Op != token.ARROW
 		case *ast.CallExpr:
 			id, isID := ast.Unparen(x.Fun).(*ast.Ident)
-			ok = ok && isID && slices.Contains([]string{"len", "cap", "min", "max", "byte", "int", "uint32", "uint8", "uint64", "int64", "rune", "uint", "uint16", "int32"}, id.Name)
+			ok = ok && isID && slices.Contains(plainCalls, id.Name)
 		}
 		return ok
 	})
