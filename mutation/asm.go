@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -225,7 +226,8 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 			return nil, fmt.Errorf("%s: no TEXT, #define or utf8 DATA symbol %s", file, name)
 		}
 	}
-	for name, r := range ranges {
+	for _, name := range slices.Sorted(maps.Keys(ranges)) { // the first in name order: the same error every run
+		r := ranges[name]
 		t, ok := tables[name+"<>"]
 		if !ok {
 			t, ok = tables[name]

@@ -434,6 +434,26 @@ func TestAsmSites(t *testing.T) {
 	assert.EqualError(t, err, "a_amd64.s: no TEXT, #define or utf8 DATA symbol g")
 	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[2:1]"})
 	assert.ErrorContains(t, err, "a byte range is [FROM:TO]")
+	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[0:3]"})
+	assert.EqualError(t, err, "a_amd64.s: utf8tbl[0:3]: past the table's 2 bytes")
+	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"f[0:1]"})
+	assert.EqualError(t, err, "a_amd64.s: f[0:1]: a byte range selects bytes of a utf8 lookup table, and f is not one")
+
+	// an immediate keeps the case of its hex digits
+	ms, err = AsmSites("a_amd64.s", []byte("TEXT ·g(SB), $0\n\tCMPB AL, $0xE0\n\tCMPB BL, $0xe0\n"), nil)
+	require.NoError(t, err)
+	got = nil
+	for _, m := range ms {
+		got = append(got, m.Original+" → "+m.Mutated)
+	}
+	assert.Equal(t, []string{"0xE0 → 0xE1", "0xE0 → 0xDF", "0xe0 → 0xe1", "0xe0 → 0xdf"}, got)
+}
+
+// Shown puts source text on one line and names an empty text.
+func TestShown(t *testing.T) {
+	assert.Equal(t, "a && b", Shown("a &&\n\t\tb"))
+	assert.Equal(t, "(nothing)", Shown(""))
+	assert.Equal(t, "x < 0x80", Shown(" x < 0x80 "))
 }
 
 func TestBuildFor(t *testing.T) {

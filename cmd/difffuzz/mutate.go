@@ -155,7 +155,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	workers := fs.Int("workers", 2, "mutants tested at once")
 	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
 	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
-	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (added to them with --target): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
+	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
 	traceOn := fs.Bool("trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
 	only := fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
 	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
@@ -184,11 +184,17 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitUsage, err
 	}
+	if *dir == "" {
+		*dir = "."
+	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		if err == nil {
 			err = errors.New("not a directory")
 		}
 		return exitUsage, usagef("--dir %s: %v", *dir, err)
+	}
+	if *all && *asmToo {
+		return exitUsage, usagef("--all and --asm: --all takes every assembly file too")
 	}
 	if len(targets) == 0 {
 		switch {
@@ -203,16 +209,18 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	} else if *all {
 		return exitUsage, usagef("--all and --target: give one or the other")
-	} else if *asmToo {
-		for _, t := range asmMutateTargets { // but the files given with --target, as given
+	}
+	var given map[string]string
+	if targets, given, err = moduleTargets(*dir, targets); err != nil {
+		return exitUsage, err
+	}
+	if *asmToo {
+		for _, t := range asmMutateTargets { // but a file given with --target: as given there
 			file, _, _ := strings.Cut(t, ":")
-			if !slices.ContainsFunc(targets, func(g string) bool { f, _, _ := strings.Cut(g, ":"); return filepath.Clean(f) == file }) {
+			if !slices.ContainsFunc(targets, func(g string) bool { return targetFile(g) == file }) {
 				targets = append(targets, t)
 			}
 		}
-	}
-	if targets, err = moduleTargets(*dir, targets); err != nil {
-		return exitUsage, err
 	}
 	type fileMutants struct {
 		file    string
@@ -223,35 +231,36 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	total := 0
 	for _, t := range targets {
 		file, funcs, _ := strings.Cut(t, ":")
+		typed := cmp.Or(given[t], t) // what the user typed, for the messages
 		var names []string
 		if funcs != "" {
 			names = strings.Split(funcs, ",")
 			if slices.Contains(names, "") {
-				return exitUsage, usagef("--target %q: an empty function name (PATH:FUNC,FUNC)", t)
+				return exitUsage, usagef("--target %q: an empty function name (PATH:FUNC,FUNC)", typed)
 			}
 		}
 		asm := strings.HasSuffix(file, ".s")
 		if !strings.HasSuffix(file, ".go") && !asm {
-			return exitUsage, usagef("--target %q: a Go or Go assembly file (PATH.go, PATH.s, or PATH:FUNC,...)", t)
+			return exitUsage, usagef("--target %q: a Go or Go assembly file (PATH.go, PATH.s, or PATH:FUNC,...)", typed)
 		}
 		src, err := os.ReadFile(filepath.Join(*dir, file))
 		if err != nil {
-			return exitUsage, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", t, err)
+			return exitUsage, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", typed, err)
 		}
 		var ms []mutation.Mutant
 		switch {
 		case asm && !*seedsOnly:
 			if ms, err = mutation.AsmSites(file, src, names); err != nil {
-				return exitUsage, usagef("--target %q: %v", t, err)
+				return exitUsage, usagef("--target %q: %v", typed, err)
 			}
 		case !*seedsOnly:
 			if ms, err = mutation.Sites(file, src, names); err != nil {
-				return exitUsage, usagef("--target %q: %v", t, err)
+				return exitUsage, usagef("--target %q: %v", typed, err)
 			}
 		}
 		seeds, err := mutation.Seeds(file, src, names)
 		if err != nil {
-			return exitUsage, usagef("--target %q: %v", t, err)
+			return exitUsage, usagef("--target %q: %v", typed, err)
 		}
 		ms = append(ms, seeds...)
 		for i := range ms {
@@ -260,15 +269,16 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		files = append(files, fileMutants{file, src, ms})
 		total += len(ms)
 	}
+	if total == 0 {
+		return exitUsage, noMutants(*seedsOnly, targets)
+	}
 	if *only != "" {
-		keep, err := parseIDs(*only)
+		keep, firsts, err := parseIDs(*only)
 		if err != nil {
 			return exitUsage, err
 		}
-		for id := range keep {
-			if id > total {
-				return exitUsage, usagef("--only: %d is past the last mutant, %d (--list numbers them)", id, total)
-			}
+		if first := slices.Max(firsts); first > total {
+			return exitUsage, usagef("--only: %d is past the last mutant, %d (--list numbers them)", first, total)
 		}
 		total = 0
 		for i := range files {
@@ -277,11 +287,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 	if total == 0 {
-		what := "mutants"
-		if *seedsOnly {
-			what = "seed mutants (the seven are made in the copies of the UTF-8 validity rule of package fast, see --list --seeds)"
-		}
-		return exitUsage, usagef("mutate: no %s in %s", what, strings.Join(targets, ", "))
+		return exitUsage, noMutants(*seedsOnly, targets)
 	}
 	if *list {
 		for _, f := range files {
@@ -491,8 +497,9 @@ func gapRow(r mutation.Result) string {
 	return "witness: " + r.Evidence
 }
 
-// parseIDs reads --only: ids and ranges ("3,10-12").
-func parseIDs(list string) (map[int]bool, error) {
+// parseIDs reads --only: ids and ranges ("3,10-12"), and the first id of each (a range may
+// run past the last mutant, its start may not).
+func parseIDs(list string) (ids map[int]bool, firsts []int, err error) {
 	out := map[int]bool{}
 	for part := range strings.SplitSeq(list, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
@@ -502,13 +509,23 @@ func parseIDs(list string) (map[int]bool, error) {
 			b, err2 = strconv.Atoi(hi)
 		}
 		if err1 != nil || err2 != nil || a < 1 || b < a || b-a > 1e6 {
-			return nil, usagef("--only: %q is not an id or a range of ids (1-based, FROM-TO)", part)
+			return nil, nil, usagef("--only: %q is not an id or a range of ids (1-based, FROM-TO)", part)
 		}
 		for id := a; id <= b; id++ {
 			out[id] = true
 		}
+		firsts = append(firsts, a)
 	}
-	return out, nil
+	return out, firsts, nil
+}
+
+// noMutants is the error of a run without any mutant.
+func noMutants(seeds bool, targets []string) error {
+	what := "mutants"
+	if seeds {
+		what = "seed mutants (the seven are made in the copies of the UTF-8 validity rule of package fast, see --list --seeds)"
+	}
+	return usagef("mutate: no %s in %s", what, strings.Join(targets, ", "))
 }
 
 // targetList collects --target.
@@ -524,45 +541,57 @@ func (l *targetList) Set(v string) error {
 	return nil
 }
 
-// moduleTargets checks the targets' files and gives each as a path relative to the module
-// directory dir (an absolute path inside it is accepted): each a file of a package that the
-// module builds (no test file, nothing under testdata or a directory starting with _ or .),
-// each once.
-func moduleTargets(dir string, targets []string) ([]string, error) {
+// moduleTargets checks the targets' files: each a file of a package that the module in dir
+// builds (no test file, nothing under testdata or a directory starting with _ or .), each
+// once. A target is kept as given, but for an absolute path inside dir, which becomes
+// relative to it; given maps each target returned to what the user typed.
+func moduleTargets(dir string, targets []string) (out []string, given map[string]string, err error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usagef("--dir %s: %v", dir, err)
+		return nil, nil, usagef("--dir %s: %v", dir, err)
 	}
-	out := make([]string, 0, len(targets))
+	given = map[string]string{}
 	seen := map[string]string{}
 	for _, t := range targets {
 		file, funcs, hasFuncs := strings.Cut(t, ":")
-		if filepath.IsAbs(file) {
+		switch {
+		case file == "":
+			return nil, nil, usagef("--target %q: no file (PATH or PATH:FUNC,FUNC)", t)
+		case hasFuncs && funcs == "":
+			return nil, nil, usagef("--target %q: no function after the colon (PATH for the whole file)", t)
+		case filepath.IsAbs(file):
 			rel, err := filepath.Rel(root, file)
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return nil, usagef("--target %q: not inside the module directory %s (give --dir)", t, root)
+				return nil, nil, usagef("--target %q: not inside the module directory %s (give --dir)", t, root)
 			}
-			file = rel
+			file = filepath.ToSlash(rel)
 		}
-		file = filepath.ToSlash(filepath.Clean(file))
-		if strings.HasSuffix(file, "_test.go") {
-			return nil, usagef("--target %q: a test file: mutate the code under test, which the tests then kill", t)
+		clean := targetFile(file)
+		if strings.HasSuffix(clean, "_test.go") {
+			return nil, nil, usagef("--target %q: a test file: mutate the code under test, which the tests then kill", t)
 		}
-		for _, part := range strings.Split(file, "/") {
+		for _, part := range strings.Split(clean, "/") {
 			if part == "testdata" || part == ".." || (len(part) > 1 && (part[0] == '_' || part[0] == '.')) {
-				return nil, usagef("--target %q: outside the packages the module builds (testdata, .., or a directory starting with _ or .)", t)
+				return nil, nil, usagef("--target %q: outside the packages the module builds (testdata, .., or a directory starting with _ or .)", t)
 			}
 		}
-		if prev, ok := seen[file]; ok {
-			return nil, usagef("--target %q: %s is already a target (%q): give its functions once, PATH:FUNC,FUNC", t, file, prev)
+		if prev, ok := seen[clean]; ok {
+			return nil, nil, usagef("--target %q: %s is already a target (%q): give its functions once, PATH:FUNC,FUNC", t, clean, prev)
 		}
-		seen[file] = t
+		seen[clean] = t
 		if hasFuncs {
 			file += ":" + funcs
 		}
 		out = append(out, file)
+		given[file] = t
 	}
-	return out, nil
+	return out, given, nil
+}
+
+// targetFile is the file of a target, PATH or PATH:FUNC,..., as a clean slash path.
+func targetFile(t string) string {
+	file, _, _ := strings.Cut(t, ":")
+	return filepath.ToSlash(filepath.Clean(file))
 }
 
 // chooseKillers is the --killers list, in the order given.

@@ -33,7 +33,7 @@ func TestMutateListAsmOnly(t *testing.T) {
 }
 
 func TestMutateOnly(t *testing.T) {
-	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--only", "3,5-5", "--target", "fast/decode.go:isTrail")
+	code, out, errs := runArgs(t, "", "mutate", "--dir", "../..", "--list", "--only", "3,5-9", "--target", "fast/decode.go:isTrail")
 	assert.Equal(t, 0, code, errs)
 	assert.Equal(t, "difffuzz: mutate: 2 mutants in 1 file\n", errs)
 	assert.Contains(t, out, "   3  isTrail")
@@ -91,25 +91,44 @@ func TestMutateList(t *testing.T) {
 		{"mutate", "--dir", "../..", "--only", "3-a"},
 		{"mutate", "--dir", "../..", "--only", "0"},
 		{"mutate", "--dir", "../..", "--only", "1-99999999999"},
-		{"mutate", "--dir", "../..", "--list", "--only", "6", "--target", "fast/decode.go:isTrail"}, // past the last id
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/decode.go:isTrail", "--target", "fast/decode.go:isLead"},
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/decode.go:isTrail,"},
-		{"mutate", "--dir", "../..", "--list", "--target", ""},
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_test.go"},
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/_asm/main.go"},
-		{"mutate", "--dir", "../..", "--list", "--target", "/elsewhere/x.go"},
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_amd64.s:utf8consts[0:9999]"},
-		{"mutate", "--dir", "../..", "--list", "--target", "fast/escape_amd64.s:clean16[0:1]"},
-		{"mutate", "--dir", "../..", "--list", "--seeds", "--target", "fast/decode.go:isTrail"}, // no seed copy: nothing to run
-		{"mutate", "--dir", "../..", "--list", "--json"},
-		{"mutate", "--dir", "../..", "--threshold", "NaN"},
-		{"mutate", "--dir", "/nonexistent", "--list"},
 	} {
 		code, out, errs := runArgs(t, "", args...)
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
+	// each with what its one line must say
+	for _, c := range []struct{ args, want string }{
+		{"--only 6 --target fast/decode.go:isTrail", "--only: 6 is past the last mutant, 5"},
+		{"--only 9,7-8 --target fast/decode.go:isTrail", "--only: 9 is past the last mutant, 5"},
+		{"--target fast/decode.go:isTrail --target ./fast/decode.go:isLead", `fast/decode.go is already a target ("fast/decode.go:isTrail")`},
+		{"--target fast/decode.go:isTrail,", "an empty function name"},
+		{"--target fast/decode.go:", "no function after the colon"},
+		{"--target :isTrail", "no file"},
+		{"--target fast/escape_test.go", "a test file"},
+		{"--target fast/_asm/main.go", "outside the packages the module builds"},
+		{"--target /elsewhere/x.go", "not inside the module directory"},
+		{"--target fast/escape_amd64.s:utf8consts[0:9999]", "past the table's 384 bytes"},
+		{"--target fast/escape_amd64.s:clean16[0:1],utf8consts[0:999]", "clean16[0:1]: a byte range selects bytes of a utf8 lookup table"},
+		{"--seeds --target fast/decode.go:isTrail", "no seed mutants"},
+		{"--seeds --only 5 --target fast/decode.go:isTrail", "no seed mutants"},
+		{"--json", "--list and --json"},
+		{"--threshold NaN", "a percentage 0..100, not NaN"},
+		{"--all --asm", "--all and --asm"},
+	} {
+		code, out, errs := runArgs(t, "", append([]string{"mutate", "--dir", "../..", "--list"}, strings.Fields(c.args)...)...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "difffuzz: ") || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want one line with %q", c.args, code, out, errs, c.want)
+		}
+	}
+	code, _, errs = runArgs(t, "", "mutate", "--dir", "/nonexistent", "--list")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "difffuzz: --dir /nonexistent: stat /nonexistent: no such file or directory\n", errs)
+	// --asm adds its files but one --target gives, which keeps its functions
+	code, out, errs = runArgs(t, "", "mutate", "--dir", "../..", "--list", "--asm", "--target", "fast/escape_amd64.s:clean16")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "escape_arm64.s")
+	assert.NotContains(t, out, "escapeUUAVX2")
 }
 
 // The assembly functions among the mutants are proven on the embedded strings (the 1-3-byte
