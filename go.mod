@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/gofuzz v1.2.0
+	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/leanovate/gopter v0.2.11
 	github.com/mattn/go-shellwords v1.0.16
 	github.com/schollz/progressbar/v3 v3.19.1

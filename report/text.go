@@ -41,6 +41,15 @@ var spaceOrder = []string{"exhaustive", "boundary", "random", "fuzz", "corpus", 
 
 // spacesText lists a class's findings per space: "exhaustive 1,204 · boundary 3,009".
 func spacesText(m map[string]uint64) string {
+	var parts []string
+	for _, s := range spaceNames(m) {
+		parts = append(parts, s+" "+Count(m[s]))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// spaceNames is the spaces of a class's counts in report order (spaceOrder, then by name).
+func spaceNames(m map[string]uint64) []string {
 	var names []string
 	for s := range m {
 		names = append(names, s)
@@ -59,11 +68,7 @@ func spacesText(m map[string]uint64) string {
 		}
 		return names[i] < names[j]
 	})
-	var parts []string
-	for _, s := range names {
-		parts = append(parts, s+" "+Count(m[s]))
-	}
-	return strings.Join(parts, " · ")
+	return names
 }
 
 // candidate names the candidate for a title: a built-in by name, a target by its command.

@@ -73,6 +73,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
+	junitFile := fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
 	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
 		m.addFlags(fs)
@@ -151,6 +152,13 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		defer findingsOut.Close()
 	}
+	var junitOut *os.File
+	if *junitFile != "" {
+		if junitOut, err = os.OpenFile(*junitFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+			return exitUsage, usagef("--junit: %v", err)
+		}
+		defer junitOut.Close()
+	}
 	ex := *examples
 	if ex == 0 {
 		ex = -1 // report.Config: none
@@ -218,6 +226,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	elapsed := time.Since(start)
+	checks := report.Checks(rep.Spaces, classes)
+	passed, failed, cut := report.Tally(checks)
 	if *jsonOut {
 		fj := make([]map[string]any, len(rep.Findings))
 		for i, f := range rep.Findings {
@@ -234,11 +244,18 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			cj[i] = cl.JSON()
 			cj[i]["defect"], cj[i]["defect_title"] = defect[cl].N, defect[cl].Title()
 		}
+		chj := make([]map[string]any, len(checks))
+		for i, ch := range checks {
+			chj[i] = ch.JSON()
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(map[string]any{
 			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences, "classes": cj,
 			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed, "targets": targetsJSON(c.targets),
+			"checks": chj, "passed": passed, "failed": failed, "interrupted_checks": cut,
+			"shard": map[string]int{"index": c.shard, "count": max(c.shards, 1)},
+			"options_not_checked": notChecked(c.targets),
 		}); err != nil {
 			return exitUsage, err
 		}
@@ -267,6 +284,14 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: wrote %s findings to %s (JSON Lines)\n", report.Count(n), *findingsFile)
 		}
 	}
+	if junitOut != nil {
+		if err := writeJUnit(junitOut, checks, [][2]string{{"command", commandLine(args)},
+			{"shard", fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1))}}); err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *junitFile)
+		}
+	}
 	if *outDir != "" {
 		for _, cl := range classes {
 			ff, tf, err := fuzz.SaveFinding(*outDir, cl.Witness)
@@ -291,8 +316,21 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	} else if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
+	code := campaignStatus(rep, runErr, c, stderr)
+	// The closing line, last of all: on stdout after the summary, on stderr under --json.
+	if *jsonOut {
+		fmt.Fprintln(stderr, report.TallyLine(checks))
+	} else {
+		fmt.Fprintln(stdout, report.TallyLine(checks))
+	}
+	return code, nil
+}
+
+// campaignStatus is a campaign's exit status: 1 with a difference; 2 when it compared nothing
+// (saying why on stderr) or was interrupted or stopped by an error before finding one; else 0.
+func campaignStatus(rep *fuzz.Report, runErr error, c *common, stderr io.Writer) int {
 	if rep.Differences > 0 {
-		return exitFindings, nil
+		return exitFindings
 	}
 	var compared uint64
 	for _, sp := range rep.Spaces {
@@ -306,12 +344,56 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		} else {
 			fmt.Fprintln(stderr, "difffuzz: nothing was compared: no candidate offers the operations asked for (--ops)")
 		}
-		return exitUsage, nil
+		return exitUsage
 	}
 	if rep.Interrupted {
-		return exitUsage, nil
+		return exitUsage
 	}
-	return exitOK, nil
+	return exitOK
+}
+
+// writeJUnit writes the JUnit report to f from its start (emptying a regular file first, so a
+// shorter report leaves nothing of an older one) and closes it.
+func writeJUnit(f *os.File, checks []report.Check, props [][2]string) error {
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if err := f.Truncate(0); err != nil {
+			return err
+		}
+	}
+	if err := report.WriteJUnit(f, checks, props); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// commandLine is the campaign's command line as a shell would take it back: each argument
+// single-quoted unless it is made only of characters a shell leaves alone.
+func commandLine(args []string) string {
+	out := []string{"difffuzz"}
+	for _, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+@%") == "" {
+			out = append(out, a)
+		} else {
+			out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// notChecked names the option bits of PHP's string path that the run did not check: those no
+// implementation here has (JSON_NUMERIC_CHECK), and those a target did not announce.
+func notChecked(ts []*fuzz.Target) []string {
+	out := []string{jsonopt.NumericCheck.String()}
+	for _, t := range ts {
+		if u := t.Unchecked() & jsonopt.StringOptions &^ jsonopt.NumericCheck; u != 0 {
+			for _, name := range strings.Split(u.String(), "|") {
+				if !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // stringList collects a repeatable string flag.
