@@ -254,7 +254,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences, "classes": cj,
 			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed, "targets": targetsJSON(c.targets),
 			"checks": chj, "passed": passed, "failed": failed, "interrupted_checks": cut,
-			"shard": map[string]int{"index": c.shard, "count": max(c.shards, 1)},
+			"shard":               map[string]int{"index": c.shard, "count": max(c.shards, 1)},
 			"options_not_checked": notChecked(c.targets),
 		}); err != nil {
 			return exitUsage, err
