@@ -32,7 +32,8 @@ func (c Check) Failed() bool { return len(c.Classes) > 0 }
 
 // Checks lists the checks of a campaign: one per space, operation and candidate of the
 // space reports (their lengths and parts added up), in the order they first appear, each with
-// the defect classes that have findings there. A class with findings in a space that has no
+// the defect classes that have findings there; a check that compared no case is left out. A
+// class with findings in a space that has no
 // report (a space cut short before it could report) gets a check of its own, failed, at the
 // end.
 func Checks(spaces []fuzz.SpaceReport, classes []*Class) []Check {
@@ -57,6 +58,17 @@ func Checks(spaces []fuzz.SpaceReport, classes []*Class) []Check {
 			c.Complete = c.Complete && s.Complete
 		}
 	}
+	// A check that compared nothing (a shard with no work at this length, a target that
+	// could take none of the cases) neither passed nor failed: it is left out.
+	kept := out[:0]
+	clear(index)
+	for _, c := range out {
+		if c.Cases > 0 {
+			index[key(c.Space, c.Op, c.Impl)] = len(kept)
+			kept = append(kept, c)
+		}
+	}
+	out = kept
 	for _, cl := range classes {
 		for _, space := range spaceNames(cl.Spaces) {
 			k := key(space, cl.Op, cl.Impl)

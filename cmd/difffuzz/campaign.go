@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
-	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; random inputs are not sharded (give each machine its own --seed)")
+	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not sharded (give each machine its own --seed)")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
@@ -106,9 +107,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		c.cands = nil // only the external targets, unless --impl asks for built-ins too
 	}
 	if *shardArg != "" {
-		if _, err := fmt.Sscanf(*shardArg, "%d/%d", &c.shard, &c.shards); err != nil || c.shards < 1 || c.shard < 0 || c.shard >= c.shards ||
-			*shardArg != fmt.Sprintf("%d/%d", c.shard, c.shards) {
-			return exitUsage, usagef("--shard %q: want K/N with 0 <= K < N, like 0/4", *shardArg)
+		if c.shard, c.shards, err = parseShard(*shardArg, os.Getenv); err != nil {
+			return exitUsage, err
 		}
 	}
 	if *timeout <= 0 {
@@ -394,6 +394,59 @@ func notChecked(ts []*fuzz.Target) []string {
 		}
 	}
 	return out
+}
+
+// shardEnv are the environment variables --shard auto/N reads the shard index from, in order:
+// the engine's name, the variable, and whether the index counts from 1.
+var shardEnv = []struct {
+	engine, name string
+	oneBased     bool
+}{
+	{"a Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", false},
+	{"a CI matrix (set it to the matrix index)", "DIFFFUZZ_SHARD_INDEX", false},
+	{"GitLab CI's parallel jobs", "CI_NODE_INDEX", true},
+	{"Buildkite's parallel jobs", "BUILDKITE_PARALLEL_JOB", false},
+}
+
+// parseShard reads --shard: K/N with 0 <= K < N, or auto/N, which takes K from the first of
+// shardEnv that getenv finds set.
+func parseShard(arg string, getenv func(string) string) (k, n int, err error) {
+	kText, nText, ok := strings.Cut(arg, "/")
+	bad := usagef("--shard %q: want K/N with 0 <= K < N, like 0/4, or auto/N to take K from the environment (%s)", arg, shardEnvNames())
+	if !ok {
+		return 0, 0, bad
+	}
+	if n, err = strconv.Atoi(nText); err != nil || n < 1 || nText != strconv.Itoa(n) {
+		return 0, 0, bad
+	}
+	from := ""
+	if kText == "auto" {
+		for _, e := range shardEnv {
+			if v := getenv(e.name); v != "" {
+				kText, from = v, fmt.Sprintf(" (from %s=%s, %s)", e.name, v, e.engine)
+				if k, err = strconv.Atoi(v); err == nil && e.oneBased {
+					kText = strconv.Itoa(k - 1)
+				}
+				break
+			}
+		}
+		if from == "" {
+			return 0, 0, usagef("--shard %q: no shard index in the environment: none of %s is set", arg, shardEnvNames())
+		}
+	}
+	if k, err = strconv.Atoi(kText); err != nil || k < 0 || k >= n || kText != strconv.Itoa(k) {
+		return 0, 0, usagef("--shard %q%s: shard %q is not a number from 0 to %d", arg, from, kText, n-1)
+	}
+	return k, n, nil
+}
+
+// shardEnvNames lists the variables of shardEnv.
+func shardEnvNames() string {
+	var names []string
+	for _, e := range shardEnv {
+		names = append(names, e.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // stringList collects a repeatable string flag.
