@@ -496,22 +496,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 			g.class.NotRun += nr.cases
 		}
 	}
-	sort.SliceStable(classes, func(i, j int) bool {
-		a, b := classes[i], classes[j]
-		if a.Findings != b.Findings {
-			return a.Findings > b.Findings
-		}
-		if a.Op != b.Op {
-			return opIndex(a.Op) < opIndex(b.Op)
-		}
-		if a.Impl != b.Impl {
-			return a.Impl < b.Impl
-		}
-		return smaller(a.Witness, b.Witness)
-	})
-	for i, c := range classes {
-		c.ID = "D" + strconv.Itoa(i+1)
-	}
+	number(classes)
 	return classes
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -56,6 +55,9 @@ func addMode(m *mode) {
 	}
 }
 
+// campaignCandidates resolves --impl (a variable so that tests can add planted candidates).
+var campaignCandidates = fuzz.Candidates
+
 // maxExamples bounds --examples: the report is read by a person (--findings keeps them all).
 const maxExamples = 100
 
@@ -95,7 +97,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return exitUsage, usagef("--max-len must be between 1 and 4, got %d", *maxLen)
 	}
 	c := &common{maxLen: *maxLen, workers: *workers, progress: newProgress(stderr), stderr: stderr}
-	if c.cands, err = fuzz.Candidates(*implList); err != nil {
+	if c.cands, err = campaignCandidates(*implList); err != nil {
 		return exitUsage, usagef("--impl: %v", err)
 	}
 	if c.ops, err = fuzz.ParseOps(*opsList); err != nil {
@@ -226,45 +228,13 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	elapsed := time.Since(start)
-	checks := report.Checks(rep.Spaces, classes)
-	passed, failed, cut := report.Tally(checks)
-	if *jsonOut {
-		fj := make([]map[string]any, len(rep.Findings))
-		for i, f := range rep.Findings {
-			fj[i] = f.JSON()
-		}
-		cj := make([]map[string]any, len(classes))
-		defect := map[*report.Class]*report.Defect{}
-		for _, d := range report.Defects(classes) {
-			for _, cl := range d.Classes {
-				defect[cl] = d
-			}
-		}
-		for i, cl := range classes {
-			cj[i] = cl.JSON()
-			cj[i]["defect"], cj[i]["defect_title"] = defect[cl].N, defect[cl].Title()
-		}
-		chj := make([]map[string]any, len(checks))
-		for i, ch := range checks {
-			chj[i] = ch.JSON()
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(map[string]any{
-			"modes": modeNames, "spaces": rep.Spaces, "differences": rep.Differences, "classes": cj,
-			"findings": fj, "interrupted": rep.Interrupted, "elapsed_ns": elapsed, "targets": targetsJSON(c.targets),
-			"checks": chj, "passed": passed, "failed": failed, "interrupted_checks": cut,
-			"shard":               map[string]int{"index": c.shard, "count": max(c.shards, 1)},
-			"options_not_checked": notChecked(c.targets),
-		}); err != nil {
-			return exitUsage, err
-		}
-	} else {
-		report.WriteText(stdout, classes)
-		if len(classes) > 0 {
-			fmt.Fprintln(stdout)
-		}
-		printSummary(stdout, rep, len(report.Defects(classes)), len(classes), elapsed)
+	out := &outcome{
+		modes: modeNames, config: campaignConfig(fs, c), rep: rep, classes: classes, elapsed: elapsed,
+		targets: targetsJSON(c.targets), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
+	}
+	checks := out.checks()
+	if err := out.write(stdout, *jsonOut); err != nil {
+		return exitUsage, err
 	}
 	if findingsOut != nil {
 		var n uint64

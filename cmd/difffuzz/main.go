@@ -6,12 +6,13 @@
 // Usage:
 //
 //	difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
-//	         [--shard K/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--examples N] [--out DIR]
+//	         [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
 //	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
 //	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+//	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -53,12 +54,13 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 
 const usageText = `usage:
   difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
-           [--shard K/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--examples N] [--out DIR]
+           [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
   difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+  difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -84,10 +86,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runRepro(args, stdout, stderr)
 	case "mutate":
 		code, err = runMutate(ctx, args, stdout, stderr)
+	case "merge":
+		code, err = runMerge(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/report"
+)
+
+const mergeSynopsis = "difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json..."
+
+// shardReport is the part of a campaign's --json report that merge reads.
+type shardReport struct {
+	Version     int                `json:"version"`
+	Config      *string            `json:"config"`
+	Modes       []string           `json:"modes"`
+	Spaces      []fuzz.SpaceReport `json:"spaces"`
+	Differences uint64             `json:"differences"`
+	Interrupted bool               `json:"interrupted"`
+	Elapsed     time.Duration      `json:"elapsed_ns"`
+	Targets     []map[string]any   `json:"targets"`
+	Shard       *struct {
+		Index, Count int
+	} `json:"shard"`
+	NotChecked []string `json:"options_not_checked"`
+	Records    struct {
+		Classes  []report.ClassRecord   `json:"classes"`
+		Findings []report.FindingRecord `json:"findings"`
+	} `json:"records"`
+	file string
+}
+
+// runMerge combines the --json reports of the shards of one sweep into the report of the
+// whole, printed as a single run prints it (terminal report or --json, --junit, the closing
+// line), with a single run's exit status.
+func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlagSet("merge", stderr)
+	jsonOut := fs.Bool("json", false, "print the merged report as JSON on stdout (the layout of a campaign's --json)")
+	junitFile := fs.String("junit", "", "write the merged checks to `FILE` as JUnit XML")
+	examples := fs.Int("examples", 0, "further witnesses kept per defect class (default: as many as the shards kept)")
+	files, err := parseFlags(fs, args, stderr, mergeSynopsis)
+	if err != nil {
+		return exitUsage, err
+	}
+	if len(files) == 0 {
+		return exitUsage, usagef("merge: no report given (usage: %s)", mergeSynopsis)
+	}
+	if *examples < 0 || *examples > maxExamples {
+		return exitUsage, usagef("merge: --examples must be between 0 and %d, got %d", maxExamples, *examples)
+	}
+	var shards []*shardReport
+	for _, file := range files {
+		r, err := readShardReport(file)
+		if err != nil {
+			return exitUsage, err
+		}
+		shards = append(shards, r)
+	}
+	if err := checkShards(shards); err != nil {
+		return exitUsage, err
+	}
+	slices.SortFunc(shards, func(a, b *shardReport) int { return a.Shard.Index - b.Shard.Index })
+	var junitOut *os.File
+	if *junitFile != "" {
+		if junitOut, err = os.OpenFile(*junitFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+			return exitUsage, usagef("merge: --junit: %v", err)
+		}
+		defer junitOut.Close()
+	}
+	out, err := mergeShards(shards, *examples)
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := out.write(stdout, *jsonOut); err != nil {
+		return exitUsage, err
+	}
+	checks := out.checks()
+	if junitOut != nil {
+		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"shards", fmt.Sprint(len(shards))}}
+		if err := writeJUnit(junitOut, checks, props); err != nil {
+			fmt.Fprintf(stderr, "difffuzz: merge: --junit: %v\n", err)
+		} else {
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *junitFile)
+		}
+	}
+	code := exitOK
+	switch {
+	case out.rep.Differences > 0:
+		code = exitFindings
+	case out.rep.Interrupted:
+		fmt.Fprintln(stderr, "difffuzz: merge: a shard was interrupted: the summary covers what was checked before the interrupt")
+		code = exitUsage
+	}
+	if *jsonOut {
+		fmt.Fprintln(stderr, report.TallyLine(checks))
+	} else {
+		fmt.Fprintln(stdout, report.TallyLine(checks))
+	}
+	return code, nil
+}
+
+// readShardReport reads one --json report; every problem is one error naming the file.
+func readShardReport(file string) (*shardReport, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, usagef("merge: %v", err)
+	}
+	var r shardReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, usagef("merge: %s: not a difffuzz --json report: %v", file, err)
+	}
+	if r.Config == nil || r.Shard == nil || r.Version == 0 {
+		return nil, usagef("merge: %s: not a difffuzz --json report (no version, config or shard)", file)
+	}
+	if r.Version != reportVersion {
+		return nil, usagef("merge: %s: report version %d, this difffuzz reads version %d", file, r.Version, reportVersion)
+	}
+	if r.Shard.Count < 1 || r.Shard.Index < 0 || r.Shard.Index >= r.Shard.Count {
+		return nil, usagef("merge: %s: shard %d/%d is not a shard", file, r.Shard.Index, r.Shard.Count)
+	}
+	r.file = file
+	return &r, nil
+}
+
+// checkShards checks that the reports are the shards 0..N-1 of one sweep, each exactly once.
+func checkShards(shards []*shardReport) error {
+	first := shards[0]
+	n := first.Shard.Count
+	byIndex := map[int]*shardReport{}
+	for _, r := range shards {
+		if *r.Config != *first.Config {
+			return usagef("merge: %s is not of the sweep of %s: its configuration is %q, not %q", r.file, first.file, *r.Config, *first.Config)
+		}
+		if r.Shard.Count != n {
+			return usagef("merge: %s is shard %d/%d but %s is shard %d/%d: not one sweep", r.file, r.Shard.Index, r.Shard.Count, first.file, first.Shard.Index, n)
+		}
+		if other := byIndex[r.Shard.Index]; other != nil {
+			return usagef("merge: shard %d/%d is given twice: %s and %s", r.Shard.Index, n, other.file, r.file)
+		}
+		byIndex[r.Shard.Index] = r
+	}
+	var missing []string
+	for k := 0; k < n; k++ {
+		if byIndex[k] == nil {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		what := "shard"
+		if len(missing) > 1 {
+			what = "shards"
+		}
+		return usagef("merge: %s %s missing (%d of %d shards given)", what, strings.Join(missing, ", "), len(shards), n)
+	}
+	return nil
+}
+
+// mergeShards adds up the shards' spaces (a space's time is the sum of its shards' times, the
+// machine time it took; the run's elapsed time is the longest shard's), merges their defect
+// classes (report.Merge) and keeps every shard's targets and options not checked.
+func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
+	out := &outcome{modes: shards[0].Modes, config: *shards[0].Config, rep: &fuzz.Report{}, shard: 0, shards: 1,
+		targets: []map[string]any{}, notChecked: []string{}, mergedFrom: len(shards)}
+	index := map[string]int{}
+	var classes [][]*report.Class
+	var findings []*fuzz.Finding
+	for _, r := range shards {
+		for _, s := range r.Spaces {
+			k := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", s.Space, s.Op, s.Len, s.OptionSets, strings.Join(s.Impls, ","))
+			i, ok := index[k]
+			if !ok {
+				index[k] = len(out.rep.Spaces)
+				s.CasesPerSec = 0
+				out.rep.Spaces = append(out.rep.Spaces, s)
+				continue
+			}
+			m := &out.rep.Spaces[i]
+			m.Strings += s.Strings
+			m.Cases += s.Cases
+			m.NotRun += s.NotRun
+			m.Skipped += s.Skipped
+			m.Differences += s.Differences
+			m.Elapsed += s.Elapsed
+			m.Complete = m.Complete && s.Complete
+			m.Distinct = max(m.Distinct, s.Distinct)
+		}
+		out.rep.Differences += r.Differences
+		out.rep.Interrupted = out.rep.Interrupted || r.Interrupted
+		out.elapsed = max(out.elapsed, r.Elapsed)
+		out.targets = append(out.targets, r.Targets...)
+		for _, o := range r.NotChecked {
+			if !slices.Contains(out.notChecked, o) {
+				out.notChecked = append(out.notChecked, o)
+			}
+		}
+		var cs []*report.Class
+		for _, cr := range r.Records.Classes {
+			c, err := cr.Class()
+			if err != nil {
+				return nil, usagef("merge: %s: %v", r.file, err)
+			}
+			cs = append(cs, c)
+		}
+		classes = append(classes, cs)
+		for i, fr := range r.Records.Findings {
+			f, err := fr.Finding()
+			if err != nil {
+				return nil, usagef("merge: %s: finding %d: %v", r.file, i+1, err)
+			}
+			findings = append(findings, f)
+		}
+	}
+	for i := range out.rep.Spaces {
+		s := &out.rep.Spaces[i]
+		if sec := s.Elapsed.Seconds(); sec > 0 {
+			s.CasesPerSec = float64(s.Cases) / sec
+		}
+	}
+	out.rep.Merge(&fuzz.Report{Findings: findings}) // sorted as a single run's
+	out.classes = report.Merge(classes, examples)
+	return out, nil
+}

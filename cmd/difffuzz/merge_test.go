@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/planted"
+)
+
+// withPlanted makes --impl NAME resolve to a built-in candidate with the planted faults, for the
+// length of the test.
+func withPlanted(t *testing.T, faults ...planted.Fault) string {
+	p := planted.New(faults...)
+	im := fuzz.Impl{Name: p.Name(), Escape: p.Escape, NextChar: p.NextChar, UTF8Decode: p.UTF8Decode}
+	old := campaignCandidates
+	campaignCandidates = func(list string) ([]fuzz.Impl, error) {
+		var out []fuzz.Impl
+		for _, name := range strings.Split(list, ",") {
+			if name == im.Name {
+				out = append(out, im)
+				continue
+			}
+			c, err := old(name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c...)
+		}
+		return out, nil
+	}
+	t.Cleanup(func() { campaignCandidates = old })
+	return im.Name
+}
+
+// mergedView is what must be the same in a sweep's merged shards and in the unsharded run.
+type mergedView struct {
+	Spaces []struct {
+		Space, Op                   string
+		Len                         int
+		Strings, Cases, Differences uint64
+		Complete                    bool
+	}
+	Differences uint64
+	Classes     []struct {
+		ID, Op, Impl, Kind, Rule, Shape string
+		Flags                           uint32
+		Findings                        uint64
+		Spaces                          map[string]uint64
+		Kinds                           map[string]uint64
+		Minimized                       bool
+		Witness                         struct{ Input string }
+		Defect                          int
+		DefectTitle                     string `json:"defect_title"`
+	}
+	Checks []struct {
+		Space, Op, Impl string
+		Cases, Findings uint64
+		Failed          bool
+		Classes         []string
+	}
+	Passed, Failed int
+	Shard          struct{ Index, Count int }
+}
+
+func decodeView(t *testing.T, data string) mergedView {
+	t.Helper()
+	var v mergedView
+	require.NoError(t, json.Unmarshal([]byte(data), &v), data)
+	return v
+}
+
+// Shards 0/4..3/4 of an exhaustive sweep of a candidate with three planted faults, merged, are
+// the unsharded run: the same spaces and counts, the same defect classes with the same
+// witnesses, ids and defects (further witnesses may differ: the smallest of every shard's), the same checks and closing line. merge refuses a missing or
+// duplicated shard, a shard of another sweep and a file that is not a report.
+func TestMergeShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five exhaustive runs with 6 million findings each (about a minute)")
+	}
+	name := withPlanted(t, planted.RawSlash, planted.Lenient, planted.LowerHexTag)
+	dir := t.TempDir()
+	args := []string{"--exhaustive", "--max-len", "2", "--impl", name + ",generic", "--workers", "2"}
+	code, whole, errs := runArgs(t, "", append(args, "--json")...)
+	require.Equal(t, 1, code, errs)
+	want := decodeView(t, whole)
+	require.GreaterOrEqual(t, len(want.Classes), 3, whole)
+
+	var files []string
+	for k := 0; k < 4; k++ {
+		code, out, errs := runArgs(t, "", append(args, "--json", "--shard", fmt.Sprintf("%d/4", k))...)
+		require.Contains(t, []int{0, 1}, code, errs)
+		f := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		require.NoError(t, os.WriteFile(f, []byte(out), 0o644))
+		files = append(files, f)
+	}
+	// Given in any order.
+	code, merged, errs := runArgs(t, "", append([]string{"merge", "--json"}, files[3], files[1], files[0], files[2])...)
+	require.Equal(t, 1, code, errs)
+	got := decodeView(t, merged)
+	assert.Equal(t, want.Spaces, got.Spaces)
+	assert.Equal(t, want.Differences, got.Differences)
+	assert.Equal(t, want.Classes, got.Classes)
+	assert.Equal(t, want.Checks, got.Checks)
+	assert.Equal(t, [2]int{want.Passed, want.Failed}, [2]int{got.Passed, got.Failed})
+	assert.Equal(t, struct{ Index, Count int }{0, 1}, got.Shard)
+	assert.Contains(t, merged, `"merged_from": 4`)
+
+	// The terminal report: the same defects and closing line as the unsharded run's.
+	_, wholeText, _ := runArgs(t, "", args...)
+	code, text, errs := runArgs(t, "", append([]string{"merge"}, files...)...)
+	require.Equal(t, 1, code, errs)
+	assert.Equal(t, lastLine(wholeText), lastLine(text))
+	// The defect titles and the class table; the further witnesses ("more") are the smallest
+	// of every shard's, which can be others than a single run keeps.
+	headlines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "DEFECT ") || strings.HasPrefix(l, "D") || strings.HasPrefix(l, "class ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, headlines(wholeText), headlines(text))
+	assert.Len(t, headlines(text), 3+5+1+5, text)
+
+	other := filepath.Join(dir, "other.json")
+	_, out, _ := runArgs(t, "", "--exhaustive", "--max-len", "1", "--impl", name+",generic", "--json", "--shard", "1/4")
+	require.NoError(t, os.WriteFile(other, []byte(out), 0o644))
+	notReport := filepath.Join(dir, "not.json")
+	require.NoError(t, os.WriteFile(notReport, []byte(`{"spaces": []}`), 0o644))
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{files[:3], "difffuzz: merge: shard 3/4 missing (3 of 4 shards given)"},
+		{[]string{files[0], files[2]}, "difffuzz: merge: shards 1/4, 3/4 missing (2 of 4 shards given)"},
+		{append(append([]string{}, files...), files[2]), "difffuzz: merge: shard 2/4 is given twice: " + files[2] + " and " + files[2]},
+		{[]string{files[0], other, files[2], files[3]}, "difffuzz: merge: " + other + " is not of the sweep of " + files[0] + ": its configuration is"},
+		{[]string{notReport}, "difffuzz: merge: " + notReport + ": not a difffuzz --json report (no version, config or shard)"},
+		{[]string{filepath.Join(dir, "none.json")}, "difffuzz: merge: open " + filepath.Join(dir, "none.json") + ": no such file or directory"},
+		{nil, "difffuzz: merge: no report given"},
+	} {
+		code, out, errs := runArgs(t, "", append([]string{"merge"}, tc.files...)...)
+		assert.Equal(t, 2, code, "%v", tc.files)
+		assert.Empty(t, out)
+		assert.True(t, strings.HasPrefix(errs, tc.want) && strings.Count(errs, "\n") == 1, "merge %v:\n%s", tc.files, errs)
+	}
+}
