@@ -3,6 +3,8 @@
 GO          ?= go
 STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GREMLINS     = github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+ACTIONLINT   = github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+WORKFLOWS    = .github/workflows/ci.yml deploy/github/sweep.yml
 # every file of package fast but decode.go (gremlins mutates a package; this leaves the one file)
 GREMLINS_DECODE_ONLY = (^|/)((escape|fast|kernel|generic|tables|arch_none|scan_other|race_|doc)[^/]*\.go|_asm/.*)$$
 BIN          = bin/difffuzz
@@ -12,13 +14,15 @@ FUZZTIME    ?= 200000x
 RANDOM      ?= 1000000x
 SEED        ?= 1
 
-.PHONY: test test-unit test-race test-arm64 check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
+.PHONY: test test-unit test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
 ## test: formatting, vet (amd64 and arm64), staticcheck, the full test suite (including the whole
 ## exhaustive sweep and the PHP conformance test), the race detector on the -short suite, the
-## arm64 tests under qemu, the default --exec campaigns against real PHP and against
-## difffuzz's own serve, and the seed experiment of difffuzz mutate (score 100%).
-test: fmt-check check-generate vet lint test-unit test-race test-arm64 fuzz-ci check-php check-self mutate
+## arm64 tests under qemu, the pure-Go build and the build without AVX2, the GitHub workflows
+## (actionlint), the default --exec campaigns against real PHP and against difffuzz's own serve,
+## and the seed experiment of difffuzz mutate (score 100%). .github/workflows/ci.yml runs the
+## same targets as parallel jobs.
+test: fmt-check check-generate vet lint lint-workflows test-unit test-race test-arm64 test-purego test-noavx2 fuzz-ci check-php check-self mutate
 
 test-unit:
 	$(GO) test -count=1 -timeout 45m ./...
@@ -30,6 +34,18 @@ test-race:
 ## qemu-user (apt-get install -y qemu-user).
 test-arm64:
 	GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64 -timeout 30m ./fast ./fuzz
+
+## test-purego, test-noavx2: the fast and fuzz tests (-short) built without assembly, and with
+## the assembly but AVX2 turned off (the SSE2 kernels are then what fast dispatches to).
+test-purego:
+	$(GO) test -count=1 -short -tags purego -timeout 20m ./fast ./fuzz
+
+test-noavx2:
+	GODEBUG=cpu.avx2=off $(GO) test -count=1 -short -timeout 20m ./fast ./fuzz
+
+## lint-workflows: actionlint (pinned, through go run) on the CI workflow and the sweep workflow.
+lint-workflows:
+	$(GO) run $(ACTIONLINT) $(WORKFLOWS)
 
 build:
 	$(GO) build -o $(BIN) ./cmd/difffuzz
