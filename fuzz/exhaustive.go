@@ -50,6 +50,40 @@ type ExhaustiveConfig struct {
 	Shard, Shards int
 	// Sink, if set, receives every finding (Space "exhaustive"), not only the MaxFindings kept.
 	Sink Sink
+	// Units, if set, lets a run resume an earlier one: units it reports done are skipped, and
+	// it is told of every unit this run finishes (after the unit's findings reached Sink).
+	Units UnitTracker
+}
+
+// UnitTracker keeps the units of work of the exhaustive spaces that are done, for a
+// checkpoint (ExhaustiveConfig.Units). A space's 256^n strings are cut into units of
+// ExhaustiveUnit(op, n, optionSets) consecutive strings (big-endian numbers), unit u holding
+// the strings u*size up to (u+1)*size. Both methods may be called from several goroutines.
+type UnitTracker interface {
+	// Done reports whether unit u of op's length-n space was checked by an earlier run.
+	Done(op Op, n int, u uint64) bool
+	// Finished records that this run checked unit u: strings inputs, differences findings.
+	Finished(op Op, n int, u uint64, strings, differences uint64)
+}
+
+// ExhaustiveUnit is the number of strings in a unit of work of op's length-n exhaustive space
+// under optionSets option sets (1 for the decoders): about a million cases, so that progress is
+// smooth and a cancel is quick.
+func ExhaustiveUnit(op Op, n int, optionSets int) uint64 {
+	unit := uint64(1 << 20)
+	if op == OpEscape {
+		unit = max(1, unit/uint64(max(optionSets, 1)))
+	}
+	return min(unit, pow256(n))
+}
+
+// UnitOf is the unit of work of op's exhaustive space that holds input (ExhaustiveUnit).
+func UnitOf(op Op, input []byte, optionSets int) uint64 {
+	var v uint64
+	for _, b := range input {
+		v = v<<8 | uint64(b)
+	}
+	return v / ExhaustiveUnit(op, len(input), optionSets)
 }
 
 // SpaceReport says what one exhaustive space checked.
@@ -157,20 +191,25 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	if op == OpEscape {
 		opts = cfg.OptionCombos
 	}
-	// A unit is about a million cases, so progress is smooth and a cancel is quick.
-	unit := uint64(1 << 20)
-	if op == OpEscape {
-		unit = max(1, unit/uint64(len(opts)))
-	}
-	unit = min(unit, total)
+	unit := ExhaustiveUnit(op, n, len(opts))
 	units := (total + unit - 1) / unit
 	shards := uint64(max(cfg.Shards, 1))
 	shard := uint64(cfg.Shard)
 	mine := (units + shards - 1 - shard) / shards // units u < units with u % shards == shard
 	myTotal := uint64(0)
+	var todo []uint64 // indexes j of the units left after a checkpoint (nil: all of them)
 	for j := uint64(0); j < mine; j++ {
 		u := shard + j*shards
+		if cfg.Units != nil {
+			if cfg.Units.Done(op, n, u) {
+				continue
+			}
+			todo = append(todo, j)
+		}
 		myTotal += min((u+1)*unit, total) - u*unit
+	}
+	if cfg.Units != nil {
+		mine = uint64(len(todo))
 	}
 	label := fmt.Sprintf("%s len %d", op, n)
 	if shards > 1 {
@@ -226,7 +265,11 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 				if j >= mine || ctx.Err() != nil {
 					return
 				}
+				if todo != nil {
+					j = todo[j]
+				}
 				u := shard + j*shards
+				var unitDiffs uint64
 				lo, hi := u*unit, min((u+1)*unit, total)
 				unitFindings = unitFindings[:0]
 				clear(kept)
@@ -245,12 +288,15 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 					if c.quick(op, distinct, buf, opts) && c.spotCheck(op, spot, v, buf, opts) {
 						continue
 					}
-					local, unitFindings = findingsOf(c, &cfg, op, cands, buf, opts, local, unitFindings, kept, &diffs)
+					local, unitFindings = findingsOf(c, &cfg, op, cands, buf, opts, local, unitFindings, kept, &diffs, &unitDiffs)
 				}
 				if len(unitFindings) > 0 {
 					mu.Lock()
 					perUnit[u] = append([]*Finding(nil), unitFindings...)
 					mu.Unlock()
+				}
+				if cfg.Units != nil {
+					cfg.Units.Finished(op, n, u, hi-lo, unitDiffs)
 				}
 				doneUnits.Add(1)
 				doneStrings.Add(hi - lo)
@@ -292,18 +338,19 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 
 // findingsOf is the exhaustive spaces' slow path, for an input that failed the hot path: it
 // re-runs the input through every candidate under every option set (Checker.Check), counts
-// the findings, gives each to the sink and keeps the first MaxFindings per (op, impl) of the
+// the findings (in diffs and in the unit's unitDiffs), gives each to the sink and keeps the first MaxFindings per (op, impl) of the
 // unit. It is kept out of runSpace's loop so that the loop stays lean.
 //
 //go:noinline
 func findingsOf(c *Checker, cfg *ExhaustiveConfig, op Op, cands []Impl, buf []byte, opts []jsonopt.Options,
-	local, unitFindings []*Finding, kept map[string]int, diffs *atomic.Uint64) ([]*Finding, []*Finding) {
+	local, unitFindings []*Finding, kept map[string]int, diffs *atomic.Uint64, unitDiffs *uint64) ([]*Finding, []*Finding) {
 	for _, o := range opts {
 		local = c.Check(local[:0], op, cands, buf, o)
 		if len(local) == 0 {
 			continue
 		}
 		diffs.Add(uint64(len(local)))
+		*unitDiffs += uint64(len(local))
 		for _, f := range local {
 			f.Space = "exhaustive"
 			if cfg.Sink != nil {

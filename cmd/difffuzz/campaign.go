@@ -30,7 +30,8 @@ type common struct {
 	workers       int
 	progress      fuzz.Progress
 	stderr        io.Writer
-	sink          fuzz.Sink // every raw finding goes here (the run's report.Triage)
+	sink          fuzz.Sink   // every raw finding goes here (the run's report.Triage, through ck with --checkpoint)
+	ck            *checkpoint // --checkpoint (nil without)
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -38,12 +39,15 @@ type common struct {
 // others.
 type mode struct {
 	name      string
-	order     int                                                        // position in a campaign
-	inDefault bool                                                       // runs when no mode flag is given
-	addFlags  func(fs *flag.FlagSet)                                     // registers the mode's flags
-	selected  func() bool                                                // after parsing: was the mode asked for
-	check     func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
-	run       func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
+	order     int  // position in a campaign
+	inDefault bool // runs when no mode flag is given
+	// ownCheckpoint: the mode resumes from a --checkpoint by itself (c.ck); the others are
+	// resumed whole: a mode that ended is not run again.
+	ownCheckpoint bool
+	addFlags      func(fs *flag.FlagSet)                                     // registers the mode's flags
+	selected      func() bool                                                // after parsing: was the mode asked for
+	check         func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
+	run           func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
 }
 
 var modes []*mode
@@ -76,6 +80,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
+	checkpointFile := fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
 	junitFile := fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
 	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
@@ -168,8 +173,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	triage := report.New(report.Config{Examples: ex, Spool: findingsOut != nil, Progress: c.progress})
 	defer triage.Close()
 	c.sink = triage
+	if *checkpointFile != "" {
+		if c.ck, err = openCheckpoint(*checkpointFile, campaignConfig(fs, c, execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), triage); err != nil {
+			return exitUsage, err
+		}
+		c.sink = c.ck
+		c.ck.run(stderr)
+	}
 	for _, cmd := range execs {
-		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout, Sink: triage})
+		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout, Sink: c.sink})
 		if err != nil {
 			return exitUsage, usagef("--exec %q: %v", cmd, err)
 		}
@@ -201,15 +213,32 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			rep.Interrupted = true
 			break
 		}
+		if !m.ownCheckpoint {
+			if prev := c.ck.finished(m.name); prev != nil {
+				rep.Merge(prev)
+				continue
+			}
+			c.ck.begin(m.name)
+		}
 		r, err := m.run(ctx, c)
 		if r != nil {
 			rep.Merge(r)
+			if err == nil && !r.Interrupted && !m.ownCheckpoint {
+				c.ck.end(m.name, r)
+			}
 		}
 		if err != nil {
 			// Keep every finding made so far: print them and the summary, then the error.
 			runErr = err
 			rep.Interrupted = true
 			break
+		}
+	}
+	if c.ck != nil {
+		if err := c.ck.close(); err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
+		} else if rep.Interrupted {
+			fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", *checkpointFile)
 		}
 	}
 	for _, t := range c.targets {
@@ -229,7 +258,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	elapsed := time.Since(start)
 	out := &outcome{
-		modes: modeNames, config: campaignConfig(fs, c), rep: rep, classes: classes, elapsed: elapsed,
+		modes: modeNames, config: campaignConfig(fs, c, execs), rep: rep, classes: classes, elapsed: elapsed,
 		targets: targetsJSON(c.targets), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
 	}
 	checks := out.checks()

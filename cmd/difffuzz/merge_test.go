@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +21,31 @@ import (
 // withPlanted makes --impl NAME resolve to a built-in candidate with the planted faults, for the
 // length of the test.
 func withPlanted(t *testing.T, faults ...planted.Fault) string {
+	name, undo := plantCandidate(faults...)
+	t.Cleanup(undo)
+	return name
+}
+
+// mainEnv, set to a list of planted faults, makes the test binary run as difffuzz (its
+// arguments are difffuzz's) with a built-in candidate that has those faults.
+const mainEnv = "DIFFFUZZ_TEST_MAIN"
+
+// plantedMain is main with a planted candidate (mainEnv).
+func plantedMain(faults string) int {
+	fs, err := planted.Parse(faults)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	plantCandidate(fs...)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// plantCandidate makes --impl NAME resolve to a built-in candidate with the planted faults, and
+// returns NAME and the function that undoes it.
+func plantCandidate(faults ...planted.Fault) (string, func()) {
 	p := planted.New(faults...)
 	im := fuzz.Impl{Name: p.Name(), Escape: p.Escape, NextChar: p.NextChar, UTF8Decode: p.UTF8Decode}
 	old := campaignCandidates
@@ -36,8 +64,7 @@ func withPlanted(t *testing.T, faults ...planted.Fault) string {
 		}
 		return out, nil
 	}
-	t.Cleanup(func() { campaignCandidates = old })
-	return im.Name
+	return im.Name, func() { campaignCandidates = old }
 }
 
 // mergedView is what must be the same in a sweep's merged shards and in the unsharded run.

@@ -12,7 +12,7 @@ import (
 func init() {
 	var on bool
 	addMode(&mode{
-		name: "exhaustive", order: 10, inDefault: true,
+		name: "exhaustive", order: 10, inDefault: true, ownCheckpoint: true,
 		addFlags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 1,024 option sets")
 		},
@@ -20,20 +20,33 @@ func init() {
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			rep := &fuzz.Report{}
 			if len(c.cands) > 0 {
+				// With --checkpoint the built-in spaces resume unit by unit.
+				c.ck.begin("exhaustive")
 				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
 					Ops: c.ops, MaxLen: c.maxLen, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-					Shard: c.shard, Shards: c.shards, Sink: c.sink,
+					Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: c.ck.units(),
 				})
 				if err != nil {
 					return nil, err
 				}
+				c.ck.addPrior(r)
 				rep.Merge(r)
 			}
 			for _, t := range c.targets {
+				// A target's spaces resume whole: done, or run again.
+				part := "exhaustive " + t.Name
+				if prev := c.ck.finished(part); prev != nil {
+					rep.Merge(prev)
+					continue
+				}
+				c.ck.begin(part)
 				r, err := fuzz.RunTarget(ctx, t, fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards), c.progress)
 				rep.Merge(r)
 				if err != nil {
 					return rep, err
+				}
+				if !r.Interrupted {
+					c.ck.end(part, r)
 				}
 			}
 			return rep, nil

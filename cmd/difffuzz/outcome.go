@@ -93,7 +93,7 @@ var notIdentity = map[string]bool{"workers": true, "json": true, "findings": tru
 // campaignConfig is what a campaign checks, as one line: the flags that choose it (sorted,
 // those of notIdentity left out), the candidates they resolve to and the platform.
 // `difffuzz merge` refuses shard reports whose configs differ.
-func campaignConfig(fs *flag.FlagSet, c *common) string {
+func campaignConfig(fs *flag.FlagSet, c *common, execs []string) string {
 	var flags []string
 	fs.Visit(func(f *flag.Flag) {
 		if !notIdentity[f.Name] {
@@ -105,8 +105,6 @@ func campaignConfig(fs *flag.FlagSet, c *common) string {
 	for _, im := range c.cands {
 		cands = append(cands, im.Name)
 	}
-	for _, t := range c.targets {
-		cands = append(cands, t.Name)
-	}
+	cands = append(cands, execs...)
 	return fmt.Sprintf("%s; candidates %s; %s/%s", strings.Join(flags, " "), strings.Join(cands, ","), runtime.GOOS, runtime.GOARCH)
 }

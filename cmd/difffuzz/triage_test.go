@@ -16,9 +16,13 @@ import (
 	"github.com/difffuzz/difffuzz/internal/planted"
 )
 
-// TestMain lets the test binary serve as a planted target (planted.ServeFromEnv).
+// TestMain lets the test binary serve as a planted target (planted.ServeFromEnv), or run as
+// difffuzz itself with a planted built-in candidate (mainEnv).
 func TestMain(m *testing.M) {
 	planted.ServeFromEnv()
+	if faults := os.Getenv(mainEnv); faults != "" {
+		os.Exit(plantedMain(faults))
+	}
 	os.Exit(m.Run())
 }
 

@@ -1,0 +1,446 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/report"
+)
+
+// checkpointVersion is the version of the --checkpoint file's layout.
+const checkpointVersion = 1
+
+// checkpointEvery is how often a running campaign writes its checkpoint (it also writes it
+// when it ends, interrupted or not).
+const checkpointEvery = 30 * time.Second
+
+// restoredKept is how many findings of each exhaustive space and candidate a resumed run keeps
+// for --json's "findings" (as fuzz.ExhaustiveConfig.MaxFindings by default).
+const restoredKept = 20
+
+// ckSpace is the progress of one built-in exhaustive space: the units of work done
+// (fuzz.ExhaustiveUnit) and what they counted.
+type ckSpace struct {
+	Op          fuzz.Op       `json:"op"`
+	Len         int           `json:"len"`
+	Done        []uint64      `json:"done"` // the units checked, ascending
+	Strings     uint64        `json:"strings"`
+	Differences uint64        `json:"differences"`
+	Elapsed     time.Duration `json:"elapsed_ns"` // of the runs that ended (the running one adds its own)
+}
+
+// ckPart is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
+// resumed run does not run again: its report.
+type ckPart struct {
+	Spaces      []fuzz.SpaceReport     `json:"spaces"`
+	Differences uint64                 `json:"differences"`
+	Findings    []report.FindingRecord `json:"findings"`
+}
+
+// ckState is the --checkpoint file.
+type ckState struct {
+	Version  int                 `json:"version"`
+	Config   string              `json:"config"` // campaignConfig: a checkpoint of another is refused
+	Shard    string              `json:"shard"`  // K/N
+	Parts    map[string]*ckPart  `json:"parts"`
+	Spaces   map[string]*ckSpace `json:"spaces"`    // by "op/len"
+	Log      string              `json:"log"`       // the findings log, beside the checkpoint
+	LogBytes int64               `json:"log_bytes"` // the part of the log this checkpoint vouches for
+	LogLines uint64              `json:"log_lines"`
+	Written  time.Time           `json:"written"`
+}
+
+// ckLine is one line of the findings log: a raw finding, the part that made it and, for a
+// built-in exhaustive space, its space and unit, so that a resumed run keeps exactly the
+// findings of the work it does not do again.
+type ckLine struct {
+	Part    string               `json:"part"`
+	Space   string               `json:"space,omitempty"`
+	Unit    uint64               `json:"unit,omitempty"`
+	Finding report.FindingRecord `json:"finding"`
+}
+
+// checkpoint lets a campaign stop and resume (--checkpoint FILE). It is the campaign's Sink
+// (every raw finding goes to the findings log, then to the triage) and the exhaustive spaces'
+// UnitTracker. The built-in exhaustive spaces resume unit by unit; the other parts (boundary,
+// random, each --exec target's exhaustive spaces) resume whole: a part that ended is not run
+// again, one that was interrupted is run again from its start.
+type checkpoint struct {
+	path   string
+	triage fuzz.Sink
+
+	mu       sync.Mutex
+	st       ckState
+	done     map[string]map[uint64]bool // st.Spaces' Done, for lookups
+	prior    map[string]ckSpace         // st.Spaces as loaded: what earlier runs counted
+	restored map[string][]*fuzz.Finding // findings of earlier runs per exhaustive space and candidate (at most restoredKept)
+	part     string                     // the part running now
+	log      *os.File
+	logw     *bufio.Writer
+	stop     chan struct{}
+	stopped  chan struct{}
+}
+
+func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
+
+// openCheckpoint opens the checkpoint at path: a new one when there is no file, else the
+// earlier run's, which must be of the same configuration and shard. The findings the earlier
+// runs made in the work that is done go to triage again.
+func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, error) {
+	ck := &checkpoint{path: path, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
+		restored: map[string][]*fuzz.Finding{}}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		ck.st = ckState{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*ckPart{},
+			Spaces: map[string]*ckSpace{}, Log: filepath.Base(path) + ".findings"}
+		if ck.log, err = os.Create(ck.logPath()); err != nil {
+			return nil, usagef("--checkpoint: %v", err)
+		}
+		ck.logw = bufio.NewWriterSize(ck.log, 1<<16)
+		if err := ck.save(); err != nil {
+			return nil, usagef("--checkpoint: %v", err)
+		}
+		return ck, nil
+	case err != nil:
+		return nil, usagef("--checkpoint: %v", err)
+	}
+	if err := json.Unmarshal(data, &ck.st); err != nil || ck.st.Version == 0 || ck.st.Log == "" {
+		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
+	}
+	if ck.st.Version != checkpointVersion {
+		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+	}
+	if ck.st.Config != config || ck.st.Shard != shard {
+		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
+			path, ck.st.Config, ck.st.Shard, config, shard)
+	}
+	if ck.st.Parts == nil {
+		ck.st.Parts = map[string]*ckPart{}
+	}
+	if ck.st.Spaces == nil {
+		ck.st.Spaces = map[string]*ckSpace{}
+	}
+	for k, sp := range ck.st.Spaces {
+		ck.done[k] = map[uint64]bool{}
+		for _, u := range sp.Done {
+			ck.done[k][u] = true
+		}
+		ck.prior[k] = *sp
+	}
+	if err := ck.replay(); err != nil {
+		return nil, usagef("--checkpoint %s: %v", path, err)
+	}
+	return ck, nil
+}
+
+func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
+
+// replay reads the findings log up to what the checkpoint vouches for, gives the findings of
+// the work that is done to the triage, and leaves only those in the log.
+func (ck *checkpoint) replay() error {
+	f, err := os.OpenFile(ck.logPath(), os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// The findings kept go to a new log, renamed over the old one: memory stays flat however
+	// many findings the earlier runs made.
+	tmp, err := os.Create(ck.logPath() + ".tmp")
+	if err != nil {
+		return err
+	}
+	kept := bufio.NewWriterSize(tmp, 1<<16)
+	var lines uint64
+	var size int64
+	sc := bufio.NewScanner(io.LimitReader(f, ck.st.LogBytes))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var l ckLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, lines+1, err)
+		}
+		keep := l.Space != "" && ck.done[l.Space][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
+		if !keep {
+			continue
+		}
+		fd, err := l.Finding.Finding()
+		if err != nil {
+			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, lines+1, err)
+		}
+		if l.Space != "" {
+			ck.keepRestored(l.Space, fd)
+		}
+		ck.triage.Add(fd)
+		kept.Write(sc.Bytes())
+		kept.WriteByte('\n')
+		size += int64(len(sc.Bytes())) + 1
+		lines++
+	}
+	if err := sc.Err(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("findings log %s: %v", ck.st.Log, err)
+	}
+	if err := kept.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := os.Rename(tmp.Name(), ck.logPath()); err != nil {
+		tmp.Close()
+		return err
+	}
+	ck.log = tmp
+	ck.st.LogBytes, ck.st.LogLines = size, lines
+	ck.logw = bufio.NewWriterSize(tmp, 1<<16)
+	return nil
+}
+
+// keepRestored keeps f among the restoredKept smallest findings of its space and candidate.
+func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
+	k := space + "\x00" + f.Impl
+	l := ck.restored[k]
+	i := sort.Search(len(l), func(i int) bool {
+		c := bytes.Compare(f.Input, l[i].Input)
+		return c < 0 || c == 0 && f.Flags < l[i].Flags
+	})
+	if i >= restoredKept {
+		return
+	}
+	l = slices.Insert(l, i, f)
+	ck.restored[k] = l[:min(len(l), restoredKept)]
+}
+
+// Add is the campaign's Sink: the finding goes to the log, tagged with its part and (built-in
+// exhaustive spaces) its unit, then to the triage.
+func (ck *checkpoint) Add(f *fuzz.Finding) {
+	ck.mu.Lock()
+	part := ck.part
+	ck.mu.Unlock()
+	// The line is made outside the lock; the part cannot change meanwhile (parts run one after
+	// the other, and a part's findings all come before its end).
+	l := ckLine{Part: part, Finding: report.RecordOf(f)}
+	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
+		sets := 1
+		if f.Op == fuzz.OpEscape {
+			sets = jsonopt.NumStringCombos
+		}
+		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
+	}
+	line, err := json.Marshal(l)
+	ck.mu.Lock()
+	if err == nil {
+		line = append(line, '\n')
+		_, err = ck.logw.Write(line)
+	}
+	if err == nil {
+		ck.st.LogBytes += int64(len(line))
+		ck.st.LogLines++
+	}
+	ck.mu.Unlock()
+	if err != nil {
+		// The finding still counts in this run; a resume would not know it, so the
+		// checkpoint stops vouching for anything written after this point.
+		fmt.Fprintf(os.Stderr, "difffuzz: --checkpoint: findings log: %v\n", err)
+	}
+	ck.triage.Add(f)
+}
+
+// Done is fuzz.UnitTracker.Done.
+func (ck *checkpoint) Done(op fuzz.Op, n int, u uint64) bool {
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	return ck.done[spaceKey(op, n)][u]
+}
+
+// Finished is fuzz.UnitTracker.Finished.
+func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences uint64) {
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	k := spaceKey(op, n)
+	sp := ck.st.Spaces[k]
+	if sp == nil {
+		sp = &ckSpace{Op: op, Len: n}
+		ck.st.Spaces[k] = sp
+		ck.done[k] = map[uint64]bool{}
+	}
+	ck.done[k][u] = true
+	sp.Strings += strings
+	sp.Differences += differences
+}
+
+// finished returns the report of a part an earlier run ended, or nil.
+func (ck *checkpoint) finished(part string) *fuzz.Report {
+	if ck == nil {
+		return nil
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	p := ck.st.Parts[part]
+	if p == nil {
+		return nil
+	}
+	rep := &fuzz.Report{Spaces: p.Spaces, Differences: p.Differences}
+	for _, r := range p.Findings {
+		if f, err := r.Finding(); err == nil {
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
+	return rep
+}
+
+// units is the checkpoint as the exhaustive spaces' UnitTracker (nil without a checkpoint).
+func (ck *checkpoint) units() fuzz.UnitTracker {
+	if ck == nil {
+		return nil
+	}
+	return ck
+}
+
+// begin says which part runs now (the findings are tagged with it).
+func (ck *checkpoint) begin(part string) {
+	if ck == nil {
+		return
+	}
+	ck.mu.Lock()
+	ck.part = part
+	ck.mu.Unlock()
+}
+
+// end records a part that ran to its end.
+func (ck *checkpoint) end(part string, rep *fuzz.Report) {
+	if ck == nil {
+		return
+	}
+	p := &ckPart{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
+	for _, f := range rep.Findings {
+		p.Findings = append(p.Findings, report.RecordOf(f))
+	}
+	ck.mu.Lock()
+	ck.st.Parts[part] = p
+	ck.part = ""
+	ck.mu.Unlock()
+}
+
+// addPrior adds what earlier runs counted in the built-in exhaustive spaces to this run's
+// report of them, and their findings to its kept ones; it records this run's time.
+func (ck *checkpoint) addPrior(rep *fuzz.Report) {
+	if ck == nil {
+		return
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	seen := map[string]bool{}
+	for i := range rep.Spaces {
+		sr := &rep.Spaces[i]
+		k := spaceKey(sr.Op, sr.Len)
+		seen[k] = true
+		if sp := ck.st.Spaces[k]; sp != nil {
+			sp.Elapsed += sr.Elapsed
+		}
+		p, ok := ck.prior[k]
+		if !ok {
+			continue
+		}
+		sr.Strings += p.Strings
+		sr.Cases += p.Strings * uint64(sr.OptionSets)
+		sr.Differences += p.Differences
+		sr.Elapsed += p.Elapsed
+		if s := sr.Elapsed.Seconds(); s > 0 {
+			sr.CasesPerSec = float64(sr.Cases) / s
+		}
+		rep.Differences += p.Differences
+	}
+	for k, p := range ck.prior {
+		if !seen[k] && p.Strings > 0 { // interrupted again before it reached this space
+			sets := 1
+			if p.Op == fuzz.OpEscape {
+				sets = jsonopt.NumStringCombos
+			}
+			rep.Spaces = append(rep.Spaces, fuzz.SpaceReport{Space: "exhaustive", Op: p.Op, Len: p.Len, Strings: p.Strings,
+				OptionSets: sets, Cases: p.Strings * uint64(sets), Differences: p.Differences, Elapsed: p.Elapsed})
+			rep.Differences += p.Differences
+			rep.Interrupted = true
+		}
+	}
+	var restored []*fuzz.Finding
+	for _, l := range ck.restored {
+		restored = append(restored, l...)
+	}
+	rep.Merge(&fuzz.Report{Findings: restored})
+	ck.prior = map[string]ckSpace{} // added once
+}
+
+// save writes the checkpoint: the findings log is flushed first, and the checkpoint vouches
+// for it up to there; the file is replaced at once (written beside it, then renamed).
+func (ck *checkpoint) save() error {
+	ck.mu.Lock()
+	if err := ck.logw.Flush(); err != nil {
+		ck.mu.Unlock()
+		return err
+	}
+	for k, sp := range ck.st.Spaces {
+		sp.Done = sp.Done[:0]
+		for u := range ck.done[k] {
+			sp.Done = append(sp.Done, u)
+		}
+		slices.Sort(sp.Done)
+	}
+	ck.st.Written = time.Now().UTC()
+	data, err := json.MarshalIndent(ck.st, "", " ")
+	ck.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	tmp := ck.path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, ck.path)
+}
+
+// run writes the checkpoint every checkpointEvery until close.
+func (ck *checkpoint) run(stderr io.Writer) {
+	ck.stop, ck.stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ck.stopped)
+		t := time.NewTicker(checkpointEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ck.stop:
+				return
+			case <-t.C:
+				if err := ck.save(); err != nil {
+					fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
+				}
+			}
+		}
+	}()
+}
+
+// close stops the periodic writes, writes the checkpoint a last time and closes the log.
+func (ck *checkpoint) close() error {
+	if ck.stop != nil {
+		close(ck.stop)
+		<-ck.stopped
+		ck.stop = nil
+	}
+	err := ck.save()
+	if cerr := ck.log.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
