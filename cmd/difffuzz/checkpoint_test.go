@@ -43,30 +43,10 @@ func runMain(t *testing.T, faults string, interrupt time.Duration, args ...strin
 	return code, out.String(), errb.String(), time.Since(start)
 }
 
-// counts is what a resumed run must report exactly as an uninterrupted one.
-type counts struct {
-	Spaces []struct {
-		Op                          string
-		Len                         int
-		Strings, Cases, Differences uint64
-		Complete                    bool
-	}
-	Differences uint64
-	Classes     []struct {
-		ID, Op, Impl, Kind, Rule, Shape string
-		Flags                           uint32
-		Findings                        uint64
-		Spaces                          map[string]uint64
-		Witness                         struct{ Input string }
-	}
-	Passed, Failed int
-	Interrupted    bool
-}
-
 // A full exhaustive sweep interrupted by SIGINT at a random point and resumed with the same
 // command and --checkpoint file reports exactly the counts of an uninterrupted run: the same
 // strings and cases per space, the same differences, defect classes (with their findings
-// counts and witnesses) and checks. A checkpoint of another campaign is refused.
+// counts, witnesses and defects) and checks (mergedView). A checkpoint of another campaign is refused.
 func TestCheckpointResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two exhaustive sweeps with a planted candidate three times each")
@@ -80,8 +60,7 @@ func TestCheckpointResume(t *testing.T) {
 	} {
 		code, whole, errs, took := runMain(t, faults, 0, append(sweep, "--json")...)
 		require.Equal(t, 1, code, errs)
-		var want counts
-		require.NoError(t, json.Unmarshal([]byte(whole), &want))
+		want := decodeView(t, whole)
 		require.NotEmpty(t, want.Classes)
 
 		ck := filepath.Join(t.TempDir(), "ck.json")
@@ -89,7 +68,7 @@ func TestCheckpointResume(t *testing.T) {
 		at := time.Duration(rng.Int64N(int64(took*8/10))) + 20*time.Millisecond
 		t.Logf("%v: uninterrupted %v; SIGINT after %v", sweep, took.Round(time.Millisecond), at)
 		code, first, errs, _ := runMain(t, faults, at, args...)
-		var part counts
+		var part mergedView
 		require.NoError(t, json.Unmarshal([]byte(first), &part), errs)
 		if part.Interrupted {
 			assert.Contains(t, errs, "difffuzz: checkpoint written to "+ck+": run the same command again to continue")
@@ -99,9 +78,7 @@ func TestCheckpointResume(t *testing.T) {
 		}
 		code, resumed, errs, _ := runMain(t, faults, 0, args...)
 		require.Equal(t, 1, code, errs)
-		var got counts
-		require.NoError(t, json.Unmarshal([]byte(resumed), &got))
-		assert.Equal(t, want, got, "resumed after SIGINT at %v", at)
+		assert.Equal(t, want, decodeView(t, resumed), "resumed after SIGINT at %v", at)
 
 		// The same file with another campaign is refused.
 		other := append([]string{}, sweep...)

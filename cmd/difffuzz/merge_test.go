@@ -67,7 +67,8 @@ func plantCandidate(faults ...planted.Fault) (string, func()) {
 	return im.Name, func() { campaignCandidates = old }
 }
 
-// mergedView is what must be the same in a sweep's merged shards and in the unsharded run.
+// mergedView is what must be the same in a sweep's merged shards and in the unsharded run, and
+// in a resumed run and an uninterrupted one.
 type mergedView struct {
 	Spaces []struct {
 		Space, Op                   string
@@ -95,6 +96,7 @@ type mergedView struct {
 	}
 	Passed, Failed int
 	Shard          struct{ Index, Count int }
+	Interrupted    bool
 }
 
 func decodeView(t *testing.T, data string) mergedView {
