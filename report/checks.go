@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
@@ -137,12 +138,12 @@ func JUnit(checks []Check, props [][2]string) junit.Testsuites {
 	for _, space := range order {
 		ts := junit.Testsuite{Name: "difffuzz " + space, ID: len(suites.Suites)}
 		for _, p := range props {
-			ts.AddProperty(p[0], p[1])
+			ts.AddProperty(p[0], xmlText(p[1]))
 		}
 		var el time.Duration
 		for _, c := range bySpace[space] {
 			tc := junit.Testcase{
-				Name:      c.Impl,
+				Name:      xmlText(c.Impl),
 				Classname: "difffuzz." + space + "." + string(c.Op),
 				Time:      seconds(c.Elapsed),
 				SystemOut: &junit.Output{Data: fmt.Sprintf("%s %s: %s strings, %s cases compared with the oracle",
@@ -178,7 +179,27 @@ func failure(c Check) *junit.Result {
 		WriteBlock(&body, cl)
 	}
 	msg := fmt.Sprintf("%s, %s: %s", Plural(uint64(len(c.Classes)), "defect class"), Plural(c.Findings, "finding"), strings.Join(names, "; "))
-	return &junit.Result{Message: clip(msg, maxFailureMessage), Type: string(c.Classes[0].Kind), Data: body.String()}
+	return &junit.Result{Message: xmlText(clip(msg, maxFailureMessage)), Type: string(c.Classes[0].Kind), Data: xmlText(body.String())}
+}
+
+// xmlText makes s fit XML 1.0 text: bytes that are not UTF-8 and characters XML does not allow
+// (control characters but tab, newline and carriage return; U+FFFE, U+FFFF) become \xNN or
+// \uXXXX, as a target's stderr can hold any bytes (an ANSI colour, a NUL).
+func xmlText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0xFFFE, r == 0xFFFF:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // ruleName is a class's rule for a one-line list, "-" when it has none.

@@ -160,3 +160,32 @@ func TestJUnitSchema(t *testing.T) {
 	out, err = exec.Command(xmllint, "--noout", "--schema", "testdata/junit-jenkins.xsd", file).CombinedOutput()
 	assert.Error(t, err, "xmllint accepted an attribute outside the schema:\n%s", out)
 }
+
+// A target's stderr can hold any bytes: the JUnit file stays valid XML (and valid against the
+// schema) whatever the witness's detail, the candidate's name or a property hold.
+func TestJUnitControlBytes(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("xmllint is not installed (apt-get install -y libxml2-utils)")
+		}
+		t.Skip("xmllint is not installed (apt-get install -y libxml2-utils)")
+	}
+	bad := "\x01\x1b[31mred\x00\xff\xfe]]> end"
+	w := &fuzz.Finding{Kind: "target-crashed", Op: fuzz.OpEscape, Impl: "php t.php" + bad, Input: []byte{0xfe},
+		Detail: "exited before answering; its stderr ends with: " + bad, External: true}
+	cl := &Class{ID: "D1", Signature: Signature{Op: fuzz.OpEscape, Impl: w.Impl, Kind: w.Kind}, Witness: w,
+		Findings: 1, Spaces: map[string]uint64{"exhaustive": 1}, Kinds: map[fuzz.Kind]uint64{w.Kind: 1}}
+	checks := []Check{{Space: "exhaustive", Op: fuzz.OpEscape, Impl: w.Impl, Strings: 1, Cases: 1, Complete: true, Classes: []*Class{cl}, Findings: 1}}
+	var buf bytes.Buffer
+	require.NoError(t, WriteJUnit(&buf, checks, [][2]string{{"command", "difffuzz --exec 'php t.php" + bad + "'"}}))
+	file := filepath.Join(t.TempDir(), "report.xml")
+	require.NoError(t, os.WriteFile(file, buf.Bytes(), 0o644))
+	out, err := exec.Command(xmllint, "--noout", "--schema", "testdata/junit-jenkins.xsd", file).CombinedOutput()
+	require.NoError(t, err, "xmllint:\n%s\n%q", out, buf.String())
+	assert.Contains(t, buf.String(), `\u0001\u001b[31mred\u0000\xff\xfe`)
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(buf.Bytes(), &doc))
+	require.NotNil(t, doc.Suites[0].Cases[0].Failure)
+	assert.Contains(t, doc.Suites[0].Cases[0].Failure.Body, `]]> end`, "a CDATA end inside the body survives")
+}

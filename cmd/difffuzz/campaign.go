@@ -178,6 +178,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			return exitUsage, err
 		}
 		c.sink = c.ck
+		if c.ck.resumed {
+			fmt.Fprintln(stderr, c.ck.resumeLine())
+		}
 		c.ck.run(stderr)
 	}
 	for _, cmd := range execs {
@@ -239,6 +242,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
 		} else if rep.Interrupted {
 			fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", *checkpointFile)
+		} else if c.ck.resumed && !c.ck.worked {
+			fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", *checkpointFile)
 		}
 	}
 	for _, t := range c.targets {
@@ -284,7 +289,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	if junitOut != nil {
-		if err := writeJUnit(junitOut, checks, [][2]string{{"command", commandLine(args)},
+		if err := writeJUnit(junitOut, checks, [][2]string{{"command", commandLine(args)}, {"config", out.config},
 			{"shard", fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1))}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
 		} else {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +93,8 @@ type checkpoint struct {
 	logw     *bufio.Writer
 	stop     chan struct{}
 	stopped  chan struct{}
+	resumed  bool // the file was there: this run goes on with an earlier one
+	worked   bool // this run checked something (a unit, or a part that had not ended)
 }
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
@@ -144,7 +147,27 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 	if err := ck.replay(); err != nil {
 		return nil, usagef("--checkpoint %s: %v", path, err)
 	}
+	ck.resumed = true
 	return ck, nil
+}
+
+// resumeLine says what an earlier run left, for stderr when a run resumes.
+func (ck *checkpoint) resumeLine() string {
+	var units int
+	for _, sp := range ck.st.Spaces {
+		units += len(sp.Done)
+	}
+	parts := make([]string, 0, len(ck.st.Parts))
+	for p := range ck.st.Parts {
+		parts = append(parts, p)
+	}
+	sort.Strings(parts)
+	done := "none"
+	if len(parts) > 0 {
+		done = strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s of the built-in exhaustive spaces done, parts done: %s; %s kept; that work is not checked again",
+		ck.path, ck.st.Written.Format(time.RFC3339), plural(uint64(units), "unit"), done, plural(ck.st.LogLines, "finding"))
 }
 
 func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
@@ -277,6 +300,7 @@ func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences
 		ck.done[k] = map[uint64]bool{}
 	}
 	ck.done[k][u] = true
+	ck.worked = true
 	sp.Strings += strings
 	sp.Differences += differences
 }
@@ -316,6 +340,7 @@ func (ck *checkpoint) begin(part string) {
 	}
 	ck.mu.Lock()
 	ck.part = part
+	ck.worked = ck.worked || part != "exhaustive" // the built-in spaces count their units
 	ck.mu.Unlock()
 }
 

@@ -82,7 +82,7 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	checks := out.checks()
 	if junitOut != nil {
-		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"shards", fmt.Sprint(len(shards))}}
+		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"config", out.config}, {"shards", fmt.Sprint(len(shards))}}
 		if err := writeJUnit(junitOut, checks, props); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: merge: --junit: %v\n", err)
 		} else {
@@ -214,6 +214,23 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 				return nil, usagef("merge: %s: finding %d: %v", r.file, i+1, err)
 			}
 			findings = append(findings, f)
+		}
+	}
+	// A shard that was interrupted may not have reached some spaces at all: those are
+	// incomplete in the sweep, even if every other shard finished its part of them.
+	for _, r := range shards {
+		if !r.Interrupted {
+			continue
+		}
+		has := map[string]bool{}
+		for _, s := range r.Spaces {
+			has[fmt.Sprintf("%s\x00%s\x00%d", s.Space, s.Op, s.Len)] = true
+		}
+		for i := range out.rep.Spaces {
+			s := &out.rep.Spaces[i]
+			if !has[fmt.Sprintf("%s\x00%s\x00%d", s.Space, s.Op, s.Len)] {
+				s.Complete = false
+			}
 		}
 	}
 	for i := range out.rep.Spaces {

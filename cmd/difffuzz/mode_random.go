@@ -32,14 +32,7 @@ func init() {
 		addFlags: func(fs *flag.FlagSet) {
 			seedSet, count, dur = false, 0, 0 // a fresh run (tests run several in one process)
 			fs.StringVar(&budget, "random", "", "check random inputs: a count like 100000x or a duration like 30s")
-			fs.Func("seed", "seed of the random inputs of --random or the default campaign (default: a new one; it is always printed)", func(s string) error {
-				v, err := strconv.ParseInt(s, 10, 64)
-				if err != nil {
-					return fmt.Errorf("not a 64-bit integer")
-				}
-				seed, seedSet = v, true
-				return nil
-			})
+			fs.Var(&seedFlag{&seed, &seedSet}, "seed", "seed of the random inputs of --random or the default campaign (default: a new one; it is always printed)")
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
 		},
 		selected: func() bool { return budget != "" },
@@ -61,6 +54,11 @@ func init() {
 			if count == 0 && dur == 0 {
 				// The default campaign: 50,000 inputs, sized for a slow external target.
 				count = defaultRandomCount
+			}
+			if c.shards > 1 && c.shard != 0 {
+				// Random inputs are not split: shard 0 checks them all, once for the sweep.
+				fmt.Fprintf(c.stderr, "difffuzz: random: left to shard 0/%d (random inputs are not split between shards)\n", c.shards)
+				return &fuzz.Report{}, nil
 			}
 			fmt.Fprintf(c.stderr, "difffuzz: random: seed %d, %s\n", seed, budgetText(count, dur))
 			rep := &fuzz.Report{}
@@ -169,4 +167,27 @@ func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64
 		inputs = max(inputs, sp.Cases+sp.NotRun+sp.Skipped)
 	}
 	return rep, inputs, err
+}
+
+// seedFlag is --seed: a 64-bit integer, remembered as given (its String is the seed, so that a
+// campaign's configuration names it).
+type seedFlag struct {
+	v   *int64
+	set *bool
+}
+
+func (f *seedFlag) String() string {
+	if f.v == nil || f.set == nil || !*f.set {
+		return ""
+	}
+	return strconv.FormatInt(*f.v, 10)
+}
+
+func (f *seedFlag) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not a 64-bit integer")
+	}
+	*f.v, *f.set = v, true
+	return nil
 }

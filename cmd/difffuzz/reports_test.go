@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -51,7 +53,7 @@ func TestCampaignReports(t *testing.T) {
 	assert.Equal(t, 3, doc.Tests)
 	assert.Equal(t, 1, doc.Failures)
 	require.Len(t, doc.Suites, 1)
-	require.Len(t, doc.Suites[0].Props, 2)
+	require.Len(t, doc.Suites[0].Props, 3)
 	assert.Equal(t, "difffuzz --exhaustive --max-len 1 --exec '"+cmd+"' --junit "+junitFile, doc.Suites[0].Props[0].Value)
 	for _, c := range doc.Suites[0].Cases {
 		assert.Equal(t, c.Classname == "difffuzz.exhaustive.escape", c.Failure != nil, c.Classname)
@@ -155,4 +157,74 @@ func TestShardEmptyNoCheck(t *testing.T) {
 	assert.Equal(t, 2, code, errs)
 	assert.Equal(t, "difffuzz: 0 passed, 0 failed", lastLine(out))
 	assert.Contains(t, errs, "nothing was compared: shard 1/2 holds no work")
+}
+
+// Random inputs are not split between shards: shard 0 checks them, the others say so; the seed
+// is part of the configuration that shards and checkpoints must share.
+func TestShardRandomOnce(t *testing.T) {
+	config := func(out string) string {
+		var r struct{ Config string }
+		require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+		return r.Config
+	}
+	hasRandom := func(out string) bool { return strings.Contains(out, `"space": "random"`) }
+	code, s0, errs := runArgs(t, "", "--random", "200x", "--seed", "3", "--impl", "generic", "--shard", "0/2", "--json")
+	require.Equal(t, 0, code, errs)
+	assert.True(t, hasRandom(s0))
+	code, s1, errs := runArgs(t, "", "--random", "200x", "--seed", "3", "--impl", "generic", "--shard", "1/2", "--json")
+	require.Equal(t, 2, code, errs) // nothing compared in this shard
+	assert.False(t, hasRandom(s1))
+	assert.Contains(t, errs, "difffuzz: random: left to shard 0/2 (random inputs are not split between shards)")
+	assert.Equal(t, config(s0), config(s1))
+	assert.Contains(t, config(s0), "--seed=3")
+	_, s4, _ := runArgs(t, "", "--random", "200x", "--seed", "4", "--impl", "generic", "--shard", "0/2", "--json")
+	assert.NotEqual(t, config(s0), config(s4))
+}
+
+// A resumed run says what it goes on from; a run resumed after it was complete says that
+// nothing was checked again.
+func TestCheckpointNotices(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	args := []string{"--exhaustive", "--max-len", "1", "--impl", "generic", "--checkpoint", ck}
+	code, out, errs := runArgs(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "resuming")
+	code, again, errs := runArgs(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `difffuzz: --checkpoint `+regexp.QuoteMeta(ck)+`: resuming the run written \S+: 3 units of the built-in exhaustive spaces done, parts done: none; 0 findings kept`, errs)
+	assert.Contains(t, errs, "difffuzz: --checkpoint "+ck+": that run was already complete: this report is its report, nothing was checked again (delete the file to check again)")
+	assert.Equal(t, lastLine(out), lastLine(again))
+}
+
+// A merged sweep whose shard was interrupted before a space has that space incomplete: its
+// check is interrupted, not passed.
+func TestMergeInterruptedShard(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for k := 0; k < 2; k++ {
+		code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "3", "--ops", "decode", "--impl", "generic", "--json", "--shard", fmt.Sprintf("%d/2", k))
+		require.Equal(t, 0, code, errs)
+		if k == 0 { // as if shard 0 had been stopped before the 3-byte space
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &m))
+			var kept []any
+			for _, s := range m["spaces"].([]any) {
+				if s.(map[string]any)["len"].(float64) < 3 {
+					kept = append(kept, s)
+				}
+			}
+			m["spaces"], m["interrupted"] = kept, true
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			out = string(b)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("s%d.json", k))
+		require.NoError(t, os.WriteFile(f, []byte(out), 0o644))
+		files = append(files, f)
+	}
+	code, out, errs := runArgs(t, "", append([]string{"merge"}, files...)...)
+	assert.Equal(t, 2, code, errs)
+	assert.Equal(t, "difffuzz: 0 passed, 0 failed, 1 interrupted", lastLine(out))
+	assert.Contains(t, errs, "a shard was interrupted")
+	assert.Regexp(t, `(?m)^exhaustive  decode +3 .* \(interrupted\)$`, out)
 }
