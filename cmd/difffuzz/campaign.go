@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -150,6 +152,14 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			}
 		}
 	}
+	outs := map[string]string{"--findings": *findingsFile, "--junit": *junitFile}
+	if *checkpointFile != "" {
+		outs["--checkpoint"] = *checkpointFile
+		outs["--checkpoint's findings log"] = *checkpointFile + ".findings"
+	}
+	if err := distinctPaths(outs); err != nil {
+		return exitUsage, err
+	}
 	var findingsOut *os.File
 	if *findingsFile != "" {
 		// Opened now, so that a path that cannot be written fails before the campaign; emptied
@@ -178,6 +188,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			return exitUsage, err
 		}
 		c.sink = c.ck
+		if ctx.Err() != nil {
+			return exitUsage, usagef("interrupted while reading the checkpoint back: %s is as it was, run the same command again", *checkpointFile)
+		}
 		if c.ck.resumed {
 			fmt.Fprintln(stderr, c.ck.resumeLine())
 		}
@@ -211,6 +224,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	start := time.Now()
 	rep := &fuzz.Report{}
 	var runErr error
+	outputFailed := false
 	for _, m := range run {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
@@ -240,6 +254,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if c.ck != nil {
 		if err := c.ck.close(); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
+			outputFailed = true
 		} else if rep.Interrupted {
 			fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", *checkpointFile)
 		} else if c.ck.resumed && !c.ck.worked {
@@ -284,6 +299,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --findings: %v\n", err)
+			outputFailed = true
 		} else {
 			fmt.Fprintf(stderr, "difffuzz: wrote %s findings to %s (JSON Lines)\n", report.Count(n), *findingsFile)
 		}
@@ -292,6 +308,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if err := writeJUnit(junitOut, checks, [][2]string{{"command", commandLine(args)}, {"config", out.config},
 			{"shard", fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1))}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
+			outputFailed = true
 		} else {
 			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *junitFile)
 		}
@@ -321,13 +338,25 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
 	code := campaignStatus(rep, runErr, c, stderr)
-	// The closing line, last of all: on stdout after the summary, on stderr under --json.
-	if *jsonOut {
-		fmt.Fprintln(stderr, report.TallyLine(checks))
-	} else {
-		fmt.Fprintln(stdout, report.TallyLine(checks))
+	return closing(code, outputFailed, *jsonOut, checks, stdout, stderr), nil
+}
+
+// closing prints the closing line, last of all (on stdout after the summary, on stderr under
+// --json), and returns the exit status: code, or 2 instead of 0 when an output could not be
+// written (the report, --findings, --junit, --checkpoint), which was said on stderr.
+func closing(code int, outputFailed, asJSON bool, checks []report.Check, stdout, stderr io.Writer) int {
+	w := stdout
+	if asJSON {
+		w = stderr
 	}
-	return code, nil
+	if _, err := fmt.Fprintln(w, report.TallyLine(checks)); err != nil {
+		fmt.Fprintf(stderr, "difffuzz: writing the report: %v\n", err)
+		outputFailed = true
+	}
+	if outputFailed && code == exitOK {
+		return exitUsage
+	}
+	return code
 }
 
 // campaignStatus is a campaign's exit status: 1 with a difference; 2 when it compared nothing
@@ -423,23 +452,26 @@ func parseShard(arg string, getenv func(string) string) (k, n int, err error) {
 	if n, err = strconv.Atoi(nText); err != nil || n < 1 || nText != strconv.Itoa(n) {
 		return 0, 0, bad
 	}
-	from := ""
 	if kText == "auto" {
 		for _, e := range shardEnv {
-			if v := getenv(e.name); v != "" {
-				kText, from = v, fmt.Sprintf(" (from %s=%s, %s)", e.name, v, e.engine)
-				if k, err = strconv.Atoi(v); err == nil && e.oneBased {
-					kText = strconv.Itoa(k - 1)
-				}
-				break
+			v := getenv(e.name)
+			if v == "" {
+				continue
 			}
+			first := 0
+			if e.oneBased {
+				first = 1
+			}
+			k, err = strconv.Atoi(v)
+			if err != nil || v != strconv.Itoa(k) || k < first || k >= n+first {
+				return 0, 0, usagef("--shard %q (from %s=%s, %s): shard %q is not a number from %d to %d", arg, e.name, v, e.engine, v, first, n-1+first)
+			}
+			return k - first, n, nil
 		}
-		if from == "" {
-			return 0, 0, usagef("--shard %q: no shard index in the environment: none of %s is set", arg, shardEnvNames())
-		}
+		return 0, 0, usagef("--shard %q: no shard index in the environment: none of %s is set", arg, shardEnvNames())
 	}
 	if k, err = strconv.Atoi(kText); err != nil || k < 0 || k >= n || kText != strconv.Itoa(k) {
-		return 0, 0, usagef("--shard %q%s: shard %q is not a number from 0 to %d", arg, from, kText, n-1)
+		return 0, 0, usagef("--shard %q: shard %q is not a number from 0 to %d", arg, kText, n-1)
 	}
 	return k, n, nil
 }
@@ -451,6 +483,39 @@ func shardEnvNames() string {
 		names = append(names, e.name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// distinctPaths refuses two of the named files (flag → path; "" is none) that are one file:
+// one output would overwrite the other.
+func distinctPaths(paths map[string]string) error {
+	names := make([]string, 0, len(paths))
+	for n, p := range paths {
+		if p != "" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if samePath(paths[a], paths[b]) {
+				return usagef("%s and %s are the same file (%s): one would overwrite the other", a, b, paths[a])
+			}
+		}
+	}
+	return nil
+}
+
+// samePath is whether two paths name one file: the same absolute path, or (both existing) the
+// same file through a link.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // stringList collects a repeatable string flag.

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/report"
@@ -93,7 +95,8 @@ type checkpoint struct {
 	logw     *bufio.Writer
 	stop     chan struct{}
 	stopped  chan struct{}
-	resumed  bool // the file was there: this run goes on with an earlier one
+	logErr   error // the first write to the findings log that failed: the checkpoint is no longer written
+	resumed  bool  // the file was there: this run goes on with an earlier one
 	worked   bool // this run checked something (a unit, or a part that had not ended)
 }
 
@@ -105,12 +108,22 @@ func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
 func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, error) {
 	ck := &checkpoint{path: path, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
 		restored: map[string][]*fuzz.Finding{}}
-	data, err := os.ReadFile(path)
+	logName := filepath.Base(path) + ".findings"
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, usagef("--checkpoint %s: not a regular file", path)
+	}
+	data, err := readSmall(path, maxCheckpointSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		ck.st = ckState{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*ckPart{},
-			Spaces: map[string]*ckSpace{}, Log: filepath.Base(path) + ".findings"}
-		if ck.log, err = os.Create(ck.logPath()); err != nil {
+			Spaces: map[string]*ckSpace{}, Log: logName}
+		if ck.log, err = os.OpenFile(ck.logPath(), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+			return nil, usagef("--checkpoint: %v", err)
+		}
+		if err := ck.lock(); err != nil {
+			return nil, err
+		}
+		if err := ck.log.Truncate(0); err != nil {
 			return nil, usagef("--checkpoint: %v", err)
 		}
 		ck.logw = bufio.NewWriterSize(ck.log, 1<<16)
@@ -131,11 +144,8 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
 			path, ck.st.Config, ck.st.Shard, config, shard)
 	}
-	if ck.st.Parts == nil {
-		ck.st.Parts = map[string]*ckPart{}
-	}
-	if ck.st.Spaces == nil {
-		ck.st.Spaces = map[string]*ckSpace{}
+	if err := ck.st.check(logName); err != nil {
+		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
 	}
 	for k, sp := range ck.st.Spaces {
 		ck.done[k] = map[uint64]bool{}
@@ -147,8 +157,105 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 	if err := ck.replay(); err != nil {
 		return nil, usagef("--checkpoint %s: %v", path, err)
 	}
+	// The log now holds only what the checkpoint keeps: say so at once, so that the two agree
+	// whatever stops this run.
+	if err := ck.save(); err != nil {
+		return nil, usagef("--checkpoint: %v", err)
+	}
 	ck.resumed = true
 	return ck, nil
+}
+
+// maxCheckpointSize bounds the checkpoint file read (a checkpoint of the largest sweep, every
+// unit of every 4-byte space, is a few tens of MB).
+const maxCheckpointSize = 1 << 30
+
+// readSmall reads a regular file of at most limit bytes.
+func readSmall(path string, limit int64) ([]byte, error) {
+	// Looked at before it is opened: opening a FIFO would wait for a writer.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", path, st.Size(), limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// check refuses a checkpoint whose parts do not fit together: spaces under another key than
+// their operation and length, units outside their space, more strings than the units done
+// hold, findings that are not findings, a log elsewhere than beside the checkpoint.
+func (st *ckState) check(logName string) error {
+	if st.Log != logName {
+		return fmt.Errorf("its findings log is %q, not %q beside it", st.Log, logName)
+	}
+	if st.LogBytes < 0 {
+		return fmt.Errorf("log_bytes %d", st.LogBytes)
+	}
+	if st.Parts == nil {
+		st.Parts = map[string]*ckPart{}
+	}
+	if st.Spaces == nil {
+		st.Spaces = map[string]*ckSpace{}
+	}
+	for k, p := range st.Parts {
+		if p == nil {
+			return fmt.Errorf("part %q is empty", k)
+		}
+		for i, r := range p.Findings {
+			if _, err := r.Finding(); err != nil {
+				return fmt.Errorf("part %q, finding %d: %v", k, i+1, err)
+			}
+		}
+	}
+	for k, sp := range st.Spaces {
+		if sp == nil {
+			return fmt.Errorf("space %q is empty", k)
+		}
+		if _, err := fuzz.ParseOps(string(sp.Op)); err != nil || sp.Op == "" || sp.Len < 1 || sp.Len > 4 || k != spaceKey(sp.Op, sp.Len) {
+			return fmt.Errorf("space %q holds op %q, length %d", k, sp.Op, sp.Len)
+		}
+		sets := 1
+		if sp.Op == fuzz.OpEscape {
+			sets = jsonopt.NumStringCombos
+		}
+		size := fuzz.ExhaustiveUnit(sp.Op, sp.Len, sets)
+		units := (uint64(1)<<(8*sp.Len) + size - 1) / size
+		for _, u := range sp.Done {
+			if u >= units {
+				return fmt.Errorf("space %q: unit %d of %d", k, u, units)
+			}
+		}
+		if sp.Strings > uint64(len(sp.Done))*size || sp.Differences > sp.Strings*uint64(sets)*64 {
+			return fmt.Errorf("space %q: %d strings and %d differences in %d units", k, sp.Strings, sp.Differences, len(sp.Done))
+		}
+	}
+	return nil
+}
+
+// lock takes the findings log for this run alone: two runs on one checkpoint would each keep
+// only their own findings.
+func (ck *checkpoint) lock() error {
+	if err := unix.Flock(int(ck.log.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		ck.log.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return usagef("--checkpoint %s: another difffuzz is using it (its findings log %s is locked)", ck.path, ck.st.Log)
+		}
+		return usagef("--checkpoint %s: locking %s: %v", ck.path, ck.st.Log, err)
+	}
+	return nil
 }
 
 // resumeLine says what an earlier run left, for stderr when a run resumes.
@@ -179,7 +286,16 @@ func (ck *checkpoint) replay() error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	ck.log = f
+	if err := ck.lock(); err != nil {
+		return err
+	}
+	defer f.Close() // the lock goes with it; the new log below takes it again
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() || st.Size() < ck.st.LogBytes {
+		return fmt.Errorf("findings log %s: %d bytes, the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, st.Size(), ck.st.LogBytes)
+	}
 	// The findings kept go to a new log, renamed over the old one: memory stays flat however
 	// many findings the earlier runs made.
 	tmp, err := os.Create(ck.logPath() + ".tmp")
@@ -187,14 +303,15 @@ func (ck *checkpoint) replay() error {
 		return err
 	}
 	kept := bufio.NewWriterSize(tmp, 1<<16)
-	var lines uint64
+	var lines, read uint64
 	var size int64
 	sc := bufio.NewScanner(io.LimitReader(f, ck.st.LogBytes))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
+		read++
 		var l ckLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, lines+1, err)
+			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err)
 		}
 		keep := l.Space != "" && ck.done[l.Space][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
 		if !keep {
@@ -202,7 +319,7 @@ func (ck *checkpoint) replay() error {
 		}
 		fd, err := l.Finding.Finding()
 		if err != nil {
-			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, lines+1, err)
+			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err)
 		}
 		if l.Space != "" {
 			ck.keepRestored(l.Space, fd)
@@ -217,15 +334,22 @@ func (ck *checkpoint) replay() error {
 		tmp.Close()
 		return fmt.Errorf("findings log %s: %v", ck.st.Log, err)
 	}
+	if read != ck.st.LogLines {
+		tmp.Close()
+		return fmt.Errorf("findings log %s: %d findings where the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, read, ck.st.LogLines)
+	}
 	if err := kept.Flush(); err != nil {
 		tmp.Close()
+		return err
+	}
+	ck.log = tmp
+	if err := ck.lock(); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp.Name(), ck.logPath()); err != nil {
 		tmp.Close()
 		return err
 	}
-	ck.log = tmp
 	ck.st.LogBytes, ck.st.LogLines = size, lines
 	ck.logw = bufio.NewWriterSize(tmp, 1<<16)
 	return nil
@@ -264,19 +388,24 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	}
 	line, err := json.Marshal(l)
 	ck.mu.Lock()
-	if err == nil {
-		line = append(line, '\n')
-		_, err = ck.logw.Write(line)
-	}
-	if err == nil {
-		ck.st.LogBytes += int64(len(line))
-		ck.st.LogLines++
+	first := false
+	if ck.logErr == nil {
+		if err == nil {
+			line = append(line, '\n')
+			_, err = ck.logw.Write(line)
+		}
+		if err == nil {
+			ck.st.LogBytes += int64(len(line))
+			ck.st.LogLines++
+		} else {
+			// The finding still counts in this run, but a resume could not know it: from
+			// here on the checkpoint is not written again (it stays at its last good state).
+			ck.logErr, first = err, true
+		}
 	}
 	ck.mu.Unlock()
-	if err != nil {
-		// The finding still counts in this run; a resume would not know it, so the
-		// checkpoint stops vouching for anything written after this point.
-		fmt.Fprintf(os.Stderr, "difffuzz: --checkpoint: findings log: %v\n", err)
+	if first {
+		fmt.Fprintf(os.Stderr, "difffuzz: --checkpoint: findings log: %v: the checkpoint is no longer updated\n", err)
 	}
 	ck.triage.Add(f)
 }
@@ -405,6 +534,17 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 		restored = append(restored, l...)
 	}
 	rep.Merge(&fuzz.Report{Findings: restored})
+	// As a single run keeps them: the first restoredKept of each space and candidate.
+	kept := map[string]int{}
+	all := rep.Findings
+	rep.Findings = nil
+	for _, f := range all {
+		k := fmt.Sprintf("%s/%d\x00%s", f.Op, len(f.Input), f.Impl)
+		if kept[k] < restoredKept {
+			kept[k]++
+			rep.Findings = append(rep.Findings, f)
+		}
+	}
 	ck.prior = map[string]ckSpace{} // added once
 }
 
@@ -412,9 +552,13 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 // for it up to there; the file is replaced at once (written beside it, then renamed).
 func (ck *checkpoint) save() error {
 	ck.mu.Lock()
-	if err := ck.logw.Flush(); err != nil {
+	if ck.logErr == nil {
+		ck.logErr = ck.logw.Flush()
+	}
+	if ck.logErr != nil {
+		err := ck.logErr
 		ck.mu.Unlock()
-		return err
+		return fmt.Errorf("findings log %s: %v (the checkpoint was last written before it)", ck.st.Log, err)
 	}
 	for k, sp := range ck.st.Spaces {
 		sp.Done = sp.Done[:0]
@@ -443,12 +587,14 @@ func (ck *checkpoint) run(stderr io.Writer) {
 		defer close(ck.stopped)
 		t := time.NewTicker(checkpointEvery)
 		defer t.Stop()
+		said := false
 		for {
 			select {
 			case <-ck.stop:
 				return
 			case <-t.C:
-				if err := ck.save(); err != nil {
+				if err := ck.save(); err != nil && !said {
+					said = true // close reports it again
 					fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
 				}
 			}

@@ -92,3 +92,87 @@ func TestCheckpointResume(t *testing.T) {
 		assert.True(t, strings.HasPrefix(errs, "difffuzz: --checkpoint "+ck+": written by another campaign (") && strings.Count(errs, "\n") == 1, errs)
 	}
 }
+
+// A damaged, edited or busy checkpoint is refused with one line and exit 2, never a panic, and
+// never resumed into a report that lost findings.
+func TestCheckpointDamage(t *testing.T) {
+	name := withPlanted(t, planted.RawSlash)
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	args := []string{"--exhaustive", "--max-len", "2", "--ops", "escape", "--impl", name}
+	code, _, errs := runArgs(t, "", append(args, "--checkpoint", base)...)
+	require.Equal(t, 1, code, errs)
+	data, err := os.ReadFile(base)
+	require.NoError(t, err)
+	logData, err := os.ReadFile(base + ".findings")
+	require.NoError(t, err)
+	require.Greater(t, bytes.Count(logData, []byte("\n")), 1000)
+
+	for _, tc := range []struct {
+		name string
+		edit func(ck, log string) // edits the copies
+		want string
+	}{
+		{"a null space", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"escape/2": null, "x": {`) }, "space \"escape/2\" is empty"},
+		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"decode/2": {`) }, `space "decode/2" holds op "escape", length 2`},
+		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not "ck.json.findings" beside it`},
+		{"a log cut at a line", func(ck, log string) {
+			b, _ := os.ReadFile(log)
+			require.NoError(t, os.WriteFile(log, b[:bytes.IndexByte(b, '\n')+1], 0o644))
+		}, "bytes, the checkpoint vouches for"},
+		{"an emptied log", func(ck, log string) { require.NoError(t, os.WriteFile(log, nil, 0o644)) }, "0 bytes, the checkpoint vouches for"},
+		{"a line less, same size", func(ck, log string) {
+			b, _ := os.ReadFile(log)
+			i := bytes.IndexByte(b, '\n')
+			b = append(b[:i], b[i+1:]...) // two lines made one: same length less a byte
+			require.NoError(t, os.WriteFile(log, append(b, ' '), 0o644))
+		}, "findings log ck.json.findings, line 1:"},
+		{"a checkpoint that is a directory", func(ck, log string) { require.NoError(t, os.Remove(ck)); require.NoError(t, os.Mkdir(ck, 0o755)) }, "not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := t.TempDir()
+			ck := filepath.Join(d, "ck.json")
+			require.NoError(t, os.WriteFile(ck, bytes.ReplaceAll(data, []byte("base.json.findings"), []byte("ck.json.findings")), 0o644))
+			require.NoError(t, os.WriteFile(ck+".findings", logData, 0o644))
+			tc.edit(ck, ck+".findings")
+			code, out, errs := runArgs(t, "", append(args, "--checkpoint", ck)...)
+			assert.Equal(t, 2, code, errs)
+			assert.Empty(t, out)
+			assert.True(t, strings.HasPrefix(errs, "difffuzz: --checkpoint "+ck) && strings.Count(errs, "\n") == 1, "%s", errs)
+			assert.Contains(t, errs, tc.want)
+		})
+	}
+
+	// A checkpoint in use by another run is refused.
+	other, err := openCheckpoint(base, "x", "0/1", nil)
+	if err == nil {
+		defer other.close()
+	}
+	require.Error(t, err, "the config differs: refused before the lock")
+	busy := filepath.Join(dir, "busy.json")
+	ck, err := openCheckpoint(busy, "c", "0/1", nil)
+	require.NoError(t, err)
+	_, err = openCheckpoint(busy, "c", "0/1", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "another difffuzz is using it")
+	require.NoError(t, ck.close())
+
+	// Two outputs that are one file.
+	for _, extra := range [][]string{
+		{"--junit", filepath.Join(dir, "same"), "--findings", filepath.Join(dir, "same")},
+		{"--checkpoint", filepath.Join(dir, "c.json"), "--junit", filepath.Join(dir, "c.json.findings")},
+		{"--checkpoint", filepath.Join(dir, "c.json"), "--findings", filepath.Join(dir, "c.json")},
+	} {
+		code, _, errs := runArgs(t, "", append(args, extra...)...)
+		assert.Equal(t, 2, code, "%v", extra)
+		assert.Regexp(t, `^difffuzz: --\S+( \S+)* and --\S+( \S+)* are the same file \(.*\): one would overwrite the other\n$`, errs)
+	}
+}
+
+func replaceIn(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), old)
+	require.NoError(t, os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644))
+}

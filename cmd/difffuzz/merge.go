@@ -67,6 +67,11 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	slices.SortFunc(shards, func(a, b *shardReport) int { return a.Shard.Index - b.Shard.Index })
 	var junitOut *os.File
+	for _, f := range files {
+		if *junitFile != "" && samePath(f, *junitFile) {
+			return exitUsage, usagef("merge: --junit %s is one of the reports merged: it would be overwritten", *junitFile)
+		}
+	}
 	if *junitFile != "" {
 		if junitOut, err = os.OpenFile(*junitFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
 			return exitUsage, usagef("merge: --junit: %v", err)
@@ -77,6 +82,7 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
+	outputFailed := false
 	if err := out.write(stdout, *jsonOut); err != nil {
 		return exitUsage, err
 	}
@@ -85,29 +91,25 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"config", out.config}, {"shards", fmt.Sprint(len(shards))}}
 		if err := writeJUnit(junitOut, checks, props); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: merge: --junit: %v\n", err)
+			outputFailed = true
 		} else {
 			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *junitFile)
 		}
 	}
 	code := exitOK
-	switch {
-	case out.rep.Differences > 0:
-		code = exitFindings
-	case out.rep.Interrupted:
+	if out.rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: merge: a shard was interrupted: the summary covers what was checked before the interrupt")
 		code = exitUsage
 	}
-	if *jsonOut {
-		fmt.Fprintln(stderr, report.TallyLine(checks))
-	} else {
-		fmt.Fprintln(stdout, report.TallyLine(checks))
+	if out.rep.Differences > 0 {
+		code = exitFindings
 	}
-	return code, nil
+	return closing(code, outputFailed, *jsonOut, checks, stdout, stderr), nil
 }
 
 // readShardReport reads one --json report; every problem is one error naming the file.
 func readShardReport(file string) (*shardReport, error) {
-	data, err := os.ReadFile(file)
+	data, err := readSmall(file, maxReportSize)
 	if err != nil {
 		return nil, usagef("merge: %v", err)
 	}
@@ -124,9 +126,28 @@ func readShardReport(file string) (*shardReport, error) {
 	if r.Shard.Count < 1 || r.Shard.Index < 0 || r.Shard.Index >= r.Shard.Count {
 		return nil, usagef("merge: %s: shard %d/%d is not a shard", file, r.Shard.Index, r.Shard.Count)
 	}
+	// What a report says must add up: an edited or truncated one would merge into a report
+	// whose classes and counts disagree.
+	var inSpaces, inClasses uint64
+	for _, sp := range r.Spaces {
+		inSpaces += sp.Differences
+	}
+	for _, c := range r.Records.Classes {
+		inClasses += c.Findings
+	}
+	if inSpaces != r.Differences || inClasses != r.Differences {
+		return nil, usagef("merge: %s: its spaces hold %s and its classes %s, but it reports %s (edited, or not written whole?)",
+			file, plural(inSpaces, "difference"), plural(inClasses, "finding"), plural(r.Differences, "difference"))
+	}
 	r.file = file
 	return &r, nil
 }
+
+// maxReportSize bounds a shard report read by merge.
+const maxReportSize = 1 << 30
+
+// maxNamed is how many missing shards an error names.
+const maxNamed = 10
 
 // checkShards checks that the reports are the shards 0..N-1 of one sweep, each exactly once.
 func checkShards(shards []*shardReport) error {
@@ -145,18 +166,22 @@ func checkShards(shards []*shardReport) error {
 		}
 		byIndex[r.Shard.Index] = r
 	}
-	var missing []string
-	for k := 0; k < n; k++ {
-		if byIndex[k] == nil {
-			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+	if len(byIndex) < n {
+		var missing []string
+		for k := 0; k < n && len(missing) < maxNamed; k++ {
+			if byIndex[k] == nil {
+				missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+			}
 		}
-	}
-	if len(missing) > 0 {
 		what := "shard"
-		if len(missing) > 1 {
+		if n-len(byIndex) > 1 {
 			what = "shards"
 		}
-		return usagef("merge: %s %s missing (%d of %d shards given)", what, strings.Join(missing, ", "), len(shards), n)
+		list := strings.Join(missing, ", ")
+		if rest := n - len(byIndex) - len(missing); rest > 0 {
+			list += fmt.Sprintf(" and %d more", rest)
+		}
+		return usagef("merge: %s %s missing (%d of %d shards given)", what, list, len(shards), n)
 	}
 	return nil
 }

@@ -184,3 +184,43 @@ func TestMergeShards(t *testing.T) {
 		assert.True(t, strings.HasPrefix(errs, tc.want) && strings.Count(errs, "\n") == 1, "merge %v:\n%s", tc.files, errs)
 	}
 }
+
+// merge refuses a report whose counts do not add up, a device or FIFO, a --junit that is one
+// of its inputs, and names at most ten missing shards.
+func TestMergeRefuses(t *testing.T) {
+	name := withPlanted(t, planted.RawSlash)
+	dir := t.TempDir()
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape", "--impl", name, "--json")
+	require.Equal(t, 1, code, errs)
+	good := filepath.Join(dir, "good.json")
+	require.NoError(t, os.WriteFile(good, []byte(out), 0o644))
+	edited := filepath.Join(dir, "edited.json")
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	m["differences"] = 0
+	b, _ := json.Marshal(m)
+	require.NoError(t, os.WriteFile(edited, b, 0o644))
+	many := filepath.Join(dir, "many.json")
+	m["differences"], m["shard"] = m["spaces"].([]any)[0].(map[string]any)["differences"], map[string]int{"index": 0, "count": 100000000}
+	b, _ = json.Marshal(m)
+	require.NoError(t, os.WriteFile(many, b, 0o644))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{edited}, "difffuzz: merge: " + edited + ": its spaces hold 512 differences and its classes 512 findings, but it reports 0 differences (edited, or not written whole?)"},
+		{[]string{"--junit", good, good}, "difffuzz: merge: --junit " + good + " is one of the reports merged: it would be overwritten"},
+		{[]string{"/dev/null"}, "difffuzz: merge: /dev/null: not a regular file"},
+		{[]string{fifo}, "difffuzz: merge: " + fifo + ": not a regular file"},
+		{[]string{many}, "difffuzz: merge: shards 1/100000000, 2/100000000, 3/100000000, 4/100000000, 5/100000000, 6/100000000, 7/100000000, 8/100000000, 9/100000000, 10/100000000 and 99999989 more missing (1 of 100000000 shards given)"},
+	} {
+		code, out, errs := runArgs(t, "", append([]string{"merge"}, tc.args...)...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Empty(t, out)
+		assert.Equal(t, tc.want+"\n", errs, "%v", tc.args)
+	}
+	code, _, errs = runArgs(t, "", "merge", good)
+	assert.Equal(t, 1, code, errs)
+}

@@ -126,7 +126,10 @@ func TestShardAuto(t *testing.T) {
 		{"auto/4", env("CI_NODE_INDEX", "4"), 3, 4, ""}, // GitLab counts from 1
 		{"auto/4", env("BUILDKITE_PARALLEL_JOB", "1"), 1, 4, ""},
 		{"auto/4", env("JOB_COMPLETION_INDEX", "4"), 0, 0, `--shard "auto/4" (from JOB_COMPLETION_INDEX=4, a Kubernetes Indexed Job): shard "4" is not a number from 0 to 3`},
-		{"auto/4", env("CI_NODE_INDEX", "0"), 0, 0, `shard "-1" is not a number from 0 to 3`},
+		{"auto/4", env("CI_NODE_INDEX", "0"), 0, 0, `--shard "auto/4" (from CI_NODE_INDEX=0, GitLab CI's parallel jobs): shard "0" is not a number from 1 to 4`},
+		{"auto/4", env("CI_NODE_INDEX", "+1"), 0, 0, `shard "+1" is not a number from 1 to 4`},
+		{"auto/4", env("CI_NODE_INDEX", "01"), 0, 0, `shard "01" is not a number from 1 to 4`},
+		{"auto/4", env("CI_NODE_INDEX", "-9223372036854775808"), 0, 0, `shard "-9223372036854775808" is not a number from 1 to 4`},
 		{"auto/4", env("JOB_COMPLETION_INDEX", "x"), 0, 0, `shard "x" is not a number`},
 		{"auto/4", env(), 0, 0, `--shard "auto/4": no shard index in the environment: none of JOB_COMPLETION_INDEX, DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX, BUILDKITE_PARALLEL_JOB is set`},
 		{"auto", env("JOB_COMPLETION_INDEX", "1"), 0, 0, "want K/N"},
@@ -227,4 +230,15 @@ func TestMergeInterruptedShard(t *testing.T) {
 	assert.Equal(t, "difffuzz: 0 passed, 0 failed, 1 interrupted", lastLine(out))
 	assert.Contains(t, errs, "a shard was interrupted")
 	assert.Regexp(t, `(?m)^exhaustive  decode +3 .* \(interrupted\)$`, out)
+}
+
+// An output that cannot be written turns a clean run's status into 2.
+func TestOutputWriteFails(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "decode", "--impl", "generic", "--junit", "/dev/full")
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "difffuzz: --junit: write /dev/full: no space left on device\n")
+	assert.Equal(t, "difffuzz: 1 passed, 0 failed", lastLine(out))
 }
