@@ -97,7 +97,7 @@ type checkpoint struct {
 	stopped  chan struct{}
 	logErr   error // the first write to the findings log that failed: the checkpoint is no longer written
 	resumed  bool  // the file was there: this run goes on with an earlier one
-	worked   bool // this run checked something (a unit, or a part that had not ended)
+	worked   bool  // this run checked something (a unit, or a part that had not ended)
 }
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
