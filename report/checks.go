@@ -34,9 +34,8 @@ func (c Check) Failed() bool { return len(c.Classes) > 0 }
 // Checks lists the checks of a campaign: one per space, operation and candidate of the
 // space reports (their lengths and parts added up), in the order they first appear, each with
 // the defect classes that have findings there; a check that compared no case is left out. A
-// class with findings in a space that has no
-// report (a space cut short before it could report) gets a check of its own, failed, at the
-// end.
+// class with findings in a space that has no report (a space cut short before it could report)
+// gets a check of its own, failed, at the end.
 func Checks(spaces []fuzz.SpaceReport, classes []*Class) []Check {
 	var out []Check
 	index := map[string]int{}
@@ -222,7 +221,7 @@ func WriteJUnit(w io.Writer, checks []Check, props [][2]string) error {
 // seconds is a duration as JUnit writes it: seconds with three decimals.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-// CheckJSON is a check as a record for --json: its space, operation, candidate, counts, whether
+// JSON is the check as a record for --json: its space, operation, candidate, counts, whether
 // it completed and failed, and the ids of its defect classes.
 func (c Check) JSON() map[string]any {
 	ids := []string{}

@@ -78,7 +78,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
-	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not sharded (give each machine its own --seed)")
+	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not split: shard 0 checks them all")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
@@ -187,9 +187,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if c.ck, err = openCheckpoint(*checkpointFile, campaignConfig(fs, c, execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), triage); err != nil {
 			return exitUsage, err
 		}
+		defer c.ck.close() // on the error returns below; the campaign closes it itself
 		c.sink = c.ck
 		if ctx.Err() != nil {
-			return exitUsage, usagef("interrupted while reading the checkpoint back: %s is as it was, run the same command again", *checkpointFile)
+			return exitUsage, usagef("interrupted while reading the checkpoint back: %s is saved as it was read, run the same command again", *checkpointFile)
 		}
 		if c.ck.resumed {
 			fmt.Fprintln(stderr, c.ck.resumeLine())
@@ -283,7 +284,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	checks := out.checks()
 	if err := out.write(stdout, *jsonOut); err != nil {
-		return exitUsage, err
+		fmt.Fprintf(stderr, "difffuzz: writing the report: %v\n", err)
+		outputFailed = true
 	}
 	if findingsOut != nil {
 		var n uint64

@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +95,8 @@ type checkpoint struct {
 	part     string                     // the part running now
 	log      *os.File
 	logw     *bufio.Writer
+	lockFile *os.File // FILE.lock, flocked while this run uses the checkpoint
+	closed   bool
 	stop     chan struct{}
 	stopped  chan struct{}
 	logErr   error // the first write to the findings log that failed: the checkpoint is no longer written
@@ -113,27 +117,34 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 		return nil, usagef("--checkpoint %s: not a regular file", path)
 	}
 	data, err := readSmall(path, maxCheckpointSize)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		if lerr := ck.lock(); lerr != nil {
+			return nil, lerr
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		ck.st = ckState{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*ckPart{},
 			Spaces: map[string]*ckSpace{}, Log: logName}
-		if ck.log, err = os.OpenFile(ck.logPath(), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
-			return nil, usagef("--checkpoint: %v", err)
-		}
-		if err := ck.lock(); err != nil {
-			return nil, err
-		}
-		if err := ck.log.Truncate(0); err != nil {
+		if ck.log, err = os.Create(ck.logPath()); err != nil {
+			ck.unlock()
 			return nil, usagef("--checkpoint: %v", err)
 		}
 		ck.logw = bufio.NewWriterSize(ck.log, 1<<16)
 		if err := ck.save(); err != nil {
+			ck.release()
 			return nil, usagef("--checkpoint: %v", err)
 		}
 		return ck, nil
 	case err != nil:
 		return nil, usagef("--checkpoint: %v", err)
 	}
+	ok := false
+	defer func() {
+		if !ok {
+			ck.release()
+		}
+	}()
 	if err := json.Unmarshal(data, &ck.st); err != nil || ck.st.Version == 0 || ck.st.Log == "" {
 		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
 	}
@@ -154,15 +165,20 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 		}
 		ck.prior[k] = *sp
 	}
-	if err := ck.replay(); err != nil {
+	old, err := ck.replay()
+	if err != nil {
 		return nil, usagef("--checkpoint %s: %v", path, err)
 	}
-	// The log now holds only what the checkpoint keeps: say so at once, so that the two agree
-	// whatever stops this run.
+	// The new log holds only what the checkpoint keeps: the checkpoint names it at once (an
+	// atomic rename), and only then is the old log removed, so that whatever stops this run the
+	// file names a log that agrees with it.
 	if err := ck.save(); err != nil {
+		os.Remove(ck.logPath())
 		return nil, usagef("--checkpoint: %v", err)
 	}
+	os.Remove(old)
 	ck.resumed = true
+	ok = true
 	return ck, nil
 }
 
@@ -198,8 +214,8 @@ func readSmall(path string, limit int64) ([]byte, error) {
 // their operation and length, units outside their space, more strings than the units done
 // hold, findings that are not findings, a log elsewhere than beside the checkpoint.
 func (st *ckState) check(logName string) error {
-	if st.Log != logName {
-		return fmt.Errorf("its findings log is %q, not %q beside it", st.Log, logName)
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(logName) + `(\.[1-9][0-9]{0,8})?$`).MatchString(st.Log) {
+		return fmt.Errorf("its findings log is %q, not %s[.N] beside it", st.Log, logName)
 	}
 	if st.LogBytes < 0 {
 		return fmt.Errorf("log_bytes %d", st.LogBytes)
@@ -245,17 +261,38 @@ func (st *ckState) check(logName string) error {
 	return nil
 }
 
-// lock takes the findings log for this run alone: two runs on one checkpoint would each keep
-// only their own findings.
+// lock takes the checkpoint for this run alone, through FILE.lock (flock), held until close:
+// two runs on one checkpoint would each keep only their own findings.
 func (ck *checkpoint) lock() error {
-	if err := unix.Flock(int(ck.log.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		ck.log.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return usagef("--checkpoint %s: another difffuzz is using it (its findings log %s is locked)", ck.path, ck.st.Log)
-		}
-		return usagef("--checkpoint %s: locking %s: %v", ck.path, ck.st.Log, err)
+	f, err := os.OpenFile(ck.path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return usagef("--checkpoint %s: %v", ck.path, err)
 	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return usagef("--checkpoint %s: another difffuzz is using it (%s.lock is locked)", ck.path, ck.path)
+		}
+		return usagef("--checkpoint %s: locking %s.lock: %v", ck.path, ck.path, err)
+	}
+	ck.lockFile = f
 	return nil
+}
+
+// unlock lets another run take the checkpoint.
+func (ck *checkpoint) unlock() {
+	if ck.lockFile != nil {
+		ck.lockFile.Close()
+		ck.lockFile = nil
+	}
+}
+
+// release closes the log and unlocks, for a checkpoint that is not used after all.
+func (ck *checkpoint) release() {
+	if ck.log != nil {
+		ck.log.Close()
+	}
+	ck.unlock()
 }
 
 // resumeLine says what an earlier run left, for stderr when a run resumes.
@@ -280,29 +317,37 @@ func (ck *checkpoint) resumeLine() string {
 func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
 
 // replay reads the findings log up to what the checkpoint vouches for, gives the findings of
-// the work that is done to the triage, and leaves only those in the log.
-func (ck *checkpoint) replay() error {
-	f, err := os.OpenFile(ck.logPath(), os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	ck.log = f
-	if err := ck.lock(); err != nil {
-		return err
-	}
-	defer f.Close() // the lock goes with it; the new log below takes it again
-	if st, err := f.Stat(); err != nil {
-		return err
+// the work that is done to the triage, and writes them alone to the log's next generation
+// (FILE.findings.N), which becomes the log; it returns the old log's path, for removal once
+// the checkpoint names the new one.
+func (ck *checkpoint) replay() (string, error) {
+	oldPath := ck.logPath()
+	if st, err := os.Stat(oldPath); err != nil {
+		return "", err
 	} else if !st.Mode().IsRegular() || st.Size() < ck.st.LogBytes {
-		return fmt.Errorf("findings log %s: %d bytes, the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, st.Size(), ck.st.LogBytes)
+		return "", fmt.Errorf("findings log %s: %d bytes, the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, st.Size(), ck.st.LogBytes)
 	}
-	// The findings kept go to a new log, renamed over the old one: memory stays flat however
-	// many findings the earlier runs made.
-	tmp, err := os.Create(ck.logPath() + ".tmp")
+	f, err := os.Open(oldPath)
 	if err != nil {
-		return err
+		return "", err
 	}
-	kept := bufio.NewWriterSize(tmp, 1<<16)
+	defer f.Close()
+	gen := 0
+	if _, n, ok := strings.Cut(strings.TrimPrefix(ck.st.Log, filepath.Base(ck.path)), ".findings."); ok {
+		gen, _ = strconv.Atoi(n)
+	}
+	newLog := fmt.Sprintf("%s.findings.%d", filepath.Base(ck.path), gen+1)
+	out, err := os.Create(filepath.Join(filepath.Dir(ck.path), newLog))
+	if err != nil {
+		return "", err
+	}
+	fail := func(err error) (string, error) {
+		out.Close()
+		os.Remove(out.Name())
+		return "", err
+	}
+	// Memory stays flat however many findings the earlier runs made.
+	kept := bufio.NewWriterSize(out, 1<<16)
 	var lines, read uint64
 	var size int64
 	sc := bufio.NewScanner(io.LimitReader(f, ck.st.LogBytes))
@@ -311,7 +356,7 @@ func (ck *checkpoint) replay() error {
 		read++
 		var l ckLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err)
+			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
 		keep := l.Space != "" && ck.done[l.Space][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
 		if !keep {
@@ -319,7 +364,7 @@ func (ck *checkpoint) replay() error {
 		}
 		fd, err := l.Finding.Finding()
 		if err != nil {
-			return fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err)
+			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
 		if l.Space != "" {
 			ck.keepRestored(l.Space, fd)
@@ -331,28 +376,17 @@ func (ck *checkpoint) replay() error {
 		lines++
 	}
 	if err := sc.Err(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("findings log %s: %v", ck.st.Log, err)
+		return fail(fmt.Errorf("findings log %s: %v", ck.st.Log, err))
 	}
 	if read != ck.st.LogLines {
-		tmp.Close()
-		return fmt.Errorf("findings log %s: %d findings where the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, read, ck.st.LogLines)
+		return fail(fmt.Errorf("findings log %s: %d findings where the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, read, ck.st.LogLines))
 	}
 	if err := kept.Flush(); err != nil {
-		tmp.Close()
-		return err
+		return fail(err)
 	}
-	ck.log = tmp
-	if err := ck.lock(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), ck.logPath()); err != nil {
-		tmp.Close()
-		return err
-	}
-	ck.st.LogBytes, ck.st.LogLines = size, lines
-	ck.logw = bufio.NewWriterSize(tmp, 1<<16)
-	return nil
+	ck.log, ck.logw = out, bufio.NewWriterSize(out, 1<<16)
+	ck.st.Log, ck.st.LogBytes, ck.st.LogLines = newLog, size, lines
+	return oldPath, nil
 }
 
 // keepRestored keeps f among the restoredKept smallest findings of its space and candidate.
@@ -602,8 +636,13 @@ func (ck *checkpoint) run(stderr io.Writer) {
 	}()
 }
 
-// close stops the periodic writes, writes the checkpoint a last time and closes the log.
+// close stops the periodic writes, writes the checkpoint a last time, closes the log and
+// unlocks; it does nothing the second time.
 func (ck *checkpoint) close() error {
+	if ck == nil || ck.closed {
+		return nil
+	}
+	ck.closed = true
 	if ck.stop != nil {
 		close(ck.stop)
 		<-ck.stopped
@@ -613,5 +652,6 @@ func (ck *checkpoint) close() error {
 	if cerr := ck.log.Close(); err == nil {
 		err = cerr
 	}
+	ck.unlock()
 	return err
 }

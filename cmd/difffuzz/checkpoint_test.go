@@ -115,7 +115,7 @@ func TestCheckpointDamage(t *testing.T) {
 	}{
 		{"a null space", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"escape/2": null, "x": {`) }, "space \"escape/2\" is empty"},
 		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"decode/2": {`) }, `space "decode/2" holds op "escape", length 2`},
-		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not "ck.json.findings" beside it`},
+		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not ck.json.findings[.N] beside it`},
 		{"a log cut at a line", func(ck, log string) {
 			b, _ := os.ReadFile(log)
 			require.NoError(t, os.WriteFile(log, b[:bytes.IndexByte(b, '\n')+1], 0o644))

@@ -104,6 +104,14 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	if out.rep.Differences > 0 {
 		code = exitFindings
 	}
+	var compared uint64
+	for _, sp := range out.rep.Spaces {
+		compared += sp.Cases
+	}
+	if compared == 0 && code == exitOK {
+		fmt.Fprintln(stderr, "difffuzz: merge: nothing was compared in any shard")
+		code = exitUsage
+	}
 	return closing(code, outputFailed, *jsonOut, checks, stdout, stderr), nil
 }
 
@@ -186,6 +194,12 @@ func checkShards(shards []*shardReport) error {
 	return nil
 }
 
+// mergeKey is what the parts of one space share across shards: the space, operation, length,
+// option sets and candidates.
+func mergeKey(s fuzz.SpaceReport) string {
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", s.Space, s.Op, s.Len, s.OptionSets, strings.Join(s.Impls, ","))
+}
+
 // mergeShards adds up the shards' spaces (a space's time is the sum of its shards' times, the
 // machine time it took; the run's elapsed time is the longest shard's), merges their defect
 // classes (report.Merge) and keeps every shard's targets and options not checked.
@@ -197,7 +211,7 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 	var findings []*fuzz.Finding
 	for _, r := range shards {
 		for _, s := range r.Spaces {
-			k := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", s.Space, s.Op, s.Len, s.OptionSets, strings.Join(s.Impls, ","))
+			k := mergeKey(s)
 			i, ok := index[k]
 			if !ok {
 				index[k] = len(out.rep.Spaces)
@@ -249,11 +263,14 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 		}
 		has := map[string]bool{}
 		for _, s := range r.Spaces {
-			has[fmt.Sprintf("%s\x00%s\x00%d", s.Space, s.Op, s.Len)] = true
+			has[mergeKey(s)] = true
 		}
 		for i := range out.rep.Spaces {
 			s := &out.rep.Spaces[i]
-			if !has[fmt.Sprintf("%s\x00%s\x00%d", s.Space, s.Op, s.Len)] {
+			if s.Space == "random" && r.Shard.Index != 0 {
+				continue // random inputs are shard 0's alone
+			}
+			if !has[mergeKey(*s)] {
 				s.Complete = false
 			}
 		}

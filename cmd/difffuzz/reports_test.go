@@ -197,6 +197,14 @@ func TestCheckpointNotices(t *testing.T) {
 	assert.Regexp(t, `difffuzz: --checkpoint `+regexp.QuoteMeta(ck)+`: resuming the run written \S+: 3 units of the built-in exhaustive spaces done, parts done: none; 0 findings kept`, errs)
 	assert.Contains(t, errs, "difffuzz: --checkpoint "+ck+": that run was already complete: this report is its report, nothing was checked again (delete the file to check again)")
 	assert.Equal(t, lastLine(out), lastLine(again))
+	// The resume wrote the log's next generation and removed the old one.
+	assert.NoFileExists(t, ck+".findings")
+	assert.FileExists(t, ck+".findings.1")
+	assert.FileExists(t, ck+".lock")
+	code, _, errs = runArgs(t, "", args...)
+	require.Equal(t, 0, code, errs)
+	assert.NoFileExists(t, ck+".findings.1")
+	assert.FileExists(t, ck+".findings.2")
 }
 
 // A merged sweep whose shard was interrupted before a space has that space incomplete: its
