@@ -407,8 +407,12 @@ func distinctFuncs(op Op, cands []Impl, n int) []Impl {
 	return out
 }
 
+// DefaultMaxFindings is how many findings of each operation and candidate (per space) a
+// campaign keeps in its report when its MaxFindings is 0; the rest are counted.
+const DefaultMaxFindings = 20
+
 // campaignDefaults fills the settings every campaign shares: every operation, every fast
-// variant, GOMAXPROCS workers, 20 findings kept per (op, impl), no progress display.
+// variant, GOMAXPROCS workers, DefaultMaxFindings findings kept per (op, impl), no progress display.
 func campaignDefaults(ops *[]Op, impls *[]Impl, workers, maxFindings *int, progress *Progress) error {
 	if *ops == nil {
 		*ops = AllOps
@@ -423,7 +427,7 @@ func campaignDefaults(ops *[]Op, impls *[]Impl, workers, maxFindings *int, progr
 		*workers = runtime.GOMAXPROCS(0)
 	}
 	if *maxFindings <= 0 {
-		*maxFindings = 20
+		*maxFindings = DefaultMaxFindings
 	}
 	if *progress == nil {
 		*progress = noProgress{}

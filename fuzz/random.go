@@ -83,7 +83,7 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = 20
+		cfg.MaxFindings = DefaultMaxFindings
 	}
 	if cfg.MaxLen <= 0 {
 		cfg.MaxLen = DefaultMaxLen

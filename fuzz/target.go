@@ -97,7 +97,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		cfg.Batch = 4096
 	}
 	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = 20
+		cfg.MaxFindings = DefaultMaxFindings
 	}
 	cfg.MinTimeout = min(cfg.MinTimeout, cfg.Timeout)
 	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}

@@ -103,11 +103,10 @@ type junitDoc struct {
 	} `xml:"testsuite"`
 }
 
-// The JUnit file validates against Jenkins' JUnit schema (testdata/junit-jenkins.xsd, checked by
-// xmllint) and says what the terminal report says: a testcase per check, a failure per failed
-// check naming its classes, with each class's witness and replay line in its body; an
-// interrupted check is an error.
-func TestJUnitSchema(t *testing.T) {
+// lookXmllint finds xmllint, which checks the JUnit files against the schema; without it the
+// test is skipped, except in CI, where it fails.
+func lookXmllint(t *testing.T) string {
+	t.Helper()
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -115,6 +114,15 @@ func TestJUnitSchema(t *testing.T) {
 		}
 		t.Skip("xmllint is not installed (apt-get install -y libxml2-utils)")
 	}
+	return xmllint
+}
+
+// The JUnit file validates against Jenkins' JUnit schema (testdata/junit-jenkins.xsd, checked by
+// xmllint) and says what the terminal report says: a testcase per check, a failure per failed
+// check naming its classes, with each class's witness and replay line in its body; an
+// interrupted check is an error.
+func TestJUnitSchema(t *testing.T) {
+	xmllint := lookXmllint(t)
 	broken, rep, classes := checksCampaign(t, planted.LowerHexTag)
 	checks := Checks(rep.Spaces, classes)
 	checks[len(checks)-1].Complete = false // the last check (boundary utf8_decode of generic) cut short
@@ -164,13 +172,7 @@ func TestJUnitSchema(t *testing.T) {
 // A target's stderr can hold any bytes: the JUnit file stays valid XML (and valid against the
 // schema) whatever the witness's detail, the candidate's name or a property hold.
 func TestJUnitControlBytes(t *testing.T) {
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("xmllint is not installed (apt-get install -y libxml2-utils)")
-		}
-		t.Skip("xmllint is not installed (apt-get install -y libxml2-utils)")
-	}
+	xmllint := lookXmllint(t)
 	bad := "\x01\x1b[31mred\x00\xff\xfe]]> end"
 	w := &fuzz.Finding{Kind: "target-crashed", Op: fuzz.OpEscape, Impl: "php t.php" + bad, Input: []byte{0xfe},
 		Detail: "exited before answering; its stderr ends with: " + bad, External: true}

@@ -33,8 +33,8 @@ const checkpointVersion = 1
 const checkpointEvery = 30 * time.Second
 
 // restoredKept is how many findings of each exhaustive space and candidate a resumed run keeps
-// for --json's "findings" (as fuzz.ExhaustiveConfig.MaxFindings by default).
-const restoredKept = 20
+// for --json's "findings", as a run without a checkpoint does.
+const restoredKept = fuzz.DefaultMaxFindings
 
 // ckSpace is the progress of one built-in exhaustive space: the units of work done
 // (fuzz.ExhaustiveUnit) and what they counted.
@@ -105,6 +105,14 @@ type checkpoint struct {
 }
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
+
+// optionSets is how many option sets the exhaustive space of op checks each string under.
+func optionSets(op fuzz.Op) int {
+	if op == fuzz.OpEscape {
+		return jsonopt.NumStringCombos
+	}
+	return 1
+}
 
 // openCheckpoint opens the checkpoint at path: a new one when there is no file, else the
 // earlier run's, which must be of the same configuration and shard. The findings the earlier
@@ -243,10 +251,7 @@ func (st *ckState) check(logName string) error {
 		if _, err := fuzz.ParseOps(string(sp.Op)); err != nil || sp.Op == "" || sp.Len < 1 || sp.Len > 4 || k != spaceKey(sp.Op, sp.Len) {
 			return fmt.Errorf("space %q holds op %q, length %d", k, sp.Op, sp.Len)
 		}
-		sets := 1
-		if sp.Op == fuzz.OpEscape {
-			sets = jsonopt.NumStringCombos
-		}
+		sets := optionSets(sp.Op)
 		size := fuzz.ExhaustiveUnit(sp.Op, sp.Len, sets)
 		units := (uint64(1)<<(8*sp.Len) + size - 1) / size
 		for _, u := range sp.Done {
@@ -414,10 +419,7 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	// the other, and a part's findings all come before its end).
 	l := ckLine{Part: part, Finding: report.RecordOf(f)}
 	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
-		sets := 1
-		if f.Op == fuzz.OpEscape {
-			sets = jsonopt.NumStringCombos
-		}
+		sets := optionSets(f.Op)
 		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
 	}
 	line, err := json.Marshal(l)
@@ -481,9 +483,8 @@ func (ck *checkpoint) finished(part string) *fuzz.Report {
 	}
 	rep := &fuzz.Report{Spaces: p.Spaces, Differences: p.Differences}
 	for _, r := range p.Findings {
-		if f, err := r.Finding(); err == nil {
-			rep.Findings = append(rep.Findings, f)
-		}
+		f, _ := r.Finding() // cannot fail: check decoded every one when the checkpoint was read
+		rep.Findings = append(rep.Findings, f)
 	}
 	return rep
 }
@@ -553,10 +554,7 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 	}
 	for k, p := range ck.prior {
 		if !seen[k] && p.Strings > 0 { // interrupted again before it reached this space
-			sets := 1
-			if p.Op == fuzz.OpEscape {
-				sets = jsonopt.NumStringCombos
-			}
+			sets := optionSets(p.Op)
 			rep.Spaces = append(rep.Spaces, fuzz.SpaceReport{Space: "exhaustive", Op: p.Op, Len: p.Len, Strings: p.Strings,
 				OptionSets: sets, Cases: p.Strings * uint64(sets), Differences: p.Differences, Elapsed: p.Elapsed})
 			rep.Differences += p.Differences

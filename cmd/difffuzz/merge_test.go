@@ -30,14 +30,19 @@ func withPlanted(t *testing.T, faults ...planted.Fault) string {
 // arguments are difffuzz's) with a built-in candidate that has those faults.
 const mainEnv = "DIFFFUZZ_TEST_MAIN"
 
+// noFaults as mainEnv's value runs difffuzz with no planted candidate.
+const noFaults = "none"
+
 // plantedMain is main with a planted candidate (mainEnv).
 func plantedMain(faults string) int {
-	fs, err := planted.Parse(faults)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
+	if faults != noFaults {
+		fs, err := planted.Parse(faults)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		plantCandidate(fs...)
 	}
-	plantCandidate(fs...)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
