@@ -4,6 +4,7 @@ GO          ?= go
 STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GREMLINS     = github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
 ACTIONLINT   = github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+BENCHSTAT    = golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 WORKFLOWS    = .github/workflows/ci.yml deploy/github/sweep.yml
 # every file of package fast but decode.go (gremlins mutates a package; this leaves the one file)
 GREMLINS_DECODE_ONLY = (^|/)((escape|fast|kernel|generic|tables|arch_none|scan_other|race_|doc)[^/]*\.go|_asm/.*)$$
@@ -13,8 +14,13 @@ PHP_TARGET   = php adapters/php/difffuzz-target.php
 FUZZTIME    ?= 200000x
 RANDOM      ?= 1000000x
 SEED        ?= 1
+# make bench / benchcmp: which benchmarks (go test -bench syntax, one regexp per /-level) and how
+# many runs of each (benchstat wants at least 6 for a confidence interval; 10 is the standard).
+BENCH       ?= Escape/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size=4KiB
+BENCHCMP    ?= ./size=4KiB/impl=fast$$
+BENCHCOUNT  ?= 10
 
-.PHONY: test test-unit test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
+.PHONY: bench benchcmp test test-unit test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
 ## test: formatting, vet (amd64 and arm64), staticcheck, the full test suite (including the whole
 ## exhaustive sweep and the PHP conformance test), the race detector on the -short suite, the
@@ -58,6 +64,19 @@ check-php: build
 ## check-self: difffuzz's own `serve` as an external target must come out clean.
 check-self: build
 	$(BIN) --exec '$(BIN) serve --impl fast'
+
+## bench: the go test -bench suite of package bench ($(BENCH), -count $(BENCHCOUNT)) through
+## benchstat, a column per implementation; the raw results stay in bench.txt.
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -count $(BENCHCOUNT) ./bench | tee bench.txt
+	$(GO) run $(BENCHSTAT) -col /impl bench.txt
+
+## benchcmp: fast's entry point built without assembly (-tags purego) against the assembly
+## build, every corpus at 4 KiB ($(BENCHCMP)), through benchstat (base: purego).
+benchcmp:
+	$(GO) test -run '^$$' -tags purego -bench '$(BENCHCMP)' -count $(BENCHCOUNT) ./bench > bench-purego.txt
+	$(GO) test -run '^$$' -bench '$(BENCHCMP)' -count $(BENCHCOUNT) ./bench > bench-asm.txt
+	$(GO) run $(BENCHSTAT) purego=bench-purego.txt asm=bench-asm.txt
 
 ## exhaustive: the main job, as README.md shows it.
 exhaustive:

@@ -14,9 +14,11 @@ import (
 type escapeFunc = func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
 type decodeFunc = func(dst, src []byte) []byte
 
-// escapeImpls are oracle and every fast variant, in that order.
+// escapeImpls are oracle, fast (the entry point, which dispatches to the best variant: what
+// `make benchcmp` compares between the pure-Go and the assembly build) and every fast variant,
+// in that order.
 func escapeImpls() (names []string, fs []escapeFunc) {
-	names, fs = []string{"oracle"}, []escapeFunc{oracle.Escape}
+	names, fs = []string{"oracle", "fast"}, []escapeFunc{oracle.Escape, fast.Escape}
 	for _, v := range fast.Variants() {
 		names, fs = append(names, v.Name), append(fs, v.Escape)
 	}
@@ -24,7 +26,7 @@ func escapeImpls() (names []string, fs []escapeFunc) {
 }
 
 func decodeImpls() (names []string, fs []decodeFunc) {
-	names, fs = []string{"oracle"}, []decodeFunc{oracle.UTF8Decode}
+	names, fs = []string{"oracle", "fast"}, []decodeFunc{oracle.UTF8Decode, fast.UTF8Decode}
 	for _, v := range fast.Variants() {
 		names, fs = append(names, v.Name), append(fs, v.UTF8Decode)
 	}
@@ -37,16 +39,16 @@ func BenchmarkEscapeUnicode(b *testing.B) { benchEscape(b, jsonopt.UnescapedUnic
 func benchEscape(b *testing.B, opts jsonopt.Options) {
 	names, fs := escapeImpls()
 	for _, c := range corpus.All() {
-		b.Run(c.Name, func(b *testing.B) {
+		b.Run("corpus="+c.Name, func(b *testing.B) {
 			for _, size := range corpus.Sizes {
 				src := c.Make(size)
-				b.Run(corpus.SizeName(size), func(b *testing.B) {
+				b.Run("size="+corpus.SizeName(size), func(b *testing.B) {
 					want, err := oracle.Escape(nil, src, opts)
 					if err != nil {
 						b.Fatalf("oracle.Escape: %v", err)
 					}
 					for i, f := range fs {
-						b.Run(names[i], func(b *testing.B) {
+						b.Run("impl="+names[i], func(b *testing.B) {
 							dst, err := f(nil, src, opts)
 							if err != nil || !bytes.Equal(dst, want) {
 								b.Fatalf("%s: output differs from the oracle's (err %v)", names[i], err)
@@ -59,7 +61,7 @@ func benchEscape(b *testing.B, opts jsonopt.Options) {
 						})
 					}
 					benchAnchors(b, src)
-					b.Run("encoding-json", func(b *testing.B) {
+					b.Run("impl=encoding-json", func(b *testing.B) {
 						s := string(src)
 						b.SetBytes(int64(len(src)))
 						b.ReportAllocs()
@@ -77,14 +79,14 @@ func benchEscape(b *testing.B, opts jsonopt.Options) {
 
 // benchAnchors runs the copy and append-quoted anchors on src.
 func benchAnchors(b *testing.B, src []byte) {
-	b.Run("copy", func(b *testing.B) {
+	b.Run("impl=copy", func(b *testing.B) {
 		dst := make([]byte, len(src))
 		b.SetBytes(int64(len(src)))
 		for range b.N {
 			copy(dst, src)
 		}
 	})
-	b.Run("append-quoted", func(b *testing.B) {
+	b.Run("impl=append-quoted", func(b *testing.B) {
 		dst := make([]byte, 0, len(src)+2)
 		b.SetBytes(int64(len(src)))
 		for range b.N {
@@ -98,13 +100,13 @@ func benchAnchors(b *testing.B, src []byte) {
 func BenchmarkUTF8Decode(b *testing.B) {
 	names, fs := decodeImpls()
 	for _, c := range corpus.All() {
-		b.Run(c.Name, func(b *testing.B) {
+		b.Run("corpus="+c.Name, func(b *testing.B) {
 			for _, size := range corpus.Sizes {
 				src := c.Make(size)
-				b.Run(corpus.SizeName(size), func(b *testing.B) {
+				b.Run("size="+corpus.SizeName(size), func(b *testing.B) {
 					want := oracle.UTF8Decode(nil, src)
 					for i, f := range fs {
-						b.Run(names[i], func(b *testing.B) {
+						b.Run("impl="+names[i], func(b *testing.B) {
 							dst := f(nil, src)
 							if !bytes.Equal(dst, want) {
 								b.Fatalf("%s: output differs from the oracle's", names[i])
@@ -116,7 +118,7 @@ func BenchmarkUTF8Decode(b *testing.B) {
 							}
 						})
 					}
-					b.Run("copy", func(b *testing.B) {
+					b.Run("impl=copy", func(b *testing.B) {
 						dst := make([]byte, len(src))
 						b.SetBytes(int64(len(src)))
 						for range b.N {

@@ -310,6 +310,47 @@ var all = []Corpus{
 			}
 			return b
 		}),
+	def("html-heavy", "dense HTML markup: nested tags with many attributes and entities, one or two words of text between them", ' ',
+		func(r *rng, b []byte, n int) []byte {
+			for len(b) < n {
+				tag := r.pick(htmlTags)
+				b = append(b, '<')
+				b = append(b, tag...)
+				for k := 1 + r.intn(3); k > 0; k-- {
+					b = append(b, ' ')
+					b = append(b, r.pick(htmlAttrs)...)
+				}
+				b = append(b, '>')
+				if r.intn(2) == 0 {
+					b = append(b, r.pick(latinWords)...)
+				} else {
+					b = append(b, r.pick([]string{"&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&nbsp;"})...)
+				}
+				b = append(b, "</"...)
+				b = append(b, tag...)
+				b = append(b, '>')
+			}
+			return b
+		}),
+	def("url-heavy", "URLs back to back with deep paths and long query strings: a slash, & or = every few bytes", ' ',
+		func(r *rng, b []byte, n int) []byte {
+			for len(b) < n {
+				b = append(b, "https://"...)
+				b = append(b, r.pick(hosts)...)
+				for k := 3 + r.intn(5); k > 0; k-- {
+					b = append(b, '/')
+					b = append(b, r.pick(pathParts)...)
+				}
+				for k, sep := 2+r.intn(5), byte('?'); k > 0; k, sep = k-1, '&' {
+					b = append(b, sep)
+					b = append(b, r.pick(queryKeys)...)
+					b = append(b, '=')
+					b = append(b, strconv.Itoa(r.intn(100))...)
+				}
+				b = append(b, ' ')
+			}
+			return b
+		}),
 	def("non-ascii", "mixed scripts: Latin-1, Greek, Cyrillic, Hebrew, Arabic, Devanagari, Thai, CJK, emoji; few spaces", ' ',
 		func(r *rng, b []byte, n int) []byte {
 			for len(b) < n {
@@ -320,4 +361,35 @@ var all = []Corpus{
 			}
 			return b
 		}),
+}
+
+// Fields returns count short strings of 8 to 11 bytes each, the shape of the values of
+// json_encode's typical record ("1,000 arrays of 10 fields"): ASCII words, one in ten with a
+// double quote, a slash or an é in it. The result is deterministic, like the corpora.
+func Fields(count int) [][]byte {
+	r := &rng{s: 0x6669656c6473} // "fields"
+	out := make([][]byte, 0, max(count, 0))
+	for len(out) < count {
+		n := 8 + r.intn(4)
+		var b []byte
+		for len(b) < n {
+			b = append(b, r.pick(latinWords)...)
+			b = append(b, ' ')
+		}
+		b = b[:n]
+		if b[n-1] == ' ' {
+			b[n-1] = '.'
+		}
+		switch r.intn(30) {
+		case 0:
+			b[r.intn(n)] = '"'
+		case 1:
+			b[r.intn(n)] = '/'
+		case 2:
+			i := r.intn(n - 1)
+			b[i], b[i+1] = 0xc3, 0xa9 // é
+		}
+		out = append(out, b)
+	}
+	return out
 }

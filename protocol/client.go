@@ -275,8 +275,21 @@ func (c *Client) SetTimeout(d time.Duration) {
 	}
 }
 
-// Ops returns the operations the target announced in its hello.
-func (c *Client) Ops() []Op { return append([]Op(nil), c.ops...) }
+// Ops returns the checkable operations the target announced in its hello (OpEscape,
+// OpDecode, OpUTF8Decode), in hello order; never OpBench, so that a target that announces
+// bench is checked exactly as one that does not. CanBench (or Supports(OpBench)) reports bench.
+func (c *Client) Ops() []Op {
+	var ops []Op
+	for _, op := range c.ops {
+		if op.Valid() {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}
+
+// CanBench reports whether the target announced the optional operation bench (see Bench).
+func (c *Client) CanBench() bool { return c.Supports(OpBench) }
 
 // Capabilities returns the capabilities the target announced in its hello (see
 // ParseHelloCaps): Options is ^0 and MaxLen 0 when it announced none, and Ignored lists the
@@ -289,7 +302,7 @@ func (c *Client) Capabilities() Capabilities {
 	return caps
 }
 
-// Supports reports whether the target announced op.
+// Supports reports whether the target announced op, OpBench included.
 func (c *Client) Supports(op Op) bool {
 	for _, o := range c.ops {
 		if o == op {
@@ -312,6 +325,9 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 		return nil, c.broken
 	}
 	for i, r := range reqs {
+		if r.Op == OpBench {
+			return nil, fmt.Errorf("protocol: request #%d: bench is not a plain request (see Client.Bench)", i)
+		}
 		if !c.Supports(r.Op) {
 			return nil, fmt.Errorf("protocol: request #%d: target %s does not support %s (it announced: %s)", i, c.name, quoteField(string(r.Op)), opList(c.ops))
 		}
@@ -376,6 +392,122 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 		}
 	}
 	return out, nil
+}
+
+// ErrNoBench is wrapped by the error of Client.Bench when the target did not announce bench.
+var ErrNoBench = errors.New("target does not announce bench")
+
+// BenchError is the error of Client.Bench when the target answered the bench request
+// "error MESSAGE" (it refused it: a malformed request, an operation or an input it does not
+// take, ...). The target keeps serving and the client stays usable.
+type BenchError struct {
+	Target  string // the command line
+	Request string // the bench request line, abbreviated
+	Msg     string // the target's MESSAGE
+}
+
+func (e *BenchError) Error() string {
+	return fmt.Sprintf("target %s answered %s with: error %s", e.Target, e.Request, e.Msg)
+}
+
+// Bench asks the target to time req (an OpEscape, OpDecode or OpUTF8Decode request; Flags
+// must be 0 unless OpEscape) run n times on its own side: it sends "bench OP FLAGS HEX N"
+// and waits at most wait for the answer (wait <= 0: the current per-answer timeout, see
+// Config.Timeout and SetTimeout). It returns the loop's elapsed time as the target measured
+// it and the result of one run, parsed as the response to req (resp.Op is req.Op). The result
+// is not checked: the caller should compare it with the oracle before trusting elapsed.
+//
+// The errors:
+//
+//   - a target that did not announce bench: an error wrapping ErrNoBench; a req the target
+//     did not announce, or that bench cannot time (another Op, Flags on a decode operation),
+//     or n outside [1, MaxBenchN]: an error. Nothing is sent, and the client stays usable.
+//   - the target answered "error MESSAGE": a *BenchError carrying MESSAGE (resp then holds
+//     it in ErrorMsg, too); the client stays usable.
+//   - the target wrote a line that is not a bench answer (NANOSECONDS negative or not a
+//     decimal, a RESULT that is not a well-formed answer to req): a *TargetError of kind
+//     Malformed whose Line and message name the line; it exited, or did not answer within
+//     wait: a *TargetError of kind Exited or TimedOut. In these cases, as in Do, the target is
+//     killed and every later call returns the same error. The TargetError's Index is -1 and
+//     its Request the bench line.
+//
+// Bench may be called between Do calls on the same client (not concurrently with them: it
+// waits for a running Do). Its answer is not passed to Config.OnAnswer (a bench's wait says
+// nothing about the latency of single requests).
+func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Duration, resp Response, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return 0, Response{}, c.broken
+	}
+	switch {
+	case !c.Supports(OpBench):
+		return 0, Response{}, fmt.Errorf("protocol: bench %s: %w: target %s announced: %s", req.Op, ErrNoBench, c.name, opList(c.ops))
+	case !req.Op.Valid():
+		return 0, Response{}, fmt.Errorf("protocol: bench: cannot time operation %s (want escape, decode or utf8_decode)", quoteField(string(req.Op)))
+	case !c.Supports(req.Op):
+		return 0, Response{}, fmt.Errorf("protocol: bench: target %s does not support %s (it announced: %s)", c.name, req.Op, opList(c.ops))
+	case req.Op != OpEscape && req.Flags != 0:
+		return 0, Response{}, fmt.Errorf("protocol: bench: FLAGS %d must be 0 for %s", req.Flags, req.Op)
+	case n < 1 || n > MaxBenchN:
+		return 0, Response{}, fmt.Errorf("protocol: bench: N %d is not in [1, %d]", n, MaxBenchN)
+	}
+	if wait <= 0 {
+		wait = time.Duration(c.timeout.Load())
+	}
+	line := append(BenchRequest{Req: req, N: n}.AppendTo(nil), '\n')
+	reqLine := abbreviate(string(line[:len(line)-1]))
+
+	// The line is written by a goroutine, as Do's are, so that a target that stops reading
+	// cannot block the wait; on a failure, fail kills the target and closes its stdin, which
+	// ends the write. It must be done before the next call writes.
+	werr := make(chan error, 1)
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		_, err := c.bw.Write(line)
+		if err == nil {
+			err = c.bw.Flush()
+		}
+		if err != nil {
+			werr <- err
+		}
+	}()
+	defer func() { <-wdone }()
+
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var writeErr error
+	for {
+		select {
+		case m, ok := <-c.lines:
+			if !ok || m.err != nil {
+				detail := "exited before answering"
+				if writeErr != nil {
+					detail += " (writing its stdin: " + writeErr.Error() + ")"
+				}
+				if err := c.ctx.Err(); err != nil {
+					detail += " (cancelled: " + err.Error() + ")"
+				}
+				return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: detail + readErr(m.err)})
+			}
+			br, err := ParseBenchResponse(req.Op, m.line)
+			if err != nil {
+				return 0, Response{}, c.fail(&TargetError{Kind: Malformed, Index: -1, Request: reqLine, Line: abbreviate(m.line), Detail: "malformed bench response " + quoteField(m.line) + ": " + err.Error()})
+			}
+			if br.Resp.ErrorMsg != "" {
+				return 0, br.Resp, &BenchError{Target: c.name, Request: reqLine, Msg: br.Resp.ErrorMsg}
+			}
+			return br.Elapsed, br.Resp, nil
+		case err := <-werr:
+			writeErr = err // the reader sees the exit
+			werr = nil
+		case <-timer.C:
+			return 0, Response{}, c.fail(&TargetError{Kind: TimedOut, Index: -1, Request: reqLine, Detail: fmt.Sprintf("no bench response within %v", wait)})
+		case <-c.ctx.Done():
+			return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: "cancelled: " + c.ctx.Err().Error()})
+		}
+	}
 }
 
 // write runs in its own goroutine for one Do: it writes reqs, taking a window slot for each,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,39 @@ func TestMain(m *testing.M) {
 func fakeTarget(mode string) int {
 	hello := Hello(fakeHandler.Ops()) + "\n"
 	in := bufio.NewReader(os.Stdin)
+	if reply, ok := strings.CutPrefix(mode, "benchreply:"); ok { // answers every bench with reply
+		return benchFake(in, func(string) string { return reply })
+	}
 	switch mode {
+	case "nobench": // Serve's answers (bench included), but a hello without bench
+		os.Stdout.WriteString(hello)
+		for {
+			line, err := readLine(in, nil)
+			if err != nil {
+				return 0
+			}
+			out, _ := answer(nil, nil, string(line), fakeHandler)
+			os.Stdout.Write(append(out, '\n'))
+		}
+	case "benchhang": // never answers a bench
+		return benchFake(in, func(string) string {
+			fmt.Fprintln(os.Stderr, "fake target: benchmarking forever")
+			time.Sleep(time.Minute)
+			return ""
+		})
+	case "benchcrash": // exits 3 on a bench
+		return benchFake(in, func(string) string {
+			fmt.Fprintln(os.Stderr, "fake target: crashing in bench")
+			os.Exit(3)
+			return ""
+		})
+	case "benchslow": // answers a bench after 600 ms, claiming 600 ms
+		return benchFake(in, func(line string) string {
+			time.Sleep(600 * time.Millisecond)
+			out, _ := answer(nil, nil, line, fakeHandler)
+			_, rest, _ := strings.Cut(string(out), " ")
+			return "600000000 " + rest
+		})
 	case "good":
 		if err := Serve(os.Stdin, os.Stdout, fakeHandler); err != nil {
 			fmt.Fprintln(os.Stderr, "fake target:", err)
@@ -121,6 +154,24 @@ func fakeTarget(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown fake target mode", mode)
 	return 2
+}
+
+// benchFake is a fake target that announces bench: it answers plain requests as Serve does
+// and bench requests with onBench(line).
+func benchFake(in *bufio.Reader, onBench func(line string) string) int {
+	os.Stdout.WriteString(Hello(append(fakeHandler.Ops(), OpBench)) + "\n")
+	for {
+		line, err := readLine(in, nil)
+		if err != nil {
+			return 0
+		}
+		if isBenchLine(string(line)) {
+			os.Stdout.WriteString(onBench(string(line)) + "\n")
+			continue
+		}
+		out, _ := answer(nil, nil, string(line), fakeHandler)
+		os.Stdout.Write(append(out, '\n'))
+	}
 }
 
 // fakeCaps are the capabilities of the fake targets "caps" and "servecaps": HEX_TAG,
@@ -283,7 +334,7 @@ func TestClientUnsupportedOp(t *testing.T) {
 	_, err = c.Do([]Request{{Op: OpEscape}, {Op: "frob"}})
 	if assert.Error(t, err, "Do(frob)") {
 		assert.Contains(t, err.Error(), `request #1: target`, "Do(frob) error")
-		assert.Contains(t, err.Error(), `does not support "frob" (it announced: escape decode utf8_decode)`, "Do(frob) error")
+		assert.Contains(t, err.Error(), `does not support "frob" (it announced: escape decode utf8_decode bench)`, "Do(frob) error")
 	}
 	// The client is still usable.
 	if resps, err := c.Do([]Request{{Op: OpEscape, Input: []byte("A")}}); assert.NoError(t, err, "after the refusal") {

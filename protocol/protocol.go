@@ -20,6 +20,12 @@
 //	                                       "CP/ADVANCE" (CP lowercase hex) or "!/ADVANCE"
 //	                                       for a failure; "-" for the empty string
 //	utf8_decode HEX          HEX           utf8_decode()'s result
+//	bench OP FLAGS HEX N     NS RESULT...  optional (announced as "bench" in the hello): OP
+//	                                       (escape, decode or utf8_decode; FLAGS 0 unless
+//	                                       escape) run N times (1 <= N <= MaxBenchN) on the
+//	                                       target's side; NS: the whole loop's nanoseconds on
+//	                                       its monotonic clock, decimal; RESULT...: one run's
+//	                                       answer, exactly as to the plain OP request
 //	(malformed or refused)   error MESSAGE the target keeps serving
 //
 // FLAGS is PHP's decimal option value (jsonopt.Options). Examples:
@@ -29,6 +35,13 @@
 //	escape 512 80           →  6e756c6c 5
 //	decode 41e08041c3a9     →  41/1 !/2 41/1 e9/2
 //	utf8_decode 41c3a9      →  41e9
+//	bench escape 0 41 1000  →  12345 224122 0
+//	bench decode 0 41e08041 5 → 300 41/1 !/2 41/1
+//	bench utf8_decode 0 41c3a9 10 → 800 41e9
+//
+// The bench operation times an implementation without the protocol's round trips: a client
+// checks its RESULT (against the oracle) before it trusts NS. It checks nothing by itself,
+// so it is not one of Ops (see OpBench, BenchRequest, BenchResponse, Client.Bench).
 //
 // At end of input the target exits with status 0. A line may end in "\r\n"; the "\r" is
 // dropped. Lines have no length limit (inputs of megabytes are hex-encoded on one line).
@@ -61,12 +74,19 @@ const (
 	OpEscape     Op = "escape"      // json_encode($s, FLAGS) of one string: "escape FLAGS HEX"
 	OpDecode     Op = "decode"      // all php_next_utf8_char() steps of a string: "decode HEX"
 	OpUTF8Decode Op = "utf8_decode" // utf8_decode($s): "utf8_decode HEX"
+
+	// OpBench is the optional timing operation, "bench OP FLAGS HEX N" (BenchRequest,
+	// BenchResponse). A hello may announce it like the others, but it is not Valid, not in
+	// Ops and not a Request's Op: it checks nothing, it times one of the operations that do.
+	OpBench Op = "bench"
 )
 
-// Ops lists every operation of protocol version 1, in hello order.
+// Ops lists every checkable operation of protocol version 1, in hello order: the operations
+// a Request carries and a campaign compares. OpBench is not among them.
 var Ops = []Op{OpEscape, OpDecode, OpUTF8Decode}
 
-// Valid reports whether op is an operation of protocol version 1.
+// Valid reports whether op is a checkable operation of protocol version 1 (one of Ops).
+// OpBench is not Valid; ParseHelloCaps accepts it in a hello all the same.
 func (op Op) Valid() bool {
 	return op == OpEscape || op == OpDecode || op == OpUTF8Decode
 }
@@ -93,7 +113,8 @@ func (r Request) AppendTo(b []byte) []byte {
 // String returns the request line without its newline, e.g. "escape 512 80".
 func (r Request) String() string { return string(r.AppendTo(nil)) }
 
-// ParseRequest parses one request line (without its newline; a trailing "\r" is tolerated).
+// ParseRequest parses one plain request line (without its newline; a trailing "\r" is
+// tolerated); a bench line is an error (see ParseBenchRequest).
 // It is strict: the operation must be one of Ops, spelled in lowercase; the number of fields
 // must be exact (escape: 3, decode and utf8_decode: 2) with single spaces between them; FLAGS
 // must be a decimal integer in [0, 2^32) without sign; HEX must be an even number of hex digits
@@ -132,6 +153,9 @@ func ParseRequest(line string) (Request, error) {
 	}
 	if f[0] == "" {
 		return r, errors.New("request line starts with a space")
+	}
+	if op == OpBench {
+		return r, errors.New("bench is not a plain request (a bench line is parsed by ParseBenchRequest)")
 	}
 	return r, fmt.Errorf("unknown operation %s (want escape, decode or utf8_decode)", quoteField(f[0]))
 }
@@ -307,8 +331,10 @@ func parseStep(s string) (jsonopt.Step, error) {
 }
 
 // Hello returns the hello line a target writes first, without its newline:
-// "difffuzz-target 1" followed by ops, e.g. "difffuzz-target 1 escape decode utf8_decode".
-// It announces no capabilities; see HelloWith.
+// "difffuzz-target 1" followed by ops, e.g. "difffuzz-target 1 escape decode utf8_decode" or,
+// for a target that answers bench, "difffuzz-target 1 escape decode utf8_decode bench" (ops
+// is written as given: a target lists OpBench in it, last by convention). It announces no
+// capabilities; see HelloWith.
 func Hello(ops []Op) string {
 	var b strings.Builder
 	b.WriteString(helloMagic)
@@ -364,7 +390,8 @@ func HelloWith(ops []Op, caps Capabilities) string {
 }
 
 // ParseHello parses a hello line (without its newline; a trailing "\r" is tolerated). It
-// returns the announced protocol version and, for version 1, the announced operations. It is
+// returns the announced protocol version and, for version 1, the announced operations (OpBench
+// included when announced: see ParseHelloCaps). It is
 // ParseHelloCaps without the capabilities: the same lines are accepted and rejected, with the
 // same errors.
 func ParseHello(line string) (version int, ops []Op, err error) {
@@ -381,7 +408,10 @@ func ParseHello(line string) (version int, ops []Op, err error) {
 // Version is returned together with an error saying so (ops and caps are then zero: the
 // meaning of the rest is unknown). For version 1 every field after the version that contains
 // no "=" is an operation name, and every field that contains one is a key=value field (split
-// at the first "="); the line is malformed, and the error names the field, when
+// at the first "="). The operation names are those of Ops and OpBench, in any order; ops
+// returns them as announced, OpBench included, so a caller that wants the checkable
+// operations leaves OpBench out (Client.Ops does). The line is malformed, and the error names
+// the field, when
 //
 //   - an operation is unknown or repeated (no operations at all is allowed);
 //   - an operation name comes after a key=value field;
@@ -419,8 +449,8 @@ func ParseHelloCaps(line string) (version int, ops []Op, caps Capabilities, err 
 				return fail("operation %s after the key=value field %s (operations come first)", quoteField(s), quoteField(firstField))
 			}
 			op := Op(s)
-			if !op.Valid() {
-				return fail("unknown operation %s (version 1 has escape, decode, utf8_decode)", quoteField(s))
+			if !op.Valid() && op != OpBench {
+				return fail("unknown operation %s (version 1 has escape, decode, utf8_decode, bench)", quoteField(s))
 			}
 			if seen[op] {
 				return fail("operation %s announced twice", op)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -32,7 +33,8 @@ type Handler struct {
 	Caps Capabilities
 }
 
-// Ops returns the operations h supports, in hello order.
+// Ops returns the checkable operations h supports, in hello order (Serve's hello adds OpBench
+// after them; see helloOps).
 func (h Handler) Ops() []Op {
 	var ops []Op
 	if h.Escape != nil {
@@ -47,9 +49,27 @@ func (h Handler) Ops() []Op {
 	return ops
 }
 
-// Serve speaks the target side of protocol version 1: it writes the hello for h.Ops() and
-// h.Caps (HelloWith), then reads request lines from r until end of input and answers each one
-// on w, in order.
+// helloOps returns the operations Serve announces for h: h.Ops() followed by OpBench, unless
+// h supports no operation at all.
+func (h Handler) helloOps() []Op {
+	ops := h.Ops()
+	if len(ops) > 0 {
+		ops = append(ops, OpBench)
+	}
+	return ops
+}
+
+// Serve speaks the target side of protocol version 1: it writes the hello for h.Ops(),
+// followed by "bench" when h supports any operation, and h.Caps (HelloWith), then reads
+// request lines from r until end of input and answers each one on w, in order.
+//
+// A bench request "bench OP FLAGS HEX N" is refused as the plain request of OP would be (and
+// when malformed, see ParseBenchRequest); otherwise Serve calls OP's function N times on the
+// input, reusing its result buffer (dst = f(dst[:0], src); for decode one run is every
+// NextChar step of the input from position 0, as the plain answer computes them), measures
+// the loop with time.Now and time.Since (the monotonic clock) and answers
+// "NANOSECONDS RESULT...", RESULT... being the last run's answer to the plain request. A run
+// whose answer is "error ..." ends the loop and is the answer.
 //
 // A malformed request, a request for an operation h does not support, a request outside
 // h.Caps (for example "error escape: FLAGS 544 has option bits 512
@@ -66,7 +86,7 @@ func (h Handler) Ops() []Op {
 func Serve(r io.Reader, w io.Writer, h Handler) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if _, err := bw.WriteString(HelloWith(h.Ops(), h.Caps) + "\n"); err != nil {
+	if _, err := bw.WriteString(HelloWith(h.helloOps(), h.Caps) + "\n"); err != nil {
 		return err
 	}
 	var (
@@ -99,19 +119,68 @@ func Serve(r io.Reader, w io.Writer, h Handler) error {
 
 // answer appends the response line for one request line to out.
 func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
+	if isBenchLine(line) {
+		return answerBench(out, res, line, h)
+	}
 	req, err := ParseRequest(line)
 	if err != nil {
 		return Response{ErrorMsg: err.Error()}.AppendTo(out), res
 	}
-	if !h.supports(req.Op) {
-		return Response{ErrorMsg: fmt.Sprintf("operation %s is not supported by this target (it supports: %s)", req.Op, opList(h.Ops()))}.AppendTo(out), res
-	}
-	if msg := h.Caps.refusal(req); msg != "" {
+	if msg := h.refusal(req); msg != "" {
 		return Response{ErrorMsg: msg}.AppendTo(out), res
 	}
+	resp, res, _ := h.run(req, res, nil)
+	return resp.AppendTo(out), res
+}
+
+// answerBench appends the response line for one bench request line to out: the request is
+// refused as the plain one would be, otherwise its operation is run N times, timed with the
+// monotonic clock, and answered with the elapsed nanoseconds and the last run's answer. A run
+// answered "error ..." (an escape refused without a PHP error code, a decoder step that does
+// not advance) ends the loop, and the bench is answered with that error.
+func answerBench(out, res []byte, line string, h Handler) ([]byte, []byte) {
+	if len(h.Ops()) == 0 {
+		return Response{ErrorMsg: "operation bench is not supported by this target (it supports: none)"}.AppendTo(out), res
+	}
+	br, err := ParseBenchRequest(line)
+	if err != nil {
+		return Response{ErrorMsg: err.Error()}.AppendTo(out), res
+	}
+	if msg := h.refusal(br.Req); msg != "" {
+		return Response{ErrorMsg: msg}.AppendTo(out), res
+	}
+	var (
+		resp  Response
+		steps []jsonopt.Step
+	)
+	start := time.Now()
+	for i := 0; i < br.N; i++ {
+		resp, res, steps = h.run(br.Req, res, steps)
+		if resp.ErrorMsg != "" {
+			return resp.AppendTo(out), res
+		}
+	}
+	elapsed := time.Since(start)
+	return BenchResponse{Elapsed: max(elapsed, 0), Resp: resp}.AppendTo(out), res
+}
+
+// refusal returns the message with which h refuses a well-formed plain request ("" when it
+// accepts it): an operation h does not support, or a request outside h.Caps.
+func (h Handler) refusal(req Request) string {
+	if !h.supports(req.Op) {
+		return fmt.Sprintf("operation %s is not supported by this target (it supports: %s)", req.Op, opList(h.Ops()))
+	}
+	return h.Caps.refusal(req)
+}
+
+// run answers req, an accepted request, by calling h's function once. res and steps are
+// scratch buffers, reused (res[:0], steps[:0]) and returned; the response refers to them, so
+// it must be written before the next run.
+func (h Handler) run(req Request, res []byte, steps []jsonopt.Step) (Response, []byte, []jsonopt.Step) {
 	resp := Response{Op: req.Op}
 	switch req.Op {
 	case OpEscape:
+		var err error
 		res, err = h.Escape(res[:0], req.Input, req.Flags)
 		var pe *jsonopt.Error
 		switch {
@@ -131,19 +200,23 @@ func answer(out, res []byte, line string, h Handler) ([]byte, []byte) {
 		}
 	case OpDecode:
 		s := req.Input
+		steps = steps[:0]
 		for pos := 0; pos < len(s); {
 			st := h.NextChar(s, pos)
 			if st.Advance < 1 {
-				return Response{ErrorMsg: fmt.Sprintf("decoder step at byte %d returned advance %d (cp %x, ok %v)", pos, st.Advance, st.CP, st.OK)}.AppendTo(out), res
+				return Response{ErrorMsg: fmt.Sprintf("decoder step at byte %d returned advance %d (cp %x, ok %v)", pos, st.Advance, st.CP, st.OK)}, res, steps
 			}
-			resp.Steps = append(resp.Steps, st)
+			steps = append(steps, st)
 			pos += st.Advance
+		}
+		if len(steps) > 0 {
+			resp.Steps = steps
 		}
 	case OpUTF8Decode:
 		res = h.UTF8Decode(res[:0], req.Input)
 		resp.Result = res
 	}
-	return resp.AppendTo(out), res
+	return resp, res, steps
 }
 
 // supports reports whether h has a function for op.

@@ -65,7 +65,7 @@ func TestServe(t *testing.T) {
 	for _, tc := range tests {
 		in.WriteString(tc.req + "\n")
 	}
-	got := serveLines(t, fakeHandler, in.String(), "difffuzz-target 1 escape decode utf8_decode")
+	got := serveLines(t, fakeHandler, in.String(), "difffuzz-target 1 escape decode utf8_decode bench")
 	require.Len(t, got, len(tests), "one response line per request")
 	for i, tc := range tests {
 		assert.Equal(t, tc.want, got[i], "request %q", tc.req)
@@ -73,18 +73,18 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeLastLineWithoutNewline(t *testing.T) {
-	got := serveLines(t, fakeHandler, "escape 0 41\nutf8_decode c3a9", "difffuzz-target 1 escape decode utf8_decode")
+	got := serveLines(t, fakeHandler, "escape 0 41\nutf8_decode c3a9", "difffuzz-target 1 escape decode utf8_decode bench")
 	assert.Equal(t, []string{"224122 0", "e9"}, got)
 }
 
 func TestServeEmptyInput(t *testing.T) {
-	got := serveLines(t, fakeHandler, "", "difffuzz-target 1 escape decode utf8_decode")
+	got := serveLines(t, fakeHandler, "", "difffuzz-target 1 escape decode utf8_decode bench")
 	assert.Empty(t, got, "responses for no input")
 }
 
 func TestServeUnsupportedOp(t *testing.T) {
 	h := Handler{Escape: fakeEscape, UTF8Decode: fakeUTF8Decode}
-	got := serveLines(t, h, "decode 41\nescape 0 41\n", "difffuzz-target 1 escape utf8_decode")
+	got := serveLines(t, h, "decode 41\nescape 0 41\n", "difffuzz-target 1 escape utf8_decode bench")
 	assert.Equal(t, []string{"error operation decode is not supported by this target (it supports: escape utf8_decode)", "224122 0"}, got)
 	got = serveLines(t, Handler{}, "utf8_decode 41\n", "difffuzz-target 1")
 	assert.Equal(t, []string{"error operation utf8_decode is not supported by this target (it supports: none)"}, got)
@@ -93,7 +93,7 @@ func TestServeUnsupportedOp(t *testing.T) {
 // A decoder that does not advance must get an error answer, not hang Serve.
 func TestServeZeroAdvance(t *testing.T) {
 	h := Handler{NextChar: func(s []byte, pos int) jsonopt.Step { return jsonopt.Step{CP: 0x41, OK: true} }}
-	got := serveLines(t, h, "decode 4141\n", "difffuzz-target 1 decode")
+	got := serveLines(t, h, "decode 4141\n", "difffuzz-target 1 decode bench")
 	assert.Equal(t, []string{"error decoder step at byte 0 returned advance 0 (cp 41, ok true)"}, got)
 }
 
@@ -101,7 +101,7 @@ func TestServeZeroAdvance(t *testing.T) {
 func TestServeLongLine(t *testing.T) {
 	in := bytes.Repeat([]byte("\xc3\xa9/"), 1<<18)
 	req := Request{Op: OpEscape, Input: in}.String()
-	got := serveLines(t, fakeHandler, req+"\nutf8_decode 41\n", "difffuzz-target 1 escape decode utf8_decode")
+	got := serveLines(t, fakeHandler, req+"\nutf8_decode 41\n", "difffuzz-target 1 escape decode utf8_decode bench")
 	if len(got) != 2 { // not require.Len: it would print the 1.5 MB line
 		t.Fatalf("got %d lines", len(got))
 	}
@@ -166,7 +166,7 @@ func TestServeInteractive(t *testing.T) {
 		}
 		return ""
 	}
-	require.Equal(t, "difffuzz-target 1 escape decode utf8_decode", next(), "hello")
+	require.Equal(t, "difffuzz-target 1 escape decode utf8_decode bench", next(), "hello")
 	for _, tc := range []struct{ req, want string }{
 		{"escape 0 80", "false 5"},
 		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
@@ -215,7 +215,7 @@ func TestServeCaps(t *testing.T) {
 	for _, tc := range tests {
 		in.WriteString(tc.req + "\n")
 	}
-	got := serveLines(t, h, in.String(), "difffuzz-target 1 escape decode utf8_decode options=2097665 max-len=4")
+	got := serveLines(t, h, in.String(), "difffuzz-target 1 escape decode utf8_decode bench options=2097665 max-len=4")
 	require.Len(t, got, len(tests))
 	for i, tc := range tests {
 		assert.Equal(t, tc.want, got[i], "request %q", tc.req)
@@ -223,7 +223,7 @@ func TestServeCaps(t *testing.T) {
 
 	// An unsupported operation is reported as such, not as too long.
 	h = Handler{UTF8Decode: fakeUTF8Decode, Caps: Capabilities{MaxLen: 1}}
-	got = serveLines(t, h, "decode 4142\nutf8_decode 4142\nutf8_decode 41\n", "difffuzz-target 1 utf8_decode max-len=1")
+	got = serveLines(t, h, "decode 4142\nutf8_decode 4142\nutf8_decode 41\n", "difffuzz-target 1 utf8_decode bench max-len=1")
 	assert.Equal(t, []string{
 		"error operation decode is not supported by this target (it supports: utf8_decode)",
 		"error utf8_decode: input of 2 bytes is longer than this target's max-len=1",
@@ -232,11 +232,11 @@ func TestServeCaps(t *testing.T) {
 
 	// options=0: every escape with a flag is refused, FLAGS 0 is served.
 	h = Handler{Escape: fakeEscape, Caps: Capabilities{OptionsSet: true}}
-	got = serveLines(t, h, "escape 0 80\nescape 1 3c\n", "difffuzz-target 1 escape options=0")
+	got = serveLines(t, h, "escape 0 80\nescape 1 3c\n", "difffuzz-target 1 escape bench options=0")
 	assert.Equal(t, []string{"false 5", "error escape: FLAGS 1 has option bits 1 (JSON_HEX_TAG) outside this target's options=0"}, got)
 
 	// A zero Caps changes nothing (Options without OptionsSet is not a mask).
 	h = Handler{Escape: fakeEscape, Caps: Capabilities{Options: 1}}
-	got = serveLines(t, h, "escape 512 80\n", "difffuzz-target 1 escape")
+	got = serveLines(t, h, "escape 512 80\n", "difffuzz-target 1 escape bench")
 	assert.Equal(t, []string{"6e756c6c 5"}, got)
 }

@@ -576,7 +576,7 @@ func TestScriptProtocol(t *testing.T) {
 		"utf8_decode e282ac", // last line, no newline
 	}, "\n")
 	want := []string{
-		"difffuzz-target 1 escape utf8_decode",
+		"difffuzz-target 1 escape utf8_decode bench",
 		"225c75666666644122 0",
 		"false 5",
 		"6e756c6c 5",

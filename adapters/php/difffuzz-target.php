@@ -6,13 +6,18 @@
  *
  *     php difffuzz-target.php          # or: difffuzz --exec 'php adapters/php/difffuzz-target.php'
  *
- * On start it writes "difffuzz-target 1 escape utf8_decode" (followed by the fields below when
- * their variables are set), then answers one line per request line, in order, until end of
- * input, and exits 0:
+ * On start it writes "difffuzz-target 1 escape utf8_decode bench" (followed by the fields below
+ * when their variables are set), then answers one line per request line, in order, until end
+ * of input, and exits 0:
  *
  *     escape FLAGS HEX   ->  hex(json_encode($s, FLAGS)) json_last_error()
  *                            or "false CODE" when json_encode returned false
  *     utf8_decode HEX    ->  hex(utf8_decode($s)), "-" for the empty string
+ *     bench OP FLAGS HEX N
+ *                        ->  "NANOSECONDS RESULT...": OP (escape or utf8_decode; FLAGS must be
+ *                            0 unless escape) run N times (1 <= N <= 1000000000) in a loop
+ *                            timed with hrtime(true), and the answer to the plain request
+ *                            "OP [FLAGS] HEX" (see bench_answer())
  *     anything else      ->  "error MESSAGE", and it keeps serving
  *
  * HEX is lowercase on output and either case on input; "-" is the empty string. Everything is
@@ -37,10 +42,13 @@
  * the checks apply to well-formed requests, options first.
  *
  * Used as a library: a script that defines the constant DIFFFUZZ_TARGET_LIBRARY and then requires
- * this file gets its functions (answer(), parse_hex(), to_hex(), difffuzz_hello(),
- * difffuzz_serve(), ...) and the variables $ops, $haveUTF8Decode, $perLine, $mask and $maxLen
- * (the environment above is read, and checked, on require), but nothing is served:
- * testdata/planted-target.php serves PHP's answers with planted faults that way.
+ * this file gets its functions (answer(), bench_answer(), parse_hex(), to_hex(),
+ * difffuzz_hello(), difffuzz_serve(), ...) and the variables $ops, $haveUTF8Decode, $perLine,
+ * $mask and $maxLen (the environment above is read, and checked, on require), but nothing is
+ * served: testdata/planted-target.php serves PHP's answers with planted faults that way.
+ * answer() answers the plain requests only ("bench" is an unknown operation to it) and $ops
+ * lists the checkable operations only: this script adds bench to its own hello and answers
+ * it through answer_or_bench().
  *
  * Decisions:
  *
@@ -67,6 +75,14 @@
  * - utf8_decode's E_DEPRECATED (PHP 8.2+) is silenced; any other diagnostic goes to stderr,
  *   never into the protocol stream. Where utf8_decode() no longer exists (PHP 9) the
  *   operation is not advertised.
+ *
+ * - bench times PHP itself, not the protocol: the loop calls json_encode($s, $flags) (in a
+ *   try/catch under JSON_THROW_ON_ERROR without PARTIAL_OUTPUT_ON_ERROR, as the plain answer
+ *   does) or utf8_decode($s) N times on the decoded input, between two hrtime(true) readings
+ *   (monotonic, in nanoseconds); the result is computed once more, outside the loop, by
+ *   answer(), so it is byte for byte the plain answer, which the client checks before it
+ *   trusts the time. A bench request is refused exactly as its plain request would be
+ *   (decode, options=, max-len=), and a malformed one with the messages of protocol.Serve.
  *
  * - Output is buffered and written when no further request is waiting in the input (checked
  *   with a zero-timeout stream_select(), which also sees PHP's own read buffer) or when 64 KiB
@@ -250,6 +266,93 @@ function answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int
     return sprintf('error unknown operation "%s" (want escape, decode or utf8_decode)', addcslashes(substr($f[0], 0, 64), "\0..\37\"\\\177..\377"));
 }
 
+/** Reads a decimal field of a bench request in [$min, $max] (leading zeros allowed, no sign), or null. */
+function bench_decimal(string $v, int $min, int $max): ?int
+{
+    if ($v === '' || strspn($v, '0123456789') !== strlen($v) || strlen(ltrim($v, '0')) > 10
+        || (int)$v < $min || (int)$v > $max) {
+        return null;
+    }
+    return (int)$v;
+}
+
+/**
+ * Answers one bench request line "bench OP FLAGS HEX N" (without its newline): OP run N times
+ * on the input, timed with hrtime(true), answered "NANOSECONDS RESULT..." with RESULT... the
+ * answer to the plain request; a malformed request, or one whose plain request is refused, is
+ * answered "error MESSAGE" (the messages of protocol.Serve for a malformed bench request, and
+ * those of the plain request for a refused one).
+ */
+function bench_answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int $maxLen): string
+{
+    $f = explode(' ', $line);
+    if (count($f) !== 5) {
+        return sprintf('error bench takes 4 field(s) (bench OP FLAGS HEX N), got %d', count($f) - 1);
+    }
+    [, $op, $flagsField, $hex, $nField] = $f;
+    if ($op === 'bench') {
+        return 'error bench: OP "bench" cannot be timed (want escape, decode or utf8_decode)';
+    }
+    if (!in_array($op, ['escape', 'decode', 'utf8_decode'], true)) {
+        return sprintf('error bench: unknown operation "%s" (want escape, decode or utf8_decode)', addcslashes(substr($op, 0, 64), "\0..\37\"\\\177..\377"));
+    }
+    $flags = bench_decimal($flagsField, 0, 4294967295);
+    if ($flags === null) {
+        return sprintf('error bench: FLAGS "%s" is not a decimal integer in [0, 4294967295]', addcslashes(substr($flagsField, 0, 64), "\0..\37\"\\\177..\377"));
+    }
+    if ($op !== 'escape' && $flags !== 0) {
+        return sprintf('error bench: FLAGS %d must be 0 for %s', $flags, $op);
+    }
+    $why = null;
+    $s = parse_hex($hex, $why);
+    if ($s === null) {
+        return 'error bench: HEX: ' . $why;
+    }
+    $n = bench_decimal($nField, 1, 1000000000);
+    if ($n === null) {
+        return sprintf('error bench: N "%s" is not a decimal integer in [1, 1000000000]', addcslashes(substr($nField, 0, 64), "\0..\37\"\\\177..\377"));
+    }
+    // The plain request's answer: its refusals (decode, options=, max-len=) and the result.
+    $r = answer($op === 'escape' ? "escape $flags $hex" : "$op $hex", $ops, $haveUTF8Decode, $mask, $maxLen);
+    if (strncmp($r, 'error ', 6) === 0) {
+        return $r;
+    }
+    if ($op === 'escape') {
+        if (($flags & JSON_THROW_ON_ERROR) && !($flags & JSON_PARTIAL_OUTPUT_ON_ERROR)) {
+            $t0 = hrtime(true);
+            for ($i = 0; $i < $n; $i++) {
+                try {
+                    json_encode($s, $flags);
+                } catch (JsonException $e) {
+                }
+            }
+            $ns = hrtime(true) - $t0;
+        } else {
+            $t0 = hrtime(true);
+            for ($i = 0; $i < $n; $i++) {
+                json_encode($s, $flags);
+            }
+            $ns = hrtime(true) - $t0;
+        }
+    } else { // utf8_decode: answer() has refused it where utf8_decode() does not exist
+        $t0 = hrtime(true);
+        for ($i = 0; $i < $n; $i++) {
+            utf8_decode($s);
+        }
+        $ns = hrtime(true) - $t0;
+    }
+    return max($ns, 0) . ' ' . $r;
+}
+
+/** Answers one request line (without its newline): bench by bench_answer(), the others by answer(). */
+function answer_or_bench(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int $maxLen): string
+{
+    if (explode(' ', $line, 2)[0] === 'bench') {
+        return bench_answer($line, $ops, $haveUTF8Decode, $mask, $maxLen);
+    }
+    return answer($line, $ops, $haveUTF8Decode, $mask, $maxLen);
+}
+
 /** Writes all of $out to stdout; exits 1 when stdout is gone. */
 function write_all(string $out): void
 {
@@ -325,8 +428,8 @@ function difffuzz_serve(callable $answer, string $hello, bool $perLine, ?callabl
 // Required as a library (see the header), the file stops here.
 if (!defined('DIFFFUZZ_TARGET_LIBRARY')) {
     difffuzz_serve(
-        static fn (string $line): string => answer($line, $ops, $haveUTF8Decode, $mask, $maxLen),
-        difffuzz_hello($ops, $mask, $maxLen),
+        static fn (string $line): string => answer_or_bench($line, $ops, $haveUTF8Decode, $mask, $maxLen),
+        difffuzz_hello([...$ops, 'bench'], $mask, $maxLen),
         $perLine,
     );
     exit(0);

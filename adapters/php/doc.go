@@ -6,7 +6,15 @@
 // answered faithfully with serialize_precision pinned to -1, a JsonException under
 // JSON_THROW_ON_ERROR is answered "false CODE").
 //
-// Its hello is "difffuzz-target 1 escape utf8_decode". DIFFFUZZ_PHP_OPTIONS=MASK (decimal
+// It also answers the optional operation bench (DESIGN.md §6): "bench OP FLAGS HEX N" (OP
+// escape or utf8_decode) runs json_encode($s, FLAGS) or utf8_decode($s) N times in a loop
+// timed with hrtime(true) and answers "NANOSECONDS RESULT...", RESULT... being byte for byte
+// the answer to the plain request (computed once more outside the loop), so that a client
+// (protocol.Client.Bench) can check it before trusting the time. A bench request is refused
+// as its plain request would be (decode, and the capabilities below), and a malformed one
+// with the messages of protocol.Serve.
+//
+// Its hello is "difffuzz-target 1 escape utf8_decode bench". DIFFFUZZ_PHP_OPTIONS=MASK (decimal
 // option bits) adds "options=MASK" and makes the script answer "error ..." to an escape with
 // bits outside MASK; DIFFFUZZ_PHP_MAX_LEN=N (decimal, 1 to 2^31-1) adds "max-len=N" and makes
 // it answer "error ..." to an input longer than N bytes (DESIGN.md §6; the messages are those
@@ -24,6 +32,8 @@
 // It requires difffuzz-target.php as a library (it defines DIFFFUZZ_TARGET_LIBRARY first, so
 // the adapter defines its functions, difffuzz_serve among them, without serving); its header
 // documents each fault, and planted_script_test.go checks each against the adapter's answers.
+// It does not announce or answer bench (its hello is "difffuzz-target 1 escape utf8_decode"):
+// its faults are in the plain answers.
 //
 // Throughput, measured with PHP 8.2.36 CLI (OPcache, NTS) on 2 cores through protocol.Client
 // (pipelined, window 1024, batches of 16,384 escape requests of 2 bytes): about 950,000

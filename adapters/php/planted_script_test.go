@@ -112,7 +112,7 @@ func TestPlantedScriptFaults(t *testing.T) {
 	require.Equal(t, 0, status, "adapter: exit status")
 	require.Empty(t, stderr, "adapter: stderr")
 	require.Len(t, adapter, 1+len(plantedRequests), "adapter answers")
-	require.Equal(t, hello, adapter[0])
+	require.Equal(t, hello+" bench", adapter[0], "the adapter's hello (the planted target does not announce bench)")
 	want := map[string]string{} // the adapter's answers
 	for i, req := range plantedRequests {
 		want[req] = adapter[1+i]
@@ -241,6 +241,7 @@ func TestPlantedScriptClient(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { assert.NoError(t, c.Close()) }()
 	assert.Equal(t, protocol.Capabilities{OptionsSet: true}, c.Capabilities())
+	assert.False(t, c.CanBench(), "the planted target does not announce bench")
 	got, err := c.Do([]protocol.Request{{Op: protocol.OpEscape, Input: []byte("A")}})
 	require.NoError(t, err)
 	require.Len(t, got, 1)

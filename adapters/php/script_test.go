@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,16 +105,16 @@ func TestScriptCapabilities(t *testing.T) {
 		hello string
 		want  []string // answers to capsRequests
 	}{
-		{"none", nil, "difffuzz-target 1 escape utf8_decode", plain},
-		{"empty", []string{"DIFFFUZZ_PHP_OPTIONS=", "DIFFFUZZ_PHP_MAX_LEN="}, "difffuzz-target 1 escape utf8_decode", plain},
-		{"options", []string{"DIFFFUZZ_PHP_OPTIONS=2097665"}, "difffuzz-target 1 escape utf8_decode options=2097665", []string{
+		{"none", nil, "difffuzz-target 1 escape utf8_decode bench", plain},
+		{"empty", []string{"DIFFFUZZ_PHP_OPTIONS=", "DIFFFUZZ_PHP_MAX_LEN="}, "difffuzz-target 1 escape utf8_decode bench", plain},
+		{"options", []string{"DIFFFUZZ_PHP_OPTIONS=2097665"}, "difffuzz-target 1 escape utf8_decode bench options=2097665", []string{
 			"225c75666666644122 0", "6e756c6c 5",
 			"error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=2097665",
 			"error escape: FLAGS 1049088 has option bits 1048576 (JSON_INVALID_UTF8_IGNORE) outside this target's options=2097665",
 			"error escape: FLAGS 2147483906 has option bits 2147483906 (JSON_HEX_AMP|JSON_UNESCAPED_UNICODE|2147483648) outside this target's options=2097665",
 			"224142434422 0", "22414243444522 0", "e9e9", "4142434445", decodeErr, hexErr, oddErr,
 		}},
-		{"options=0", []string{"DIFFFUZZ_PHP_OPTIONS=000"}, "difffuzz-target 1 escape utf8_decode options=0", []string{
+		{"options=0", []string{"DIFFFUZZ_PHP_OPTIONS=000"}, "difffuzz-target 1 escape utf8_decode bench options=0", []string{
 			"error escape: FLAGS 2097152 has option bits 2097152 (JSON_INVALID_UTF8_SUBSTITUTE) outside this target's options=0",
 			"error escape: FLAGS 512 has option bits 512 (JSON_PARTIAL_OUTPUT_ON_ERROR) outside this target's options=0",
 			"error escape: FLAGS 32 has option bits 32 (JSON_NUMERIC_CHECK) outside this target's options=0",
@@ -120,14 +122,14 @@ func TestScriptCapabilities(t *testing.T) {
 			"error escape: FLAGS 2147483906 has option bits 2147483906 (JSON_HEX_AMP|JSON_UNESCAPED_UNICODE|2147483648) outside this target's options=0",
 			"224142434422 0", "22414243444522 0", "e9e9", "4142434445", decodeErr, hexErr, oddErr,
 		}},
-		{"max-len", []string{"DIFFFUZZ_PHP_MAX_LEN=4"}, "difffuzz-target 1 escape utf8_decode max-len=4", []string{
+		{"max-len", []string{"DIFFFUZZ_PHP_MAX_LEN=4"}, "difffuzz-target 1 escape utf8_decode bench max-len=4", []string{
 			"225c75666666644122 0", "6e756c6c 5", "31 0", "2222 0", "2222 0", "224142434422 0",
 			"error escape: input of 5 bytes is longer than this target's max-len=4",
 			"e9e9",
 			"error utf8_decode: input of 5 bytes is longer than this target's max-len=4",
 			decodeErr, hexErr, oddErr,
 		}},
-		{"both", []string{"DIFFFUZZ_PHP_MAX_LEN=04", "DIFFFUZZ_PHP_OPTIONS=4294967295"}, "difffuzz-target 1 escape utf8_decode options=4294967295 max-len=4", []string{
+		{"both", []string{"DIFFFUZZ_PHP_MAX_LEN=04", "DIFFFUZZ_PHP_OPTIONS=4294967295"}, "difffuzz-target 1 escape utf8_decode bench options=4294967295 max-len=4", []string{
 			"225c75666666644122 0", "6e756c6c 5", "31 0", "2222 0", "2222 0", "224142434422 0",
 			"error escape: input of 5 bytes is longer than this target's max-len=4",
 			"e9e9",
@@ -150,7 +152,7 @@ func TestScriptCapabilities(t *testing.T) {
 			// The hello parses to what the environment says.
 			_, _, caps, err := protocol.ParseHelloCaps(lines[0])
 			require.NoError(t, err)
-			assert.Equal(t, tc.hello, protocol.HelloWith([]protocol.Op{protocol.OpEscape, protocol.OpUTF8Decode}, caps), "hello round trip")
+			assert.Equal(t, tc.hello, protocol.HelloWith([]protocol.Op{protocol.OpEscape, protocol.OpUTF8Decode, protocol.OpBench}, caps), "hello round trip")
 		})
 	}
 }
@@ -223,4 +225,160 @@ func TestScriptBadEnvironment(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q: stderr %q is not one line", tc.env, stderr)
 		assert.Contains(t, stderr, tc.want, "%q: stderr", tc.env)
 	}
+}
+
+// benchPairs are plain requests whose bench the script must answer with the same result.
+var benchPairs = []string{
+	"escape 0 41",
+	"escape 2097152 e08041",
+	"escape 0 80",
+	"escape 512 80",
+	"escape 4194304 80", // THROW_ON_ERROR: the exception is caught in the loop too
+	"escape 4194816 80",
+	"escape 32 31",
+	"escape 0 -",
+	"escape 1 3c2f" + strings.Repeat("c3a9e282ac", 200),
+	"utf8_decode 41c3a9",
+	"utf8_decode -",
+	"utf8_decode " + strings.Repeat("41c3a9e08041", 200),
+}
+
+// The script answers "bench OP FLAGS HEX N" with a positive time and, byte for byte, the
+// answer to the plain request; its hello announces bench.
+func TestScriptBench(t *testing.T) {
+	var in strings.Builder
+	for _, line := range benchPairs {
+		f := strings.Fields(line)
+		if f[0] == "escape" {
+			fmt.Fprintf(&in, "%s\nbench escape %s %s 2000\n", line, f[1], f[2])
+		} else {
+			fmt.Fprintf(&in, "%s\nbench %s 0 %s 2000\n", line, f[0], f[1])
+		}
+	}
+	lines, stderr, status := runScript(t, nil, in.String())
+	assert.Equal(t, 0, status, "exit status")
+	assert.Empty(t, stderr, "stderr")
+	require.NotEmpty(t, lines, "no hello")
+	assert.Equal(t, "difffuzz-target 1 escape utf8_decode bench", lines[0], "hello")
+	require.Len(t, lines[1:], 2*len(benchPairs), "answers")
+	for i, line := range benchPairs {
+		plain, bench := lines[1+2*i], lines[2+2*i]
+		op := protocol.Op(strings.Fields(line)[0])
+		br, err := protocol.ParseBenchResponse(op, bench)
+		if !assert.NoError(t, err, "bench of %.40q answered %.80q", line, bench) {
+			continue
+		}
+		assert.Equal(t, plain, br.Resp.String(), "bench result of %.40q", line)
+		assert.False(t, strings.HasPrefix(plain, "error "), "plain answer to %.40q: %q", line, plain)
+		assert.Greater(t, br.Elapsed, time.Duration(0), "bench of %.40q: NANOSECONDS", line)
+	}
+}
+
+// The script refuses malformed bench requests with protocol.Serve's messages, and bench
+// requests outside its capabilities as it refuses the plain ones.
+func TestScriptBenchErrors(t *testing.T) {
+	reqs := []string{
+		"bench",
+		"bench escape 0 41",
+		"bench escape 0 41 1 1",
+		"bench frob 0 41 1",
+		"bench ESCAPE 0 41 1",
+		"bench bench 0 41 1",
+		"bench escape x 41 1",
+		"bench escape -1 41 1",
+		"bench escape 4294967296 41 1",
+		"bench utf8_decode 1 41 1",
+		"bench decode 7 41 1",
+		"bench escape 0 zz 1",
+		"bench escape 0 4 1",
+		"bench escape 0  1",
+		"bench escape 0 41 0",
+		"bench escape 0 41 -1",
+		"bench escape 0 41 abc",
+		"bench escape 0 41 +5",
+		"bench escape 0 41 1000000001",
+		"bench escape 0 41 99999999999999999999",
+		// Capabilities (the environment below), as for the plain request.
+		"bench escape 32 31 1",
+		"bench escape 1049088 80 1",
+		"bench escape 0 4142434445 1",
+		"bench utf8_decode 0 4142434445 1",
+	}
+	env := []string{"DIFFFUZZ_PHP_OPTIONS=2097665", "DIFFFUZZ_PHP_MAX_LEN=4"}
+	input := strings.Join(reqs, "\n") + "\n"
+	lines, stderr, status := runScript(t, env, input)
+	assert.Equal(t, 0, status, "exit status")
+	assert.Empty(t, stderr, "stderr")
+	require.Len(t, lines, 1+len(reqs), "hello and answers:\n%s", strings.Join(lines, "\n"))
+	assert.Equal(t, "difffuzz-target 1 escape utf8_decode bench options=2097665 max-len=4", lines[0])
+
+	var out bytes.Buffer
+	h := protocol.Handler{
+		Escape:     func(dst, src []byte, _ jsonopt.Options) ([]byte, error) { return dst, nil },
+		UTF8Decode: func(dst, src []byte) []byte { return dst },
+		Caps:       protocol.Capabilities{Options: 2097665, OptionsSet: true, MaxLen: 4},
+	}
+	require.NoError(t, protocol.Serve(strings.NewReader(input), &out, h))
+	served := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, served, 1+len(reqs))
+	assert.Equal(t, served[0], lines[0], "hello")
+	for i, req := range reqs {
+		assert.True(t, strings.HasPrefix(lines[1+i], "error "), "request %q answered %q; want an error", req, lines[1+i])
+		assert.Equal(t, served[1+i], lines[1+i], "request %q", req)
+	}
+
+	// decode is refused as the plain decode is (with the reason PHP cannot answer it).
+	lines, _, _ = runScript(t, nil, "bench decode 0 41 1\ndecode 41\nbench escape 0 41 3\n")
+	require.Len(t, lines, 4)
+	assert.Equal(t, lines[2], lines[1], "bench decode and decode")
+	assert.Contains(t, lines[1], "error operation decode is not supported by this target (it supports: escape utf8_decode)")
+	assert.Regexp(t, `^[0-9]+ 224122 0$`, lines[3], "serving goes on")
+}
+
+// protocol.Client.Bench against the script: the result is the plain answer, the time grows
+// with N, and a refusal leaves the client usable.
+func TestScriptBenchClient(t *testing.T) {
+	c, err := protocol.Start(context.Background(), scriptPHP(t))
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, c.Close()) }()
+	assert.True(t, c.CanBench(), "CanBench")
+	assert.Equal(t, []protocol.Op{protocol.OpEscape, protocol.OpUTF8Decode}, c.Ops(), "Ops (bench is not checked)")
+
+	reqs := []protocol.Request{
+		{Op: protocol.OpEscape, Flags: jsonopt.InvalidUTF8Substitute, Input: []byte("A\xe0\x80A\xc3\xa9")},
+		{Op: protocol.OpEscape, Input: []byte("\x80")},
+		{Op: protocol.OpUTF8Decode, Input: []byte("A\xc3\xa9\xe2\x82\xac")},
+	}
+	plain, err := c.Do(reqs)
+	require.NoError(t, err)
+	for i, req := range reqs {
+		elapsed, resp, err := c.Bench(req, 1000, 0)
+		require.NoError(t, err, "Bench(%s)", req)
+		assert.Equal(t, plain[i].String(), resp.String(), "Bench(%s) result", req)
+		assert.Greater(t, elapsed, time.Duration(0), "Bench(%s) elapsed", req)
+	}
+	one, _, err := c.Bench(reqs[0], 1, 0)
+	require.NoError(t, err)
+	many, _, err := c.Bench(reqs[0], 300000, time.Minute)
+	require.NoError(t, err)
+	assert.Greater(t, many, one, "300,000 runs against 1")
+
+	_, _, err = c.Bench(protocol.Request{Op: protocol.OpDecode, Input: []byte("A")}, 10, 0)
+	assert.ErrorContains(t, err, "does not support decode", "decode is not announced: not sent")
+	again, err := c.Do(reqs[:1])
+	require.NoError(t, err)
+	assert.Equal(t, plain[0].String(), again[0].String(), "Do after the refused bench")
+
+	// Refused by the script (options=0): a *protocol.BenchError with its message.
+	c0, err := protocol.StartConfig(context.Background(), scriptPHP(t), protocol.Config{Env: []string{"DIFFFUZZ_PHP_OPTIONS=0"}})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, c0.Close()) }()
+	_, resp, err := c0.Bench(protocol.Request{Op: protocol.OpEscape, Flags: jsonopt.HexTag, Input: []byte("<")}, 10, 0)
+	var be *protocol.BenchError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, "escape: FLAGS 1 has option bits 1 (JSON_HEX_TAG) outside this target's options=0", be.Msg)
+	assert.Equal(t, be.Msg, resp.ErrorMsg)
+	_, resp, err = c0.Bench(protocol.Request{Op: protocol.OpEscape, Input: []byte("<")}, 10, 0)
+	require.NoError(t, err, "after the refusal")
+	assert.Equal(t, "223c22 0", resp.String())
 }

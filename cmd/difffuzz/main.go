@@ -61,6 +61,8 @@ const usageText = `usage:
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
   difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
+  difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
+                 [--passes N] [--pass-time D] [--format text|markdown|json|csv] [--plot FILE]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -88,10 +90,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runMutate(ctx, args, stdout, stderr)
 	case "merge":
 		code, err = runMerge(args, stdout, stderr)
+	case "bench":
+		code, err = runBench(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

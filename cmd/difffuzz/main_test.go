@@ -116,7 +116,7 @@ func TestDecodeOne(t *testing.T) {
 func TestServeExamples(t *testing.T) {
 	in := "escape 2097152 e08041\nescape 0 80\nescape 512 80\ndecode 41e08041c3a9\n" +
 		"bogus line\nescape 0 4\nutf8_decode 41c3a9\nescape 32 31\nutf8_decode -\nescape 0 -\n"
-	want := "difffuzz-target 1 escape decode utf8_decode\n" +
+	want := "difffuzz-target 1 escape decode utf8_decode bench\n" +
 		"225c75666666644122 0\nfalse 5\n6e756c6c 5\n41/1 !/2 41/1 e9/2\n"
 	for _, impl := range []string{"oracle", "fast", "generic", "swar"} {
 		code, out, errs := runArgs(t, in, "serve", "--impl", impl)

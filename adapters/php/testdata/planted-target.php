@@ -7,9 +7,11 @@
  *     difffuzz --exec 'php adapters/php/testdata/planted-target.php drop-quote,crash-fe'
  *
  * It requires the adapter as a library (DIFFFUZZ_TARGET_LIBRARY) and speaks the protocol as the
- * adapter does, same hello, environment (DIFFFUZZ_PHP_OPTIONS, DIFFFUZZ_PHP_MAX_LEN,
+ * adapter does, same hello but for bench, environment (DIFFFUZZ_PHP_OPTIONS, DIFFFUZZ_PHP_MAX_LEN,
  * DIFFFUZZ_PHP_FLUSH) and output buffering, with the adapter's answer() computing PHP's real
- * answers; the faults then change those answers. A request the adapter answers "error ..."
+ * answers; the faults then change those answers. It does not announce the optional operation
+ * bench, and answers a bench request "error unknown operation ..." as answer() does: the
+ * faults are in the plain answers, the ones a campaign checks. A request the adapter answers "error ..."
  * (malformed, or outside options=/max-len=) is answered the same and triggers no fault; the
  * faults apply to the escape and utf8_decode requests PHP answers. No FAULT argument, or an
  * empty list, serves the adapter's answers unchanged. An unknown fault name (or more than one

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// Target makes a candidate of an external target speaking protocol v1 with its optional
+// bench operation: the target times its own runs ("bench OP FLAGS HEX N", its monotonic
+// clock) and the candidate adds up the nanoseconds it answers for each input of a cell. The
+// answer the target gives with the timing is checked against the oracle's, each time: a
+// timing of a wrong answer is refused. wait is the longest wait for one bench answer.
+// A cell whose operation the target does not announce, whose option bits are outside its
+// options= or whose input is longer than its max-len= is skipped.
+func Target(name string, cl *protocol.Client, wait time.Duration) Candidate {
+	return Candidate{Name: name, Prepare: func(c Cell) (Timer, error) {
+		if !cl.Supports(c.Op) {
+			return nil, fmt.Errorf("the target does not announce %s: %w", c.Op, ErrSkip)
+		}
+		if caps := cl.Capabilities(); c.Op == protocol.OpEscape && c.Options&^caps.Options != 0 {
+			return nil, fmt.Errorf("option bits %s are outside the target's options=: %w", c.Options&^caps.Options, ErrSkip)
+		}
+		if caps := cl.Capabilities(); caps.MaxLen > 0 {
+			for _, in := range c.Inputs {
+				if len(in) > caps.MaxLen {
+					return nil, fmt.Errorf("an input of %d bytes is longer than the target's max-len=%d: %w", len(in), caps.MaxLen, ErrSkip)
+				}
+			}
+		}
+		reqs := make([]protocol.Request, len(c.Inputs))
+		wants := make([]string, len(c.Inputs))
+		for i, in := range c.Inputs {
+			reqs[i] = protocol.Request{Op: c.Op, Input: in}
+			if c.Op == protocol.OpEscape {
+				reqs[i].Flags = c.Options
+			}
+			wants[i] = oracleAnswer(reqs[i]).String()
+		}
+		run := func(n int) (time.Duration, error) {
+			var total time.Duration
+			for i, req := range reqs {
+				d, resp, err := cl.Bench(req, n, wait)
+				if err != nil {
+					return 0, err
+				}
+				if got := resp.String(); got != wants[i] {
+					return 0, fmt.Errorf("wrong answer to bench %s (input %d, %d bytes): %s; the oracle's %s",
+						req.Op, i+1, len(req.Input), clipS(got), clipS(wants[i]))
+				}
+				total += d
+			}
+			return total, nil
+		}
+		if _, err := run(1); err != nil {
+			return nil, err
+		}
+		return run, nil
+	}}
+}
+
+// oracleAnswer is the oracle's response to req, as protocol v1 writes it.
+func oracleAnswer(req protocol.Request) protocol.Response {
+	resp := protocol.Response{Op: req.Op}
+	switch req.Op {
+	case protocol.OpEscape:
+		out, err := oracle.Escape(nil, req.Input, req.Flags)
+		var pe *jsonopt.Error
+		switch {
+		case err == nil:
+			resp.Result = out
+		case errors.As(err, &pe) && pe.Code >= 0:
+			resp.Err = pe.Code
+			if len(out) == 0 {
+				resp.False = true
+			} else {
+				resp.Result = out
+			}
+		default:
+			resp.ErrorMsg = err.Error()
+		}
+	case protocol.OpDecode:
+		for pos := 0; pos < len(req.Input); {
+			st := oracle.NextChar(req.Input, pos)
+			resp.Steps = append(resp.Steps, st)
+			pos += st.Advance
+		}
+	case protocol.OpUTF8Decode:
+		resp.Result = oracle.UTF8Decode(nil, req.Input)
+	}
+	return resp
+}
+
+func clipS(s string) string {
+	if len(s) > 80 {
+		return s[:76] + "..."
+	}
+	return s
+}
