@@ -110,8 +110,17 @@ func Header(rep *Report) []string {
 		out = append(out, "on "+rep.Machine)
 	}
 	out = append(out, rep.Targets...)
+	timed := 0 // candidates timed (or refused) on some cell: anchors of other operations are not
+	for j := range rep.Candidates {
+		for _, c := range rep.Cells {
+			if m := c.Measures[j]; m.Median > 0 || m.Refused() {
+				timed++
+				break
+			}
+		}
+	}
 	out = append(out, fmt.Sprintf("%d cells × %d candidates, %d alternating passes of about %v each; A/A control: %s",
-		len(rep.Cells), len(rep.Candidates), rep.Passes, rep.PassTime, rep.Control))
+		len(rep.Cells), timed, rep.Passes, rep.PassTime, rep.Control))
 	floor := fmt.Sprintf("noise floor: %s, the A/A control's largest deviation from %s", pct(rep.Floor), strings.TrimSuffix(rep.Control, ControlSuffix))
 	if rep.FloorAt != "" {
 		floor += " (" + rep.FloorAt + ")"
