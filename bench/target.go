@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -65,34 +63,7 @@ func Target(name string, cl *protocol.Client, wait time.Duration) Candidate {
 
 // oracleAnswer is the oracle's response to req, as protocol v1 writes it.
 func oracleAnswer(req protocol.Request) protocol.Response {
-	resp := protocol.Response{Op: req.Op}
-	switch req.Op {
-	case protocol.OpEscape:
-		out, err := oracle.Escape(nil, req.Input, req.Flags)
-		var pe *jsonopt.Error
-		switch {
-		case err == nil:
-			resp.Result = out
-		case errors.As(err, &pe) && pe.Code >= 0:
-			resp.Err = pe.Code
-			if len(out) == 0 {
-				resp.False = true
-			} else {
-				resp.Result = out
-			}
-		default:
-			resp.ErrorMsg = err.Error()
-		}
-	case protocol.OpDecode:
-		for pos := 0; pos < len(req.Input); {
-			st := oracle.NextChar(req.Input, pos)
-			resp.Steps = append(resp.Steps, st)
-			pos += st.Advance
-		}
-	case protocol.OpUTF8Decode:
-		resp.Result = oracle.UTF8Decode(nil, req.Input)
-	}
-	return resp
+	return protocol.Handler{Escape: oracle.Escape, NextChar: oracle.NextChar, UTF8Decode: oracle.UTF8Decode}.Answer(req)
 }
 
 func clipS(s string) string {

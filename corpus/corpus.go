@@ -310,7 +310,7 @@ var all = []Corpus{
 			}
 			return b
 		}),
-	def("html-heavy", "dense HTML markup: nested tags with many attributes and entities, one or two words of text between them", ' ',
+	def("html-heavy", "dense HTML markup: tags with one to three attributes each, a word or an entity between them", ' ',
 		func(r *rng, b []byte, n int) []byte {
 			for len(b) < n {
 				tag := r.pick(htmlTags)

@@ -260,6 +260,19 @@ func (c *Client) read(stdout io.Reader) {
 	close(c.lines)
 }
 
+// exitDetail says how a target that stopped answering ended: the write to its stdin that
+// failed, a cancelled context, the read error.
+func (c *Client) exitDetail(writeErr, readError error) string {
+	detail := "exited before answering"
+	if writeErr != nil {
+		detail += " (writing its stdin: " + writeErr.Error() + ")"
+	}
+	if err := c.ctx.Err(); err != nil {
+		detail += " (cancelled: " + err.Error() + ")"
+	}
+	return detail + readErr(readError)
+}
+
 func readErr(err error) string {
 	if err == nil || err == io.EOF {
 		return ""
@@ -360,14 +373,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 		select {
 		case m, ok := <-c.lines:
 			if !ok || m.err != nil {
-				detail := "exited before answering"
-				if writeErr != nil {
-					detail += " (writing its stdin: " + writeErr.Error() + ")"
-				}
-				if err := c.ctx.Err(); err != nil {
-					detail += " (cancelled: " + err.Error() + ")"
-				}
-				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: detail + readErr(m.err)})
+				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, m.err)})
 			}
 			resp, err := ParseResponse(reqs[i].Op, m.line)
 			if err != nil {
@@ -482,14 +488,7 @@ func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Dur
 		select {
 		case m, ok := <-c.lines:
 			if !ok || m.err != nil {
-				detail := "exited before answering"
-				if writeErr != nil {
-					detail += " (writing its stdin: " + writeErr.Error() + ")"
-				}
-				if err := c.ctx.Err(); err != nil {
-					detail += " (cancelled: " + err.Error() + ")"
-				}
-				return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: detail + readErr(m.err)})
+				return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: c.exitDetail(writeErr, m.err)})
 			}
 			br, err := ParseBenchResponse(req.Op, m.line)
 			if err != nil {

@@ -173,6 +173,17 @@ func (h Handler) refusal(req Request) string {
 	return h.Caps.refusal(req)
 }
 
+// Answer is h's response to req, as Serve would write it: "error MESSAGE" (ErrorMsg) for a
+// request h does not support or its Caps refuse, else the result of one call of h's function
+// for req.Op. The response owns its buffers.
+func (h Handler) Answer(req Request) Response {
+	if msg := h.refusal(req); msg != "" {
+		return Response{ErrorMsg: msg}
+	}
+	resp, _, _ := h.run(req, nil, nil)
+	return resp
+}
+
 // run answers req, an accepted request, by calling h's function once. res and steps are
 // scratch buffers, reused (res[:0], steps[:0]) and returned; the response refers to them, so
 // it must be written before the next run.

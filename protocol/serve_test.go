@@ -69,7 +69,15 @@ func TestServe(t *testing.T) {
 	require.Len(t, got, len(tests), "one response line per request")
 	for i, tc := range tests {
 		assert.Equal(t, tc.want, got[i], "request %q", tc.req)
+		// Handler.Answer gives the same response for every well-formed request.
+		if req, err := ParseRequest(strings.TrimSuffix(tc.req, "\r")); err == nil {
+			assert.Equal(t, tc.want, fakeHandler.Answer(req).String(), "Answer(%q)", tc.req)
+		}
 	}
+	caps := fakeHandler
+	caps.Caps = Capabilities{MaxLen: 1}
+	assert.Equal(t, "error utf8_decode: input of 2 bytes is longer than this target's max-len=1",
+		caps.Answer(Request{Op: OpUTF8Decode, Input: []byte("ab")}).String(), "Answer refuses as Serve does")
 }
 
 func TestServeLastLineWithoutNewline(t *testing.T) {
