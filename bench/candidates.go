@@ -46,7 +46,7 @@ func Local(im Impl) Candidate {
 				want, werr := oracle.Escape(nil, in, c.Options)
 				got, err := im.Escape(dst[:0], in, c.Options)
 				if !bytes.Equal(got, want) || (err == nil) != (werr == nil) {
-					return nil, fmt.Errorf("wrong answer (%d bytes): %q, error %v; the oracle's %q, error %v", len(in), clip(got), err, clip(want), werr)
+					return nil, fmt.Errorf("wrong answer on a %d-byte input: %s (error %v; the oracle's %v)", len(in), firstDiff(got, want), err, werr)
 				}
 			}
 			return timed(func() {
@@ -61,7 +61,7 @@ func Local(im Impl) Candidate {
 			dst := make([]byte, 0, c.Size+16)
 			for _, in := range c.Inputs {
 				if got, want := im.UTF8Decode(dst[:0], in), oracle.UTF8Decode(nil, in); !bytes.Equal(got, want) {
-					return nil, fmt.Errorf("wrong answer (%d bytes): %q; the oracle's %q", len(in), clip(got), clip(want))
+					return nil, fmt.Errorf("wrong answer on a %d-byte input: %s", len(in), firstDiff(got, want))
 				}
 			}
 			return timed(func() {
@@ -219,10 +219,23 @@ func stringsOf(c Cell) []string {
 	return out
 }
 
-// clip shortens an answer quoted in an error.
-func clip(b []byte) []byte {
-	if len(b) > 64 {
-		return append(b[:60:60], "..."...)
+// firstDiff says where got first differs from want, quoting both around that byte: `output
+// byte 7 of 30 differs: got "https://ex", the oracle's "https:\/\/e"`.
+func firstDiff(got, want []byte) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
 	}
-	return b
+	lo := max(i-8, 0)
+	around := func(b []byte) string {
+		s := fmt.Sprintf("%q", b[min(lo, len(b)):min(i+16, len(b))])
+		if lo > 0 {
+			s = "…" + s
+		}
+		if i+16 < len(b) {
+			s += "…"
+		}
+		return s
+	}
+	return fmt.Sprintf("output byte %d of %d differs: got %s, the oracle's %s", i+1, len(got), around(got), around(want))
 }

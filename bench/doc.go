@@ -16,12 +16,12 @@
 //
 // The method is the seeds' (seed 000): for each cell, each candidate is calibrated so that
 // one pass takes about Config.PassTime, then Config.Passes passes are timed, the candidates
-// alternating (in order, then in reverse order); the first candidate is timed a second time
-// under another name as the A/A control. The median of the passes and its 95% confidence
+// alternating (each pass in another order); the first candidate is timed a second time under
+// another name as the A/A control (Config.Control: for a target, a second process). The median of the passes and its 95% confidence
 // interval come from golang.org/x/perf/benchmath (AssumeNothing). The noise floor is the
 // control's largest deviation from the first candidate over all cells; a speedup within it,
 // or whose passes benchmath's Mann-Whitney U test does not tell apart from the baseline's
-// (p ≥ 0.05), is "≈". Levels aggregate the cells by operation, size and corpus (geometric
+// (p ≥ 0.05), is "≈" (printed before the number: "≈0.98×"). Levels aggregate the cells by operation, size and corpus (geometric
 // means of speedups), as seed 004 organises its results. Write prints the report as text,
 // markdown, JSON or CSV, Plot draws it.
 //

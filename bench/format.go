@@ -33,6 +33,17 @@ func Write(w io.Writer, rep *Report, format string) error {
 	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
 
+// NoisyFloor is the noise floor above which the report warns that the machine was too busy
+// for small differences to mean anything.
+const NoisyFloor = 0.05
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 // JSONVersion is the version of the JSON report's layout.
 const JSONVersion = 1
 
@@ -71,8 +82,19 @@ func tree(rep *Report, op string) []row {
 				rows[len(rows)-1].label = "all · " + l.Size
 				continue
 			}
+			if l.Cells == 1 { // one row says it: "16B · ascii"
+				for j := range rep.Cells {
+					if c := &rep.Cells[j]; c.Op == op && c.Size == l.Size {
+						rows = append(rows, row{label: l.Size + " · " + cellLabel(c), depth: 1, cell: c})
+					}
+				}
+				continue
+			}
 			rows = append(rows, row{label: l.Size, depth: 1, level: l})
 		case "corpus":
+			if d == 1 && sizeCells(rep, op, l.Size) == 1 {
+				continue // said in its size's row
+			}
 			var cells []*CellResult
 			for j := range rep.Cells {
 				c := &rep.Cells[j]
@@ -81,11 +103,7 @@ func tree(rep *Report, op string) []row {
 				}
 			}
 			if len(cells) == 1 {
-				label := l.Corpus
-				if cells[0].Options != "default" {
-					label += " · " + cells[0].Options
-				}
-				rows = append(rows, row{label: label, depth: 1 + d, cell: cells[0]})
+				rows = append(rows, row{label: cellLabel(cells[0]), depth: 1 + d, cell: cells[0]})
 				continue
 			}
 			rows = append(rows, row{label: l.Corpus, depth: 1 + d, level: l})
@@ -95,6 +113,25 @@ func tree(rep *Report, op string) []row {
 		}
 	}
 	return rows
+}
+
+// cellLabel names a cell in a row of its size: "cyrillic", "cyrillic · UNESCAPED_UNICODE".
+func cellLabel(c *CellResult) string {
+	if c.Options != "default" {
+		return c.Corpus + " · " + c.Options
+	}
+	return c.Corpus
+}
+
+// sizeCells counts op's cells of one size.
+func sizeCells(rep *Report, op, size string) int {
+	n := 0
+	for _, c := range rep.Cells {
+		if c.Op == op && c.Size == size {
+			n++
+		}
+	}
+	return n
 }
 
 // ops lists the operations of rep's cells, in order.
@@ -119,13 +156,32 @@ func Header(rep *Report) []string {
 			}
 		}
 	}
-	out = append(out, fmt.Sprintf("%d cells × %d candidates, %d alternating passes of about %v each; A/A control: %s",
-		len(rep.Cells), timed, rep.Passes, rep.PassTime, rep.Control))
+	out = append(out, fmt.Sprintf("%s × %d candidates, %d alternating passes of about %v each; A/A control: %s",
+		plural(len(rep.Cells), "cell"), timed, rep.Passes, rep.PassTime, rep.Control))
 	floor := fmt.Sprintf("noise floor: %s, the A/A control's largest deviation from %s", pct(rep.Floor), strings.TrimSuffix(rep.Control, ControlSuffix))
 	if rep.FloorAt != "" {
 		floor += " (" + rep.FloorAt + ")"
 	}
-	out = append(out, floor+"; a speedup within it is ≈")
+	out = append(out, floor+"; a speedup within it, or whose passes do not differ (Mann-Whitney U, p ≥ 0.05), is marked ≈")
+	if rep.Floor > NoisyFloor {
+		out = append(out, fmt.Sprintf("warning: the noise floor is above %s: this machine was busy or unsteady, and differences below %s are not established; run again on a quiet machine",
+			pct(NoisyFloor), pct(rep.Floor)))
+	}
+	// Candidates refused somewhere: how often, and the first reason.
+	for j, name := range rep.Candidates {
+		n, first := 0, ""
+		for _, c := range rep.Cells {
+			if m := c.Measures[j]; m.Refused() && name != rep.Control {
+				if n == 0 {
+					first = c.Name + ": " + m.Skipped
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s was not timed on %d of %s (a wrong answer is never timed); first: %s", name, n, plural(len(rep.Cells), "cell"), first))
+		}
+	}
 	if rep.Interrupted {
 		out = append(out, "interrupted: the cells timed before the interrupt are reported")
 	}
@@ -143,16 +199,6 @@ func writeTables(w io.Writer, rep *Report, md bool) error {
 	}
 	base := slices.Index(rep.Candidates, rep.Baseline)
 	for _, op := range ops(rep) {
-		unit := ""
-		for _, c := range rep.Cells {
-			if c.Op == op {
-				unit = c.Unit
-				break
-			}
-		}
-		if unit == "string" || unit == "batch" {
-			unit = "call"
-		}
 		rows := tree(rep, op)
 		// The columns: the candidates timed on some cell of op (the Go encoders do not
 		// decode), the baseline and the control always.
@@ -168,7 +214,7 @@ func writeTables(w io.Writer, rep *Report, md bool) error {
 			}
 		}
 		b.WriteString("\n")
-		title := fmt.Sprintf("%s: speedup over %s (its median time per %s; × faster, below 1 slower; ≈ within the noise floor or not told apart by the passes; A/A: the control's deviation)", op, rep.Baseline, unit)
+		title := fmt.Sprintf("%s: speedup over %s (%[2]s's median time in its column; others: × faster, below 1 slower, ≈ not established; A/A: the control's time against %[2]s's; rows: geometric means of the cells below)", op, rep.Baseline)
 		table(&b, md, title, rep, rows, cols, func(r row, j int) string {
 			if r.cell != nil {
 				m := r.cell.Measures[j]
@@ -180,7 +226,7 @@ func writeTables(w io.Writer, rep *Report, md bool) error {
 				case m.Skipped != "":
 					return "—"
 				case j == base:
-					return ns(m.Median, r.cell.Unit)
+					return ns(m.Median) + "/" + strings.ReplaceAll(r.cell.Unit, "code point", "cp")
 				case j == 1 && base != 1:
 					return signedPct(r.cell.Measures[1].Median/r.cell.Measures[0].Median - 1)
 				}
@@ -188,11 +234,10 @@ func writeTables(w io.Writer, rep *Report, md bool) error {
 			}
 			m := r.level.Measures[j]
 			switch {
+			case m.Refused > 0:
+				return fmt.Sprintf("wrong on %d", m.Refused)
 			case j == base:
-				if r.level.Cells == 1 {
-					return "1 cell"
-				}
-				return fmt.Sprintf("%d cells", r.level.Cells)
+				return plural(r.level.Cells, "cell")
 			case j == 1 && base != 1, m.Cells == 0:
 				return ""
 			}
@@ -273,14 +318,17 @@ func (m Measure) Refused() bool {
 	return strings.HasPrefix(m.Skipped, "refused: ") || strings.HasPrefix(m.Skipped, "failed: ")
 }
 
+// speedup prints a speedup, "≈" before it when it is not established (within the noise
+// floor, or passes not told apart): "1.42×", "≈0.98×".
 func speedup(s float64, verdict string) string {
 	if s == 0 {
 		return "—"
 	}
+	v := strconv.FormatFloat(s, 'f', 2, 64) + "×"
 	if verdict == "≈" {
-		return "≈"
+		return "≈" + v
 	}
-	return strconv.FormatFloat(s, 'f', 2, 64) + "×"
+	return v
 }
 
 func copies(c float64) string {
@@ -290,7 +338,7 @@ func copies(c float64) string {
 	return strconv.FormatFloat(c, 'f', 1, 64)
 }
 
-func ns(v float64, unit string) string {
+func ns(v float64) string {
 	switch {
 	case v >= 100:
 		return commas(int64(v+0.5)) + " ns"
@@ -318,8 +366,9 @@ func commas(n int64) string {
 	return s
 }
 
-// csvHeader are the CSV report's columns: one row per cell and candidate, then one per level
-// and candidate (level all, size or corpus; the cell columns empty where they do not apply).
+// csvHeader are the CSV report's columns: one row per cell and candidate timed or refused on
+// it, then one per level and candidate (level all, size or corpus; the cell columns empty
+// where they do not apply). passes holds the passes' ns per unit separated by spaces.
 var csvHeader = []string{"level", "op", "size", "bytes", "corpus", "options", "flags", "unit", "candidate", "anchor",
 	"runs_per_pass", "passes", "median_ns", "lo_ns", "hi_ns", "min_ns", "max_ns", "speedup", "copies", "verdict", "skipped"}
 
@@ -336,6 +385,9 @@ func writeCSV(w io.Writer, rep *Report) error {
 	}
 	for _, c := range rep.Cells {
 		for _, m := range c.Measures {
+			if m.Median == 0 && !m.Refused() {
+				continue // not a candidate of this cell (an anchor of another operation …)
+			}
 			passes := make([]string, len(m.Passes))
 			for i, p := range m.Passes {
 				passes[i] = f(p)

@@ -24,7 +24,13 @@ type LevelMeasure struct {
 	Cells     int     `json:"cells"` // the cells it was timed on
 	Speedup   float64 `json:"speedup,omitempty"`
 	Copies    float64 `json:"copies,omitempty"`
-	Verdict   string  `json:"verdict,omitempty"`
+	// Verdict is "faster" or "slower" when the mean is outside the noise floor, at least half
+	// the cells where the candidate was timed have that verdict and none has the other; "≈"
+	// otherwise; "" for the baseline.
+	Verdict string `json:"verdict,omitempty"`
+	// Refused counts the level's cells where the candidate gave a wrong answer or failed:
+	// its means then cover only the others, and the tables print "wrong on N".
+	Refused int `json:"refused,omitempty"`
 }
 
 // levels builds the aggregates: per operation, its sizes, their corpora, in the order the
@@ -43,17 +49,27 @@ func levels(rep *Report) []LevelSummary {
 		ls.Cells = len(cells)
 		for j, name := range rep.Candidates {
 			var sp, cp []float64
+			refused := 0
+			votes := map[string]int{}
 			for _, c := range cells {
 				m := c.Measures[j]
 				if m.Speedup > 0 {
 					sp = append(sp, m.Speedup)
+					votes[m.Verdict]++
 				}
 				if m.Copies > 0 {
 					cp = append(cp, m.Copies)
 				}
+				if m.Refused() {
+					refused++
+				}
 			}
-			lm := LevelMeasure{Candidate: name, Cells: len(sp), Speedup: geomean(sp), Copies: geomean(cp)}
+			lm := LevelMeasure{Candidate: name, Cells: len(sp), Speedup: geomean(sp), Copies: geomean(cp), Refused: refused}
 			lm.Verdict = verdict(lm.Speedup, rep.Floor, j == base)
+			other := map[string]string{"faster": "slower", "slower": "faster"}[lm.Verdict]
+			if other != "" && (votes[other] > 0 || 2*votes[lm.Verdict] < len(sp)) {
+				lm.Verdict = "≈" // the cells do not bear it out
+			}
 			ls.Measures = append(ls.Measures, lm)
 		}
 		out = append(out, ls)

@@ -40,11 +40,6 @@ func Plot(rep *Report, file string) error {
 	lo, hi := 1.0, 1.0
 	for i, c := range rep.Cells {
 		names[n-1-i] = strings.ReplaceAll(c.Name, "/default", "")
-		for _, m := range c.Measures {
-			if m.Speedup > 0 {
-				lo, hi = min(lo, m.Speedup), max(hi, m.Speedup)
-			}
-		}
 	}
 	// The floor as a band around 1.
 	band, err := plotter.NewPolygon(plotter.XYs{{X: 1 / (1 + rep.Floor), Y: -0.5}, {X: 1 + rep.Floor, Y: -0.5},
@@ -71,6 +66,7 @@ func Plot(rep *Report, file string) error {
 		for i, c := range rep.Cells {
 			if s := c.Measures[j].Speedup; s > 0 {
 				pts = append(pts, plotter.XY{X: s, Y: float64(n - 1 - i)})
+				lo, hi = min(lo, s), max(hi, s) // the axis spans what is drawn
 			}
 		}
 		if len(pts) == 0 {

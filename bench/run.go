@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -96,6 +97,11 @@ type Config struct {
 	// runs per pass is calibrated to it (default 100ms).
 	PassTime time.Duration
 	Progress Progress // nil: none
+	// Control, if set, is the A/A control: the same implementation as the first candidate,
+	// prepared and timed on its own (for an external target, a second process of the same
+	// command, so that the floor includes the noise between processes). Nil: the first
+	// candidate's prepared runs timed again, under the control's name. Its Name is ignored.
+	Control *Candidate
 }
 
 // ControlSuffix names the A/A control: the first candidate timed again as if it were another.
@@ -174,8 +180,8 @@ type Report struct {
 
 // Run times every candidate on every cell: for each cell, each candidate is calibrated (runs
 // per pass so that a pass takes about PassTime), then Passes passes are timed, the
-// candidates alternating (in order, then in reverse order, and so on), with the first
-// candidate timed a second time as the A/A control. Medians and their confidence intervals
+// candidates alternating (each pass in another order), with the first candidate timed a
+// second time as the A/A control (Config.Control). Medians and their confidence intervals
 // come from benchmath (AssumeNothing). A cancelled ctx ends the run after the pass under way;
 // the report covers the cells timed to the end.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
@@ -196,6 +202,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	first := cfg.Candidates[0]
 	control := first
+	if cfg.Control != nil {
+		control = *cfg.Control
+	}
 	control.Name = first.Name + ControlSuffix
 	cands := append([]Candidate{first, control}, cfg.Candidates[1:]...)
 	rep := &Report{Baseline: cfg.Baseline, Control: control.Name, Passes: cfg.Passes, PassTime: cfg.PassTime}
@@ -223,12 +232,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Progress.Begin("bench", uint64(len(cfg.Cells)*len(cands)*cfg.Passes))
 		defer cfg.Progress.End()
 	}
-	for _, cell := range cfg.Cells {
+	for ci, cell := range cfg.Cells {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
 			break
 		}
-		cr, ok := runCell(ctx, cfg, cell, cands)
+		cr, ok := runCell(ctx, cfg, ci, cell, cands)
 		if !ok {
 			rep.Interrupted = true
 			break
@@ -271,14 +280,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // runCell calibrates and times every candidate on cell; false when ctx ended first.
-func runCell(ctx context.Context, cfg Config, cell Cell, cands []Candidate) (CellResult, bool) {
+func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candidate) (CellResult, bool) {
 	cr := CellResult{Name: cell.Name(), Op: string(cell.Op), Size: SizeLabel(cell), Bytes: cell.Size, Corpus: cell.Corpus,
 		Options: OptionsLabel(cell.Options), Flags: int(cell.Options), Strings: len(cell.Inputs), Unit: cell.Unit, PerRun: max(cell.PerRun, 1)}
 	cr.Measures = make([]Measure, len(cands))
 	timers := make([]Timer, len(cands))
 	for i, c := range cands {
 		cr.Measures[i].Candidate = c.Name
-		if i == 1 { // the control shares the first candidate's preparation
+		if i == 1 && cfg.Control == nil { // the control shares the first candidate's preparation
 			timers[1], cr.Measures[1].Skipped = timers[0], cr.Measures[0].Skipped
 			continue
 		}
@@ -306,11 +315,11 @@ func runCell(ctx context.Context, cfg Config, cell Cell, cands []Candidate) (Cel
 	}
 	per := float64(cr.PerRun)
 	for p := 0; p < cfg.Passes; p++ {
-		for k := range cands {
-			i := k
-			if p%2 == 1 {
-				i = len(cands) - 1 - k
-			}
+		// Each pass times the candidates in another order (a permutation drawn from the cell
+		// and pass numbers, the same on every run), so that no candidate always follows
+		// another: a slow start after a switch, or a burst of noise, spreads over all of them.
+		order := rand.New(rand.NewPCG(uint64(ci), uint64(p))).Perm(len(cands))
+		for _, i := range order {
 			if ctx.Err() != nil {
 				return cr, false
 			}

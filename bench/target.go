@@ -31,13 +31,13 @@ func Target(name string, cl *protocol.Client, wait time.Duration) Candidate {
 			}
 		}
 		reqs := make([]protocol.Request, len(c.Inputs))
-		wants := make([]string, len(c.Inputs))
+		wants := make([]protocol.Response, len(c.Inputs))
 		for i, in := range c.Inputs {
 			reqs[i] = protocol.Request{Op: c.Op, Input: in}
 			if c.Op == protocol.OpEscape {
 				reqs[i].Flags = c.Options
 			}
-			wants[i] = oracleAnswer(reqs[i]).String()
+			wants[i] = oracleAnswer(reqs[i])
 		}
 		run := func(n int) (time.Duration, error) {
 			var total time.Duration
@@ -46,9 +46,19 @@ func Target(name string, cl *protocol.Client, wait time.Duration) Candidate {
 				if err != nil {
 					return 0, err
 				}
-				if got := resp.String(); got != wants[i] {
-					return 0, fmt.Errorf("wrong answer to bench %s (input %d, %d bytes): %s; the oracle's %s",
-						req.Op, i+1, len(req.Input), clipS(got), clipS(wants[i]))
+				if got, want := resp.String(), wants[i].String(); got != want {
+					what := fmt.Sprintf("%s; the oracle's %s", clipS(got), clipS(want))
+					if resp.ErrorMsg == "" && wants[i].ErrorMsg == "" && resp.Steps == nil && wants[i].Steps == nil {
+						what = firstDiff(resp.Result, wants[i].Result)
+						if resp.False != wants[i].False || resp.Err != wants[i].Err {
+							what += fmt.Sprintf(" (false %v, error %d; the oracle's false %v, error %d)", resp.False, resp.Err, wants[i].False, wants[i].Err)
+						}
+					}
+					where := fmt.Sprintf("a %d-byte input", len(req.Input))
+					if len(reqs) > 1 {
+						where = fmt.Sprintf("input %d of %d (%d bytes)", i+1, len(reqs), len(req.Input))
+					}
+					return 0, fmt.Errorf("wrong answer to bench %s on %s: %s", req.Op, where, what)
 				}
 				total += d
 			}

@@ -31,7 +31,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1 with its bench operation, as a command line (split like a shell would); repeatable")
 	nameList := fs.String("names", "", "names of the --exec targets in the report, comma-separated, in --exec order (default exec1, exec2, …)")
-	anchors := fs.Bool("anchors", true, "also time the anchors: copy(), append-quoted, encoding/json.Marshal and a json.Encoder (escape), utf8.DecodeRune and utf8.Valid (decode)")
+	anchors := fs.Bool("anchors", true, "also time the Go anchors: copy(), append-quoted, encoding/json.Marshal and a json.Encoder (escape), utf8.DecodeRune and utf8.Valid (decode); with --exec targets alone only when given")
 	baseline := fs.String("baseline", "", "the candidate the speedups are over (default: the oracle, or the first --exec)")
 	opsList := fs.String("ops", "escape,decode", "operations: escape, decode (ns per code point), utf8_decode; comma-separated")
 	corpora := fs.String("corpus", "", "corpora, comma-separated: "+strings.Join(bench.CorpusNames(), ", ")+" (default: all for escape and utf8_decode; cyrillic, cjk, emoji, ascii for decode)")
@@ -160,9 +160,25 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		execCands = append(execCands, bench.Target(execNames[i], cl, *timeout+20**passTime))
 		legend = append(legend, execNames[i]+": "+cmd)
 	}
-	// The first --exec is the first candidate (the A/A control's) when there are targets.
+	// The first --exec is the first candidate when there are targets, and its A/A control is
+	// a second process of the same command: the noise between two processes of one build is
+	// part of what a comparison of two builds must rise above.
+	var control *bench.Candidate
+	if len(execs) > 0 {
+		argv, _ := fuzz.SplitCommand(execs[0]) // split once already
+		cl, err := protocol.StartConfig(ctx, argv, protocol.Config{Timeout: *timeout})
+		if err != nil {
+			return exitUsage, usagef("bench: --exec %q (its A/A control, a second process): %v", execs[0], err)
+		}
+		clients = append(clients, cl)
+		c := bench.Target(execNames[0]+bench.ControlSuffix, cl, *timeout+20**passTime)
+		control = &c
+	}
 	cands = append(execCands, cands...)
-	if *anchors {
+	// The Go anchors are timed with in-process candidates; with targets alone only if asked.
+	anchorsGiven := false
+	fs.Visit(func(f *flag.Flag) { anchorsGiven = anchorsGiven || f.Name == "anchors" })
+	if *anchors && (len(execs) == 0 || implsGiven || anchorsGiven) {
 		cands = append(cands, bench.Anchors()...)
 	}
 	if len(cands) == 0 {
@@ -181,7 +197,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 
 	cfg := bench.Config{Cells: cells, Candidates: cands, Baseline: base, Passes: *passes, PassTime: *passTime,
-		Progress: newProgressOf(stderr, "passes")}
+		Progress: newProgressOf(stderr, "passes"), Control: control}
 	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d candidates × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *passes, *passTime,
 		max(time.Duration(len(cells)*(len(cands)+1)*(*passes+2))**passTime, time.Second).Round(time.Second))
 	rep, err := bench.Run(ctx, cfg)
