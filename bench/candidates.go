@@ -46,7 +46,7 @@ func Local(im Impl) Candidate {
 				want, werr := oracle.Escape(nil, in, c.Options)
 				got, err := im.Escape(dst[:0], in, c.Options)
 				if !bytes.Equal(got, want) || (err == nil) != (werr == nil) {
-					return nil, fmt.Errorf("wrong answer on a %d-byte input: %s (error %v; the oracle's %v)", len(in), firstDiff(got, want), err, werr)
+					return nil, fmt.Errorf("%w on a %d-byte input: %s (error %v; the oracle's %v)", ErrWrongAnswer, len(in), firstDiff(got, want), err, werr)
 				}
 			}
 			return timed(func() {
@@ -61,7 +61,7 @@ func Local(im Impl) Candidate {
 			dst := make([]byte, 0, c.Size+16)
 			for _, in := range c.Inputs {
 				if got, want := im.UTF8Decode(dst[:0], in), oracle.UTF8Decode(nil, in); !bytes.Equal(got, want) {
-					return nil, fmt.Errorf("wrong answer on a %d-byte input: %s", len(in), firstDiff(got, want))
+					return nil, fmt.Errorf("%w on a %d-byte input: %s", ErrWrongAnswer, len(in), firstDiff(got, want))
 				}
 			}
 			return timed(func() {
@@ -77,7 +77,7 @@ func Local(im Impl) Candidate {
 				for pos := 0; pos < len(in); {
 					got, want := im.NextChar(in, pos), oracle.NextChar(in, pos)
 					if got != want {
-						return nil, fmt.Errorf("wrong answer at byte %d of %d: %v; the oracle's %v", pos, len(in), got, want)
+						return nil, fmt.Errorf("%w at byte %d of %d: %v; the oracle's %v", ErrWrongAnswer, pos, len(in), got, want)
 					}
 					pos += want.Advance
 				}

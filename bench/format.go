@@ -169,17 +169,22 @@ func Header(rep *Report) []string {
 	}
 	// Candidates refused somewhere: how often, and the first reason.
 	for j, name := range rep.Candidates {
-		n, first := 0, ""
-		for _, c := range rep.Cells {
-			if m := c.Measures[j]; m.Refused() && name != rep.Control {
-				if n == 0 {
-					first = c.Name + ": " + m.Skipped
+		for _, kind := range []struct{ prefix, says string }{
+			{"refused: ", "was not timed on %d of %s (a wrong answer is never timed); first: %s"},
+			{"failed: ", "failed on %d of %s; first: %s"},
+		} {
+			n, first := 0, ""
+			for _, c := range rep.Cells {
+				if m := c.Measures[j]; strings.HasPrefix(m.Skipped, kind.prefix) && name != rep.Control {
+					if n == 0 {
+						first = c.Name + ": " + m.Skipped
+					}
+					n++
 				}
-				n++
 			}
-		}
-		if n > 0 {
-			out = append(out, fmt.Sprintf("%s was not timed on %d of %s (a wrong answer is never timed); first: %s", name, n, plural(len(rep.Cells), "cell"), first))
+			if n > 0 {
+				out = append(out, name+" "+fmt.Sprintf(kind.says, n, plural(len(rep.Cells), "cell"), first))
+			}
 		}
 	}
 	if rep.Interrupted {
@@ -228,7 +233,10 @@ func writeTables(w io.Writer, rep *Report, md bool) error {
 				case j == base:
 					return ns(m.Median) + "/" + strings.ReplaceAll(r.cell.Unit, "code point", "cp")
 				case j == 1 && base != 1:
-					return signedPct(r.cell.Measures[1].Median/r.cell.Measures[0].Median - 1)
+					if r.cell.Measures[0].Median <= 0 || m.Median <= 0 {
+						return "—"
+					}
+					return signedPct(m.Median/r.cell.Measures[0].Median - 1)
 				}
 				return speedup(m.Speedup, m.Verdict)
 			}
@@ -340,6 +348,8 @@ func copies(c float64) string {
 
 func ns(v float64) string {
 	switch {
+	case v >= 1e15:
+		return strconv.FormatFloat(v, 'g', 4, 64) + " ns"
 	case v >= 100:
 		return commas(int64(v+0.5)) + " ns"
 	case v >= 10:

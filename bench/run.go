@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchmath"
@@ -296,7 +297,7 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 		case errors.Is(err, ErrSkip):
 			cr.Measures[i].Skipped = err.Error()
 		case err != nil:
-			cr.Measures[i].Skipped = "refused: " + err.Error()
+			cr.Measures[i].Skipped = notTimed(err)
 		default:
 			timers[i] = t
 		}
@@ -307,7 +308,7 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 		}
 		n, err := calibrate(timers[i], cfg.PassTime)
 		if err != nil {
-			cr.Measures[i].Skipped = "failed: " + err.Error()
+			cr.Measures[i].Skipped = notTimed(err)
 			timers[i] = nil
 			continue
 		}
@@ -331,11 +332,26 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 				continue
 			}
 			d, err := timers[i](m.Runs)
+			if err == nil && d < 0 {
+				err = fmt.Errorf("a negative time, %v", d)
+			}
 			if err != nil {
-				m.Skipped, m.Passes, timers[i] = "failed: "+err.Error(), nil, nil
+				m.Skipped, m.Passes, timers[i] = notTimed(err), nil, nil
 				continue
 			}
 			m.Passes = append(m.Passes, float64(d.Nanoseconds())/float64(m.Runs)/per)
+		}
+	}
+	// The first candidate and its control are one implementation: what refuses one (a wrong
+	// answer on its turn, a failure) refuses both, and neither is timed on the cell.
+	for _, pair := range [][2]int{{0, 1}, {1, 0}} {
+		a, b := &cr.Measures[pair[0]], &cr.Measures[pair[1]]
+		if a.Refused() && !b.Refused() {
+			b.Skipped = a.Skipped
+			if pair[0] == 1 {
+				b.Skipped = strings.Replace(a.Skipped, ": ", ": on its A/A control's turn: ", 1)
+			}
+			b.Passes = nil
 		}
 	}
 	for i := range cr.Measures {
@@ -354,6 +370,20 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 	return cr, true
 }
 
+// ErrWrongAnswer is wrapped by the error of a candidate whose answer differs from the
+// oracle's: the cell is not timed for it ("refused: wrong answer …"). Other errors of Prepare
+// and Timer are failures ("failed: …": a target that crashed, hung, or answered a malformed
+// line).
+var ErrWrongAnswer = errors.New("wrong answer")
+
+// notTimed is the Skipped of a candidate refused (wrong answer) or failed on a cell.
+func notTimed(err error) string {
+	if errors.Is(err, ErrWrongAnswer) {
+		return "refused: " + err.Error()
+	}
+	return "failed: " + err.Error()
+}
+
 // calibrate finds the runs per pass that take about passTime: it doubles n from 1 until a
 // timing is long enough to scale from (a tenth of passTime), then scales.
 func calibrate(t Timer, passTime time.Duration) (int, error) {
@@ -364,14 +394,19 @@ func calibrate(t Timer, passTime time.Duration) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if d >= passTime/10 || n >= maxRuns {
-			if d <= 0 {
-				return n, nil
-			}
+		if d < 0 {
+			return 0, fmt.Errorf("a negative time, %v for %d runs", d, n)
+		}
+		if d >= passTime/10 {
 			return int(min(max(float64(n)*float64(passTime)/float64(d), 1), maxRuns)), nil
 		}
-		if d <= 0 {
-			n *= 16
+		if n >= maxRuns {
+			// A billion runs in less than a tenth of a pass: the clock or the loop does not
+			// time the operation (a loop the compiler removed, a clock that does not move).
+			return 0, fmt.Errorf("%d runs took %v, less than a tenth of --pass-time %v: the time does not grow with the runs (a loop that does not run the operation, or a clock that does not move)", n, d, passTime)
+		}
+		if d == 0 {
+			n = min(n*16, maxRuns)
 		} else {
 			n = int(min(float64(n)*max(2, min(100, float64(passTime/10)/float64(d)*1.2)), maxRuns))
 		}

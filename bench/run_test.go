@@ -268,3 +268,37 @@ func TestInterrupted(t *testing.T) {
 		assert.Len(t, c.Measures[0].Passes, DefaultPasses)
 	}
 }
+
+// The first candidate and its A/A control are one implementation: a wrong answer on the
+// control's turn (a second process that answers wrong) refuses both on the cell; a time that
+// does not grow with the runs (a loop that does not run the operation) and a timer error are
+// failures, never timed, never a speedup.
+func TestNotTimed(t *testing.T) {
+	wrongCtl := Candidate{Prepare: func(Cell) (Timer, error) {
+		return nil, fmt.Errorf("%w to bench escape on a 1-byte input", ErrWrongAnswer)
+	}}
+	still := Candidate{Name: "still", Prepare: func(Cell) (Timer, error) {
+		return func(int) (time.Duration, error) { return 50 * time.Nanosecond, nil }, nil
+	}}
+	broken := Candidate{Name: "broken", Prepare: func(Cell) (Timer, error) {
+		return func(int) (time.Duration, error) { return 0, fmt.Errorf("target exited before answering") }, nil
+	}}
+	rep, err := Run(context.Background(), Config{Cells: fakeCells(2), Candidates: []Candidate{fake("a", time.Microsecond, 0.01, 1), still, broken},
+		Control: &wrongCtl, PassTime: 10 * time.Millisecond})
+	require.NoError(t, err)
+	for _, c := range rep.Cells {
+		assert.Equal(t, "refused: on its A/A control's turn: wrong answer to bench escape on a 1-byte input", c.Measures[0].Skipped)
+		assert.Equal(t, "refused: wrong answer to bench escape on a 1-byte input", c.Measures[1].Skipped)
+		assert.Contains(t, c.Measures[2].Skipped, "failed: 1000000000 runs took 50ns, less than a tenth of --pass-time 10ms: the time does not grow with the runs")
+		assert.Equal(t, "failed: target exited before answering", c.Measures[3].Skipped)
+		for _, m := range c.Measures {
+			assert.Zero(t, m.Speedup, m.Candidate)
+			assert.Empty(t, m.Passes, m.Candidate)
+		}
+	}
+	var text bytes.Buffer
+	require.NoError(t, Write(&text, rep, "text"))
+	assert.Regexp(t, `(?m)^  c00 +wrong answer +wrong answer +failed +failed$`, text.String())
+	assert.Contains(t, text.String(), "\na was not timed on 2 of 2 cells (a wrong answer is never timed); first: escape/4KiB/c00/default: refused: on its A/A control's turn")
+	assert.Contains(t, text.String(), "\nbroken failed on 2 of 2 cells; first: escape/4KiB/c00/default: failed: target exited before answering\n")
+}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/difffuzz/difffuzz/oracle"
@@ -58,7 +59,10 @@ func Target(name string, cl *protocol.Client, wait time.Duration) Candidate {
 					if len(reqs) > 1 {
 						where = fmt.Sprintf("input %d of %d (%d bytes)", i+1, len(reqs), len(req.Input))
 					}
-					return 0, fmt.Errorf("wrong answer to bench %s on %s: %s", req.Op, where, what)
+					return 0, fmt.Errorf("%w to bench %s on %s: %s", ErrWrongAnswer, req.Op, where, what)
+				}
+				if d < 0 || total+d < total {
+					return 0, fmt.Errorf("the times of the cell's %d inputs add up past %v", len(reqs), time.Duration(math.MaxInt64))
 				}
 				total += d
 			}

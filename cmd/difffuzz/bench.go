@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -52,8 +53,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if !slices.Contains(bench.Formats, *format) {
 		return exitUsage, usagef("bench: --format %q: want one of %s", *format, strings.Join(bench.Formats, ", "))
 	}
-	if *passes < bench.MinPasses {
-		return exitUsage, usagef("bench: --passes %d: at least %d are needed for a median and its range", *passes, bench.MinPasses)
+	if *passes < bench.MinPasses || *passes > 1000 {
+		return exitUsage, usagef("bench: --passes %d: from %d (a median and its range) to 1000", *passes, bench.MinPasses)
 	}
 	if *passTime < time.Millisecond || *passTime > time.Minute {
 		return exitUsage, usagef("bench: --pass-time %v: want 1ms to 1m", *passTime)
@@ -64,6 +65,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *plotFile != "" {
 		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".svg") && !strings.HasSuffix(ext, ".png") {
 			return exitUsage, usagef("bench: --plot %s: the plot is written as .svg or .png", *plotFile)
+		}
+		// Where it goes is checked now, not after minutes of timing.
+		if st, err := os.Stat(filepath.Dir(*plotFile)); err != nil || !st.IsDir() {
+			return exitUsage, usagef("bench: --plot %s: no directory %s", *plotFile, filepath.Dir(*plotFile))
+		}
+		if st, err := os.Stat(*plotFile); err == nil && !st.Mode().IsRegular() {
+			return exitUsage, usagef("bench: --plot %s: not a regular file", *plotFile)
 		}
 	}
 	var sel bench.Selection
@@ -78,11 +86,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		sel.Corpora = strings.Split(*corpora, ",")
 		for i := range sel.Corpora {
 			sel.Corpora[i] = strings.TrimSpace(sel.Corpora[i])
+			if slices.Contains(sel.Corpora[:i], sel.Corpora[i]) {
+				return exitUsage, usagef("bench: --corpus: %s is given twice", sel.Corpora[i])
+			}
 		}
 	}
 	if *sizes != "" {
 		if sel.Sizes, err = bench.ParseSizes(*sizes); err != nil {
 			return exitUsage, usagef("bench: --sizes: %v", err)
+		}
+		for i, n := range sel.Sizes {
+			if slices.Contains(sel.Sizes[:i], n) {
+				return exitUsage, usagef("bench: --sizes: %d bytes are given twice", n)
+			}
 		}
 	}
 	if *options != "" {
@@ -95,6 +111,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			}
 			if o&jsonopt.NumericCheck != 0 {
 				return exitUsage, usagef("bench: --options %q: JSON_NUMERIC_CHECK is not implemented", f)
+			}
+			if slices.Contains(sel.Options, o) {
+				return exitUsage, usagef("bench: --options: %q is given twice", f)
 			}
 			sel.Options = append(sel.Options, o)
 		}
@@ -136,10 +155,24 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			return exitUsage, usagef("bench: --names has %d names for %s", len(given), plural(uint64(len(execs)), "--exec target"))
 		}
 		for i, n := range given {
-			if n = strings.TrimSpace(n); n == "" || strings.ContainsAny(n, "\t\n") {
-				return exitUsage, usagef("bench: --names: name %d is empty", i+1)
+			if n = strings.TrimSpace(n); n == "" || strings.ContainsAny(n, "\t\n\r|") {
+				return exitUsage, usagef("bench: --names: name %d, %q, is empty or holds a tab, a line break or a | (a table's column mark)", i+1, n)
 			}
 			execNames[i] = strings.TrimSpace(n)
+		}
+	}
+	// Every name once, before any target starts.
+	// (The anchors' names are taken even without them: "copy" is the copies' reference.)
+	taken := append([]string{}, execNames...)
+	for _, c := range cands {
+		taken = append(taken, c.Name)
+	}
+	for _, a := range bench.Anchors() {
+		taken = append(taken, a.Name)
+	}
+	for i, n := range taken {
+		if slices.Contains(taken[:i], n) || strings.HasSuffix(n, bench.ControlSuffix) {
+			return exitUsage, usagef("bench: the name %q is taken (names in use: %s): give --names others", n, strings.Join(taken, ", "))
 		}
 	}
 	var execCands []bench.Candidate
@@ -220,15 +253,22 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			fmt.Fprintf(stderr, "difffuzz: bench: plot written to %s\n", *plotFile)
 		}
 	}
-	wrong := map[string]int{}
+	// Wrong answers (exit 1: a finding) and failures (exit 2: the target crashed, hung or
+	// answered a malformed line), one line for each candidate's first, one with its count.
+	wrong, failed := map[string]int{}, map[string]int{}
 	for _, c := range rep.Cells {
 		for _, m := range c.Measures {
-			if m.Refused() && m.Candidate != rep.Control { // the control is the first candidate again
-				if wrong[m.Candidate] == 0 {
-					fmt.Fprintf(stderr, "difffuzz: bench: %s on %s: %s\n", m.Candidate, c.Name, m.Skipped)
-				}
-				wrong[m.Candidate]++
+			if !m.Refused() || m.Candidate == rep.Control { // the control is the first candidate again
+				continue
 			}
+			count := failed
+			if strings.HasPrefix(m.Skipped, "refused: ") {
+				count = wrong
+			}
+			if wrong[m.Candidate]+failed[m.Candidate] == 0 {
+				fmt.Fprintf(stderr, "difffuzz: bench: %s on %s: %s\n", m.Candidate, c.Name, m.Skipped)
+			}
+			count[m.Candidate]++
 		}
 	}
 	for _, name := range candNames {
@@ -236,6 +276,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			fmt.Fprintf(stderr, "difffuzz: bench: %s was not timed on %s: a wrong answer is never timed\n", name, plural(uint64(n), "cell"))
 			code = max(code, exitFindings)
 		}
+		if n := failed[name]; n > 0 {
+			fmt.Fprintf(stderr, "difffuzz: bench: %s failed on %s (it crashed, hung, answered a malformed line or a time that cannot be one)\n", name, plural(uint64(n), "cell"))
+			code = exitUsage
+		}
+	}
+	baseTimed := false
+	for _, c := range rep.Cells {
+		for _, m := range c.Measures {
+			baseTimed = baseTimed || m.Candidate == rep.Baseline && m.Median > 0
+		}
+	}
+	if !baseTimed && len(rep.Cells) > 0 {
+		fmt.Fprintf(stderr, "difffuzz: bench: the baseline %s was timed on no cell (none is its operation, option set or size): no speedup could be given\n", rep.Baseline)
+		code = exitUsage
 	}
 	if rep.Interrupted {
 		fmt.Fprintf(stderr, "difffuzz: bench: interrupted: the report covers the %s timed before\n", plural(uint64(len(rep.Cells)), "cell"))

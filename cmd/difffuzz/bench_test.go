@@ -61,7 +61,7 @@ func TestBenchUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--format", "yaml"}, `--format "yaml": want one of text, markdown, json, csv`},
-		{[]string{"--passes", "3"}, "--passes 3: at least 5"},
+		{[]string{"--passes", "3"}, "--passes 3: from 5"},
 		{[]string{"--pass-time", "0s"}, "--pass-time 0s: want 1ms to 1m"},
 		{[]string{"--plot", "x.pdf"}, "--plot x.pdf: the plot is written as .svg or .png"},
 		{[]string{"--corpus", "nope"}, `no corpus "nope"`},
@@ -78,6 +78,16 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"--impl", "", "--anchors=false"}, "no candidates"},
 		{[]string{"x"}, "bench takes no arguments"},
 		{[]string{"--exec", "cat", "--names", "a,b"}, "--names has 2 names for 1 --exec target"},
+		{[]string{"--exec", "cat", "--exec", "cat", "--names", "a,a"}, `the name "a" is taken`},
+		{[]string{"--exec", "cat", "--names", "copy"}, `the name "copy" is taken`},
+		{[]string{"--exec", "cat", "--names", "x (A/A)"}, `the name "x (A/A)" is taken`},
+		{[]string{"--exec", "cat", "--names", "a|b"}, "holds a tab, a line break or a |"},
+		{[]string{"--passes", "1001"}, "--passes 1001: from 5"},
+		{[]string{"--corpus", "ascii,ascii"}, "--corpus: ascii is given twice"},
+		{[]string{"--sizes", "4KiB,4096"}, "--sizes: 4096 bytes are given twice"},
+		{[]string{"--options", "default 0"}, `--options: "0" is given twice`},
+		{[]string{"--plot", "/nonexistent/p.svg"}, "no directory /nonexistent"},
+		{[]string{"--plot", "/tmp"}, ".svg or .png"},
 	} {
 		code, out, errs := runArgs(t, "", append([]string{"bench"}, tc.args...)...)
 		assert.Equal(t, 2, code, "%v: %s", tc.args, errs)
