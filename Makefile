@@ -16,8 +16,8 @@ RANDOM      ?= 1000000x
 SEED        ?= 1
 # make bench / benchcmp: which benchmarks (go test -bench syntax, one regexp per /-level) and how
 # many runs of each (benchstat wants at least 6 for a confidence interval; 10 is the standard).
-BENCH       ?= Escape/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size=4KiB
-BENCHCMP    ?= ./size=4KiB/impl=fast$$
+BENCH       ?= Escape$$/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size=4KiB
+BENCHCMP    ?= ././size=4KiB/impl=fast$$
 BENCHCOUNT  ?= 10
 
 .PHONY: bench benchcmp test test-unit test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
@@ -65,14 +65,15 @@ check-php: build
 check-self: build
 	$(BIN) --exec '$(BIN) serve --impl fast'
 
-## bench: the go test -bench suite of package bench ($(BENCH), -count $(BENCHCOUNT)) through
-## benchstat, a column per implementation; the raw results stay in bench.txt.
+## bench: the go test -bench suite of package bench ($(BENCH), -count $(BENCHCOUNT), about 15
+## minutes) through benchstat, a column per implementation; the raw results stay in bench.txt.
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -count $(BENCHCOUNT) ./bench | tee bench.txt
 	$(GO) run $(BENCHSTAT) -col /impl bench.txt
 
 ## benchcmp: fast's entry point built without assembly (-tags purego) against the assembly
-## build, every corpus at 4 KiB ($(BENCHCMP)), through benchstat (base: purego).
+## build, every corpus at 4 KiB in the three benchmarks ($(BENCHCMP), about 30 minutes at
+## -count 10), through benchstat (base: purego).
 benchcmp:
 	$(GO) test -run '^$$' -tags purego -bench '$(BENCHCMP)' -count $(BENCHCOUNT) ./bench > bench-purego.txt
 	$(GO) test -run '^$$' -bench '$(BENCHCMP)' -count $(BENCHCOUNT) ./bench > bench-asm.txt

@@ -19,7 +19,7 @@ import (
 	"github.com/difffuzz/difffuzz/protocol"
 )
 
-const benchSynopsis = "difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST] [--passes N] [--pass-time D] [--format F] [--plot FILE]"
+const benchSynopsis = "difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST] [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format F] [--plot FILE]"
 
 // runBench is `difffuzz bench`: the A/A-controlled performance report (DESIGN.md §8) of the
 // built-in implementations, anchors and external targets. Exit status: 0, or 1 when a

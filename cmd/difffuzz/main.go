@@ -62,7 +62,7 @@ const usageText = `usage:
   difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
-                 [--passes N] [--pass-time D] [--format text|markdown|json|csv] [--plot FILE]
+                 [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
