@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -234,7 +235,9 @@ func (st *ckState) check(logName string) error {
 	if st.Spaces == nil {
 		st.Spaces = map[string]*ckSpace{}
 	}
-	for k, p := range st.Parts {
+	// Keys in order, so that a file with several faults always names the same one first.
+	for _, k := range slices.Sorted(maps.Keys(st.Parts)) {
+		p := st.Parts[k]
 		if p == nil {
 			return fmt.Errorf("part %q is empty", k)
 		}
@@ -244,7 +247,8 @@ func (st *ckState) check(logName string) error {
 			}
 		}
 	}
-	for k, sp := range st.Spaces {
+	for _, k := range slices.Sorted(maps.Keys(st.Spaces)) {
+		sp := st.Spaces[k]
 		if sp == nil {
 			return fmt.Errorf("space %q is empty", k)
 		}
@@ -552,7 +556,8 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 		}
 		rep.Differences += p.Differences
 	}
-	for k, p := range ck.prior {
+	for _, k := range slices.Sorted(maps.Keys(ck.prior)) { // in order: reports are compared
+		p := ck.prior[k]
 		if !seen[k] && p.Strings > 0 { // interrupted again before it reached this space
 			sets := optionSets(p.Op)
 			rep.Spaces = append(rep.Spaces, fuzz.SpaceReport{Space: "exhaustive", Op: p.Op, Len: p.Len, Strings: p.Strings,
