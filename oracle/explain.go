@@ -42,6 +42,7 @@ const (
 	RuleLatin1                     // §3.1: a code point <= U+00FF as that byte
 	RuleWide                       // §3.1: a code point > U+00FF as one '?'
 	RuleQuestion                   // §3.1: a failed step as one '?'
+	RuleNumber                     // §1.2 step 2, §1.7: under NUMERIC_CHECK a numeric string as the number
 	numRules
 )
 
@@ -74,6 +75,7 @@ var ruleText = [numRules]struct{ id, spec string }{
 	RuleLatin1:         {"3.1-latin1", "§3.1: a code point <= U+00FF as that byte"},
 	RuleWide:           {"3.1-wide", "§3.1: a code point > U+00FF as one ?"},
 	RuleQuestion:       {"3.1-failure", "§3.1: a failed step as one ?"},
+	RuleNumber:         {"1.7-number", "§1.2 step 2, §1.7: under NUMERIC_CHECK a numeric string is written as the number"},
 }
 
 // String is the rule's stable identifier, such as "1.3-slash" or "1.5-substitute" (section and
@@ -188,8 +190,9 @@ type Span struct {
 // same bytes and error as Escape(dst, src, opts), and the spans of the answer (see Span). When
 // the answer is json_encode's false or null (spec §1.5 rows none and PARTIAL_OUTPUT_ON_ERROR),
 // the spans are one span with Rule RuleFalse or RulePartialNull whose input range is the first
-// failing decoder step and whose Exit is that step's exit. Under JSON_NUMERIC_CHECK (rejected,
-// jsonopt.ErrNumericCheck) there are no spans. It allocates the spans.
+// failing decoder step and whose Exit is that step's exit. A numeric string under
+// JSON_NUMERIC_CHECK is one span with Rule RuleNumber covering the whole input and the number.
+// It allocates the spans.
 func EscapeExplain(dst, src []byte, opts jsonopt.Options) (out []byte, spans []Span, err error) {
 	o := optionSet{opts: opts, explain: true}
 	out, err = escape(dst, src, &o)

@@ -30,8 +30,11 @@ const hexDigits = "0123456789abcdef"
 // Options: the ten bits of jsonopt.StringOptions act as in spec §1.3–§1.5. PRETTY_PRINT,
 // FORCE_OBJECT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR and bits PHP does not define are ignored,
 // as PHP does for a string value (spec §1.8; THROW_ON_ERROR only changes how PHP reports the
-// error, which here is ErrUTF8 either way). JSON_NUMERIC_CHECK is not implemented: Escape
-// returns dst unchanged and jsonopt.ErrNumericCheck, for every src including the empty string.
+// error, which here is ErrUTF8 either way). Under JSON_NUMERIC_CHECK a non-empty numeric string
+// (PHP 8.2's is_numeric_string) is written as the number json_encode writes for it, in PHP's
+// format with serialize_precision = -1, where PRESERVE_ZERO_FRACTION adds ".0" to a double
+// written without a '.' (spec §1.7); any other string, and one whose double is ±Inf, is escaped
+// as a string.
 //
 // Errors: when src is not valid UTF-8 (some php_next_utf8_char() step fails, spec §2.2) and
 // neither INVALID_UTF8_IGNORE nor INVALID_UTF8_SUBSTITUTE is set, Escape returns
@@ -79,20 +82,24 @@ func (o *optionSet) has(bit jsonopt.Options) bool {
 func escape(dst, src []byte, o *optionSet) ([]byte, error) {
 	o.base = len(dst)
 
-	// §1.7, §1.1: NUMERIC_CHECK would turn numeric strings into numbers; this project rejects it
-	// rather than ignore it (DESIGN.md §2). It is tested before §1.2 step 1 on purpose: even
-	// "" is refused, so that no answer under NUMERIC_CHECK is ever given.
-	if o.has(jsonopt.NumericCheck) {
-		return dst, jsonopt.ErrNumericCheck
-	}
-
-	// §1.2 step 1, §1.6: the empty string is "" (2 bytes).
+	// §1.2 step 1, §1.6: the empty string is "" (2 bytes), before NUMERIC_CHECK is looked at.
 	if len(src) == 0 {
 		dst = append(dst, '"', '"')
 		if o.explain {
 			o.note(0, 0, o.base, dst, RuleEmpty, ExitNone)
 		}
 		return dst, nil
+	}
+
+	// §1.2 step 2, §1.7: under NUMERIC_CHECK a numeric string is the number, and nothing else
+	// is written; one that is not numeric (or is ±Inf as a double) goes on as a string.
+	if o.has(jsonopt.NumericCheck) {
+		if out, done := escapeNumber(dst, src, o); done {
+			if o.explain {
+				o.note(0, len(src), o.base, out, RuleNumber, ExitNone)
+			}
+			return out, nil
+		}
 	}
 
 	// §1.2 step 7 (failure, neither IGNORE nor SUBSTITUTE), §1.5: PHP writes the escaped prefix,

@@ -341,7 +341,7 @@ func TestConformanceFacts(t *testing.T) {
 	var reqs []protocol.Request
 	var want []protocol.Response
 	var ids []string
-	for _, f := range spectest.Escape {
+	for _, f := range append(spectest.Escape[:len(spectest.Escape):len(spectest.Escape)], spectest.Numeric...) {
 		reqs = append(reqs, protocol.Request{Op: protocol.OpEscape, Flags: f.Flags, Input: f.In})
 		want = append(want, protocol.Response{Op: protocol.OpEscape, Result: f.Want, False: f.Want == nil, Err: f.Err})
 		ids = append(ids, f.ID)
@@ -369,14 +369,7 @@ func TestConformanceFacts(t *testing.T) {
 // TestConformanceRandom compares PHP with the oracle on random strings of mixed byte classes
 // under random option sets.
 func TestConformanceRandom(t *testing.T) {
-	seed := uint64(defaultSeed)
-	if s := os.Getenv("DIFFFUZZ_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("DIFFFUZZ_SEED=%q: %v", s, err)
-		}
-		seed = v
-	}
+	seed := conformanceSeed(t)
 	n := randomCount
 	if testing.Short() {
 		n = shortRandomCount
@@ -394,6 +387,19 @@ func TestConformanceRandom(t *testing.T) {
 	if k.failures > 0 {
 		t.Logf("seed was %d", seed)
 	}
+}
+
+// conformanceSeed is defaultSeed, or DIFFFUZZ_SEED when set.
+func conformanceSeed(t *testing.T) uint64 {
+	t.Helper()
+	if s := os.Getenv("DIFFFUZZ_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("DIFFFUZZ_SEED=%q: %v", s, err)
+		}
+		return v
+	}
+	return defaultSeed
 }
 
 // randomOptions is a random subset of jsonopt.StringOptions, and one time in four some of the
@@ -499,47 +505,6 @@ func appendUnit(r *rand.Rand, b []byte) []byte {
 		b = append(b, full[:cut]...)
 		b = append(b, bad)
 		return append(b, full[cut+1:]...)
-	}
-}
-
-// TestNumericCheck documents that the PHP target answers JSON_NUMERIC_CHECK faithfully (spec
-// §1.7, facts K1–K16, K18–K20, with serialize_precision pinned to -1) while the oracle
-// refuses it (jsonopt.ErrNumericCheck); these answers are checked against the spec only.
-func TestNumericCheck(t *testing.T) {
-	c := startPHP(t)
-	const nc, pzf = jsonopt.NumericCheck, jsonopt.PreserveZeroFraction
-	tests := []struct {
-		in   string
-		opts jsonopt.Options
-		want string
-	}{
-		{"123", nc, `123`}, {"-0", nc, `0`}, {"-0.0", nc, `-0`}, {"1e3", nc, `1000`},
-		{".5", nc, `0.5`}, {"1.", nc, `1`}, {" 1", nc, `1`}, {"1 ", nc, `1`}, {"\n1", nc, `1`},
-		{"0x1A", nc, `"0x1A"`}, {"1e999", nc, `"1e999"`},
-		{"9223372036854775808", nc, `9.223372036854776e+18`}, {"007", nc, `7`}, {"+5", nc, `5`},
-		{"abc", nc, `"abc"`}, {"", nc, `""`},
-		{"1.0", nc | pzf, `1.0`}, {"1", nc | pzf, `1`}, {"-0.0", nc | pzf, `-0.0`},
-		{"\x80", nc, ""}, // not numeric: the usual UTF-8 error
-	}
-	var reqs []protocol.Request
-	for _, tc := range tests {
-		reqs = append(reqs, protocol.Request{Op: protocol.OpEscape, Flags: tc.opts, Input: []byte(tc.in)})
-	}
-	got, err := c.Do(reqs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, tc := range tests {
-		want := protocol.Response{Op: protocol.OpEscape, Result: []byte(tc.want)}
-		if tc.want == "" {
-			want = protocol.Response{Op: protocol.OpEscape, False: true, Err: jsonopt.ErrorUTF8}
-		}
-		if msg := mismatch(got[i], want); msg != "" {
-			t.Errorf("json_encode(%q, %s): %s", tc.in, tc.opts, strings.Replace(msg, "oracle:", "spec:  ", 1))
-		}
-	}
-	if _, err := oracle.Escape(nil, []byte("1"), nc); jsonopt.ErrorCode(err) >= 0 {
-		t.Logf("note: the oracle now accepts JSON_NUMERIC_CHECK (err %v); compare it with PHP here", err)
 	}
 }
 
