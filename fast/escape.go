@@ -50,7 +50,7 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if n < ShortLen {
 		return escapeShort(dst, src, opts)
 	}
-	if n < 32 && k >= kernelArch && src[0] < 0x80 && opts&jsonopt.NumericCheck == 0 && cap(dst)-s >= n+2 {
+	if n < 32 && k >= kernelArch && src[0] < 0x80 && (opts&jsonopt.NumericCheck == 0 || !mayBeNumber(src)) && cap(dst)-s >= n+2 {
 		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
 		if archClean16(k, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
 			return dst[:s+n+2], nil
@@ -64,10 +64,14 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 // as two overlapping 8-byte words with the swar kernel's masks, and stored back with their
 // quotes when dst has room; anything else goes to escapeSmall.
 func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	n, s := len(src), len(dst)
 	if opts&jsonopt.NumericCheck != 0 {
-		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
+		// §1.2 step 2: a numeric string is the number; any other goes on as a string.
+		if out, ok := appendNumber(dst, src, opts); ok {
+			return out, nil
+		}
+		opts &^= jsonopt.NumericCheck
 	}
+	n, s := len(src), len(dst)
 	if n < 8 {
 		// Under 8 bytes: one load per byte from shortClass, a single table for every
 		// option set.
@@ -189,7 +193,11 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 // escapeLong is escape for everything but short clean strings.
 func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
-		return dst, jsonopt.ErrNumericCheck // not implemented (jsonopt.ErrNumericCheck)
+		// §1.2 step 2: a numeric string is the number; any other goes on as a string.
+		if out, ok := appendNumber(dst, src, opts); ok {
+			return out, nil
+		}
+		opts &^= jsonopt.NumericCheck
 	}
 	n := len(src)
 	if n <= smallInput {

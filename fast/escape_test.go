@@ -175,17 +175,6 @@ func TestBuffers(t *testing.T) {
 	}
 }
 
-// TestNumericCheck: NUMERIC_CHECK is refused for every input, with dst unchanged.
-func TestNumericCheck(t *testing.T) {
-	for _, im := range impls(t) {
-		for _, in := range []string{"", "123", "abc", "\x80"} {
-			got, err := im.escape([]byte("x"), []byte(in), jsonopt.NumericCheck|jsonopt.InvalidUTF8Substitute)
-			assert.ErrorIs(t, err, jsonopt.ErrNumericCheck, "%s: Escape(%q, NUMERIC_CHECK)", im.name, in) // == (no Is/Unwrap)
-			assert.Equal(t, "x", string(got), "%s: Escape(%q, NUMERIC_CHECK)", im.name, in)
-		}
-	}
-}
-
 // TestLong covers inputs longer than the escaper's 16 KiB block, with a multi-byte character
 // straddling each block edge and worst-case expansion. With -short (the mutation killer
 // "long") it keeps the sizes one byte either side of the block and two repetition counts of

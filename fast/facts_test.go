@@ -43,7 +43,7 @@ func show(b []byte) string {
 
 func TestEscapeFacts(t *testing.T) {
 	for _, im := range impls(t) {
-		for _, f := range spectest.Escape {
+		for _, f := range append(spectest.Escape[:len(spectest.Escape):len(spectest.Escape)], spectest.Numeric...) {
 			for _, prefix := range []string{"", "xyz"} {
 				dst := append(make([]byte, 0, 4), prefix...)
 				got, err := im.escape(dst, f.In, f.Flags)
