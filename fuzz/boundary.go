@@ -36,10 +36,10 @@ import (
 //	triple        606,720   BoundaryOptions               end flush, start flush
 //	align          18,624   BoundaryOptions               address ≡ 0..63 (mod 64)
 //	dst            37,830   BoundaryOptions               end flush
-//	embed1         14,336   all 1,024                     end flush
+//	embed1         14,336   all 2,048                     end flush
 //	embed2      3,670,016   BoundaryOptions               end flush
 //	embed3    218,103,808   Embed3Options, alternating    end flush
-//	total     223,832,706   301,358,616 escape cases
+//	total     223,832,706   316,038,680 escape cases
 //
 // decode and utf8_decode run each placement once per layout (223,832,706 cases each). The
 // whole space takes about 250 CPU seconds with four fast variants (avx2, sse2, swar,
@@ -48,7 +48,7 @@ import (
 // The embedded exhaustive space is the documented equivalent of the issue's "1–3-byte space
 // at edge offsets {0..3, 12..19, 28..35, 60..67}": every 1- and 2-byte string at all 28 of
 // those offsets, each at the end of the input and followed by 17 filler bytes, 1-byte
-// strings under all 1,024 option sets and 2-byte strings under the 12 BoundaryOptions; and
+// strings under all 2,048 option sets and 2-byte strings under the 12 BoundaryOptions; and
 // every 3-byte string at offset 0 and across each 16-, 32- and 64-byte edge at each of its
 // 4 split points (the edge before byte 0, 1, 2 or after byte 2), 13 placements, placement i
 // under Embed3Options[i%2] (so each string runs under both across its placements, and each
@@ -65,7 +65,7 @@ import (
 const boundaryFiller = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // BoundaryOptions are the option sets every boundary placement runs escape under (except
-// embed1, which runs all 1,024, and embed3, see Embed3Options): every string option on and
+// embed1, which runs all 2,048, and embed3, see Embed3Options): every string option on and
 // off, each HEX_* option alone (vector kernels pick their set of special bytes from them),
 // the raw and escaped UTF-8 paths, each invalid-UTF-8 mode.
 var BoundaryOptions = []jsonopt.Options{
@@ -80,7 +80,7 @@ var BoundaryOptions = []jsonopt.Options{
 	jsonopt.PartialOutputOnError | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
 	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute,
 	jsonopt.UnescapedUnicode | jsonopt.PartialOutputOnError | jsonopt.UnescapedSlashes,
-	jsonopt.StringOptions,
+	jsonopt.StringOptions | jsonopt.PreserveZeroFraction, // NUMERIC_CHECK included: no placement is a number
 }
 
 // Embed3Options are the option sets of the embedded 3-byte strings: the error path with
@@ -151,7 +151,7 @@ type BoundaryConfig struct {
 	Progress    Progress
 
 	// Sample > 0 checks a deterministic sample of at most Sample placements of each family
-	// (boundary.Family.Sample), and runs embed1 under BoundaryOptions instead of all 1,024
+	// (boundary.Family.Sample), and runs embed1 under BoundaryOptions instead of all 2,048
 	// option sets. 0 checks the whole space.
 	Sample uint64
 	// Families restricts the campaign to the named families (nil: all, in space order).
@@ -449,7 +449,9 @@ func (bw *bworker) loadItem(x []byte, opts []jsonopt.Options) {
 		bw.itemEsc = bw.itemEsc[:0]
 		bw.itemErr = bw.itemErr[:0]
 		for _, o := range opts {
-			w, err := Oracle.Escape(nil, s, o)
+			// The item is escaped alone as a piece of a string: under NUMERIC_CHECK a digit
+			// alone would be a number (a placement that may be one is not composed).
+			w, err := Oracle.Escape(nil, s, o&^jsonopt.NumericCheck)
 			bw.itemEsc = append(bw.itemEsc, w)
 			bw.itemErr = append(bw.itemErr, err)
 		}
@@ -458,6 +460,18 @@ func (bw *bworker) loadItem(x []byte, opts []jsonopt.Options) {
 	default:
 		bw.itemUTF8 = Oracle.UTF8Decode(bw.itemUTF8[:0], s)
 	}
+}
+
+// numericAlphabet reports whether every byte of x may be part of a numeric string (spec
+// §1.7: digits, sign, point, exponent, whitespace): a short placement of the filler, which
+// starts "0123456789", may be a number under NUMERIC_CHECK.
+func numericAlphabet(x []byte) bool {
+	for _, c := range x {
+		if !(c >= '0' && c <= '9') && !strings.ContainsRune("+-.eE \t\n\r\v\f", rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // oracleSteps appends the oracle's decoder walk over s from position 0.
@@ -472,7 +486,7 @@ func oracleSteps(out []posStep, s []byte) []posStep {
 
 // wantEscape is the oracle's escape of x under option set number oi of opts.
 func (bw *bworker) wantEscape(x []byte, opts []jsonopt.Options, oi int) ([]byte, error) {
-	if !bw.composable() {
+	if !bw.composable() || (opts[oi]&jsonopt.NumericCheck != 0 && numericAlphabet(x)) {
 		w, err := Oracle.Escape(bw.want[:0], x, opts[oi])
 		bw.want = w
 		return w, err

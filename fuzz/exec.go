@@ -168,17 +168,18 @@ func ShardTargetSpaces(spaces []TargetSpace, shard, shards int) []TargetSpace {
 	return out
 }
 
-// RepresentativeOptions are eight option sets that together make every string option
-// matter at least once: the ones the external-target campaign uses for 2-byte strings.
+// RepresentativeOptions are eight option sets that together make every string option matter
+// at least once, NUMERIC_CHECK with and without PRESERVE_ZERO_FRACTION included: the ones the
+// external-target campaign uses for 2-byte strings.
 var RepresentativeOptions = []jsonopt.Options{
 	0,
 	jsonopt.InvalidUTF8Substitute,
 	jsonopt.InvalidUTF8Ignore | jsonopt.UnescapedUnicode,
 	jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators,
 	jsonopt.PartialOutputOnError | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
-	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute,
+	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute | jsonopt.NumericCheck,
 	jsonopt.UnescapedUnicode | jsonopt.PartialOutputOnError | jsonopt.UnescapedSlashes,
-	jsonopt.StringOptions,
+	jsonopt.StringOptions | jsonopt.PreserveZeroFraction,
 }
 
 // replayExternal is the shell command that asks an external target the question of a finding.
@@ -245,9 +246,6 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 			if c.Op != sp.Op {
 				continue
 			}
-			// The oracle refuses JSON_NUMERIC_CHECK (not implemented), so a target is
-			// never asked it: the bit is dropped from generated option sets.
-			c.Flags &^= jsonopt.NumericCheck
 			chunk = append(chunk, c)
 			if len(chunk) == cap(chunk) && !flush() {
 				break
@@ -297,7 +295,7 @@ func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []Targ
 	return out
 }
 
-// AllCombos lists the 1,024 subsets of jsonopt.StringOptions.
+// AllCombos lists the 2,048 option sets of the exhaustive spaces (jsonopt.Combo).
 func AllCombos() []jsonopt.Options {
 	out := make([]jsonopt.Options, jsonopt.NumStringCombos)
 	for i := range out {
@@ -307,7 +305,7 @@ func AllCombos() []jsonopt.Options {
 }
 
 // DefaultTargetSpaces is the exhaustive part of the campaign run against an external
-// target when no mode is chosen: every 1-byte string under all 1,024 option sets and every
+// target when no mode is chosen: every 1-byte string under all 2,048 option sets and every
 // 2-byte string under the eight RepresentativeOptions (escape), every 1- and 2-byte string
 // (decode, utf8_decode). The boundary and random parts are added by their modes.
 func DefaultTargetSpaces(ops []Op) []TargetSpace {

@@ -15,7 +15,8 @@ import (
 
 // Default maximum lengths of the exhaustive spaces (DESIGN.md §3): every byte string of
 // length 1–4 through the decoders, every string of length 1–3 through the escaper under
-// each of the 1,024 combinations of the ten string options.
+// each of the 2,048 option sets of jsonopt.Combo (the eleven string options, NUMERIC_CHECK
+// included, with PRESERVE_ZERO_FRACTION in every other one).
 const (
 	DefaultDecodeMaxLen = 4
 	DefaultEscapeMaxLen = 3
@@ -43,7 +44,7 @@ type ExhaustiveConfig struct {
 	Workers      int    // goroutines (default GOMAXPROCS)
 	MaxFindings  int    // findings kept per (op, impl); the rest are only counted (default 20)
 	Progress     Progress
-	OptionCombos []jsonopt.Options // escape option sets (default: all 1,024 jsonopt.Combo)
+	OptionCombos []jsonopt.Options // escape option sets (default: all 2,048 jsonopt.Combo)
 	// Shard and Shards split every space into Shards parts (units of about a million
 	// cases, dealt round-robin) of which this run checks part Shard (0-based), so that
 	// several machines can share a campaign. Shards 0 or 1 means the whole space.

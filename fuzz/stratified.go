@@ -168,7 +168,7 @@ func BoundaryTargetCounts(ops []Op, families []string, sample uint64, shard, sha
 // StratifiedOptions), unless families narrows the families; then a uniform sample of at most
 // sample placements of each of the named families (nil: all; sample 0: every placement,
 // the whole space), escape under each family's option sets as for the built-ins (embed1
-// under BoundaryOptions when sampled, all 1,024 option sets when not). Only outputs, errors
+// under BoundaryOptions when sampled, all 2,048 option sets when not). Only outputs, errors
 // and steps are compared: the target's memory is its own. Unknown family names are ignored
 // (see ParseBoundaryFamilies). With shards > 1 only part shard of it: the inputs (stratified
 // inputs, then the sampled placements of all families, counted in order) whose index is shard

@@ -42,7 +42,7 @@ func laneLastEscape(w int) func(dst, src []byte, o jsonopt.Options) ([]byte, err
 	return func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
 		start := len(dst)
 		out, err := Oracle.Escape(dst, src, o)
-		if err != nil {
+		if err != nil || out[start] != '"' { // an error, or a number under NUMERIC_CHECK
 			return out, err
 		}
 		return append(dst[:start], laneLastRebuild(src, o, laneLastFaults(src, o, w))...), nil
@@ -56,7 +56,7 @@ func laneLastRebuild(x []byte, o jsonopt.Options, faults []int) []byte {
 	var piece []byte
 	from := 0
 	for _, p := range append(faults, len(x)) {
-		piece, _ = Oracle.Escape(piece[:0], x[from:p], o)
+		piece, _ = Oracle.Escape(piece[:0], x[from:p], o&^jsonopt.NumericCheck) // a piece of a string
 		res = append(res, piece[1:len(piece)-1]...)
 		if p < len(x) {
 			res = append(res, x[p])
@@ -267,7 +267,7 @@ func TestBoundaryTargetCounts(t *testing.T) {
 	}
 	n := BoundarySpace().Len()
 	require.Equal(t, uint64(223_832_706), n)
-	require.Equal(t, uint64(301_358_616), famCases)
+	require.Equal(t, uint64(316_038_680), famCases)
 	assert.Equal(t, map[Op][2]uint64{
 		OpEscape:     {strat + n, 3*strat + famCases},
 		OpDecode:     {strat + n, strat + n},
@@ -305,8 +305,8 @@ func TestDefaultTargetCampaignBudget(t *testing.T) {
 	php := requests([]Op{OpEscape, OpUTF8Decode}) // what the PHP adapter announces
 	all := requests(AllOps)
 	t.Logf("default --exec campaign: %d requests (escape, utf8_decode), %d (all three operations); budget %d", php, all, budget)
-	assert.Equal(t, uint64(1_071_439), php)
-	assert.Equal(t, uint64(1_199_258), all)
+	assert.Equal(t, uint64(1_333_583), php)
+	assert.Equal(t, uint64(1_461_402), all)
 	assert.Less(t, all, uint64(budget))
 }
 

@@ -15,37 +15,39 @@ import (
 // Options is a set of PHP json_encode option bits, with PHP's values (spec §1.1).
 type Options uint32
 
-// PHP's JSON_* option constants (PHP 8.2, spec §1.1). Only the ten in StringOptions change
-// what json_encode returns for a string; NumericCheck is rejected by every implementation
-// here (ErrNumericCheck); the others are accepted and ignored, as PHP does for a string value.
+// PHP's JSON_* option constants (PHP 8.2, spec §1.1). The eleven in StringOptions change what
+// json_encode returns for a string, and so does PreserveZeroFraction, but only for a numeric
+// string under NumericCheck that becomes a double (spec §1.7); the others are accepted and
+// ignored, as PHP does for a string value.
 const (
 	HexTag                   Options = 1       // JSON_HEX_TAG: < and > as \u003C \u003E
 	HexAmp                   Options = 2       // JSON_HEX_AMP: & as \u0026
 	HexApos                  Options = 4       // JSON_HEX_APOS: ' as \u0027
 	HexQuot                  Options = 8       // JSON_HEX_QUOT: " as \u0022
 	ForceObject              Options = 16      // JSON_FORCE_OBJECT: no effect on strings
-	NumericCheck             Options = 32      // JSON_NUMERIC_CHECK: not implemented, rejected
+	NumericCheck             Options = 32      // JSON_NUMERIC_CHECK: a numeric string as a number (spec §1.7)
 	UnescapedSlashes         Options = 64      // JSON_UNESCAPED_SLASHES: / raw
 	PrettyPrint              Options = 128     // JSON_PRETTY_PRINT: no effect on strings
 	UnescapedUnicode         Options = 256     // JSON_UNESCAPED_UNICODE: valid multi-byte raw
 	PartialOutputOnError     Options = 512     // JSON_PARTIAL_OUTPUT_ON_ERROR: invalid -> null
-	PreserveZeroFraction     Options = 1024    // JSON_PRESERVE_ZERO_FRACTION: no effect on strings
+	PreserveZeroFraction     Options = 1024    // JSON_PRESERVE_ZERO_FRACTION: ".0" on a whole double under NumericCheck
 	UnescapedLineTerminators Options = 2048    // JSON_UNESCAPED_LINE_TERMINATORS: U+2028/9 raw with UnescapedUnicode
 	InvalidUTF8Ignore        Options = 1 << 20 // JSON_INVALID_UTF8_IGNORE: drop invalid sequences
 	InvalidUTF8Substitute    Options = 1 << 21 // JSON_INVALID_UTF8_SUBSTITUTE: invalid -> U+FFFD
 	ThrowOnError             Options = 1 << 22 // JSON_THROW_ON_ERROR: an error is still ErrUTF8 here
 )
 
-// StringOptions are the ten option bits that change json_encode's result for a string value
-// (other than NumericCheck). Every subset of them is one of NumStringCombos combinations.
-const StringOptions = HexTag | HexAmp | HexApos | HexQuot | UnescapedSlashes | UnescapedUnicode |
+// StringOptions are the eleven option bits that change json_encode's result for any string
+// value; PreserveZeroFraction, which changes it only for a numeric string under NumericCheck,
+// is not among them but rides along in Combo. Every subset of them is one of NumStringCombos.
+const StringOptions = HexTag | HexAmp | HexApos | HexQuot | NumericCheck | UnescapedSlashes | UnescapedUnicode |
 	UnescapedLineTerminators | PartialOutputOnError | InvalidUTF8Ignore | InvalidUTF8Substitute
 
-// NumStringCombos is the number of subsets of StringOptions (2^10 = 1,024).
-const NumStringCombos = 1 << 10
+// NumStringCombos is the number of subsets of StringOptions (2^11 = 2,048).
+const NumStringCombos = 1 << 11
 
-var stringBits = func() [10]Options {
-	var b [10]Options
+var stringBits = func() [11]Options {
+	var b [11]Options
 	i := 0
 	for v := Options(1); v != 0; v <<= 1 {
 		if StringOptions&v != 0 {
@@ -56,7 +58,8 @@ var stringBits = func() [10]Options {
 	return b
 }()
 
-// ComboIndex is the inverse of Combo: the i with Combo(i) == o&StringOptions.
+// ComboIndex is the inverse of Combo: the i with Combo(i)&StringOptions == o&StringOptions
+// (PreserveZeroFraction and the other bits are not read).
 func ComboIndex(o Options) int {
 	i := 0
 	for k := 0; k < len(stringBits); k++ {
@@ -67,8 +70,11 @@ func ComboIndex(o Options) int {
 	return i
 }
 
-// Combo returns the i-th subset of StringOptions, for i in [0, NumStringCombos): bit k of i
-// selects the k-th lowest bit of StringOptions. Combo(0) is 0 and Combo(1023) is StringOptions.
+// Combo returns the i-th option set of the exhaustive spaces, for i in [0, NumStringCombos):
+// bit k of i selects the k-th lowest bit of StringOptions, and PreserveZeroFraction is set when
+// i has an odd number of bits (ComboParity), so that every combination of ten of the eleven bits
+// meets PreserveZeroFraction both set and unset. Combo(0) is 0, Combo(1) is
+// HexTag|PreserveZeroFraction and Combo(2047) is StringOptions|PreserveZeroFraction.
 func Combo(i int) Options {
 	var o Options
 	for k := 0; k < len(stringBits); k++ {
@@ -76,8 +82,14 @@ func Combo(i int) Options {
 			o |= stringBits[k]
 		}
 	}
+	if ComboParity(i) == 1 {
+		o |= PreserveZeroFraction
+	}
 	return o
 }
+
+// ComboParity is 1 when Combo(i) holds PreserveZeroFraction (i has an odd number of bits), else 0.
+func ComboParity(i int) int { return bits.OnesCount32(uint32(i)) & 1 }
 
 // names lists every option PHP's json_encode knows, in bit order, without the JSON_ prefix.
 var names = []struct {
@@ -198,11 +210,6 @@ func (e *Error) Error() string { return fmt.Sprintf("%s (JSON_ERROR code %d)", e
 // ErrUTF8 is json_encode's failure on malformed UTF-8: JSON_ERROR_UTF8 = 5, with PHP's message
 // (spec §1.1, K27).
 var ErrUTF8 = &Error{Code: ErrorUTF8, Msg: "Malformed UTF-8 characters, possibly incorrectly encoded"}
-
-// ErrNumericCheck is returned for JSON_NUMERIC_CHECK, which no implementation here supports
-// yet: converting numeric strings (spec §1.7) is rejected rather than silently ignored.
-// Its Code is -1: it is not a PHP error but a refusal to answer.
-var ErrNumericCheck = &Error{Code: -1, Msg: "JSON_NUMERIC_CHECK (32) is not implemented"}
 
 // ErrorCode is the JSON_ERROR_* code of err: 0 for nil, e.Code for an *Error, -1 otherwise.
 func ErrorCode(err error) int {

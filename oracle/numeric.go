@@ -146,19 +146,27 @@ func appendDouble(dst []byte, d float64, zeroFrac bool) []byte {
 	// F1: the shortest digits that read back as d (zend_dtoa mode 0), and the decimal point
 	// position decpt: d = 0.DIGITS × 10^decpt. strconv's 'e' format gives the same digits as
 	// d.ddd e±x, so decpt = x + 1. Zero has the digit "0" and decpt 1.
-	e := strconv.AppendFloat(nil, d, 'e', -1, 64)
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], d, 'e', -1, 64)
 	neg := e[0] == '-'
 	if neg {
 		e = e[1:]
 	}
-	var digits []byte
+	var digitBuf [17]byte // at most 17 significant digits round-trip any double
+	digits := digitBuf[:0]
 	k := 0
 	for ; e[k] != 'e'; k++ {
 		if e[k] != '.' {
 			digits = append(digits, e[k])
 		}
 	}
-	x, _ := strconv.Atoi(string(e[k+1:]))
+	x := 0
+	for _, c := range e[k+2:] {
+		x = x*10 + int(c-'0')
+	}
+	if e[k+1] == '-' {
+		x = -x
+	}
 	decpt := x + 1
 
 	start := len(dst)

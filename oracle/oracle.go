@@ -12,7 +12,8 @@
 // The package deliberately shares nothing with the fast implementations but the vocabulary in
 // jsonopt: it never imports fast, it does not use unicode/utf8 (whose failure widths differ from
 // PHP's, spec §2.3), and it has no lookup tables. Its agreement with fast therefore means
-// something. It allocates only when an append has to grow dst.
+// something. It allocates only when an append has to grow dst, and for a numeric string whose
+// double overflows to ±Inf under NUMERIC_CHECK (strconv's range error).
 package oracle
 
 import "github.com/difffuzz/difffuzz/jsonopt"

@@ -426,7 +426,7 @@ var escapeInputs = []string{
 	"long clean string with an \xc3\xa9 and a / and \"quotes\" and \xf0\x9f\x98\x80",
 }
 
-// interestingOptions returns every subset of the ten string options (jsonopt.Combo).
+// interestingOptions returns every option set of the exhaustive spaces (jsonopt.Combo).
 func interestingOptions() []jsonopt.Options {
 	out := make([]jsonopt.Options, jsonopt.NumStringCombos)
 	for i := range out {
@@ -491,19 +491,36 @@ func TestEscapeIgnoredOptions(t *testing.T) {
 	}
 }
 
-// TestEscapeNumericCheck checks that NUMERIC_CHECK is rejected, dst unchanged, for every input
-// including the empty string.
+// TestEscapeNumericCheck checks the facts of spec §1.7 (spectest.Numeric, each verified on PHP
+// 8.2), appended after a prefix that stays intact, and what EscapeTrace says was read: nothing
+// for "" (§1.2 step 1 comes first), NUMERIC_CHECK alone for an integer, PRESERVE_ZERO_FRACTION
+// too for a double, and the string options for a string that is not a number.
 func TestEscapeNumericCheck(t *testing.T) {
-	for _, in := range append([]string{"123", "1e3", " 1", "abc"}, escapeInputs...) {
-		for _, opts := range []jsonopt.Options{jsonopt.NumericCheck, jsonopt.NumericCheck | jsonopt.StringOptions,
-			jsonopt.NumericCheck | jsonopt.PreserveZeroFraction | jsonopt.PartialOutputOnError} {
-			dst := append(make([]byte, 0, 64), "keep"...)
-			got, err := oracle.Escape(dst, []byte(in), opts)
-			assertErr(t, jsonopt.ErrNumericCheck, err, "Escape(%q, %s)", in, opts.Short())
-			if assert.Equal(t, "keep", string(got), "Escape(%q, %s)", in, opts.Short()) {
-				assert.Same(t, &dst[0], &got[0], "Escape(%q, %s) did not return dst itself", in, opts.Short())
-			}
+	for _, f := range spectest.Numeric {
+		dst := append(make([]byte, 0, 64), "keep"...)
+		got, err := oracle.Escape(dst, f.In, f.Flags)
+		require.NoError(t, err, "%s", f.ID)
+		assert.Equal(t, "keep"+string(f.Want), string(got), "%s: Escape(%q, %s) (%s)", f.ID, f.In, f.Flags.Short(), f.Note)
+		// The same with every other string option set: a number ignores them all.
+		if f.Want[0] != '"' {
+			got, err = oracle.Escape(nil, f.In, f.Flags|jsonopt.StringOptions)
+			assert.Equal(t, string(f.Want), string(got), "%s under every string option", f.ID)
+			assert.NoError(t, err)
 		}
+	}
+	for _, tc := range []struct {
+		in     string
+		tested jsonopt.Options
+	}{
+		{"", 0},
+		{"12", jsonopt.NumericCheck},
+		{"1.5", jsonopt.NumericCheck | jsonopt.PreserveZeroFraction},
+		{"1e999", jsonopt.NumericCheck}, // Inf: a string with nothing to escape
+		{"1/", jsonopt.NumericCheck | jsonopt.UnescapedSlashes},
+	} {
+		_, tested, err := oracle.EscapeTrace(nil, []byte(tc.in), jsonopt.NumericCheck)
+		assert.NoError(t, err)
+		assert.Equal(t, tc.tested, tested, "EscapeTrace(%q, NUMERIC_CHECK) read %s", tc.in, tested.Short())
 	}
 }
 
@@ -550,6 +567,9 @@ func TestNoAllocs(t *testing.T) {
 		for _, opts := range []jsonopt.Options{0, jsonopt.PartialOutputOnError, jsonopt.InvalidUTF8Substitute,
 			jsonopt.InvalidUTF8Ignore | jsonopt.UnescapedUnicode, jsonopt.NumericCheck} {
 			_, _ = oracle.Escape(dst, src, opts)
+		}
+		for _, num := range []string{"-12", " 1.5e-7 ", "9223372036854775808", "1e-999"} { // not 1e999: strconv's error allocates
+			_, _ = oracle.Escape(dst, []byte(num), jsonopt.NumericCheck|jsonopt.PreserveZeroFraction)
 		}
 		_ = oracle.UTF8Decode(dst, src)
 		_ = oracle.NextChar(src, 4)
@@ -599,7 +619,7 @@ func ExampleUTF8Decode() {
 // space relies: every option set that agrees with opts on the tested bits gets the same bytes
 // and error. It replays that space's reuse for each string: option sets in index order, the
 // first of a class traced and its answer given to every set agreeing on the tested bits; each
-// of the 1,024 answers is checked against a direct Escape. All 1- and 2-byte strings, and
+// of the 2,048 answers is checked against a direct Escape. All 1- and 2-byte strings, and
 // random strings of 3–12 bytes from a class alphabet. It also shows that the trace is not
 // trivially every bit (then the promise would hold vacuously and save nothing).
 func TestEscapeTrace(t *testing.T) {
@@ -607,14 +627,15 @@ func TestEscapeTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// "abc" tests no string option: one answer for all 1,024 sets.
-	if _, tested, _ := oracle.EscapeTrace(nil, []byte("abc"), 0); tested&jsonopt.StringOptions != 0 {
-		t.Errorf(`"abc" tested %v, want no string option`, tested)
+	// "abc" tests no string option but NUMERIC_CHECK: two answers (the same twice) for 2,048 sets.
+	if _, tested, _ := oracle.EscapeTrace(nil, []byte("abc"), 0); tested&jsonopt.StringOptions != jsonopt.NumericCheck {
+		t.Errorf(`"abc" tested %v, want NUMERIC_CHECK alone`, tested)
 	}
-	t.Logf("%d strings × 1,024 option sets: %d traced classes (%.1f a string)", strs, classes, float64(classes)/float64(strs))
+	t.Logf("%d strings × 2,048 option sets: %d traced classes (%.1f a string)", strs, classes, float64(classes)/float64(strs))
 
 	// A trace that forgets one bit it tested must be caught.
-	for _, bit := range []jsonopt.Options{jsonopt.HexTag, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore, jsonopt.PartialOutputOnError} {
+	for _, bit := range []jsonopt.Options{jsonopt.HexTag, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore, jsonopt.PartialOutputOnError,
+		jsonopt.NumericCheck, jsonopt.PreserveZeroFraction} {
 		forgetful := func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt.Options, error) {
 			out, tested, err := oracle.EscapeTrace(dst, src, o)
 			return out, tested &^ bit, err
@@ -642,8 +663,11 @@ func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt
 				outs, errs = append(outs, want), append(errs, werr)
 				m := jsonopt.ComboIndex(tested)
 				free := (jsonopt.NumStringCombos - 1) &^ m
+				pz := tested&jsonopt.PreserveZeroFraction != 0 // the class keeps i's parity
 				for s := 0; ; {
-					class[i&m|s] = int16(len(outs))
+					if x := i&m | s; !pz || jsonopt.ComboParity(x) == jsonopt.ComboParity(i) {
+						class[x] = int16(len(outs))
+					}
 					if s = (s - free) & free; s == 0 {
 						break
 					}
@@ -777,7 +801,7 @@ func TestNextCharExplain(t *testing.T) {
 	require.Zero(t, seen[oracle.ExitF4], "F4 is unreachable")
 }
 
-// TestEscapeExplain checks EscapeExplain over every 1- and 2-byte string under all 1,024 option
+// TestEscapeExplain checks EscapeExplain over every 1- and 2-byte string under all 2,048 option
 // sets (-short: every 31st): the bytes and error are Escape's; without an error the spans tile the input and the
 // output in order, each output span being what the oracle writes for its input bytes alone (a
 // quote, a decoder step or an ASCII byte); with one, there is one span, on the first failing
@@ -813,8 +837,10 @@ func TestEscapeExplain(t *testing.T) {
 			switch sp.Rule {
 			case oracle.RuleOpenQuote, oracle.RuleCloseQuote, oracle.RuleEmpty:
 				piece = append(piece[:0], `""`[:sp.OutEnd-sp.Out]...)
-			default:
+			case oracle.RuleNumber: // the whole input, the whole answer
 				piece, _ = oracle.Escape(piece[:0], src[sp.In:sp.InEnd], o)
+			default: // a piece of a string: escaped as a string ("1" alone would be a number)
+				piece, _ = oracle.Escape(piece[:0], src[sp.In:sp.InEnd], o&^jsonopt.NumericCheck)
 				piece = piece[1 : len(piece)-1]
 			}
 			step := sp.InEnd > sp.In && src[sp.In] >= 0x80 // a decoder step has an exit, nothing else does
@@ -832,7 +858,7 @@ func TestEscapeExplain(t *testing.T) {
 	}
 	stride := 1
 	if testing.Short() {
-		stride = 31 // 34 option sets
+		stride = 31 // 67 option sets
 	}
 	for i := 0; i < jsonopt.NumStringCombos; i += stride {
 		o := jsonopt.Combo(i)
@@ -883,7 +909,8 @@ func TestEscapeExplainRules(t *testing.T) {
 		{"a\xc0", jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute, []string{"1.2-open-quote", "1.3-clean", "1.5-ignore/F1", "1.2-close-quote"}},
 		{"ab\xf4\x90\x80\x80\x80", 0, []string{"1.5-false/F10-range"}},
 		{"ab\xf0\x80\x80\x80", jsonopt.PartialOutputOnError, []string{"1.5-partial-null/F10-overlong"}},
-		{"x", jsonopt.NumericCheck, nil},
+		{"x", jsonopt.NumericCheck, []string{"1.2-open-quote", "1.3-clean", "1.2-close-quote"}},
+		{" -1.5e3 ", jsonopt.NumericCheck, []string{"1.7-number"}},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, rules(tc.in, tc.opts), "EscapeExplain(%q, %v)", tc.in, tc.opts)

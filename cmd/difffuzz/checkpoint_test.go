@@ -59,7 +59,7 @@ func TestCheckpointResume(t *testing.T) {
 	}{
 		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "2", "--workers", "2", "--impl", ",generic"}},
 		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "3", "--ops", "decode,utf8_decode", "--workers", "2", "--impl", ",swar"}},
-		// The whole --max-len 3 sweep: every operation, escape under all 1,024 option sets
+		// The whole --max-len 3 sweep: every operation, escape under all 2,048 option sets
 		// (17.3e9 cases, about 3.5 minutes on 2 cores with swar), so the signal mostly lands
 		// inside escape's 3-byte space, which resumes lead byte by lead byte. No planted
 		// candidate here: its escaper (the oracle's, a byte at a time) would take three times as

@@ -8,13 +8,13 @@ import (
 )
 
 // The exhaustive mode: every string of length 1–4 through the decoders and 1–3 through the
-// escaper under all 1,024 option sets (--max-len changes the lengths).
+// escaper under all 2,048 option sets (--max-len changes the lengths).
 func init() {
 	var on bool
 	addMode(&mode{
 		name: "exhaustive", order: 10, inDefault: true, ownCheckpoint: true,
 		addFlags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 1,024 option sets")
+			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets")
 		},
 		selected: func() bool { return on },
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
@@ -57,7 +57,7 @@ func init() {
 // targetExhaustive is the exhaustive part for external targets, which answer far fewer
 // requests a second than a built-in: in the default campaign every 1-byte string under all
 // 1,024 option sets and every 2-byte string under 8 representative ones; with --exhaustive,
-// escape up to --max-len (default 2) under all 1,024 option sets and the decoders up to
+// escape up to --max-len (default 2) under all 2,048 option sets and the decoders up to
 // --max-len (default 3).
 func targetExhaustive(c *common) []fuzz.TargetSpace {
 	if c.isDefault {

@@ -90,7 +90,7 @@ var equivalenceKillers = []mutation.Killer{
 	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Except: append([]string{"utf8Decode"}, tableFuncs...), // only utf8_decode calls it
 		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},
-		Domain: "json_encode on every 1-3-byte string under all 1,024 option sets and embedded at the 16/32/64-byte edges"},
+		Domain: "json_encode on every 1-3-byte string under all 2,048 option sets and embedded at the 16/32/64-byte edges"},
 	{Name: "kernel-embed-domain", Pkg: "./cmd/difffuzz", Main: true, // Funcs: the assembly functions among the mutants (equivalenceFor)
 		Args: []string{"--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape,utf8_decode", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},

@@ -35,8 +35,7 @@ const (
 	Overlong Fault = "overlong"
 	// Surrogate accepts UTF-16 surrogates encoded in UTF-8 (ED A0..BF xx).
 	Surrogate Fault = "surrogate"
-	// IgnoreOptions answers every escape as if no option were set (JSON_NUMERIC_CHECK is still
-	// refused, as by every implementation here).
+	// IgnoreOptions answers every escape as if no option were set (JSON_NUMERIC_CHECK included).
 	IgnoreOptions Fault = "ignore-options"
 	// LowerHexTag writes \u003c and \u003e (lower-case) under JSON_HEX_TAG.
 	LowerHexTag Fault = "lower-hex-tag"
@@ -56,6 +55,11 @@ const (
 	// len(src) rounded down to 16): a vector kernel whose chunk classifier takes / for clean,
 	// while the scalar tail is right. Its witnesses need 16 bytes, but not a place in them.
 	SlashBlock16 Fault = "slash-block-16"
+	// NumericTrailingSpace takes a number followed by whitespace for a string under
+	// JSON_NUMERIC_CHECK ("1 " as "1 "), as PHP 7 did: trailing whitespace is allowed since 8.0.
+	NumericTrailingSpace Fault = "numeric-trailing-space"
+	// NumericZeroFraction ignores JSON_PRESERVE_ZERO_FRACTION: "1.0" is 1, not 1.0.
+	NumericZeroFraction Fault = "numeric-zero-fraction"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -65,7 +69,8 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16, Hang, Crash, Options0}
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
+	NumericTrailingSpace, NumericZeroFraction, Hang, Crash, Options0}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -157,11 +162,21 @@ func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
 
 // Escape is json_encode with the decoder and escaper faults.
 func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	if opts&jsonopt.NumericCheck != 0 {
-		return dst, jsonopt.ErrNumericCheck // not implemented, as everywhere here
-	}
 	if p.faults[IgnoreOptions] {
 		opts = 0
+	}
+	if opts&jsonopt.NumericCheck != 0 && len(src) > 0 {
+		// §1.7: the oracle's number, unless a numeric fault says otherwise.
+		o := opts
+		if p.faults[NumericZeroFraction] {
+			o &^= jsonopt.PreserveZeroFraction
+		}
+		last := src[len(src)-1]
+		spaced := last == ' ' || last == '\t' || last == '\n' || last == '\r' || last == '\v' || last == '\f'
+		if out, err := oracle.Escape(nil, src, o); err == nil && out[0] != '"' && !(spaced && p.faults[NumericTrailingSpace]) {
+			return append(dst, out...), nil
+		}
+		opts &^= jsonopt.NumericCheck
 	}
 	valid := true
 	for pos := 0; pos < len(src); {
