@@ -120,13 +120,16 @@ var wantRules = map[planted.Fault][]string{
 		"escape 1.3-quote-hex", "escape 1.3-short-escape", "escape 1.3-slash", "escape 1.3-tag-hex"},
 	// A / in any lane of a full chunk: one class, whatever the lane, and no position.
 	planted.SlashBlock16: {"escape 1.3-slash"},
+	// A number with trailing whitespace escaped as a string; ".0" left out of a whole double.
+	planted.NumericTrailingSpace: {"escape 1.7-number"},
+	planted.NumericZeroFraction:  {"escape 1.7-number"},
 }
 
 // ignoredRules are the rules of the classes of ignore-options: the oracle's rule of each
 // option it ignores.
 var ignoredRules = []string{"1.3-amp-hex", "1.3-apos-hex", "1.3-quote-hex", "1.3-slash-raw", "1.3-tag-hex",
 	"1.4-unescaped-unicode/C2..DF", "1.4-unescaped-unicode/E0..EF", "1.4-unescaped-unicode/F0..F4",
-	"1.5-ignore", "1.5-partial-null", "1.5-substitute", "1.5-substitute-raw"}
+	"1.5-ignore", "1.5-partial-null", "1.5-substitute", "1.5-substitute-raw", "1.7-number"}
 
 func opRules(classes []*Class) []string {
 	var out []string
@@ -200,9 +203,10 @@ func checkUnsplit(t *testing.T, name string, classes []*Class) {
 // witness minimal, and one defect block for the fault.
 func TestPlantedFaults(t *testing.T) {
 	faults := []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.LowerHexTag, planted.RawSlash,
-		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16, planted.SlashBlock16, planted.IgnoreOptions}
+		planted.DropQuote, planted.UpperUnicode, planted.ControlRaw, planted.LaneLast16, planted.SlashBlock16, planted.IgnoreOptions,
+		planted.NumericTrailingSpace, planted.NumericZeroFraction}
 	if testing.Short() {
-		faults = []planted.Fault{planted.Lenient, planted.RawSlash, planted.IgnoreOptions}
+		faults = []planted.Fault{planted.Lenient, planted.RawSlash, planted.IgnoreOptions, planted.NumericZeroFraction}
 	}
 	for _, f := range faults {
 		t.Run(string(f), func(t *testing.T) {

@@ -670,7 +670,10 @@ func optionSpan(f *fuzz.Finding, ign jsonopt.Options) (oracle.Span, bool) {
 		}
 		same := false
 		for _, o := range without {
-			same = same || o.In == sp.In && o.InEnd == sp.InEnd && string(alt[o.Out:o.OutEnd]) == string(out[sp.Out:sp.OutEnd])
+			// A number and a string are different answers even where the digits are alike
+			// ("0" as 0 under NUMERIC_CHECK, as "0" without it).
+			same = same || o.In == sp.In && o.InEnd == sp.InEnd && (o.Rule == oracle.RuleNumber) == (sp.Rule == oracle.RuleNumber) &&
+				string(alt[o.Out:o.OutEnd]) == string(out[sp.Out:sp.OutEnd])
 		}
 		if !same {
 			return sp, true

@@ -109,9 +109,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 					return exitUsage, usagef("bench: --options %q: %v", f, err)
 				}
 			}
-			if o&jsonopt.NumericCheck != 0 {
-				return exitUsage, usagef("bench: --options %q: JSON_NUMERIC_CHECK is not implemented", f)
-			}
 			if slices.Contains(sel.Options, o) {
 				return exitUsage, usagef("bench: --options: %q is given twice", f)
 			}

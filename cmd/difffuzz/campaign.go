@@ -415,12 +415,16 @@ func commandLine(args []string) string {
 	return strings.Join(out, " ")
 }
 
-// notChecked names the option bits of PHP's string path that the run did not check: those no
-// implementation here has (JSON_NUMERIC_CHECK), and those a target did not announce.
+// stringPath are the option bits PHP's string path reads: the eleven of jsonopt.StringOptions
+// and PRESERVE_ZERO_FRACTION (for a double under NUMERIC_CHECK).
+const stringPath = jsonopt.StringOptions | jsonopt.PreserveZeroFraction
+
+// notChecked names the option bits of PHP's string path that the run did not check: those a
+// target did not announce (every built-in implementation has them all).
 func notChecked(ts []*fuzz.Target) []string {
-	out := []string{jsonopt.NumericCheck.String()}
+	out := []string{}
 	for _, t := range ts {
-		if u := t.Unchecked() & jsonopt.StringOptions &^ jsonopt.NumericCheck; u != 0 {
+		if u := t.Unchecked() & stringPath; u != 0 {
 			for _, name := range strings.Split(u.String(), "|") {
 				if !slices.Contains(out, name) {
 					out = append(out, name)
@@ -584,10 +588,10 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	caps := t.Capabilities()
 	if u := t.Unchecked(); u != 0 {
 		msg := "none of the string options"
-		if s := u & jsonopt.StringOptions; s != 0 {
+		if s := u & stringPath; s != 0 {
 			msg = s.Short()
 		}
-		if other := u &^ jsonopt.StringOptions; other != 0 {
+		if other := u &^ stringPath; other != 0 {
 			msg += fmt.Sprintf(", and bits %d that do not change a string's encoding", uint32(other))
 		}
 		fmt.Fprintf(w, "difffuzz: --exec %q: options not checked (it announced options=%d, so no case with them was sent): %s\n", t.Name, uint32(caps.Options), msg)

@@ -215,7 +215,7 @@ func TestMergeRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{edited}, "difffuzz: merge: " + edited + ": its spaces hold 512 differences and its classes 512 findings, but it reports 0 differences (edited, or not written whole?)"},
+		{[]string{edited}, "difffuzz: merge: " + edited + ": its spaces hold 1,024 differences and its classes 1,024 findings, but it reports 0 differences (edited, or not written whole?)"},
 		{[]string{"--junit", good, good}, "difffuzz: merge: --junit " + good + " is one of the reports merged: it would be overwritten"},
 		{[]string{"/dev/null"}, "difffuzz: merge: /dev/null: not a regular file"},
 		{[]string{fifo}, "difffuzz: merge: " + fifo + ": not a regular file"},
