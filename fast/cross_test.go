@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/difffuzz/difffuzz/internal/numgen"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -75,7 +76,10 @@ func randomOpts(r *rand.Rand) jsonopt.Options {
 }
 
 // TestCrossVariant runs every implementation on random strings with random options: all must
-// agree with each other and with the tests' model, on Escape and UTF8Decode.
+// agree with each other and with the tests' model, on Escape and UTF8Decode. One string in
+// eight comes from the numeric space (internal/numgen), so that the option sets with
+// NUMERIC_CHECK (half of them) meet numbers, near-misses and Inf, not only strings that a
+// first- or last-byte test rules out.
 func TestCrossVariant(t *testing.T) {
 	ims := impls(t)
 	n := *crossN
@@ -85,14 +89,22 @@ func TestCrossVariant(t *testing.T) {
 	t.Logf("seed %d (-cross.seed), %d strings", *crossSeed, n)
 	r := rand.New(rand.NewPCG(*crossSeed, 0x5eed))
 	var src, dst []byte
+	numbers := 0
 	for i := 0; i < n; i++ {
 		size := r.IntN(24)
 		if r.IntN(8) == 0 {
 			size = r.IntN(300)
 		}
-		src = randomString(r, src[:0], size)
+		if r.IntN(8) == 0 {
+			src = numgen.Append(src[:0], r.IntN)
+		} else {
+			src = randomString(r, src[:0], size)
+		}
 		opts := randomOpts(r)
 		want, code := modelEscape(src, opts)
+		if opts&jsonopt.NumericCheck != 0 && len(want) > 0 && want[0] != '"' && want[0] != 'n' {
+			numbers++ // a number (not a string, not null)
+		}
 		for _, im := range ims {
 			got, err := im.escape(dst[:0], src, opts)
 			if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
@@ -108,5 +120,9 @@ func TestCrossVariant(t *testing.T) {
 				}
 			}
 		}
+	}
+	t.Logf("%d escapes under NUMERIC_CHECK wrote a number", numbers)
+	if numbers < n/40 {
+		t.Errorf("only %d of %d escapes wrote a number: NUMERIC_CHECK is barely exercised", numbers, n)
 	}
 }

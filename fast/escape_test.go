@@ -126,10 +126,15 @@ func TestPlacements(t *testing.T) {
 
 // TestBuffers checks that Escape and UTF8Decode keep dst's prefix, never modify src, and
 // never write into dst's spare capacity past the returned length — whether dst has room or
-// must grow, and on error too.
+// must grow, and on error too — and that they append what the model says. Under
+// NUMERIC_CHECK the numeric inputs become numbers (an integer, doubles in both of PHP's
+// notations, one of 18 bytes with whitespace), "1e999" stays a string, and the others are
+// escaped as strings, invalid UTF-8 included.
 func TestBuffers(t *testing.T) {
-	inputs := []string{"", "plain", "a\"b\\c/d\x00", "é€😀\u2028", "abc\x80def", "\xe0\x80A", strings.Repeat("ж<&>'", 300)}
-	optsList := append([]jsonopt.Options{jsonopt.PartialOutputOnError, jsonopt.NumericCheck}, placeOpts...)
+	inputs := []string{"", "plain", "a\"b\\c/d\x00", "é€😀\u2028", "abc\x80def", "\xe0\x80A", strings.Repeat("ж<&>'", 300),
+		"007", " -1.5e3\t", "1e999", "1e-7", "\f\v   12.000e15  "}
+	optsList := append([]jsonopt.Options{jsonopt.PartialOutputOnError, jsonopt.NumericCheck,
+		jsonopt.NumericCheck | jsonopt.PreserveZeroFraction | jsonopt.PartialOutputOnError}, placeOpts...)
 	const canary = 0xA5
 	for _, im := range impls(t) {
 		for _, in := range inputs {

@@ -69,10 +69,11 @@ func TestUTF8DecodeFacts(t *testing.T) {
 	}
 }
 
-// TestModelFacts checks the tests' own model against the same facts, so that the placement
-// and random tests compare with something known to be right.
+// TestModelFacts checks the tests' own model against the same facts, NUMERIC_CHECK's
+// included, so that the placement, buffer and random tests compare with something known to be
+// right.
 func TestModelFacts(t *testing.T) {
-	for _, f := range spectest.Escape {
+	for _, f := range append(spectest.Escape[:len(spectest.Escape):len(spectest.Escape)], spectest.Numeric...) {
 		got, code := modelEscape(f.In, f.Flags)
 		assert.Equal(t, string(f.Want), string(got), "model %s: modelEscape(%q, %s) = %s; want %s", f.ID, f.In, f.Flags, show(got), show(f.Want))
 		assert.Equal(t, f.Err, code, "model %s: modelEscape(%q, %s) error code", f.ID, f.In, f.Flags)

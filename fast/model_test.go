@@ -2,6 +2,10 @@ package fast_test
 
 import (
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -9,7 +13,8 @@ import (
 // This file is the tests' own model of the spec, written from its rules and sharing no code
 // with package fast: modelStep follows the "equivalent compact rule" of spec §2.2 (a different
 // formulation from fast's decision tree), asciiOut the table of spec §1.3, modelEscape the
-// algorithm of spec §1.2.
+// algorithm of spec §1.2, modelNumber the NUMERIC_CHECK rules of spec §1.7 (a regular
+// expression and strconv, where fast scans bytes and reformats strconv's 'e' output).
 
 // modelStep is one decoder step at s[pos] by the compact rule of spec §2.2.
 func modelStep(s []byte, pos int) jsonopt.Step {
@@ -136,7 +141,9 @@ func badOut(opts jsonopt.Options) (string, bool) {
 // error code.
 func modelEscape(src []byte, opts jsonopt.Options) ([]byte, int) {
 	if opts&jsonopt.NumericCheck != 0 {
-		return nil, -1
+		if num, ok := modelNumber(src, opts); ok {
+			return num, 0 // §1.2 step 2 (the empty string is never numeric: step 1 comes first)
+		}
 	}
 	out := []byte{'"'}
 	for pos := 0; pos < len(src); {
@@ -161,6 +168,61 @@ func modelEscape(src []byte, opts jsonopt.Options) ([]byte, int) {
 		pos += st.Advance
 	}
 	return append(out, '"'), 0
+}
+
+// numericRe is PHP 8.2's is_numeric_string with allow_errors=0 (spec §1.7) as a regular
+// expression: the six whitespace bytes before and after, an optional sign, digits with an
+// optional '.' and fraction or a '.' and at least one digit, and an optional exponent with at
+// least one digit. Submatch 1 is the number with its sign, 2 its integer digits, 3 the '.' and
+// fraction, 4 the exponent, 5 the trailing whitespace.
+var numericRe = regexp.MustCompile(`^[ \t\n\r\v\f]*([+-]?([0-9]*)(\.[0-9]*)?([eE][+-]?[0-9]+)?)([ \t\n\r\v\f]*)$`)
+
+// modelNumber is what json_encode writes for src under NUMERIC_CHECK when src is a numeric
+// string (spec §1.7), and ok; ok is false for any other string, and for one whose double is
+// ±Inf, which json_encode escapes as a string.
+func modelNumber(src []byte, opts jsonopt.Options) ([]byte, bool) {
+	m := numericRe.FindSubmatch(src)
+	if m == nil {
+		return nil, false
+	}
+	num, intDigits, frac, exp, trail := string(m[1]), m[2], m[3], m[4], m[5]
+	if len(intDigits) == 0 && len(frac) < 2 {
+		return nil, false // no digit before the '.' nor after it: "", "-", ".", ".e5", "  "
+	}
+	if len(frac) == 0 && len(exp) == 0 {
+		// An integer: a long when it fits int64 ("007" is 7, "-0" is 0), else a double. The
+		// one exception: PHP compares 19 significant digits with "9223372036854775808" by
+		// strcmp, which reads on into trailing whitespace, so -9223372036854775808 followed
+		// by whitespace is a double although it fits.
+		sig := strings.TrimLeft(string(intDigits), "0")
+		if l, err := strconv.ParseInt(num, 10, 64); err == nil && !(sig == "9223372036854775808" && len(trail) > 0) {
+			return strconv.AppendInt(nil, l, 10), true
+		}
+	}
+	d, err := strconv.ParseFloat(num, 64)
+	if math.IsInf(d, 0) {
+		return nil, false // "1e999": a string
+	}
+	if err != nil {
+		panic(fmt.Sprintf("model: ParseFloat(%q): %v", num, err))
+	}
+	// PHP's double format with serialize_precision -1: the shortest round-trip digits, in
+	// fixed notation for 0 and 1e-4 <= |d| < 1e17, else as d.ddde±x with at least one digit
+	// after the '.' and the exponent without leading zeros; ".0" appended under
+	// PRESERVE_ZERO_FRACTION when there is no '.'.
+	if a := math.Abs(d); a != 0 && (a < 1e-4 || a >= 1e17) {
+		mant, x, _ := strings.Cut(strconv.FormatFloat(d, 'e', -1, 64), "e")
+		if !strings.Contains(mant, ".") {
+			mant += ".0"
+		}
+		e, _ := strconv.Atoi(x)
+		return fmt.Appendf(nil, "%se%c%d", mant, x[0], max(e, -e)), true
+	}
+	s := strconv.FormatFloat(d, 'f', -1, 64)
+	if opts&jsonopt.PreserveZeroFraction != 0 && !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return []byte(s), true
 }
 
 // modelUTF8Decode is utf8_decode(src) by spec §3.1.

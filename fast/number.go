@@ -124,8 +124,16 @@ func appendNumber(dst, src []byte, opts jsonopt.Options) ([]byte, bool) {
 
 // appendPHPDouble appends the finite d as PHP's json_encode writes it with serialize_precision
 // -1 (spec §1.7.2): the shortest round-trip digits, fixed notation for 1e-4 <= |d| < 1e17 (and
-// 0), else d.ddde±x; ".0" appended under PRESERVE_ZERO_FRACTION when there is no '.'.
+// 0), else d.ddde±x; ".0" appended under PRESERVE_ZERO_FRACTION when there is no '.'. The
+// number is formatted on the stack (at most 24 bytes) and appended to dst in one append, so
+// that when dst must grow its old spare capacity is left untouched (the package contract).
 func appendPHPDouble(dst []byte, d float64, zeroFrac bool) []byte {
+	var num [32]byte
+	return append(dst, formatPHPDouble(num[:0], d, zeroFrac)...)
+}
+
+// formatPHPDouble is appendPHPDouble appending piece by piece, to a buffer of its own.
+func formatPHPDouble(dst []byte, d float64, zeroFrac bool) []byte {
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], d, 'e', -1, 64) // [-]d[.ddd]e±xx
 	p := 0

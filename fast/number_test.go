@@ -14,7 +14,9 @@ import (
 // TestNumericCheck compares every variant with the oracle under JSON_NUMERIC_CHECK on the
 // numeric space of internal/numgen, and on the same strings padded with whitespace to the
 // lengths where the variants take their 16-, 32- and 64-byte paths, under NUMERIC_CHECK alone,
-// with PRESERVE_ZERO_FRACTION, and with the options that change the string path.
+// with PRESERVE_ZERO_FRACTION, and with the options that change the string path. The tests'
+// model (modelEscape), which TestCrossVariant and TestBuffers compare with, is checked against
+// the oracle on the same strings.
 func TestNumericCheck(t *testing.T) {
 	n := 20000
 	if testing.Short() {
@@ -43,6 +45,11 @@ func TestNumericCheck(t *testing.T) {
 				want, werr := oracle.Escape([]byte("<"), s, o)
 				if o == jsonopt.NumericCheck && werr == nil && want[1] != '"' {
 					numbers++
+				}
+				if m, code := modelEscape(s, o); code != jsonopt.ErrorCode(werr) || !bytes.Equal(m, want[1:]) {
+					if fails++; fails <= 20 {
+						t.Errorf("model: modelEscape(%q, %s) = %s, code %d; oracle %q, %v", s, o.Short(), show(m), code, want, werr)
+					}
 				}
 				for _, im := range impls(t) {
 					got, gerr := im.escape([]byte("<"), s, o)

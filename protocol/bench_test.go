@@ -151,7 +151,7 @@ func TestParseBenchResponse(t *testing.T) {
 		{OpEscape, "224122 0", "bench response: escape response has 1 field(s), want 2"},
 		{OpEscape, "5 224122 0 1", "escape response has 3 field(s)"},
 		{OpEscape, "5  224122 0", "escape response has 3 field(s)"},
-		{OpEscape, "5 error JSON_NUMERIC_CHECK", `the result after NANOSECONDS is "error JSON_NUMERIC_CHECK"`},
+		{OpEscape, "5 error JSON_PRETTY_PRINT", `the result after NANOSECONDS is "error JSON_PRETTY_PRINT"`},
 		{OpEscape, "5 error", `the result after NANOSECONDS is "error"`},
 		{OpEscape, "5 ", "bench response: empty response line"},
 		{OpDecode, "5 41/0", "bench response: decode response: step 1"},
@@ -232,6 +232,8 @@ func TestServeBench(t *testing.T) {
 		"escape 512 80",
 		"escape 1048576 61b062",
 		"escape 0 -",
+		"escape 32 31",
+		"escape 32 -",
 		"escape 0 " + long,
 		"escape 2097152 " + long,
 		"decode 41e08041c3a9",
@@ -338,7 +340,7 @@ func TestServeBenchErrors(t *testing.T) {
 		{"bench escape 0 41", "error bench takes 4 field(s) (bench OP FLAGS HEX N), got 3"},
 		{"bench", "error bench takes 4 field(s) (bench OP FLAGS HEX N), got 0"},
 		// A refusal of the plain request refuses the bench.
-		{"bench escape 32 31 10", "error JSON_NUMERIC_CHECK (32) is not implemented"},
+		{"bench escape 128 31 10", "error JSON_PRETTY_PRINT (128) is not implemented by the fake"},
 		{"bench escape 0 " + fmt.Sprintf("%x", "plain error") + " 10", "error " + errPlain.Error()},
 		{"escape 0 41", "224122 0"},
 	}
@@ -395,6 +397,7 @@ func TestClientBench(t *testing.T) {
 		mustRequest(t, "decode -"),
 		mustRequest(t, "utf8_decode 41c3a9"),
 		mustRequest(t, "utf8_decode -"),
+		mustRequest(t, "escape 32 31"), // a number answer: "31 0"
 	}
 	for round := 0; round < 2; round++ {
 		plain, err := c.Do(reqs)
@@ -417,14 +420,14 @@ func TestClientBench(t *testing.T) {
 	assert.Greater(t, many, one, "200,000 runs against 1")
 
 	// Refused by the target: a *BenchError with its message; the client goes on.
-	_, resp, err := c.Bench(Request{Op: OpEscape, Flags: jsonopt.NumericCheck, Input: []byte("1")}, 10, 0)
+	_, resp, err := c.Bench(Request{Op: OpEscape, Flags: jsonopt.PrettyPrint, Input: []byte("1")}, 10, 0)
 	var be *BenchError
 	if assert.ErrorAs(t, err, &be) {
-		assert.Equal(t, "JSON_NUMERIC_CHECK (32) is not implemented", be.Msg)
-		assert.Equal(t, "bench escape 32 31 10", be.Request)
-		assert.Contains(t, err.Error(), "error JSON_NUMERIC_CHECK (32) is not implemented")
+		assert.Equal(t, "JSON_PRETTY_PRINT (128) is not implemented by the fake", be.Msg)
+		assert.Equal(t, "bench escape 128 31 10", be.Request)
+		assert.Contains(t, err.Error(), "error JSON_PRETTY_PRINT (128) is not implemented by the fake")
 	}
-	assert.Equal(t, "JSON_NUMERIC_CHECK (32) is not implemented", resp.ErrorMsg)
+	assert.Equal(t, "JSON_PRETTY_PRINT (128) is not implemented by the fake", resp.ErrorMsg)
 
 	// Not sent: bad N, bad Op, flags on decode; Do refuses bench.
 	for _, tc := range []struct {

@@ -210,7 +210,8 @@ func TestClientGood(t *testing.T) {
 		{"escape 512 80", "6e756c6c 5"},
 		{"decode 41e08041c3a9", "41/1 !/2 41/1 e9/2"},
 		{"utf8_decode 41c3a9", "41e9"},
-		{"escape 32 31", "error JSON_NUMERIC_CHECK (32) is not implemented"},
+		{"escape 32 31", "31 0"}, // json_encode("1", JSON_NUMERIC_CHECK) is the number 1
+		{"escape 128 31", "error JSON_PRETTY_PRINT (128) is not implemented by the fake"},
 	}
 	var reqs []Request
 	for _, tc := range tests {
@@ -221,7 +222,8 @@ func TestClientGood(t *testing.T) {
 	for i, tc := range tests {
 		assert.Equal(t, tc.want, resps[i].String(), "request %q", tc.req)
 	}
-	assert.Equal(t, "JSON_NUMERIC_CHECK (32) is not implemented", resps[5].ErrorMsg, "ErrorMsg")
+	assert.Equal(t, Response{Op: OpEscape, Result: []byte("1")}, resps[5], "a number result")
+	assert.Equal(t, Response{Op: OpEscape, ErrorMsg: "JSON_PRETTY_PRINT (128) is not implemented by the fake"}, resps[6], "a refusal")
 
 	// A large pipelined batch, then an empty one, then a single request.
 	const n = 20000

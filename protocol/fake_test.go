@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // The fake handler is a small stand-in for the oracle, enough for the protocol's examples:
 // a full php_next_utf8_char() (spec §2.2, compact rule), an escaper that knows only `"`, `\`,
-// control bytes, \uXXXX for BMP code points and the invalid-UTF-8 options, and utf8_decode.
+// control bytes, \uXXXX for BMP code points, the invalid-UTF-8 options and, of
+// JSON_NUMERIC_CHECK, only strings of 1 to 18 ASCII digits (written as the integer, so "007"
+// is 7; any other numeric string stays a string), and utf8_decode. The escaper refuses
+// JSON_PRETTY_PRINT (errFakeRefusal), which PHP ignores for a string, so that the tests have a
+// refusal without a PHP error code to send.
 
 var fakeHandler = Handler{Escape: fakeEscape, NextChar: fakeNextChar, UTF8Decode: fakeUTF8Decode}
 
@@ -52,9 +57,18 @@ func fakeNextChar(s []byte, pos int) jsonopt.Step {
 
 var errPlain = errors.New("plain failure without a PHP code")
 
+// errFakeRefusal is the fake escaper's refusal of JSON_PRETTY_PRINT: a *jsonopt.Error without
+// a PHP error code (Code -1), which Serve answers "error " and its Msg. No option set of
+// jsonopt.Combo holds PRETTY_PRINT, so only the tests that ask for it get it.
+var errFakeRefusal = &jsonopt.Error{Code: -1, Msg: "JSON_PRETTY_PRINT (128) is not implemented by the fake"}
+
 func fakeEscape(dst, src []byte, o jsonopt.Options) ([]byte, error) {
-	if o&jsonopt.NumericCheck != 0 {
-		return dst, jsonopt.ErrNumericCheck
+	if o&jsonopt.PrettyPrint != 0 {
+		return dst, errFakeRefusal
+	}
+	if o&jsonopt.NumericCheck != 0 && len(src) > 0 && len(src) <= 18 && fakeDigits(src) {
+		v, _ := strconv.ParseUint(string(src), 10, 64)
+		return strconv.AppendUint(dst, v, 10), nil
 	}
 	if bytes.Equal(src, []byte("plain error")) {
 		return dst, errPlain
@@ -92,6 +106,15 @@ func fakeEscape(dst, src []byte, o jsonopt.Options) ([]byte, error) {
 		}
 	}
 	return append(dst, '"'), nil
+}
+
+func fakeDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func fakeUTF8Decode(dst, src []byte) []byte {

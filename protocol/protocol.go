@@ -33,6 +33,7 @@
 //	escape 2097152 e08041   →  225c75666666644122 0
 //	escape 0 80             →  false 5
 //	escape 512 80           →  6e756c6c 5
+//	escape 32 31            →  31 0         (JSON_NUMERIC_CHECK: "1" is the number 1)
 //	decode 41e08041c3a9     →  41/1 !/2 41/1 e9/2
 //	utf8_decode 41c3a9      →  41e9
 //	bench escape 0 41 1000  →  12345 224122 0
@@ -166,13 +167,15 @@ func fieldCountError(op Op, want string, got int) error {
 
 // Response is one response line. Which fields are meaningful depends on the operation:
 //
-//   - OpEscape: Result is the string json_encode returned (quotes included), or False is true
-//     when it returned false (Result is then nil); Err is json_last_error().
+//   - OpEscape: Result is the string json_encode returned (a JSON string with its quotes, or
+//     under JSON_NUMERIC_CHECK a number, such as 1 for "1"), or False is true when it returned
+//     false (Result is then nil); Err is json_last_error().
 //   - OpDecode: Steps are the decoder steps from position 0 (none for the empty string).
 //   - OpUTF8Decode: Result is utf8_decode()'s result.
 //
 // ErrorMsg is set, and nothing else, when the target answered "error MESSAGE" (a malformed or
-// refused request, such as JSON_NUMERIC_CHECK on an implementation without it).
+// refused request: an operation or option bits the target does not announce, an input longer
+// than its max-len, or an implementation error that carries no PHP error code).
 type Response struct {
 	Op       Op
 	Result   []byte
@@ -373,9 +376,9 @@ type Capabilities struct {
 // HelloWith returns the hello line of a target that supports ops and announces caps, without
 // its newline: Hello(ops) followed by "options=MASK" (only when caps.OptionsSet; MASK is
 // caps.Options in decimal) and "max-len=N" (only when caps.MaxLen > 0), in that order, e.g.
-// "difffuzz-target 1 escape options=7344095 max-len=65536" (every option PHP names but
-// JSON_NUMERIC_CHECK, inputs up to 64 KiB). caps.Ignored is not written. A MaxLen above
-// 2^31-1 is written as given, and ParseHelloCaps rejects the line.
+// "difffuzz-target 1 escape options=7344095 max-len=65536" for a target that implements every
+// option PHP names but JSON_NUMERIC_CHECK and accepts inputs up to 64 KiB. caps.Ignored is not
+// written. A MaxLen above 2^31-1 is written as given, and ParseHelloCaps rejects the line.
 func HelloWith(ops []Op, caps Capabilities) string {
 	b := []byte(Hello(ops))
 	if caps.OptionsSet {

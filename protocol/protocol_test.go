@@ -100,7 +100,9 @@ func TestParseResponse(t *testing.T) {
 		{OpDecode, "!/7", Response{Op: OpDecode, Steps: []jsonopt.Step{{Advance: 7}}}, ""},
 		{OpUTF8Decode, "41e9", Response{Op: OpUTF8Decode, Result: []byte("A\xe9")}, ""},
 		{OpUTF8Decode, "-", Response{Op: OpUTF8Decode, Result: []byte{}}, ""},
-		{OpEscape, "error JSON_NUMERIC_CHECK (32) is not implemented", Response{Op: OpEscape, ErrorMsg: "JSON_NUMERIC_CHECK (32) is not implemented"}, ""},
+		{OpEscape, "31 0", Response{Op: OpEscape, Result: []byte("1")}, ""},       // json_encode("1", JSON_NUMERIC_CHECK)
+		{OpEscape, "312e30 0", Response{Op: OpEscape, Result: []byte("1.0")}, ""}, // "1.0" under NUMERIC_CHECK|PRESERVE_ZERO_FRACTION
+		{OpEscape, "error JSON_PRETTY_PRINT (128) is not implemented", Response{Op: OpEscape, ErrorMsg: "JSON_PRETTY_PRINT (128) is not implemented"}, ""},
 		{OpDecode, "error decode is not supported", Response{Op: OpDecode, ErrorMsg: "decode is not supported"}, ""},
 		{OpUTF8Decode, "error  two  spaces ", Response{Op: OpUTF8Decode, ErrorMsg: " two  spaces "}, ""},
 		{OpUTF8Decode, "error", Response{Op: OpUTF8Decode, ErrorMsg: "(no message)"}, "error (no message)"},

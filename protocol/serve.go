@@ -18,8 +18,9 @@ type Handler struct {
 	// Escape appends json_encode's result for src under opts to dst and returns it. On a PHP
 	// error it returns a *jsonopt.Error whose Code is the JSON_ERROR_* value (>= 0) with
 	// nothing appended (json_encode returned false) or "null" appended (PARTIAL_OUTPUT_ON_ERROR).
-	// Any other error, such as jsonopt.ErrNumericCheck (Code -1), is a refusal, answered
-	// "error MESSAGE".
+	// Any other error, a *jsonopt.Error with a negative Code or an error of another type, is a
+	// refusal (the implementation declines the request), answered "error MESSAGE": the
+	// *jsonopt.Error's Msg, or the other error's Error().
 	Escape func(dst, src []byte, opts jsonopt.Options) ([]byte, error)
 	// NextChar is one php_next_utf8_char() step at s[pos:], 0 <= pos < len(s).
 	NextChar func(s []byte, pos int) jsonopt.Step
@@ -75,9 +76,9 @@ func (h Handler) helloOps() []Op {
 // h.Caps (for example "error escape: FLAGS 544 has option bits 512
 // (JSON_PARTIAL_OUTPUT_ON_ERROR) outside this target's options=32", "error utf8_decode: input
 // of 5 bytes is longer than this target's max-len=4"), an escape refused with
-// an error that carries no PHP error code (for example jsonopt.ErrNumericCheck, answered
-// "error JSON_NUMERIC_CHECK (32) is not implemented") and a decoder step with an advance below
-// 1 are answered "error MESSAGE"; Serve then keeps serving.
+// an error that carries no PHP error code (a *jsonopt.Error with Code < 0, answered "error "
+// and its Msg, or any other error, answered "error " and its Error()) and a decoder step with
+// an advance below 1 are answered "error MESSAGE"; Serve then keeps serving.
 //
 // Answers are buffered and flushed whenever no complete request line is left in the input
 // buffer, so a pipelining client gets large writes and an interactive one never waits. Lines

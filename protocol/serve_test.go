@@ -51,8 +51,15 @@ func TestServe(t *testing.T) {
 		{"utf8_decode 41c3a942", "41e942"},
 		{"utf8_decode -", "-"},
 		{"utf8_decode c0af", "3f3f"},
-		// Refusals and malformed requests are answered, and serving goes on.
-		{"escape 32 31", "error JSON_NUMERIC_CHECK (32) is not implemented"},
+		// JSON_NUMERIC_CHECK: a numeric string is the number, unquoted ("1" -> 1, "007" -> 7);
+		// "" and a string that is not numeric stay strings.
+		{"escape 32 31", "31 0"},
+		{"escape 32 303037", "37 0"},
+		{"escape 32 -", "2222 0"},
+		{"escape 32 616263", "2261626322 0"},
+		// Refusals and malformed requests are answered, and serving goes on. An implementation
+		// error without a PHP error code (Code -1) is a refusal: "error" and its message.
+		{"escape 128 31", "error JSON_PRETTY_PRINT (128) is not implemented by the fake"},
 		{"escape 0 " + fmt.Sprintf("%x", "plain error"), "error " + errPlain.Error()},
 		{"escape 0 zz", "error escape: HEX: byte 'z' at offset 0 is not a hex digit"},
 		{"escape 0", "error escape takes 2 field(s) (escape FLAGS HEX), got 1"},
