@@ -86,10 +86,18 @@ func Default() string { return defaultName }
 // string $s whose bytes are src (spec §1.2), quotes included, and returns the extended slice.
 // It runs the default variant (Default).
 //
-// Options are PHP's JSON_* bits (spec §1.1): the ten of jsonopt.StringOptions act as in spec
-// §1.3–§1.5; PRETTY_PRINT, FORCE_OBJECT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR and unknown
-// bits are ignored (§1.8). JSON_NUMERIC_CHECK is not implemented: Escape returns dst
-// unchanged and jsonopt.ErrNumericCheck, for every src.
+// Options are PHP's JSON_* bits (spec §1.1): the eleven of jsonopt.StringOptions act as in
+// spec §1.3–§1.5 and §1.7; PRESERVE_ZERO_FRACTION acts only on a number written under
+// NUMERIC_CHECK; PRETTY_PRINT, FORCE_OBJECT, THROW_ON_ERROR and unknown bits are ignored
+// (§1.8). Under JSON_NUMERIC_CHECK a non-empty numeric string (PHP 8.2's is_numeric_string:
+// a decimal integer, decimal or exponent number with an optional sign, and any of the six
+// whitespace bytes before and after it) is written as the number json_encode writes for it,
+// without quotes: an integer that fits an int64 in decimal ("007" is 7, "-0" is 0), any other
+// as a double in PHP's format with serialize_precision = -1 (the shortest round-trip digits,
+// fixed notation for 0 and 1e-4 <= |d| < 1e17, else d.ddde±x: "1e3" is 1000, "1e17" is
+// 1.0e+17), where PRESERVE_ZERO_FRACTION adds ".0" to a double written without a '.' (1000.0,
+// -0.0). The empty string, any other string, and a numeric one whose double is ±Inf ("1e999")
+// are escaped as strings.
 //
 // Errors: if src is not valid UTF-8 (a decoder step of spec §2.2 fails) and neither
 // INVALID_UTF8_IGNORE nor INVALID_UTF8_SUBSTITUTE is set, Escape returns jsonopt.ErrUTF8

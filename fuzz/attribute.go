@@ -112,7 +112,7 @@ func Attribute(f *Finding) Attribution {
 	case (f.Kind == KindOutput || f.Kind == KindError) && f.Op == OpEscape:
 		want, spans, werr := oracle.EscapeExplain(nil, f.Input, f.Flags)
 		if len(spans) == 0 {
-			return a // NUMERIC_CHECK: no answer
+			return a // not reached: every answer has a span
 		}
 		if werr != nil || f.Kind == KindOutput {
 			sp := spans[0]
@@ -252,6 +252,25 @@ func diffPoint(want, got []byte) int {
 // j is named when the candidate wrote less than the oracle and not j's bytes (it swallowed
 // them, as a decoder that does not check continuation bytes does); else span j. The context
 // returned is the spans that may be to blame: the one named and span j, or the step before it.
+// containsToken reports whether out occurs in got[lo:hi] where a JSON string's token may
+// start: an escape (out beginning with a backslash) only after an even run of backslashes, so
+// that the tail of an escaped backslash and a raw slash (\\/) is not taken for \/.
+func containsToken(got []byte, lo, hi int, out []byte) bool {
+	for i := lo; i+len(out) <= hi; i++ {
+		if !bytes.HasPrefix(got[i:], out) {
+			continue
+		}
+		run := 0
+		for k := i - 1; k >= 0 && got[k] == '\\'; k-- {
+			run++
+		}
+		if len(out) == 0 || out[0] != '\\' || run%2 == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (oracle.Span, []oracle.Span) {
 	shorter := len(got) < len(want)
 	j := len(spans) - 1 // the span holding d
@@ -285,7 +304,7 @@ func spanAt(spans []oracle.Span, d int, want, got, in []byte, escape bool) (orac
 				// An IGNORE step at j's start: to blame when the candidate wrote something for
 				// it (span j's output comes a little later) or took span j's bytes with it.
 				if out := want[spans[j].Out:spans[j].OutEnd]; !wrote ||
-					bytes.Contains(got[min(len(got), start+1):min(len(got), start+16+len(out))], out) {
+					containsToken(got, min(len(got), start+1), min(len(got), start+16+len(out)), out) {
 					return spans[k], ctx(k)
 				}
 				break

@@ -47,6 +47,10 @@ func FuzzEscape(f *testing.F) {
 		f.Add(x.In, uint32(x.Flags))
 		f.Add(x.In, uint32(jsonopt.InvalidUTF8Substitute|jsonopt.UnescapedUnicode))
 	}
+	for _, x := range spectest.Numeric { // JSON_NUMERIC_CHECK: numbers and near-misses
+		f.Add(x.In, uint32(x.Flags))
+		f.Add(x.In, uint32(x.Flags|jsonopt.PreserveZeroFraction|jsonopt.InvalidUTF8Substitute))
+	}
 	cands := fuzzCands()
 	f.Fuzz(func(t *testing.T, data []byte, flags uint32) {
 		var c Checker

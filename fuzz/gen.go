@@ -14,6 +14,7 @@ import (
 	gofuzz "github.com/google/gofuzz"
 
 	"github.com/difffuzz/difffuzz/corpus"
+	"github.com/difffuzz/difffuzz/internal/numgen"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -449,9 +450,9 @@ func wholeChars(u []byte) []byte {
 }
 
 // Option bits as the random space draws them: each string option about half the time (the
-// invalid-UTF-8 modes a little less, so that plain failures stay common), the options PHP
-// ignores for strings now and then, NUMERIC_CHECK (rejected by every implementation) and
-// unknown bits rarely.
+// invalid-UTF-8 modes a little less, so that plain failures stay common), NUMERIC_CHECK and
+// PRESERVE_ZERO_FRACTION a third of the time, the options PHP ignores for strings now and
+// then, and unknown bits rarely.
 var optionOdds = []struct {
 	bit jsonopt.Options
 	pct int
@@ -459,8 +460,8 @@ var optionOdds = []struct {
 	{jsonopt.HexTag, 40}, {jsonopt.HexAmp, 40}, {jsonopt.HexApos, 40}, {jsonopt.HexQuot, 40},
 	{jsonopt.UnescapedSlashes, 50}, {jsonopt.UnescapedUnicode, 50}, {jsonopt.UnescapedLineTerminators, 50},
 	{jsonopt.PartialOutputOnError, 30}, {jsonopt.InvalidUTF8Ignore, 25}, {jsonopt.InvalidUTF8Substitute, 40},
-	{jsonopt.ForceObject, 5}, {jsonopt.PrettyPrint, 5}, {jsonopt.PreserveZeroFraction, 5}, {jsonopt.ThrowOnError, 5},
-	{jsonopt.NumericCheck, 1}, {1 << 12, 1}, {1 << 19, 1}, {1 << 23, 1}, {1 << 31, 1},
+	{jsonopt.ForceObject, 5}, {jsonopt.PrettyPrint, 5}, {jsonopt.PreserveZeroFraction, 30}, {jsonopt.ThrowOnError, 5},
+	{jsonopt.NumericCheck, 30}, {1 << 12, 1}, {1 << 19, 1}, {1 << 23, 1}, {1 << 31, 1},
 }
 
 // drawOptions draws an option set; stats, if not nil, counts each bit.
@@ -483,12 +484,13 @@ func drawOptions(r *rand.Rand, stats *GenStats) jsonopt.Options {
 
 // GenStats counts what a generator drew.
 type GenStats struct {
-	Inputs uint64     // inputs generated
-	Valid  uint64     // of which from the valid-only profile
-	Bytes  uint64     // total input bytes
-	Draws  uint64     // class draws (units)
-	Class  []uint64   // draws per class, indexed like Classes()
-	Option [32]uint64 // option sets with bit k set
+	Inputs  uint64     // inputs generated
+	Valid   uint64     // of which from the valid-only profile
+	Numeric uint64     // of which numeric or near-numeric strings (internal/numgen)
+	Bytes   uint64     // total input bytes
+	Draws   uint64     // class draws (units)
+	Class   []uint64   // draws per class, indexed like Classes()
+	Option  [32]uint64 // option sets with bit k set
 }
 
 // NewGenStats returns empty statistics.
@@ -498,6 +500,7 @@ func NewGenStats() *GenStats { return &GenStats{Class: make([]uint64, len(classe
 func (s *GenStats) Merge(o *GenStats) {
 	s.Inputs += o.Inputs
 	s.Valid += o.Valid
+	s.Numeric += o.Numeric
 	s.Bytes += o.Bytes
 	s.Draws += o.Draws
 	for i := range s.Class {
@@ -511,7 +514,7 @@ func (s *GenStats) Merge(o *GenStats) {
 // Write prints the statistics as two tables: how often each byte class was drawn (count,
 // share of all draws, expected share) and how often each option bit was set.
 func (s *GenStats) Write(w io.Writer) {
-	fmt.Fprintf(w, "%d inputs (%d valid-only), %d bytes, %d class draws\n", s.Inputs, s.Valid, s.Bytes, s.Draws)
+	fmt.Fprintf(w, "%d inputs (%d valid-only, %d numeric), %d bytes, %d class draws\n", s.Inputs, s.Valid, s.Numeric, s.Bytes, s.Draws)
 	fmt.Fprintf(w, "  %-18s %12s %7s %9s  %s\n", "class", "draws", "share", "weight", "what")
 	for i, c := range classes {
 		share, want := 0.0, 100*float64(c.weight)/float64(mixedProfile.total)
@@ -575,11 +578,19 @@ func NewGenerator(seed int64) *Generator {
 	return g
 }
 
-// fillText is gofuzz's custom filler for Text: about a third of the inputs are valid UTF-8
-// only, the rest mix every class.
+// fillText is gofuzz's custom filler for Text: one input in ten is a numeric or near-numeric
+// string (internal/numgen); of the others about a third are valid UTF-8 only, the rest mix
+// every class.
 func (g *Generator) fillText(t *Text, c gofuzz.Continue) {
 	valid := c.Intn(3) == 0
-	g.buf = appendInput(c.Rand, g.buf[:0], valid, g.MaxLen, g.Stats)
+	if c.Intn(10) == 0 {
+		// One input in ten is a whole numeric or near-numeric string (JSON_NUMERIC_CHECK,
+		// spec §1.7): a number inside other text is no number.
+		g.buf = numgen.Append(g.buf[:0], c.Intn)
+		g.Stats.Numeric++
+	} else {
+		g.buf = appendInput(c.Rand, g.buf[:0], valid, g.MaxLen, g.Stats)
+	}
 	*t = append(Text(nil), g.buf...)
 	g.Stats.Inputs++
 	g.Stats.Bytes += uint64(len(*t))

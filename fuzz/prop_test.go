@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/difffuzz/difffuzz/internal/numgen"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -34,6 +37,38 @@ func propCases() int {
 		return 1000
 	}
 	return 10000
+}
+
+// numericValue is the numeric-value property for one implementation: under NUMERIC_CHECK
+// (added to o) the answer is valid JSON, a number's value is the trimmed input's (strconv's
+// nearest double; "0" also stands for -0), and ".0" ends one only under PRESERVE_ZERO_FRACTION.
+func numericValue(im Impl, in Text, o jsonopt.Options) string {
+	o |= jsonopt.NumericCheck
+	out, err := im.Escape(nil, in, o)
+	switch {
+	case err != nil || len(out) == 0:
+		return "" // invalid UTF-8 in a near-miss: the string rules apply
+	case !json.Valid(out):
+		return fmt.Sprintf("%s: %q is not valid JSON", im.Name, out)
+	case out[0] == '"':
+		return ""
+	}
+	got, err1 := strconv.ParseFloat(string(out), 64)
+	want, err2 := strconv.ParseFloat(strings.Trim(string(in), numgen.Spaces), 64)
+	if err1 != nil || err2 != nil || got != want || math.Signbit(got) != math.Signbit(want) && string(out) != "0" {
+		return fmt.Sprintf("%s: %q is %q (%v), want the value %v (%v)", im.Name, in, out, err1, want, err2)
+	}
+	if bytes.HasSuffix(out, []byte(".0")) && o&jsonopt.PreserveZeroFraction == 0 {
+		return fmt.Sprintf("%s: %q is %q: .0 without PRESERVE_ZERO_FRACTION", im.Name, in, out)
+	}
+	return ""
+}
+
+// genNumeric generates the numeric and near-numeric strings of internal/numgen.
+func genNumeric() gopter.Gen {
+	return func(p *gopter.GenParameters) *gopter.GenResult {
+		return gopter.NewGenResult(Text(numgen.Append(nil, p.Rng.Intn)), shrinkText)
+	}
 }
 
 // genText generates inputs from the byte classes; valid restricts it to valid UTF-8 (the
@@ -76,9 +111,9 @@ func shrinkText(v interface{}) gopter.Shrink {
 	}
 }
 
-// genOptions generates option sets as the random space does; withNumeric keeps the rare
-// NUMERIC_CHECK (rejected by every implementation), which only the oracle-equality property
-// wants. Shrinking clears one set bit at a time.
+// genOptions generates option sets as the random space does; withNumeric keeps NUMERIC_CHECK,
+// under which a numeric string is written as a number, not a string: the properties about
+// strings leave it out. Shrinking clears one set bit at a time.
 func genOptions(withNumeric bool) gopter.Gen {
 	return func(p *gopter.GenParameters) *gopter.GenResult {
 		o := drawOptions(p.Rng, nil)
@@ -209,6 +244,20 @@ func TestProperties(t *testing.T) {
 			}
 			return ""
 		}, genText(false), genOptions(true)))
+	})
+
+	t.Run("numeric-value", func(t *testing.T) {
+		// Under NUMERIC_CHECK every answer is valid JSON; a number's value is the input's
+		// (strconv's nearest double of the trimmed input, spec §1.7), and ".0" is there only
+		// under PRESERVE_ZERO_FRACTION.
+		run(t, prop.ForAll(func(in Text, o jsonopt.Options) string {
+			for _, im := range impls {
+				if msg := numericValue(im, in, o); msg != "" {
+					return msg
+				}
+			}
+			return ""
+		}, genNumeric(), genOptions(true)))
 	})
 
 	t.Run("roundtrip", func(t *testing.T) {
@@ -381,5 +430,21 @@ func TestPropertiesCatch(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ARG_0") {
 		t.Errorf("report has no shrunk argument:\n%s", out.String())
+	}
+	// A number written without its minus sign is caught by numeric-value.
+	unsigned := Impl{Name: "drops-minus", NextChar: Oracle.NextChar, UTF8Decode: Oracle.UTF8Decode,
+		Escape: func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			out, err := Oracle.Escape(dst, src, o)
+			if len(out) > len(dst) && out[len(dst)] == '-' {
+				out = append(out[:len(dst)], out[len(dst)+1:]...)
+			}
+			return out, err
+		}}
+	ps = gopter.NewProperties(params)
+	ps.Property("numeric-value", prop.ForAll(func(in Text, o jsonopt.Options) bool {
+		return numericValue(unsigned, in, o) == ""
+	}, genNumeric(), genOptions(true)))
+	if ps.Run(gopter.NewFormatedReporter(false, 120, &out)) {
+		t.Fatal("numeric-value did not catch a number without its minus sign")
 	}
 }

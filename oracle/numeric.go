@@ -141,8 +141,15 @@ func numericString(s []byte) (kind numKind, lval int64, dval float64) {
 
 // appendDouble appends d as json_encode writes a double with serialize_precision = -1
 // (ext/json php_json_encode_double: php_gcvt(d, 17, '.', 'e') in its shortest round-trip
-// mode; spec §1.7.2). d is finite.
+// mode; spec §1.7.2). d is finite. The number is written aside and appended at once, so that
+// nothing lands in dst's spare capacity when the append has to grow it.
 func appendDouble(dst []byte, d float64, zeroFrac bool) []byte {
+	var num [32]byte // at most 24 bytes: -d.16 digits e-324, plus ".0"
+	return append(dst, formatDouble(num[:0], d, zeroFrac)...)
+}
+
+// formatDouble is appendDouble into dst, which has room.
+func formatDouble(dst []byte, d float64, zeroFrac bool) []byte {
 	// F1: the shortest digits that read back as d (zend_dtoa mode 0), and the decimal point
 	// position decpt: d = 0.DIGITS × 10^decpt. strconv's 'e' format gives the same digits as
 	// d.ddd e±x, so decpt = x + 1. Zero has the digit "0" and decpt 1.

@@ -28,14 +28,14 @@ const hexDigits = "0123456789abcdef"
 // src is any byte string (binary safe: NUL is data); opts is a set of PHP JSON_* option bits
 // (spec §1.1).
 //
-// Options: the ten bits of jsonopt.StringOptions act as in spec §1.3–§1.5. PRETTY_PRINT,
-// FORCE_OBJECT, PRESERVE_ZERO_FRACTION, THROW_ON_ERROR and bits PHP does not define are ignored,
-// as PHP does for a string value (spec §1.8; THROW_ON_ERROR only changes how PHP reports the
-// error, which here is ErrUTF8 either way). Under JSON_NUMERIC_CHECK a non-empty numeric string
-// (PHP 8.2's is_numeric_string) is written as the number json_encode writes for it, in PHP's
-// format with serialize_precision = -1, where PRESERVE_ZERO_FRACTION adds ".0" to a double
-// written without a '.' (spec §1.7); any other string, and one whose double is ±Inf, is escaped
-// as a string.
+// Options: ten of the eleven bits of jsonopt.StringOptions act as in spec §1.3–§1.5. Under the
+// eleventh, JSON_NUMERIC_CHECK, a non-empty numeric string (PHP 8.2's is_numeric_string) is
+// written as the number json_encode writes for it, in PHP's format with serialize_precision =
+// -1, where PRESERVE_ZERO_FRACTION adds ".0" to a double written without a '.' (spec §1.7); any
+// other string, and one whose double is ±Inf, is escaped as a string. PRETTY_PRINT,
+// FORCE_OBJECT, THROW_ON_ERROR, PRESERVE_ZERO_FRACTION elsewhere and bits PHP does not define
+// are ignored, as PHP does for a string value (spec §1.8; THROW_ON_ERROR only changes how PHP
+// reports the error, which here is ErrUTF8 either way).
 //
 // Errors: when src is not valid UTF-8 (some php_next_utf8_char() step fails, spec §2.2) and
 // neither INVALID_UTF8_IGNORE nor INVALID_UTF8_SUBSTITUTE is set, Escape returns

@@ -424,6 +424,7 @@ var escapeInputs = []string{
 	"", "a", "\x00", "\"", "\\", "/", "<>&'", "\x7f", "\xc3\xa9", "\xe2\x80\xa8", "\xf0\x9f\x98\x80",
 	"\x80", "abc\xe0", "\xe0\x80A", "\xc3\xff", "\xf5\x80\x80\x80", "x\xed\xa0\x80y",
 	"long clean string with an \xc3\xa9 and a / and \"quotes\" and \xf0\x9f\x98\x80",
+	" -1.5e3\t", "1e-7", "007", "\f\v   12.000e15  ", "1e999", // numbers under NUMERIC_CHECK
 }
 
 // interestingOptions returns every option set of the exhaustive spaces (jsonopt.Combo).
@@ -475,12 +476,14 @@ func TestEscapePrefixAndSpareCapacity(t *testing.T) {
 }
 
 // TestEscapeIgnoredOptions checks that options without effect on a string (§1.8), and bits PHP
-// does not define, change nothing.
+// does not define, change nothing; nor does PRESERVE_ZERO_FRACTION without NUMERIC_CHECK.
 func TestEscapeIgnoredOptions(t *testing.T) {
-	ignored := jsonopt.PrettyPrint | jsonopt.ForceObject | jsonopt.PreserveZeroFraction |
-		jsonopt.ThrowOnError | 1<<12 | 1<<19 | 1<<23 | 1<<31
 	for _, in := range escapeInputs {
 		for _, opts := range interestingOptions() {
+			ignored := jsonopt.PrettyPrint | jsonopt.ForceObject | jsonopt.ThrowOnError | 1<<12 | 1<<19 | 1<<23 | 1<<31
+			if opts&jsonopt.NumericCheck == 0 {
+				ignored |= jsonopt.PreserveZeroFraction
+			}
 			want, wantErr := oracle.Escape(nil, []byte(in), opts)
 			got, err := oracle.Escape(nil, []byte(in), opts|ignored)
 			if err != wantErr || !bytes.Equal(got, want) { // gate: 18k runs
