@@ -57,9 +57,10 @@ type Checker struct {
 	spare     spareCanary
 
 	// byClass lets quick reuse the oracle's escape answers across option sets
-	// (oracle.EscapeTrace) when given all jsonopt.Combo in index order; done is its
-	// scratch.
+	// (oracle.EscapeTrace) when given jsonopt.Combo sets in increasing index order, those whose
+	// position in opts plus one pos holds (0: not given); done is its scratch.
 	byClass bool
+	pos     *[jsonopt.NumStringCombos]int16
 	done    [jsonopt.NumStringCombos / 64]uint64 // option indexes already checked
 	// canary makes quick give escape and utf8_decode a dst whose spare capacity holds a
 	// canary, checked after each call (spotCheck sets it).
@@ -236,28 +237,31 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 	in := c.input(src)
 	switch op {
 	case OpEscape:
-		if c.byClass && len(opts) == jsonopt.NumStringCombos {
-			// opts is every jsonopt.Combo in index order: the oracle's answer is traced once
-			// per class of option sets that agree on the bits it tested (oracle.EscapeTrace),
-			// and the candidates run under every set of the class against it.
+		if c.byClass {
+			// opts are jsonopt.Combo sets in index order (c.pos): the oracle's answer is
+			// traced once per class of option sets that agree on the bits it tested
+			// (oracle.EscapeTrace), and the candidates run under every given set of the class
+			// against it.
 			clear(c.done[:])
-			for i := range opts {
+			for p := range opts {
+				i := jsonopt.ComboIndex(opts[p])
 				if c.done[i>>6]>>(i&63)&1 != 0 {
 					continue
 				}
-				want, tested, werr := oracle.EscapeTrace(c.want[:0], src, opts[i])
+				want, tested, werr := oracle.EscapeTrace(c.want[:0], src, opts[p])
 				c.want = want[:0]
 				m := jsonopt.ComboIndex(tested)
 				free := (jsonopt.NumStringCombos - 1) &^ m
 				// A traced PRESERVE_ZERO_FRACTION (a double under NUMERIC_CHECK) keeps the class
-				// to the sets of i's parity, the ones that hold it as opts[i] does (jsonopt.Combo).
+				// to the sets of i's parity, the ones that hold it as opts[p] does (jsonopt.Combo).
 				pz := tested&jsonopt.PreserveZeroFraction != 0
 				par := jsonopt.ComboParity(i)
 				g := c.got[:0] // in a register across the class
 				for s := 0; ; {
-					if x := i&m | s; !pz || jsonopt.ComboParity(x) == par {
+					x := i&m | s
+					if q := c.pos[x]; q != 0 && (!pz || jsonopt.ComboParity(x) == par) {
 						c.done[x>>6] |= 1 << (x & 63)
-						o := opts[x]
+						o := opts[q-1]
 						for j := range cands {
 							got, gerr := cands[j].Escape(g, in, o)
 							g = got[:0]

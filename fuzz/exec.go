@@ -295,14 +295,8 @@ func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []Targ
 	return out
 }
 
-// AllCombos lists the 2,048 option sets of the exhaustive spaces (jsonopt.Combo).
-func AllCombos() []jsonopt.Options {
-	out := make([]jsonopt.Options, jsonopt.NumStringCombos)
-	for i := range out {
-		out[i] = jsonopt.Combo(i)
-	}
-	return out
-}
+// AllCombos lists the 2,048 option sets of the exhaustive spaces (jsonopt.Combo), a new slice.
+func AllCombos() []jsonopt.Options { return append([]jsonopt.Options(nil), allCombos...) }
 
 // DefaultTargetSpaces is the exhaustive part of the campaign run against an external
 // target when no mode is chosen: every 1-byte string under all 2,048 option sets and every

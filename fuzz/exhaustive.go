@@ -38,13 +38,17 @@ func (noProgress) End()                 {}
 
 // ExhaustiveConfig selects an exhaustive campaign.
 type ExhaustiveConfig struct {
-	Ops          []Op   // default AllOps
-	MaxLen       int    // if > 0: the maximum length for every op; else the defaults above
-	Impls        []Impl // candidates (default: every fast variant)
-	Workers      int    // goroutines (default GOMAXPROCS)
-	MaxFindings  int    // findings kept per (op, impl); the rest are only counted (default 20)
-	Progress     Progress
-	OptionCombos []jsonopt.Options // escape option sets (default: all 2,048 jsonopt.Combo)
+	Ops         []Op   // default AllOps
+	MaxLen      int    // if > 0: the maximum length for every op; else the defaults above
+	Impls       []Impl // candidates (default: every fast variant)
+	Workers     int    // goroutines (default GOMAXPROCS)
+	MaxFindings int    // findings kept per (op, impl); the rest are only counted (default 20)
+	Progress    Progress
+	// OptionCombos, if set, are the escape option sets of every length; else ExhaustiveCombos.
+	OptionCombos []jsonopt.Options
+	// FullOptions checks escape strings of every length under all 2,048 jsonopt.Combo sets
+	// (ExhaustiveCombos(n, true)), not only those up to FullOptionsLen bytes.
+	FullOptions bool
 	// Shard and Shards split every space into Shards parts (units of about a million
 	// cases, dealt round-robin) of which this run checks part Shard (0-based), so that
 	// several machines can share a campaign. Shards 0 or 1 means the whole space.
@@ -135,12 +139,6 @@ func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
 	if cfg.OptionCombos != nil && len(cfg.OptionCombos) == 0 {
 		return nil, fmt.Errorf("fuzz: ExhaustiveConfig.OptionCombos is empty (nil means all %d)", jsonopt.NumStringCombos)
 	}
-	if cfg.OptionCombos == nil {
-		cfg.OptionCombos = make([]jsonopt.Options, jsonopt.NumStringCombos)
-		for i := range cfg.OptionCombos {
-			cfg.OptionCombos[i] = jsonopt.Combo(i)
-		}
-	}
 	if cfg.Shards > 1 && (cfg.Shard < 0 || cfg.Shard >= cfg.Shards) {
 		return nil, fmt.Errorf("shard %d/%d: want 0 <= K < N", cfg.Shard, cfg.Shards)
 	}
@@ -183,14 +181,54 @@ func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
 	return rep, nil
 }
 
+// FullOptionsLen is the longest escape string the exhaustive space checks under all 2,048
+// option sets by default; longer ones are checked under the 1,088 of ExhaustiveCombos.
+const FullOptionsLen = 2
+
+// longNumericBits are the string options the exhaustive space combines with NUMERIC_CHECK for
+// strings longer than FullOptionsLen by default: one of each kind of path a string that is not
+// a number falls through to (a quote, a slash, the raw and escaped Unicode paths, the three
+// invalid-UTF-8 answers). HEX_TAG, HEX_AMP and HEX_APOS are HEX_QUOT's kind,
+// UNESCAPED_LINE_TERMINATORS is UNESCAPED_UNICODE's.
+const longNumericBits = jsonopt.HexQuot | jsonopt.UnescapedSlashes | jsonopt.UnescapedUnicode |
+	jsonopt.PartialOutputOnError | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute
+
+// ExhaustiveCombos are the option sets the exhaustive escape space checks a string of n bytes
+// under, in jsonopt.Combo index order: all 2,048 when n <= FullOptionsLen or full is set;
+// else the 1,024 without NUMERIC_CHECK and the 64 with it whose other bits are among
+// longNumericBits (1,088 sets: 3-byte strings under all 2,048 would take the default
+// --exhaustive past its five minutes). PRESERVE_ZERO_FRACTION follows jsonopt.Combo's parity
+// in both. The slice is shared: callers must not modify it.
+func ExhaustiveCombos(n int, full bool) []jsonopt.Options {
+	if n <= FullOptionsLen || full {
+		return allCombos
+	}
+	return longCombos
+}
+
+var allCombos, longCombos = func() (all, long []jsonopt.Options) {
+	for i := 0; i < jsonopt.NumStringCombos; i++ {
+		o := jsonopt.Combo(i)
+		all = append(all, o)
+		if o&jsonopt.NumericCheck == 0 || o&jsonopt.StringOptions&^(jsonopt.NumericCheck|longNumericBits) == 0 {
+			long = append(long, o)
+		}
+	}
+	return all, long
+}()
+
 // runSpace checks every string of length n for op. The 256^n strings are enumerated as
 // big-endian numbers and cut into units handed out in order through an atomic counter; the
 // findings of each unit are merged and sorted, so the report does not depend on scheduling.
 func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []Impl) (SpaceReport, []*Finding) {
 	total := pow256(n)
 	opts := []jsonopt.Options{0}
-	if op == OpEscape {
+	switch {
+	case op != OpEscape:
+	case cfg.OptionCombos != nil:
 		opts = cfg.OptionCombos
+	default:
+		opts = ExhaustiveCombos(n, cfg.FullOptions)
 	}
 	unit := ExhaustiveUnit(op, n, len(opts))
 	units := (total + unit - 1) / unit
@@ -224,9 +262,20 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// input, so the hot path runs each distinct function once. Findings still name every
 	// candidate: an input that fails the hot path is re-run through all of them.
 	distinct := distinctFuncs(op, cands, n)
-	allCombos := len(opts) == jsonopt.NumStringCombos
-	for i, o := range opts {
-		allCombos = allCombos && o == jsonopt.Combo(i)
+	// Option sets that are jsonopt.Combo sets in increasing index order let the hot path reuse
+	// the oracle's answer across a class of them (Checker.byClass).
+	var pos *[jsonopt.NumStringCombos]int16
+	if op == OpEscape {
+		pos = new([jsonopt.NumStringCombos]int16)
+		prev := -1
+		for p, o := range opts {
+			i := jsonopt.ComboIndex(o)
+			if jsonopt.Combo(i) != o || i <= prev {
+				pos = nil
+				break
+			}
+			pos[i], prev = int16(p+1), i
+		}
 	}
 	// Every candidate also runs through its own entry point on a sample (spotCheck), with a
 	// canary in dst's spare capacity: candidates whose Short code stands in for them at this
@@ -257,7 +306,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &Checker{byClass: allCombos}
+			c := &Checker{byClass: pos != nil, pos: pos}
 			buf := make([]byte, n)
 			var local, unitFindings []*Finding
 			kept := map[string]int{}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // TestExhaustive runs the whole default exhaustive campaign (every string of length 1–4
-// through both decoders, 1–3 through the escaper under all 2,048 option sets) against every
+// through both decoders, 1–3 through the escaper under fuzz.ExhaustiveCombos) against every
 // fast variant. With -short it runs the documented sample: lengths 1–2 for every operation
 // (every option set for escape), which takes well under a second.
 func TestExhaustive(t *testing.T) {
@@ -263,4 +266,72 @@ func TestExhaustiveCanaryAndLen1(t *testing.T) {
 		t.Errorf("findings for the honest candidate: %v", got)
 	}
 	t.Logf("findings: %v", got)
+}
+
+// ExhaustiveCombos: all 2,048 sets up to FullOptionsLen bytes and with full; past it the 1,024
+// without NUMERIC_CHECK and 64 with it, PRESERVE_ZERO_FRACTION both ways among them.
+func TestExhaustiveCombos(t *testing.T) {
+	assert.Len(t, ExhaustiveCombos(1, false), jsonopt.NumStringCombos)
+	assert.Len(t, ExhaustiveCombos(2, false), jsonopt.NumStringCombos)
+	assert.Len(t, ExhaustiveCombos(3, true), jsonopt.NumStringCombos)
+	long := ExhaustiveCombos(3, false)
+	require.Len(t, long, 1088)
+	var without, with, pzf int
+	prev := -1
+	for _, o := range long {
+		i := jsonopt.ComboIndex(o)
+		require.Equal(t, jsonopt.Combo(i), o)
+		require.Greater(t, i, prev, "index order")
+		prev = i
+		if o&jsonopt.NumericCheck == 0 {
+			without++
+			continue
+		}
+		with++
+		if o&jsonopt.PreserveZeroFraction != 0 {
+			pzf++
+		}
+		assert.Zero(t, o&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos|jsonopt.UnescapedLineTerminators), "%v", o)
+	}
+	assert.Equal(t, [3]int{1024, 64, 32}, [3]int{without, with, pzf})
+}
+
+// The exhaustive escape space under the 1,088 sets of 3-byte strings still reuses the oracle's
+// answers by class (the sets are a subset of jsonopt.Combo in index order) and catches a
+// candidate that is wrong only under one of them: NUMERIC_CHECK|UNESCAPED_SLASHES on a string
+// that is no number. A fault under NUMERIC_CHECK|HEX_TAG, a set only --full-options checks at
+// 3 bytes, is caught with FullOptions and not without.
+func TestExhaustiveLongCombos(t *testing.T) {
+	planted := func(name string, bits jsonopt.Options) Impl {
+		im := Oracle
+		im.Name = name
+		im.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			out, err := Oracle.Escape(dst, src, o)
+			if len(src) == 3 && o&bits == bits && err == nil && out[len(dst)] == '"' && bytes.IndexByte(src, '/') >= 0 {
+				out = append(out, 'X')
+			}
+			return out, err
+		}
+		return im
+	}
+	slash := planted("nc-slash", jsonopt.NumericCheck|jsonopt.UnescapedSlashes)
+	tag := planted("nc-tag", jsonopt.NumericCheck|jsonopt.HexTag)
+	run := func(full bool) map[string]uint64 {
+		// One shard of 2,048 (a few units of consecutive strings, every 256th ending in /).
+		rep, err := Exhaustive(context.Background(), ExhaustiveConfig{Ops: []Op{OpEscape}, MaxLen: 3, Impls: []Impl{slash, tag},
+			Shard: 5, Shards: 2048, FullOptions: full, MaxFindings: 1})
+		require.NoError(t, err)
+		out := map[string]uint64{}
+		for _, s := range rep.Spaces {
+			if s.Len == 3 {
+				assert.Equal(t, len(ExhaustiveCombos(3, full)), s.OptionSets)
+			}
+		}
+		for _, f := range rep.Findings {
+			out[f.Impl]++
+		}
+		return out
+	}
+	assert.Equal(t, map[string]uint64{"nc-slash": 1}, run(false))
+	assert.Equal(t, map[string]uint64{"nc-slash": 1, "nc-tag": 1}, run(true))
 }

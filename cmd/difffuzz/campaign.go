@@ -29,6 +29,7 @@ type common struct {
 	shard, shards int            // --shard K/N (exhaustive spaces)
 	ops           []fuzz.Op
 	maxLen        int
+	fullOptions   bool // --full-options: escape every length under all 2,048 option sets
 	workers       int
 	progress      fuzz.Progress
 	stderr        io.Writer
@@ -74,6 +75,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	implList := fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
 	opsList := fs.String("ops", "all", "operations: escape,decode,utf8_decode")
 	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
+	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see README)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
@@ -103,7 +105,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *maxLen < 0 || *maxLen > 4 || (maxLenSet && *maxLen == 0) {
 		return exitUsage, usagef("--max-len must be between 1 and 4, got %d", *maxLen)
 	}
-	c := &common{maxLen: *maxLen, workers: *workers, progress: newProgress(stderr), stderr: stderr}
+	c := &common{maxLen: *maxLen, fullOptions: *fullOptions, workers: *workers, progress: newProgress(stderr), stderr: stderr}
 	if c.cands, err = campaignCandidates(*implList); err != nil {
 		return exitUsage, usagef("--impl: %v", err)
 	}
@@ -184,7 +186,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	defer triage.Close()
 	c.sink = triage
 	if *checkpointFile != "" {
-		if c.ck, err = openCheckpoint(*checkpointFile, campaignConfig(fs, c, execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), triage); err != nil {
+		if c.ck, err = openCheckpoint(*checkpointFile, campaignConfig(fs, c, execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), c.fullOptions, triage); err != nil {
 			return exitUsage, err
 		}
 		defer c.ck.close() // on the error returns below; the campaign closes it itself

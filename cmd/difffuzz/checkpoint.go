@@ -22,7 +22,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/difffuzz/difffuzz/fuzz"
-	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/report"
 )
 
@@ -86,6 +85,7 @@ type ckLine struct {
 // again, one that was interrupted is run again from its start.
 type checkpoint struct {
 	path   string
+	full   bool // --full-options: the option sets of the escape spaces (optionSets)
 	triage fuzz.Sink
 
 	mu       sync.Mutex
@@ -107,10 +107,11 @@ type checkpoint struct {
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
 
-// optionSets is how many option sets the exhaustive space of op checks each string under.
-func optionSets(op fuzz.Op) int {
+// optionSets is how many option sets the exhaustive space of op checks each string of n bytes
+// under (full: --full-options).
+func optionSets(op fuzz.Op, n int, full bool) int {
 	if op == fuzz.OpEscape {
-		return jsonopt.NumStringCombos
+		return len(fuzz.ExhaustiveCombos(n, full))
 	}
 	return 1
 }
@@ -118,8 +119,8 @@ func optionSets(op fuzz.Op) int {
 // openCheckpoint opens the checkpoint at path: a new one when there is no file, else the
 // earlier run's, which must be of the same configuration and shard. The findings the earlier
 // runs made in the work that is done go to triage again.
-func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, error) {
-	ck := &checkpoint{path: path, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
+func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*checkpoint, error) {
+	ck := &checkpoint{path: path, full: full, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
 		restored: map[string][]*fuzz.Finding{}}
 	logName := filepath.Base(path) + ".findings"
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
@@ -164,7 +165,7 @@ func openCheckpoint(path, config, shard string, triage fuzz.Sink) (*checkpoint, 
 		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
 			path, ck.st.Config, ck.st.Shard, config, shard)
 	}
-	if err := ck.st.check(logName); err != nil {
+	if err := ck.st.check(logName, full); err != nil {
 		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
 	}
 	for k, sp := range ck.st.Spaces {
@@ -222,7 +223,7 @@ func readSmall(path string, limit int64) ([]byte, error) {
 // check refuses a checkpoint whose parts do not fit together: spaces under another key than
 // their operation and length, units outside their space, more strings than the units done
 // hold, findings that are not findings, a log elsewhere than beside the checkpoint.
-func (st *ckState) check(logName string) error {
+func (st *ckState) check(logName string, full bool) error {
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(logName) + `(\.[1-9][0-9]{0,8})?$`).MatchString(st.Log) {
 		return fmt.Errorf("its findings log is %q, not %s[.N] beside it", st.Log, logName)
 	}
@@ -255,7 +256,7 @@ func (st *ckState) check(logName string) error {
 		if _, err := fuzz.ParseOps(string(sp.Op)); err != nil || sp.Op == "" || sp.Len < 1 || sp.Len > 4 || k != spaceKey(sp.Op, sp.Len) {
 			return fmt.Errorf("space %q holds op %q, length %d", k, sp.Op, sp.Len)
 		}
-		sets := optionSets(sp.Op)
+		sets := optionSets(sp.Op, sp.Len, full)
 		size := fuzz.ExhaustiveUnit(sp.Op, sp.Len, sets)
 		units := (uint64(1)<<(8*sp.Len) + size - 1) / size
 		for _, u := range sp.Done {
@@ -423,7 +424,7 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	// the other, and a part's findings all come before its end).
 	l := ckLine{Part: part, Finding: report.RecordOf(f)}
 	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
-		sets := optionSets(f.Op)
+		sets := optionSets(f.Op, len(f.Input), ck.full)
 		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
 	}
 	line, err := json.Marshal(l)
@@ -559,7 +560,7 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 	for _, k := range slices.Sorted(maps.Keys(ck.prior)) { // in order: reports are compared
 		p := ck.prior[k]
 		if !seen[k] && p.Strings > 0 { // interrupted again before it reached this space
-			sets := optionSets(p.Op)
+			sets := optionSets(p.Op, p.Len, ck.full)
 			rep.Spaces = append(rep.Spaces, fuzz.SpaceReport{Space: "exhaustive", Op: p.Op, Len: p.Len, Strings: p.Strings,
 				OptionSets: sets, Cases: p.Strings * uint64(sets), Differences: p.Differences, Elapsed: p.Elapsed})
 			rep.Differences += p.Differences

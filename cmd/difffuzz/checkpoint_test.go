@@ -163,15 +163,15 @@ func TestCheckpointDamage(t *testing.T) {
 	}
 
 	// A checkpoint in use by another run is refused.
-	other, err := openCheckpoint(base, "x", "0/1", nil)
+	other, err := openCheckpoint(base, "x", "0/1", false, nil)
 	if err == nil {
 		defer other.close()
 	}
 	require.Error(t, err, "the config differs: refused before the lock")
 	busy := filepath.Join(dir, "busy.json")
-	ck, err := openCheckpoint(busy, "c", "0/1", nil)
+	ck, err := openCheckpoint(busy, "c", "0/1", false, nil)
 	require.NoError(t, err)
-	_, err = openCheckpoint(busy, "c", "0/1", nil)
+	_, err = openCheckpoint(busy, "c", "0/1", false, nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "another difffuzz is using it")
 	require.NoError(t, ck.close())

@@ -8,13 +8,14 @@ import (
 )
 
 // The exhaustive mode: every string of length 1–4 through the decoders and 1–3 through the
-// escaper under all 2,048 option sets (--max-len changes the lengths).
+// escaper, under all 2,048 option sets up to 2 bytes and 1,088 past them unless --full-options
+// (fuzz.ExhaustiveCombos; --max-len changes the lengths).
 func init() {
 	var on bool
 	addMode(&mode{
 		name: "exhaustive", order: 10, inDefault: true, ownCheckpoint: true,
 		addFlags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets")
+			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
 		selected: func() bool { return on },
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
@@ -23,7 +24,7 @@ func init() {
 				// With --checkpoint the built-in spaces resume unit by unit.
 				c.ck.begin("exhaustive")
 				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
-					Ops: c.ops, MaxLen: c.maxLen, Impls: c.cands, Workers: c.workers, Progress: c.progress,
+					Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Impls: c.cands, Workers: c.workers, Progress: c.progress,
 					Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: c.ck.units(),
 				})
 				if err != nil {
@@ -57,7 +58,7 @@ func init() {
 // targetExhaustive is the exhaustive part for external targets, which answer far fewer
 // requests a second than a built-in: in the default campaign every 1-byte string under all
 // 1,024 option sets and every 2-byte string under 8 representative ones; with --exhaustive,
-// escape up to --max-len (default 2) under all 2,048 option sets and the decoders up to
+// escape up to --max-len (default 2) under fuzz.ExhaustiveCombos and the decoders up to
 // --max-len (default 3).
 func targetExhaustive(c *common) []fuzz.TargetSpace {
 	if c.isDefault {
@@ -72,7 +73,13 @@ func targetExhaustive(c *common) []fuzz.TargetSpace {
 				n = 2
 			}
 		}
-		out = append(out, fuzz.ExhaustiveTargetSpaces([]fuzz.Op{op}, n, fuzz.AllCombos())...)
+		if op != fuzz.OpEscape {
+			out = append(out, fuzz.ExhaustiveTargetSpaces([]fuzz.Op{op}, n, nil)...)
+			continue
+		}
+		for k := 1; k <= n; k++ { // each length under its option sets (fuzz.ExhaustiveCombos)
+			out = append(out, fuzz.ExhaustiveTargetSpaces([]fuzz.Op{op}, k, fuzz.ExhaustiveCombos(k, c.fullOptions))[k-1])
+		}
 	}
 	return out
 }
