@@ -3,10 +3,12 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/difffuzz/difffuzz/corpus"
 	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/internal/numgen"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 )
@@ -129,4 +131,50 @@ func BenchmarkUTF8Decode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkNumericCheck is JSON_NUMERIC_CHECK's cost to strings that are not numbers: fast's
+// Escape on every corpus at 16 B and 4 KiB, without options and under NUMERIC_CHECK, side by
+// side (`benchstat -col /opts`; the issue's bound is 5 %). corpus=numbers times the number path
+// itself: 1,024 numeric and near-numeric strings of internal/numgen per op, with and without.
+func BenchmarkNumericCheck(b *testing.B) {
+	run := func(b *testing.B, srcs [][]byte, n int) {
+		for _, o := range []struct {
+			name string
+			opts jsonopt.Options
+		}{{"none", 0}, {"NUMERIC_CHECK", jsonopt.NumericCheck}} {
+			b.Run("opts="+o.name, func(b *testing.B) {
+				var dst []byte
+				for _, src := range srcs {
+					want, _ := oracle.Escape(nil, src, o.opts)
+					if got, _ := fast.Escape(nil, src, o.opts); string(got) != string(want) {
+						b.Fatalf("fast.Escape(%q, %v) = %q; oracle %q", src, o.opts, got, want)
+					}
+				}
+				b.SetBytes(int64(n))
+				b.ResetTimer()
+				for range b.N {
+					for _, src := range srcs {
+						dst, _ = fast.Escape(dst[:0], src, o.opts)
+					}
+				}
+			})
+		}
+	}
+	for _, c := range corpus.All() {
+		b.Run("corpus="+c.Name, func(b *testing.B) {
+			for _, size := range corpus.Sizes[:2] {
+				src := c.Make(size)
+				b.Run("size="+corpus.SizeName(size), func(b *testing.B) { run(b, [][]byte{src}, len(src)) })
+			}
+		})
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var srcs [][]byte
+	total := 0
+	for range 1024 {
+		s := numgen.Append(nil, r.IntN)
+		srcs, total = append(srcs, s), total+len(s)
+	}
+	b.Run("corpus=numbers/size=batch", func(b *testing.B) { run(b, srcs, total) })
 }

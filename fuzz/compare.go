@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -61,10 +62,39 @@ type Checker struct {
 	// position in opts plus one pos holds (0: not given); done is its scratch.
 	byClass bool
 	pos     *[jsonopt.NumStringCombos]int16
-	done    [jsonopt.NumStringCombos / 64]uint64 // option indexes already checked
+	idx     []int16 // the Combo index of each set, in order
+	posN    int     // the number of sets pos holds
+	// box, when not zero, says the sets of pos are every combination of box[0]'s index bits
+	// without NUMERIC_CHECK and of box[1]'s with it (jsonopt.Combo indexes): a class then
+	// only walks those bits, and meets no index that is not given.
+	box  [2]int
+	done [jsonopt.NumStringCombos / 64]uint64 // option indexes already checked
 	// canary makes quick give escape and utf8_decode a dst whose spare capacity holds a
 	// canary, checked after each call (spotCheck sets it).
 	canary bool
+}
+
+// numericIndexBit is NUMERIC_CHECK's bit in a jsonopt.Combo index.
+var numericIndexBit = bits.TrailingZeros(uint(jsonopt.ComboIndex(jsonopt.NumericCheck)))
+
+// comboBox is Checker.box for the Combo indexes given by pos (n of them), or zero when they
+// are not two boxes.
+func comboBox(pos *[jsonopt.NumStringCombos]int16, n int) (box [2]int) {
+	for i, q := range pos {
+		if q != 0 {
+			box[i>>numericIndexBit&1] |= i &^ (1 << numericIndexBit)
+		}
+	}
+	size := 0
+	for k := range box {
+		if box[k] != 0 || pos[k<<numericIndexBit] != 0 {
+			size += 1 << bits.OnesCount(uint(box[k]))
+		}
+	}
+	if size != n {
+		return [2]int{}
+	}
+	return box
 }
 
 // equalShort is bytes.Equal without a call, for the few bytes of the exhaustive spaces:
@@ -237,14 +267,14 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 	in := c.input(src)
 	switch op {
 	case OpEscape:
-		if c.byClass {
-			// opts are jsonopt.Combo sets in index order (c.pos): the oracle's answer is
+		if c.byClass && len(opts) == c.posN {
+			// opts are the jsonopt.Combo sets of c.pos in index order: the oracle's answer is
 			// traced once per class of option sets that agree on the bits it tested
 			// (oracle.EscapeTrace), and the candidates run under every given set of the class
-			// against it.
+			// against it. (A spot check's single set is checked set by set below.)
 			clear(c.done[:])
-			for p := range opts {
-				i := jsonopt.ComboIndex(opts[p])
+			for p, i16 := range c.idx {
+				i := int(i16)
 				if c.done[i>>6]>>(i&63)&1 != 0 {
 					continue
 				}
@@ -252,6 +282,9 @@ func (c *Checker) quick(op Op, cands []Impl, src []byte, opts []jsonopt.Options)
 				c.want = want[:0]
 				m := jsonopt.ComboIndex(tested)
 				free := (jsonopt.NumStringCombos - 1) &^ m
+				if c.box != [2]int{} {
+					free &= c.box[i>>numericIndexBit&1]
+				}
 				// A traced PRESERVE_ZERO_FRACTION (a double under NUMERIC_CHECK) keeps the class
 				// to the sets of i's parity, the ones that hold it as opts[p] does (jsonopt.Combo).
 				pz := tested&jsonopt.PreserveZeroFraction != 0

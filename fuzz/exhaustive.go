@@ -265,6 +265,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	// Option sets that are jsonopt.Combo sets in increasing index order let the hot path reuse
 	// the oracle's answer across a class of them (Checker.byClass).
 	var pos *[jsonopt.NumStringCombos]int16
+	var idx []int16
 	if op == OpEscape {
 		pos = new([jsonopt.NumStringCombos]int16)
 		prev := -1
@@ -275,6 +276,7 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 				break
 			}
 			pos[i], prev = int16(p+1), i
+			idx = append(idx, int16(i))
 		}
 	}
 	// Every candidate also runs through its own entry point on a sample (spotCheck), with a
@@ -306,7 +308,10 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &Checker{byClass: pos != nil, pos: pos}
+			c := &Checker{byClass: pos != nil, pos: pos, idx: idx, posN: len(opts)}
+			if pos != nil {
+				c.box = comboBox(pos, len(opts))
+			}
 			buf := make([]byte, n)
 			var local, unitFindings []*Finding
 			kept := map[string]int{}

@@ -335,3 +335,22 @@ func TestExhaustiveLongCombos(t *testing.T) {
 	assert.Equal(t, map[string]uint64{"nc-slash": 1}, run(false))
 	assert.Equal(t, map[string]uint64{"nc-slash": 1, "nc-tag": 1}, run(true))
 }
+
+// comboBox finds the two boxes of the exhaustive option lists, and none in a list that is not
+// two boxes.
+func TestComboBox(t *testing.T) {
+	posOf := func(opts []jsonopt.Options) *[jsonopt.NumStringCombos]int16 {
+		pos := new([jsonopt.NumStringCombos]int16)
+		for p, o := range opts {
+			pos[jsonopt.ComboIndex(o)] = int16(p + 1)
+		}
+		return pos
+	}
+	nc := 1 << numericIndexBit
+	all := (jsonopt.NumStringCombos - 1) &^ nc
+	assert.Equal(t, [2]int{all, all}, comboBox(posOf(ExhaustiveCombos(2, false)), jsonopt.NumStringCombos))
+	long := ExhaustiveCombos(3, false)
+	assert.Equal(t, [2]int{all, jsonopt.ComboIndex(longNumericBits)}, comboBox(posOf(long), len(long)))
+	some := append(append([]jsonopt.Options(nil), long[:5]...), long[7:]...)
+	assert.Equal(t, [2]int{}, comboBox(posOf(some), len(some)), "a hole in the box")
+}

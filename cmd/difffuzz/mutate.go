@@ -20,10 +20,12 @@ import (
 	"github.com/difffuzz/difffuzz/mutation"
 )
 
-// defaultMutateTargets are the functions of package fast that decode or validate UTF-8.
+// defaultMutateTargets are the functions of package fast that decode or validate UTF-8, and
+// JSON_NUMERIC_CHECK's number path.
 var defaultMutateTargets = []string{
 	"fast/decode.go",
 	"fast/escape.go:escapeSmall,validFrom,escapeMB,validLen,escapeRaw",
+	"fast/number.go",
 }
 
 // asmMutateTargets (--asm) are the assembly that validates UTF-8: the AVX2 kernel of
@@ -88,7 +90,7 @@ var equivalenceKillers = []mutation.Killer{
 		Args:   []string{"--exhaustive", "--ops", "utf8_decode", "--impl", "all", "--examples", "0", "--findings", "{evidence}"},
 		Domain: "utf8_decode on every 1-4-byte string"},
 	{Name: "escape-domain", Pkg: "./cmd/difffuzz", Main: true, Shard: true, Except: append([]string{"utf8Decode"}, tableFuncs...), // only utf8_decode calls it
-		Args: []string{"--exhaustive", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
+		Args: []string{"--exhaustive", "--full-options", "--boundary", "--boundary-families", "embed1,embed2,embed3", "--ops", "escape", "--impl", "all",
 			"--examples", "0", "--findings", "{evidence}"},
 		Domain: "json_encode on every 1-3-byte string under all 2,048 option sets and embedded at the 16/32/64-byte edges"},
 	{Name: "kernel-embed-domain", Pkg: "./cmd/difffuzz", Main: true, // Funcs: the assembly functions among the mutants (equivalenceFor)
