@@ -50,7 +50,7 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if n < ShortLen {
 		return escapeShort(dst, src, opts)
 	}
-	if n < 32 && k >= kernelArch && src[0] < 0x80 && (opts&jsonopt.NumericCheck == 0 || !mayBeNumber(src)) && cap(dst)-s >= n+2 {
+	if n < 32 && k >= kernelArch && cleanStart(src[0], opts) && cap(dst)-s >= n+2 {
 		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
 		if archClean16(k, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
 			return dst[:s+n+2], nil
@@ -65,9 +65,12 @@ func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 // quotes when dst has room; anything else goes to escapeSmall.
 func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
-		// §1.2 step 2: a numeric string is the number; any other goes on as a string.
-		if out, ok := appendNumber(dst, src, opts); ok {
-			return out, nil
+		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
+		// first and last bytes turn most strings away before any call.
+		if len(src) > 0 && mayBeNumber(src) {
+			if out, ok := appendNumber(dst, src, opts); ok {
+				return out, nil
+			}
 		}
 		opts &^= jsonopt.NumericCheck
 	}
@@ -193,9 +196,12 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 // escapeLong is escape for everything but short clean strings.
 func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
-		// §1.2 step 2: a numeric string is the number; any other goes on as a string.
-		if out, ok := appendNumber(dst, src, opts); ok {
-			return out, nil
+		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
+		// first and last bytes turn most strings away before any call.
+		if len(src) > 0 && mayBeNumber(src) {
+			if out, ok := appendNumber(dst, src, opts); ok {
+				return out, nil
+			}
 		}
 		opts &^= jsonopt.NumericCheck
 	}

@@ -54,7 +54,7 @@ func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if uint(n-16) < 16 {
 		// 16 to 31 bytes, tested first: the clean ones are the case where a call is most
 		// of the cost. A first byte >= 0x80 rules out a clean string at once.
-		if src[0] < 0x80 && (opts&jsonopt.NumericCheck == 0 || !mayBeNumber(src)) && cap(dst)-s >= n+2 &&
+		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
 			archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
 			return dst[:s+n+2], nil
 		}
@@ -72,7 +72,7 @@ func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	if uint(n-16) < 16 {
 		// 16 to 31 bytes, tested first: the clean ones are the case where a call is most
 		// of the cost. A first byte >= 0x80 rules out a clean string at once.
-		if src[0] < 0x80 && (opts&jsonopt.NumericCheck == 0 || !mayBeNumber(src)) && cap(dst)-s >= n+2 &&
+		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
 			archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
 			return dst[:s+n+2], nil
 		}

@@ -31,6 +31,27 @@ const (
 	numSpace
 )
 
+// startClass is numClass for a string's first byte on the 16-to-31-byte clean path: bit 0 for a
+// byte >= 0x80 (never clean), bit 5 for a byte a number may start with (numFirst), so that one
+// load tests both, the second only under NUMERIC_CHECK (bit 5 of the options).
+var startClass = func() (t [256]uint8) {
+	for c := range t {
+		if c >= 0x80 {
+			t[c] = 1
+		}
+		if numClass[c]&numFirst != 0 {
+			t[c] |= uint8(jsonopt.NumericCheck)
+		}
+	}
+	return t
+}()
+
+// cleanStart reports whether a 16-to-31-byte string starting with c may take the clean path
+// under opts: c is ASCII and, under NUMERIC_CHECK, cannot start a number.
+func cleanStart(c byte, opts jsonopt.Options) bool {
+	return startClass[c]&(1|uint8(opts&jsonopt.NumericCheck)) == 0
+}
+
 // mayBeNumber reports whether src (not empty) passes the first- and last-byte test of a
 // numeric string; a false answer is final.
 func mayBeNumber(src []byte) bool {
