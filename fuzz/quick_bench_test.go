@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkQuickEscape measures the exhaustive escape hot path: one 3-byte string under all
-// 1,024 option sets against the oracle and each candidate (ns/op is per string).
+// 2,048 option sets against the oracle and each candidate (ns/op is per string).
 func BenchmarkQuickEscape(b *testing.B) {
 	for _, name := range []string{"oracle-only", "swar", "all"} {
 		b.Run(name, func(b *testing.B) {

@@ -5,7 +5,7 @@ package phpadapter_test
 // errors included:
 //
 //   - json_encode of all 1-byte and 2-byte strings (65,792) under each of exhaustiveOptions;
-//   - json_encode of the 256 1-byte strings under all 1,024 subsets of jsonopt.StringOptions;
+//   - json_encode of the 256 1-byte strings under all 2,048 jsonopt.Combo option sets;
 //   - utf8_decode of all 1-byte and 2-byte strings;
 //   - all 3-byte strings over classAlphabet (35,937) under each of alphabetOptions and through
 //     utf8_decode, and all 4-byte strings over it (1,185,921) under INVALID_UTF8_SUBSTITUTE

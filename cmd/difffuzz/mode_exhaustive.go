@@ -57,7 +57,7 @@ func init() {
 
 // targetExhaustive is the exhaustive part for external targets, which answer far fewer
 // requests a second than a built-in: in the default campaign every 1-byte string under all
-// 1,024 option sets and every 2-byte string under 8 representative ones; with --exhaustive,
+// 2,048 option sets and every 2-byte string under 8 representative ones; with --exhaustive,
 // escape up to --max-len (default 2) under fuzz.ExhaustiveCombos and the decoders up to
 // --max-len (default 3).
 func targetExhaustive(c *common) []fuzz.TargetSpace {
