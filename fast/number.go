@@ -1,6 +1,7 @@
 package fast
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unsafe"
@@ -136,11 +137,90 @@ func appendNumber(dst, src []byte, opts jsonopt.Options) ([]byte, bool) {
 		// 20 digits or more, or 19 at or above 2^63 (and -2^63 followed by whitespace, which
 		// PHP's strcmp sees): a double.
 	}
-	d, err := strconv.ParseFloat(unsafe.String(&src[start], end-start), 64)
-	if err != nil && math.IsInf(d, 0) {
+	var d float64
+	if end-start <= 64 {
+		// Short numbers read the same in strconv as in zend_strtod: at most 64 digits, and
+		// an exponent of at most 60 digits is either below 19999 or far out of range anyway
+		// (zend_strtod's cap of 19999 then changes nothing).
+		d, _ = strconv.ParseFloat(unsafe.String(&src[start], end-start), 64)
+	} else {
+		d = longStrtod(src[start:end])
+	}
+	if math.IsInf(d, 0) {
 		return dst, false // "1e999": a string
 	}
 	return appendPHPDouble(dst, d, opts&jsonopt.PreserveZeroFraction != 0), true
+}
+
+// longStrtod is zend_strtod for a long number text (sign, digits, '.', digits, exponent, as
+// appendNumber accepted it): the significant digits are handed to strconv as 0.DIGITS e N,
+// since strconv's slow path loses the scale of more than 800 integer digits, and an exponent
+// over 19999 (or of 9 digits and more) counts as 19999, as in zend_strtod.
+func longStrtod(num []byte) float64 {
+	neg := num[0] == '-'
+	if num[0] == '-' || num[0] == '+' {
+		num = num[1:]
+	}
+	e := len(num)
+	for k, c := range num {
+		if c|0x20 == 'e' {
+			e = k
+			break
+		}
+	}
+	mant, ex := num[:e], []byte(nil)
+	if e < len(num) {
+		ex = num[e+1:]
+	}
+	dot := bytes.IndexByte(mant, '.')
+	intLen := len(mant)
+	if dot >= 0 {
+		intLen = dot
+	}
+	digits := make([]byte, 0, len(mant)+24)
+	digits = append(digits, "0."...)
+	pos := intLen // where the point is relative to the first kept digit
+	for _, c := range mant {
+		switch {
+		case c == '.':
+		case c == '0' && len(digits) == 2:
+			pos-- // a leading zero, before or after the point: the point moves left of what is kept
+		default:
+			digits = append(digits, c)
+		}
+	}
+	if len(digits) == 2 { // no significant digit: a signed zero
+		if neg {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	x := 0
+	if len(ex) > 0 {
+		eneg := ex[0] == '-'
+		if ex[0] == '-' || ex[0] == '+' {
+			ex = ex[1:]
+		}
+		ex = bytes.TrimLeft(ex, "0")
+		if len(ex) > 8 {
+			x = 19999
+		} else {
+			for _, c := range ex {
+				x = x*10 + int(c-'0')
+			}
+			x = min(x, 19999)
+		}
+		if eneg {
+			x = -x
+		}
+	}
+	digits = append(digits, 'e')
+	digits = strconv.AppendInt(digits, int64(pos+x), 10)
+	d, _ := strconv.ParseFloat(string(digits), 64)
+	if neg {
+		d = -d
+	}
+	return d
 }
 
 // appendPHPDouble appends the finite d as PHP's json_encode writes it with serialize_precision

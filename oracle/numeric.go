@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -123,11 +124,7 @@ func numericString(s []byte) (kind numKind, lval int64, dval float64) {
 		}
 	}
 	if double {
-		// N9: zend_strtod reads the number (sign included) to the nearest double; strconv does
-		// the same on the bytes this scanner accepted, which are plain decimal. Out of range is
-		// ±Inf (an error here, which the caller sees as Inf); underflow is 0 or a subnormal.
-		d, _ := strconv.ParseFloat(string(s[str:end]), 64)
-		return isDouble, 0, d
+		return isDouble, 0, zendStrtod(s[str:end]) // N9
 	}
 	var u uint64
 	for _, c := range s[end-digits : end] {
@@ -137,6 +134,77 @@ func numericString(s []byte) (kind numKind, lval int64, dval float64) {
 		u = -u // N10: negated (-9223372036854775808 wraps to itself)
 	}
 	return isLong, int64(u), 0
+}
+
+// zendStrtod is zend_strtod on a number the scanner accepted (sign, digits, '.', digits,
+// exponent; spec §1.7.1 N9): the nearest double, ±Inf out of range, 0 or a subnormal on
+// underflow. Two things of zend_strtod (David Gay's strtod) are written out rather than left to
+// strconv: an exponent above 19999, or of more than 8 significant digits, counts as 19999; and
+// the value is handed to strconv as 0.DIGITS e POINT (leading zeros gone), because strconv's slow
+// path loses the scale of an integer part over 800 digits. It allocates only for numbers of
+// more than about 60 significant digits.
+func zendStrtod(num []byte) float64 {
+	i := 0
+	neg := num[i] == '-'
+	if num[i] == '-' || num[i] == '+' {
+		i++
+	}
+	var buf [64]byte
+	text := append(buf[:0], "0."...)
+	sig := 0      // significant digits so far (after the leading zeros)
+	point := 0    // value = 0.DIGITS × 10^point
+	seen := false // past the decimal point
+	for ; i < len(num) && (phpDigit(num[i]) || num[i] == '.'); i++ {
+		switch c := num[i]; {
+		case c == '.':
+			seen = true
+		case c == '0' && sig == 0:
+			if seen {
+				point-- // a zero between the point and the first significant digit
+			}
+		default:
+			text, sig = append(text, c), sig+1
+			if !seen {
+				point++ // an integer digit
+			}
+		}
+	}
+	exp := 0
+	if i < len(num) { // e or E, an optional sign, digits (the scanner checked)
+		i++
+		eneg := num[i] == '-'
+		if num[i] == '-' || num[i] == '+' {
+			i++
+		}
+		for i < len(num) && num[i] == '0' {
+			i++
+		}
+		from := i
+		for ; i < len(num); i++ {
+			if i-from < 9 {
+				exp = exp*10 + int(num[i]-'0')
+			}
+		}
+		if i-from > 8 || exp > 19999 {
+			exp = 19999 // zend_strtod: "avoid confusion from exponents so large that e might overflow"
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if sig == 0 {
+		if neg {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	text = append(text, 'e')
+	text = strconv.AppendInt(text, int64(point+exp), 10)
+	d, _ := strconv.ParseFloat(string(text), 64) // ±Inf out of range
+	if neg {
+		d = -d
+	}
+	return d
 }
 
 // appendDouble appends d as json_encode writes a double with serialize_precision = -1

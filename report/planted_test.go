@@ -230,6 +230,11 @@ func TestPlantedFaults(t *testing.T) {
 				sort.Strings(want)
 				assert.Equal(t, want, opRules(classes))
 			}
+			if f == planted.NumericZeroFraction {
+				for _, c := range classes { // "1.0" as 1: as if PRESERVE_ZERO_FRACTION were not set
+					assert.Equal(t, jsonopt.PreserveZeroFraction, c.Ignored, "%s witness %q %v", c.ID, c.Witness.Input, c.Options)
+				}
+			}
 			checkUnsplit(t, string(f), classes)
 			defects := Defects(classes)
 			assert.Len(t, defects, 1, "one fault, one defect block")

@@ -2,6 +2,8 @@ package phpadapter_test
 
 import (
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,32 @@ func TestConformanceNumeric(t *testing.T) {
 		}
 		if want, ok := expectEscape(s, jsonopt.NumericCheck); ok && len(want.Result) > 0 && want.Result[0] != '"' {
 			numbers++
+		}
+	}
+	// Long numbers: zend_strtod's cap of the exponent at 19999 and integer parts of thousands of
+	// digits (strconv's slow path loses their scale past 800), found by an adversarial run.
+	z := strings.Repeat
+	long := []string{"1" + z("0", 1000) + "e-1000", "1" + z("0", 2000) + "e-2000", z("9", 1000) + "e-1310",
+		"0." + z("0", 19999) + "1e20000", "0." + z("0", 20005) + "1e20006", "1" + z("0", 20005) + "e-20005",
+		"1" + z("0", 25000) + "e-25000", "-0." + z("0", 3000) + "e5", "1e19999", "1e-19999", "1e20000",
+		"1e000000000000000000000400", "0e99999999999999999999"}
+	for i := 0; i < 300; i++ {
+		n := 60 + r.IntN(3000)
+		b := []byte(pick(r, "", "-", "+"))
+		for j := 0; j < n; j++ {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		switch r.IntN(4) {
+		case 1:
+			b = append(b[:len(b)/2], append([]byte("."), b[len(b)/2:]...)...)
+		case 2, 3:
+			b = append(append(b, pick(r, "e", "e-", "E+")...), strconv.Itoa(r.IntN(30000))...)
+		}
+		long = append(long, string(b))
+	}
+	for _, l := range long {
+		for _, o := range numericOptions[:2] {
+			k.escape([]byte(l), o)
 		}
 	}
 	k.finish("numeric", start)
