@@ -418,7 +418,9 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, 
 func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
 	c := &ctxs[ctxIndex(opts)]
 	uu := opts&jsonopt.UnescapedUnicode != 0
-	uuk := uu && uuKernels>>uint(k)&1 != 0
+	// A kernel in uuKernels (under UNESCAPED_UNICODE) or in mbKernels (without it) also
+	// takes multi-byte sequences.
+	uuk := uu && uuKernels>>uint(k)&1 != 0 || !uu && mbKernels>>uint(k)&1 != 0
 	n := len(src)
 	out[d] = '"' // §1.2 step 3
 	d++
@@ -427,7 +429,7 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 		if e > n {
 			e = n
 		}
-		// A kernel in uuKernels stops up to 64 bytes before the end of what it is given
+		// A kernel in uuKernels or mbKernels stops up to 64 bytes before the end of what it is given
 		// (its blocks need lookahead): it gets up to 64 bytes past e, so that it runs
 		// through e and the bytes around a block edge need not go to escapeRaw.
 		ek := e
@@ -440,7 +442,7 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 		for i < e {
 			if src[i] < 0x80 || uuk {
 				// §1.2 steps 4–6: clean runs and dirty ASCII bytes (and, for a kernel in
-				// uuKernels under UNESCAPED_UNICODE, valid multi-byte sequences).
+				// uuKernels or mbKernels, valid multi-byte sequences).
 				var ns, nd int
 				if k >= kernelArch {
 					ns, nd = archKernel(k, out[d:], src[i:ek], c) // one call less

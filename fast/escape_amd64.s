@@ -164,7 +164,103 @@ DATA utf8consts<>+352(SB)/8, $0x2020202020202020
 DATA utf8consts<>+360(SB)/8, $0x2020202020202020
 DATA utf8consts<>+368(SB)/8, $0x2020202020202020
 DATA utf8consts<>+376(SB)/8, $0x2020202020202020
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $384
+DATA utf8consts<>+384(SB)/1, $0x30
+DATA utf8consts<>+385(SB)/1, $0x31
+DATA utf8consts<>+386(SB)/1, $0x32
+DATA utf8consts<>+387(SB)/1, $0x33
+DATA utf8consts<>+388(SB)/1, $0x34
+DATA utf8consts<>+389(SB)/1, $0x35
+DATA utf8consts<>+390(SB)/1, $0x36
+DATA utf8consts<>+391(SB)/1, $0x37
+DATA utf8consts<>+392(SB)/1, $0x38
+DATA utf8consts<>+393(SB)/1, $0x39
+DATA utf8consts<>+394(SB)/1, $0x61
+DATA utf8consts<>+395(SB)/1, $0x62
+DATA utf8consts<>+396(SB)/1, $0x63
+DATA utf8consts<>+397(SB)/1, $0x64
+DATA utf8consts<>+398(SB)/1, $0x65
+DATA utf8consts<>+399(SB)/1, $0x66
+DATA utf8consts<>+400(SB)/1, $0x30
+DATA utf8consts<>+401(SB)/1, $0x31
+DATA utf8consts<>+402(SB)/1, $0x32
+DATA utf8consts<>+403(SB)/1, $0x33
+DATA utf8consts<>+404(SB)/1, $0x34
+DATA utf8consts<>+405(SB)/1, $0x35
+DATA utf8consts<>+406(SB)/1, $0x36
+DATA utf8consts<>+407(SB)/1, $0x37
+DATA utf8consts<>+408(SB)/1, $0x38
+DATA utf8consts<>+409(SB)/1, $0x39
+DATA utf8consts<>+410(SB)/1, $0x61
+DATA utf8consts<>+411(SB)/1, $0x62
+DATA utf8consts<>+412(SB)/1, $0x63
+DATA utf8consts<>+413(SB)/1, $0x64
+DATA utf8consts<>+414(SB)/1, $0x65
+DATA utf8consts<>+415(SB)/1, $0x66
+DATA utf8consts<>+416(SB)/1, $0x00
+DATA utf8consts<>+417(SB)/1, $0x00
+DATA utf8consts<>+418(SB)/1, $0x00
+DATA utf8consts<>+419(SB)/1, $0x00
+DATA utf8consts<>+420(SB)/1, $0x00
+DATA utf8consts<>+421(SB)/1, $0x00
+DATA utf8consts<>+422(SB)/1, $0x00
+DATA utf8consts<>+423(SB)/1, $0x00
+DATA utf8consts<>+424(SB)/1, $0x80
+DATA utf8consts<>+425(SB)/1, $0x80
+DATA utf8consts<>+426(SB)/1, $0x80
+DATA utf8consts<>+427(SB)/1, $0x80
+DATA utf8consts<>+428(SB)/1, $0x40
+DATA utf8consts<>+429(SB)/1, $0x40
+DATA utf8consts<>+430(SB)/1, $0x20
+DATA utf8consts<>+431(SB)/1, $0x10
+DATA utf8consts<>+432(SB)/1, $0x00
+DATA utf8consts<>+433(SB)/1, $0x00
+DATA utf8consts<>+434(SB)/1, $0x00
+DATA utf8consts<>+435(SB)/1, $0x00
+DATA utf8consts<>+436(SB)/1, $0x00
+DATA utf8consts<>+437(SB)/1, $0x00
+DATA utf8consts<>+438(SB)/1, $0x00
+DATA utf8consts<>+439(SB)/1, $0x00
+DATA utf8consts<>+440(SB)/1, $0x80
+DATA utf8consts<>+441(SB)/1, $0x80
+DATA utf8consts<>+442(SB)/1, $0x80
+DATA utf8consts<>+443(SB)/1, $0x80
+DATA utf8consts<>+444(SB)/1, $0x40
+DATA utf8consts<>+445(SB)/1, $0x40
+DATA utf8consts<>+446(SB)/1, $0x20
+DATA utf8consts<>+447(SB)/1, $0x10
+DATA utf8consts<>+448(SB)/8, $0x0303030303030303
+DATA utf8consts<>+456(SB)/8, $0x0303030303030303
+DATA utf8consts<>+464(SB)/8, $0x0303030303030303
+DATA utf8consts<>+472(SB)/8, $0x0303030303030303
+DATA utf8consts<>+480(SB)/8, $0x0707070707070707
+DATA utf8consts<>+488(SB)/8, $0x0707070707070707
+DATA utf8consts<>+496(SB)/8, $0x0707070707070707
+DATA utf8consts<>+504(SB)/8, $0x0707070707070707
+DATA utf8consts<>+512(SB)/8, $0x0808080808080808
+DATA utf8consts<>+520(SB)/8, $0x0808080808080808
+DATA utf8consts<>+528(SB)/8, $0x0808080808080808
+DATA utf8consts<>+536(SB)/8, $0x0808080808080808
+DATA utf8consts<>+544(SB)/8, $0x0c0c0c0c0c0c0c0c
+DATA utf8consts<>+552(SB)/8, $0x0c0c0c0c0c0c0c0c
+DATA utf8consts<>+560(SB)/8, $0x0c0c0c0c0c0c0c0c
+DATA utf8consts<>+568(SB)/8, $0x0c0c0c0c0c0c0c0c
+DATA utf8consts<>+576(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA utf8consts<>+584(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA utf8consts<>+592(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA utf8consts<>+600(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA utf8consts<>+608(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA utf8consts<>+616(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA utf8consts<>+624(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA utf8consts<>+632(SB)/8, $0x5c5c5c5c5c5c5c5c
+DATA utf8consts<>+640(SB)/8, $0x7575757575757575
+DATA utf8consts<>+648(SB)/8, $0x7575757575757575
+DATA utf8consts<>+656(SB)/8, $0x7575757575757575
+DATA utf8consts<>+664(SB)/8, $0x7575757575757575
+DATA utf8consts<>+672(SB)/8, $0x0606060606060606
+DATA utf8consts<>+680(SB)/8, $0x0606060606060606
+DATA utf8consts<>+688(SB)/8, $0x0606060606060606
+DATA utf8consts<>+696(SB)/8, $0x0606060606060606
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $704
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -3242,6 +3338,762 @@ back2:
 back1:
 	DECQ SI
 	DECQ DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
+	// escapeMBAVX2 escapes src into dst under option sets without UNESCAPED_UNICODE.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
+	// \uXXXX with lower-case hex digits (spec §1.4; a code point above U+FFFF as its UTF-16
+	// surrogate pair, U+2028/U+2029 like any other): it stops at the start of the first
+	// invalid sequence (a byte >= 0x80), or with fewer than 64 bytes left. src[0] must
+	// start a character. Run-ahead stores reach at most 32 bytes past the output.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = B (the window's length), R14 = 4-byte leads, a stack
+	// byte = 1 when the window ends at an invalid sequence, AX/BX/CX/DX scratch. Between windows: Y15 = VPSHUFB table
+	// of the escaped special bytes, Y14 = 0x20, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 =
+	// the validation tables, Y9 = 0x0F; the multi-byte path uses every Y register and
+	// reloads them.
+	// 
+	// Algorithm: 32-byte windows, each starting at a character boundary, while 64 bytes
+	// are left. A clean window (no escape, no byte >= 0x80) is stored and skipped; an
+	// ASCII window with escapes goes to the block handler. A window with a byte >= 0x80:
+	//   1. UTF-8 validation (Keiser–Lemire lookup, as the UNESCAPED_UNICODE kernels; the
+	//      bytes before the window count as ASCII, since it starts at a boundary).
+	//   2. B, the part of the window done now: 32, or the first lead whose sequence
+	//      does not end in the window, or the first escaped ASCII byte, or the start of
+	//      the first invalid sequence (then the kernel returns after the window). A window
+	//      with B = 0 escapes its first byte (an escaped ASCII byte) or returns (invalid).
+	//   3. For every position p, the code unit a character starting there needs, as four
+	//      nibbles from the byte and the next two (P, Q = the byte and the next for a
+	//      2-byte lead, the next two for a 3-byte lead; a 4-byte lead gives the high
+	//      surrogate and the position two further, a continuation byte, the low one), hex
+	//      digits by VPSHUFB, and an 8-byte slot \uXXXX (ASCII: the byte) by three
+	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
+	//   4. The units (character starts and low-surrogate positions before B), lowest
+	//      first: one 8-byte store of the slot and DI += its length.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	MOVB         $0x00, 288(SP)
+	VMOVDQU      (R12), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+
+loop:
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU   (SI), Y0
+	VPSHUFB   Y0, Y15, Y1
+	VPCMPEQB  Y0, Y1, Y1
+	VPCMPGTB  Y0, Y14, Y2
+	VPOR      Y2, Y1, Y1
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       dirty
+	VMOVDQU   Y0, (DI)
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop
+
+dirty:
+	VPMOVMSKB Y0, CX
+	TESTL     CX, CX
+	JNZ       mb
+	VMOVDQU   Y0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80.
+	// 1. Validation: prev1..prev3 (Y3, Y4, Y2) with zeros shifted in.
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+	VPSUBUSB   utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPOR       Y6, Y5, Y5
+	VPAND      utf8consts<>+192(SB), Y5, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPAND      Y7, Y6, Y6
+	VPSRLW     $0x04, Y0, Y7
+	VPAND      Y9, Y7, Y7
+	VPSHUFB    Y7, Y10, Y1
+	VPAND      Y1, Y6, Y6
+	VPXOR      Y5, Y6, Y6
+	VPCMPEQB   Y8, Y6, Y6
+	VPMOVMSKB  Y6, DX
+	NOTL       DX
+
+	// AX = escaped ASCII bytes (AX &^ CX).
+	NOTL CX
+	ANDL CX, AX
+
+	// Classes by high nibble (kCls): BX = continuation bytes, CX = 2-byte leads, R13 =
+	// 3-byte leads, R14 = 4-byte leads; Y6 has bit 7 set at 3-byte leads, Y5 at 4-byte
+	// leads (blend masks).
+	VMOVDQU   utf8consts<>+416(SB), Y1
+	VPSHUFB   Y7, Y1, Y1
+	VPMOVMSKB Y1, BX
+	VPSLLW    $0x01, Y1, Y1
+	VPMOVMSKB Y1, CX
+	VPSLLW    $0x01, Y1, Y6
+	VPMOVMSKB Y6, R13
+	VPSLLW    $0x01, Y6, Y5
+	VPMOVMSKB Y5, R14
+
+	// 2. B = the first lead whose sequence does not end in the window (2-byte at 31,
+	// 3-byte at 30-31, 4-byte at 29-31), else 32.
+	ANDL    $0x80000000, CX
+	ANDL    $0xc0000000, R13
+	ORL     R13, CX
+	MOVL    R14, R13
+	ANDL    $0xe0000000, R13
+	ORL     R13, CX
+	MOVL    $0x00000020, R13
+	BSFL    CX, CX
+	CMOVLNE CX, R13
+
+	// ... or the first escaped ASCII byte.
+	TESTL   AX, AX
+	JZ      noesc
+	BSFL    AX, AX
+	CMPL    AX, R13
+	CMOVLLT AX, R13
+
+noesc:
+	// ... or the start of the first invalid sequence, of the errors at positions <= B
+	// (an error at a character start concerns the character before it).
+	MOVL R13, CX
+	MOVL $0x00000002, AX
+	SHLQ CL, AX
+	DECQ AX
+	ANDQ AX, DX
+	JZ   valid
+	BSFL DX, DX
+
+	// A continuation byte at the window's start or after an ASCII byte starts an invalid
+	// sequence itself; otherwise the invalid sequence starts at the last character start
+	// before the error (there is one: position 0 is a start unless the error is there).
+	BTL     DX, BX
+	JCC     before
+	TESTL   DX, DX
+	JZ      invalid
+	MOVBLZX -1(SI)(DX*1), AX
+	CMPL    AX, $0x00000080
+	JB      invalid
+
+before:
+	MOVL DX, CX
+	MOVL $0x00000001, AX
+	SHLL CL, AX
+	DECL AX
+	MOVL BX, CX
+	NOTL CX
+	ANDL CX, AX
+	BSRL AX, DX
+
+invalid:
+	MOVL DX, R13
+	MOVB $0x01, 288(SP)
+
+valid:
+	TESTL R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    288(SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// BX = the units: character starts and low-surrogate positions (4-byte leads + 2),
+	// before B.
+	NOTL BX
+	SHLL $0x02, R14
+	ORL  R14, BX
+	MOVL R13, CX
+	MOVL $0x00000001, AX
+	SHLQ CL, AX
+	DECQ AX
+	ANDL AX, BX
+
+	// 3. Slots. Y0 = x, Y1/Y2 = the next byte / the one after (n1, n2), Y4 = low-surrogate
+	// positions (a 4-byte lead two bytes back), Y3 = P, Y8 = Q.
+	VMOVDQU   1(SI), Y1
+	VMOVDQU   2(SI), Y2
+	VPSRLW    $0x04, Y4, Y4
+	VPAND     Y9, Y4, Y4
+	VPCMPEQB  Y9, Y4, Y4
+	VPBLENDVB Y6, Y1, Y0, Y3
+	VPBLENDVB Y6, Y2, Y1, Y8
+
+	// N3 (Y10) = Q & 0x0F; N2 (Y11) = (P & 3) << 2 | (Q >> 4) & 3.
+	VPAND  Y9, Y8, Y10
+	VPSRLW $0x04, Y8, Y8
+	VPAND  utf8consts<>+448(SB), Y8, Y8
+	VPAND  utf8consts<>+448(SB), Y3, Y11
+	VPSLLW $0x02, Y11, Y11
+	VPOR   Y8, Y11, Y11
+
+	// N1 (Y12) = (P >> 2) & 0x0F; at a low surrogate 0x0C | (P >> 2) & 3.
+	VPSRLW    $0x02, Y3, Y12
+	VPAND     Y9, Y12, Y12
+	VPAND     utf8consts<>+448(SB), Y12, Y13
+	VPOR      utf8consts<>+544(SB), Y13, Y13
+	VPBLENDVB Y4, Y13, Y12, Y12
+
+	// N0 (Y13) = x & 0x0F at a 3-byte lead, 0x0D at a surrogate, else 0.
+	VPAND     Y9, Y0, Y13
+	VPXOR     Y14, Y14, Y14
+	VPBLENDVB Y6, Y13, Y14, Y13
+	VPOR      Y5, Y4, Y14
+	VPBLENDVB Y14, utf8consts<>+576(SB), Y13, Y13
+
+	// High surrogates (4-byte leads, if any): w = ((x & 7) << 2 | (n1 >> 4) & 3) - 1,
+	// N1 = 8 | w >> 2, N2 = (w & 3) << 2 | (n1 >> 2) & 3, N3 = (n1 & 3) << 2 | (n2 >> 4) & 3.
+	TESTL     R14, R14
+	JZ        hex
+	VPAND     utf8consts<>+480(SB), Y0, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPOR      Y8, Y14, Y14
+	VPSUBB    utf8consts<>+256(SB), Y14, Y14
+	VPSRLW    $0x02, Y14, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      utf8consts<>+512(SB), Y15, Y15
+	VPBLENDVB Y5, Y15, Y12, Y12
+	VPAND     utf8consts<>+448(SB), Y14, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPSRLW    $0x02, Y1, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      Y15, Y14, Y14
+	VPBLENDVB Y5, Y14, Y11, Y11
+	VPAND     utf8consts<>+448(SB), Y1, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPSRLW    $0x04, Y2, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      Y15, Y14, Y14
+	VPBLENDVB Y5, Y14, Y10, Y10
+
+hex:
+	// Hex digits H0-H3 (Y13, Y12, Y11, Y10); S0 (Y9) = x for ASCII else '\', S1 (Y8) =
+	// 0 for ASCII else 'u'; lengths 1 for ASCII else 6.
+	VMOVDQU   utf8consts<>+384(SB), Y15
+	VPSHUFB   Y13, Y15, Y13
+	VPSHUFB   Y12, Y15, Y12
+	VPSHUFB   Y11, Y15, Y11
+	VPSHUFB   Y10, Y15, Y10
+	VPBLENDVB Y0, utf8consts<>+608(SB), Y0, Y9
+	VPXOR     Y14, Y14, Y14
+	VPBLENDVB Y0, utf8consts<>+640(SB), Y14, Y8
+	VMOVDQU   utf8consts<>+256(SB), Y15
+	VPBLENDVB Y0, utf8consts<>+672(SB), Y15, Y15
+	VMOVDQU   Y15, 256(SP)
+
+	// Slots [S0 S1 H0 H1 H2 H3 0 0] by unpacking bytes, words, dwords; each result holds
+	// two slots of positions p, p+1 in its low lane and p+16, p+17 in its high lane.
+	VPUNPCKLBW   Y8, Y9, Y0
+	VPUNPCKHBW   Y8, Y9, Y1
+	VPUNPCKLBW   Y12, Y13, Y2
+	VPUNPCKHBW   Y12, Y13, Y3
+	VPUNPCKLBW   Y10, Y11, Y4
+	VPUNPCKHBW   Y10, Y11, Y5
+	VPUNPCKLWD   Y2, Y0, Y6
+	VPUNPCKLWD   Y14, Y4, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, (SP)
+	VEXTRACTI128 $0x01, Y8, 128(SP)
+	VMOVDQU      X9, 16(SP)
+	VEXTRACTI128 $0x01, Y9, 144(SP)
+	VPUNPCKHWD   Y2, Y0, Y6
+	VPUNPCKHWD   Y14, Y4, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 32(SP)
+	VEXTRACTI128 $0x01, Y8, 160(SP)
+	VMOVDQU      X9, 48(SP)
+	VEXTRACTI128 $0x01, Y9, 176(SP)
+	VPUNPCKLWD   Y3, Y1, Y6
+	VPUNPCKLWD   Y14, Y5, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 64(SP)
+	VEXTRACTI128 $0x01, Y8, 192(SP)
+	VMOVDQU      X9, 80(SP)
+	VEXTRACTI128 $0x01, Y9, 208(SP)
+	VPUNPCKHWD   Y3, Y1, Y6
+	VPUNPCKHWD   Y14, Y5, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 96(SP)
+	VEXTRACTI128 $0x01, Y8, 224(SP)
+	VMOVDQU      X9, 112(SP)
+	VEXTRACTI128 $0x01, Y9, 240(SP)
+
+	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
+place:
+	BSFL         BX, CX
+	MOVQ         (SP)(CX*8), DX
+	MOVQ         DX, (DI)
+	MOVBLZX      256(SP)(CX*1), DX
+	ADDQ         DX, DI
+	LEAL         -1(BX), CX
+	ANDL         CX, BX
+	JNZ          place
+	ADDQ         R13, SI
+	CMPB         288(SP), $0x00
+	JNE          ret
+	VMOVDQU      (R12), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	JMP          loop
+
+block:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop
+
+block_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
+	// escapeMBAVX2Tag escapes src into dst under option sets without UNESCAPED_UNICODE.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
+	// \uXXXX with lower-case hex digits (spec §1.4; a code point above U+FFFF as its UTF-16
+	// surrogate pair, U+2028/U+2029 like any other): it stops at the start of the first
+	// invalid sequence (a byte >= 0x80), or with fewer than 64 bytes left. src[0] must
+	// start a character. Run-ahead stores reach at most 32 bytes past the output.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = B (the window's length), R14 = 4-byte leads, a stack
+	// byte = 1 when the window ends at an invalid sequence, AX/BX/CX/DX scratch. Between windows: Y15 = VPSHUFB table
+	// of the escaped special bytes, Y14 = 0x20, Y13 = '<' (HEX_TAG only), Y12/Y11/Y10 =
+	// the validation tables, Y9 = 0x0F; the multi-byte path uses every Y register and
+	// reloads them.
+	// 
+	// Algorithm: 32-byte windows, each starting at a character boundary, while 64 bytes
+	// are left. A clean window (no escape, no byte >= 0x80) is stored and skipped; an
+	// ASCII window with escapes goes to the block handler. A window with a byte >= 0x80:
+	//   1. UTF-8 validation (Keiser–Lemire lookup, as the UNESCAPED_UNICODE kernels; the
+	//      bytes before the window count as ASCII, since it starts at a boundary).
+	//   2. B, the part of the window done now: 32, or the first lead whose sequence
+	//      does not end in the window, or the first escaped ASCII byte, or the start of
+	//      the first invalid sequence (then the kernel returns after the window). A window
+	//      with B = 0 escapes its first byte (an escaped ASCII byte) or returns (invalid).
+	//   3. For every position p, the code unit a character starting there needs, as four
+	//      nibbles from the byte and the next two (P, Q = the byte and the next for a
+	//      2-byte lead, the next two for a 3-byte lead; a 4-byte lead gives the high
+	//      surrogate and the position two further, a continuation byte, the low one), hex
+	//      digits by VPSHUFB, and an 8-byte slot \uXXXX (ASCII: the byte) by three
+	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
+	//   4. The units (character starts and low-surrogate positions before B), lowest
+	//      first: one 8-byte store of the slot and DI += its length.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	MOVB         $0x00, 288(SP)
+	VMOVDQU      (R12), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+
+loop:
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU   (SI), Y0
+	VPSHUFB   Y0, Y15, Y1
+	VPCMPEQB  Y0, Y1, Y1
+	VPCMPGTB  Y0, Y14, Y2
+	VPOR      Y2, Y1, Y1
+	VPCMPEQB  Y0, Y13, Y2
+	VPOR      Y2, Y1, Y1
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       dirty
+	VMOVDQU   Y0, (DI)
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop
+
+dirty:
+	VPMOVMSKB Y0, CX
+	TESTL     CX, CX
+	JNZ       mb
+	VMOVDQU   Y0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80.
+	// 1. Validation: prev1..prev3 (Y3, Y4, Y2) with zeros shifted in.
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+	VPSUBUSB   utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPOR       Y6, Y5, Y5
+	VPAND      utf8consts<>+192(SB), Y5, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPAND      Y7, Y6, Y6
+	VPSRLW     $0x04, Y0, Y7
+	VPAND      Y9, Y7, Y7
+	VPSHUFB    Y7, Y10, Y1
+	VPAND      Y1, Y6, Y6
+	VPXOR      Y5, Y6, Y6
+	VPCMPEQB   Y8, Y6, Y6
+	VPMOVMSKB  Y6, DX
+	NOTL       DX
+
+	// AX = escaped ASCII bytes (AX &^ CX).
+	NOTL CX
+	ANDL CX, AX
+
+	// Classes by high nibble (kCls): BX = continuation bytes, CX = 2-byte leads, R13 =
+	// 3-byte leads, R14 = 4-byte leads; Y6 has bit 7 set at 3-byte leads, Y5 at 4-byte
+	// leads (blend masks).
+	VMOVDQU   utf8consts<>+416(SB), Y1
+	VPSHUFB   Y7, Y1, Y1
+	VPMOVMSKB Y1, BX
+	VPSLLW    $0x01, Y1, Y1
+	VPMOVMSKB Y1, CX
+	VPSLLW    $0x01, Y1, Y6
+	VPMOVMSKB Y6, R13
+	VPSLLW    $0x01, Y6, Y5
+	VPMOVMSKB Y5, R14
+
+	// 2. B = the first lead whose sequence does not end in the window (2-byte at 31,
+	// 3-byte at 30-31, 4-byte at 29-31), else 32.
+	ANDL    $0x80000000, CX
+	ANDL    $0xc0000000, R13
+	ORL     R13, CX
+	MOVL    R14, R13
+	ANDL    $0xe0000000, R13
+	ORL     R13, CX
+	MOVL    $0x00000020, R13
+	BSFL    CX, CX
+	CMOVLNE CX, R13
+
+	// ... or the first escaped ASCII byte.
+	TESTL   AX, AX
+	JZ      noesc
+	BSFL    AX, AX
+	CMPL    AX, R13
+	CMOVLLT AX, R13
+
+noesc:
+	// ... or the start of the first invalid sequence, of the errors at positions <= B
+	// (an error at a character start concerns the character before it).
+	MOVL R13, CX
+	MOVL $0x00000002, AX
+	SHLQ CL, AX
+	DECQ AX
+	ANDQ AX, DX
+	JZ   valid
+	BSFL DX, DX
+
+	// A continuation byte at the window's start or after an ASCII byte starts an invalid
+	// sequence itself; otherwise the invalid sequence starts at the last character start
+	// before the error (there is one: position 0 is a start unless the error is there).
+	BTL     DX, BX
+	JCC     before
+	TESTL   DX, DX
+	JZ      invalid
+	MOVBLZX -1(SI)(DX*1), AX
+	CMPL    AX, $0x00000080
+	JB      invalid
+
+before:
+	MOVL DX, CX
+	MOVL $0x00000001, AX
+	SHLL CL, AX
+	DECL AX
+	MOVL BX, CX
+	NOTL CX
+	ANDL CX, AX
+	BSRL AX, DX
+
+invalid:
+	MOVL DX, R13
+	MOVB $0x01, 288(SP)
+
+valid:
+	TESTL R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    288(SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// BX = the units: character starts and low-surrogate positions (4-byte leads + 2),
+	// before B.
+	NOTL BX
+	SHLL $0x02, R14
+	ORL  R14, BX
+	MOVL R13, CX
+	MOVL $0x00000001, AX
+	SHLQ CL, AX
+	DECQ AX
+	ANDL AX, BX
+
+	// 3. Slots. Y0 = x, Y1/Y2 = the next byte / the one after (n1, n2), Y4 = low-surrogate
+	// positions (a 4-byte lead two bytes back), Y3 = P, Y8 = Q.
+	VMOVDQU   1(SI), Y1
+	VMOVDQU   2(SI), Y2
+	VPSRLW    $0x04, Y4, Y4
+	VPAND     Y9, Y4, Y4
+	VPCMPEQB  Y9, Y4, Y4
+	VPBLENDVB Y6, Y1, Y0, Y3
+	VPBLENDVB Y6, Y2, Y1, Y8
+
+	// N3 (Y10) = Q & 0x0F; N2 (Y11) = (P & 3) << 2 | (Q >> 4) & 3.
+	VPAND  Y9, Y8, Y10
+	VPSRLW $0x04, Y8, Y8
+	VPAND  utf8consts<>+448(SB), Y8, Y8
+	VPAND  utf8consts<>+448(SB), Y3, Y11
+	VPSLLW $0x02, Y11, Y11
+	VPOR   Y8, Y11, Y11
+
+	// N1 (Y12) = (P >> 2) & 0x0F; at a low surrogate 0x0C | (P >> 2) & 3.
+	VPSRLW    $0x02, Y3, Y12
+	VPAND     Y9, Y12, Y12
+	VPAND     utf8consts<>+448(SB), Y12, Y13
+	VPOR      utf8consts<>+544(SB), Y13, Y13
+	VPBLENDVB Y4, Y13, Y12, Y12
+
+	// N0 (Y13) = x & 0x0F at a 3-byte lead, 0x0D at a surrogate, else 0.
+	VPAND     Y9, Y0, Y13
+	VPXOR     Y14, Y14, Y14
+	VPBLENDVB Y6, Y13, Y14, Y13
+	VPOR      Y5, Y4, Y14
+	VPBLENDVB Y14, utf8consts<>+576(SB), Y13, Y13
+
+	// High surrogates (4-byte leads, if any): w = ((x & 7) << 2 | (n1 >> 4) & 3) - 1,
+	// N1 = 8 | w >> 2, N2 = (w & 3) << 2 | (n1 >> 2) & 3, N3 = (n1 & 3) << 2 | (n2 >> 4) & 3.
+	TESTL     R14, R14
+	JZ        hex
+	VPAND     utf8consts<>+480(SB), Y0, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPOR      Y8, Y14, Y14
+	VPSUBB    utf8consts<>+256(SB), Y14, Y14
+	VPSRLW    $0x02, Y14, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      utf8consts<>+512(SB), Y15, Y15
+	VPBLENDVB Y5, Y15, Y12, Y12
+	VPAND     utf8consts<>+448(SB), Y14, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPSRLW    $0x02, Y1, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      Y15, Y14, Y14
+	VPBLENDVB Y5, Y14, Y11, Y11
+	VPAND     utf8consts<>+448(SB), Y1, Y14
+	VPSLLW    $0x02, Y14, Y14
+	VPSRLW    $0x04, Y2, Y15
+	VPAND     utf8consts<>+448(SB), Y15, Y15
+	VPOR      Y15, Y14, Y14
+	VPBLENDVB Y5, Y14, Y10, Y10
+
+hex:
+	// Hex digits H0-H3 (Y13, Y12, Y11, Y10); S0 (Y9) = x for ASCII else '\', S1 (Y8) =
+	// 0 for ASCII else 'u'; lengths 1 for ASCII else 6.
+	VMOVDQU   utf8consts<>+384(SB), Y15
+	VPSHUFB   Y13, Y15, Y13
+	VPSHUFB   Y12, Y15, Y12
+	VPSHUFB   Y11, Y15, Y11
+	VPSHUFB   Y10, Y15, Y10
+	VPBLENDVB Y0, utf8consts<>+608(SB), Y0, Y9
+	VPXOR     Y14, Y14, Y14
+	VPBLENDVB Y0, utf8consts<>+640(SB), Y14, Y8
+	VMOVDQU   utf8consts<>+256(SB), Y15
+	VPBLENDVB Y0, utf8consts<>+672(SB), Y15, Y15
+	VMOVDQU   Y15, 256(SP)
+
+	// Slots [S0 S1 H0 H1 H2 H3 0 0] by unpacking bytes, words, dwords; each result holds
+	// two slots of positions p, p+1 in its low lane and p+16, p+17 in its high lane.
+	VPUNPCKLBW   Y8, Y9, Y0
+	VPUNPCKHBW   Y8, Y9, Y1
+	VPUNPCKLBW   Y12, Y13, Y2
+	VPUNPCKHBW   Y12, Y13, Y3
+	VPUNPCKLBW   Y10, Y11, Y4
+	VPUNPCKHBW   Y10, Y11, Y5
+	VPUNPCKLWD   Y2, Y0, Y6
+	VPUNPCKLWD   Y14, Y4, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, (SP)
+	VEXTRACTI128 $0x01, Y8, 128(SP)
+	VMOVDQU      X9, 16(SP)
+	VEXTRACTI128 $0x01, Y9, 144(SP)
+	VPUNPCKHWD   Y2, Y0, Y6
+	VPUNPCKHWD   Y14, Y4, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 32(SP)
+	VEXTRACTI128 $0x01, Y8, 160(SP)
+	VMOVDQU      X9, 48(SP)
+	VEXTRACTI128 $0x01, Y9, 176(SP)
+	VPUNPCKLWD   Y3, Y1, Y6
+	VPUNPCKLWD   Y14, Y5, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 64(SP)
+	VEXTRACTI128 $0x01, Y8, 192(SP)
+	VMOVDQU      X9, 80(SP)
+	VEXTRACTI128 $0x01, Y9, 208(SP)
+	VPUNPCKHWD   Y3, Y1, Y6
+	VPUNPCKHWD   Y14, Y5, Y7
+	VPUNPCKLDQ   Y7, Y6, Y8
+	VPUNPCKHDQ   Y7, Y6, Y9
+	VMOVDQU      X8, 96(SP)
+	VEXTRACTI128 $0x01, Y8, 224(SP)
+	VMOVDQU      X9, 112(SP)
+	VEXTRACTI128 $0x01, Y9, 240(SP)
+
+	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
+place:
+	BSFL         BX, CX
+	MOVQ         (SP)(CX*8), DX
+	MOVQ         DX, (DI)
+	MOVBLZX      256(SP)(CX*1), DX
+	ADDQ         DX, DI
+	LEAL         -1(BX), CX
+	ANDL         CX, BX
+	JNZ          place
+	ADDQ         R13, SI
+	CMPB         288(SP), $0x00
+	JNE          ret
+	VMOVDQU      (R12), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	JMP          loop
+
+block:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop
+
+block_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
 
 ret:
 	SUBQ R8, SI

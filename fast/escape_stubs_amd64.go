@@ -57,6 +57,14 @@ func escapeUUAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int,
 // multi-byte sequences. It requires AVX2 and len(src) >= 16.
 func escapeUUAVX2TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
+// escapeMBAVX2 is the AVX2 kernel for option sets without UNESCAPED_UNICODE, without HEX_TAG:
+// it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
+func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeMBAVX2Tag is the AVX2 kernel for option sets without UNESCAPED_UNICODE, with HEX_TAG:
+// it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
+func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
 // escapeSSE2x2 is the SSE2 clean-run/ASCII-escape kernel (runKernel's contract) for option
 // sets that escape 2 special bytes. It requires len(src) >= 16.
 func escapeSSE2x2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)

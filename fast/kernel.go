@@ -44,6 +44,11 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	return archKernel(k, dst, src, c)
 }
 
+// mbKernels has bit k set when kernel k also writes valid multi-byte sequences as \uXXXX
+// (a surrogate pair above U+FFFF) when c.uu is not set, with the stopping rules of uuKernels
+// (U+2028/U+2029 are ordinary characters there). Per-architecture init functions set it.
+var mbKernels uint64
+
 // uuKernels has bit k set when kernel k copies valid multi-byte sequences under
 // UNESCAPED_UNICODE (see runKernel). Per-architecture init functions set it; it is read-only
 // afterwards.

@@ -37,6 +37,7 @@ func init() {
 	}, kernelSSE2, rankSSE2)
 	if hasAVX2 {
 		uuKernels |= 1 << kernelAVX2
+		mbKernels |= 1 << kernelAVX2
 		register(Variant{
 			Name:       "avx2",
 			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation under UNESCAPED_UNICODE",
@@ -94,10 +95,26 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		kt, esc := &c.kt[0], &c.esc[0]
 		if k == kernelAVX2 {
 			switch {
-			case !c.uu && !c.tag:
-				nsrc, ndst = escapeAVX2(dst, src, kt, esc)
 			case !c.uu:
-				nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
+				// ASCII up to the first byte >= 0x80 in the 128-byte loop, then the
+				// multi-byte kernel from there, which also takes ASCII.
+				if src[0] < 0x80 {
+					if c.tag {
+						nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
+					} else {
+						nsrc, ndst = escapeAVX2(dst, src, kt, esc)
+					}
+					if nsrc == len(src) || src[nsrc] < 0x80 || len(src)-nsrc < 64 {
+						break
+					}
+				}
+				var s, d int
+				if c.tag {
+					s, d = escapeMBAVX2Tag(dst[ndst:], src[nsrc:], kt, esc)
+				} else {
+					s, d = escapeMBAVX2(dst[ndst:], src[nsrc:], kt, esc)
+				}
+				nsrc, ndst = nsrc+s, ndst+d
 			case c.tag && c.lt:
 				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
 			case c.tag:

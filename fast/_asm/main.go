@@ -47,7 +47,17 @@ const (
 	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
 	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
 	k20        = 352 // 0x20
-	kSize      = 384
+	kHex       = 384 // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
+	kCls       = 416 // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
+	k03        = 448 // 0x03
+	k07        = 480 // 0x07
+	k08        = 512 // 0x08
+	k0C        = 544 // 0x0C
+	k0D        = 576 // 0x0D
+	kBS        = 608 // '\\'
+	kU         = 640 // 'u'
+	k06        = 672 // 0x06
+	kSize      = 704
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -122,6 +132,16 @@ func tables() {
 	bcast(kA9, 0xA9)
 	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xE: 0x10})
 	bcast(k20, 0x20) // (DATA must come in offset order)
+	table(kHex, [16]byte{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'})
+	table(kCls, [16]byte{8: 0x80, 9: 0x80, 0xA: 0x80, 0xB: 0x80, 0xC: 0x40, 0xD: 0x40, 0xE: 0x20, 0xF: 0x10})
+	bcast(k03, 0x03)
+	bcast(k07, 0x07)
+	bcast(k08, 0x08)
+	bcast(k0C, 0x0C)
+	bcast(k0D, 0x0D)
+	bcast(kBS, '\\')
+	bcast(kU, 'u')
+	bcast(k06, 0x06)
 	_ = kSize
 }
 
@@ -147,6 +167,9 @@ func main() {
 		for _, lt := range []bool{false, true} {
 			escapeUUAVX2(tag, lt)
 		}
+	}
+	for _, tag := range []bool{false, true} {
+		escapeMBAVX2(tag)
 	}
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)
