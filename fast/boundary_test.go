@@ -414,3 +414,55 @@ func TestUULoopTransitions(t *testing.T) {
 		}
 	}
 }
+
+// TestMBLoopTransitions is TestUULoopTransitions for the kernels that write multi-byte
+// sequences as \uXXXX (option sets without UNESCAPED_UNICODE, AVX2's escapeMBAVX2): every
+// edge unit (escapes, valid sequences at their range edges, every invalid kind) at every
+// character boundary of non-ASCII filler, so at every position of the kernel's 32-byte
+// windows, which start at character boundaries and end before a sequence that does not fit,
+// at an escaped ASCII byte or at the start of an invalid sequence. Two units, the second 1 to
+// 40 bytes after the first, make a window end at one and start at or before the other.
+func TestMBLoopTransitions(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	fillers := []string{"жa中😀", "ж", "中", "ab😀", "😀", "é x", "中 ж"}
+	opts := []jsonopt.Options{
+		0,
+		jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot | jsonopt.PartialOutputOnError,
+		jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore,
+		jsonopt.HexTag | jsonopt.InvalidUTF8Substitute,
+	}
+	units := edgeUnits()
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	const n = 200
+	for fi, f := range fillers {
+		fill := strings.Repeat(f, n/len(f)+1)[:n]
+		for len(fill) > 0 && !utf8.ValidString(fill) {
+			fill = fill[:len(fill)-1]
+		}
+		var cuts []int
+		for i := range fill {
+			cuts = append(cuts, i)
+		}
+		for ci := 0; ci < len(cuts); ci += step {
+			p := cuts[ci]
+			for ui, u := range units {
+				o := opts[(ci+ui)%len(opts)]
+				in := []byte(fill[:p] + u + fill[p:])
+				c.check(in, o, fmt.Sprintf("filler %d, unit %q at %d", fi, u, p))
+				// A second unit 1 to 40 bytes (rounded to a boundary) after the first.
+				q := p + 1 + (ci*7+ui*13)%40
+				for q < len(fill) && !utf8.RuneStart(fill[q]) {
+					q++
+				}
+				if q < len(fill) {
+					v := units[(ui*31+ci)%len(units)]
+					in := []byte(fill[:p] + u + fill[p:q] + v + fill[q:])
+					c.check(in, opts[(ci+ui+1)%len(opts)], fmt.Sprintf("filler %d, %q at %d, %q at %d", fi, u, p, v, q))
+				}
+			}
+		}
+	}
+}

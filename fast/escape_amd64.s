@@ -260,7 +260,11 @@ DATA utf8consts<>+672(SB)/8, $0x0606060606060606
 DATA utf8consts<>+680(SB)/8, $0x0606060606060606
 DATA utf8consts<>+688(SB)/8, $0x0606060606060606
 DATA utf8consts<>+696(SB)/8, $0x0606060606060606
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $704
+DATA utf8consts<>+704(SB)/8, $0x3c3c3c3c3c3c3c3c
+DATA utf8consts<>+712(SB)/8, $0x3c3c3c3c3c3c3c3c
+DATA utf8consts<>+720(SB)/8, $0x3c3c3c3c3c3c3c3c
+DATA utf8consts<>+728(SB)/8, $0x3c3c3c3c3c3c3c3c
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $736
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -3382,24 +3386,22 @@ TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
 	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
 	//   4. The units (character starts and low-surrogate positions before B), lowest
 	//      first: one 8-byte store of the slot and DI += its length.
-	MOVQ         dst_base+0(FP), DI
-	MOVQ         src_base+24(FP), SI
-	MOVQ         src_len+32(FP), R10
-	MOVQ         kt+48(FP), AX
-	MOVQ         esc+56(FP), R11
-	MOVQ         SI, R8
-	MOVQ         DI, R9
-	ADDQ         SI, R10
-	MOVQ         AX, R12
-	MOVB         $0x00, 288(SP)
-	VMOVDQU      (R12), Y15
-	MOVL         $0x00000020, BX
-	VMOVD        BX, X14
-	VPBROADCASTB X14, Y14
-	VMOVDQU      utf8consts<>+0(SB), Y12
-	VMOVDQU      utf8consts<>+32(SB), Y11
-	VMOVDQU      utf8consts<>+64(SB), Y10
-	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+24(FP), SI
+	MOVQ    src_len+32(FP), R10
+	MOVQ    kt+48(FP), AX
+	MOVQ    esc+56(FP), R11
+	MOVQ    SI, R8
+	MOVQ    DI, R9
+	ADDQ    SI, R10
+	MOVQ    AX, R12
+	MOVB    $0x00, 288(SP)
+	VMOVDQU (R12), Y15
+	VMOVDQU utf8consts<>+352(SB), Y14
+	VMOVDQU utf8consts<>+0(SB), Y12
+	VMOVDQU utf8consts<>+32(SB), Y11
+	VMOVDQU utf8consts<>+64(SB), Y10
+	VMOVDQU utf8consts<>+96(SB), Y9
 
 loop:
 	LEAQ      64(SI), AX
@@ -3666,26 +3668,24 @@ hex:
 
 	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
 place:
-	BSFL         BX, CX
-	MOVQ         (SP)(CX*8), DX
-	MOVQ         DX, (DI)
-	MOVBLZX      256(SP)(CX*1), DX
-	ADDQ         DX, DI
-	LEAL         -1(BX), CX
-	ANDL         CX, BX
-	JNZ          place
-	ADDQ         R13, SI
-	CMPB         288(SP), $0x00
-	JNE          ret
-	VMOVDQU      (R12), Y15
-	MOVL         $0x00000020, BX
-	VMOVD        BX, X14
-	VPBROADCASTB X14, Y14
-	VMOVDQU      utf8consts<>+0(SB), Y12
-	VMOVDQU      utf8consts<>+32(SB), Y11
-	VMOVDQU      utf8consts<>+64(SB), Y10
-	VMOVDQU      utf8consts<>+96(SB), Y9
-	JMP          loop
+	BSFL    BX, CX
+	MOVQ    (SP)(CX*8), DX
+	MOVQ    DX, (DI)
+	MOVBLZX 256(SP)(CX*1), DX
+	ADDQ    DX, DI
+	LEAL    -1(BX), CX
+	ANDL    CX, BX
+	JNZ     place
+	ADDQ    R13, SI
+	CMPB    288(SP), $0x00
+	JNE     ret
+	VMOVDQU (R12), Y15
+	VMOVDQU utf8consts<>+352(SB), Y14
+	VMOVDQU utf8consts<>+0(SB), Y12
+	VMOVDQU utf8consts<>+32(SB), Y11
+	VMOVDQU utf8consts<>+64(SB), Y10
+	VMOVDQU utf8consts<>+96(SB), Y9
+	JMP     loop
 
 block:
 	BSFL    AX, CX
@@ -3756,27 +3756,23 @@ TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
 	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
 	//   4. The units (character starts and low-surrogate positions before B), lowest
 	//      first: one 8-byte store of the slot and DI += its length.
-	MOVQ         dst_base+0(FP), DI
-	MOVQ         src_base+24(FP), SI
-	MOVQ         src_len+32(FP), R10
-	MOVQ         kt+48(FP), AX
-	MOVQ         esc+56(FP), R11
-	MOVQ         SI, R8
-	MOVQ         DI, R9
-	ADDQ         SI, R10
-	MOVQ         AX, R12
-	MOVB         $0x00, 288(SP)
-	VMOVDQU      (R12), Y15
-	MOVL         $0x00000020, BX
-	VMOVD        BX, X14
-	VPBROADCASTB X14, Y14
-	MOVL         $0x0000003c, BX
-	VMOVD        BX, X13
-	VPBROADCASTB X13, Y13
-	VMOVDQU      utf8consts<>+0(SB), Y12
-	VMOVDQU      utf8consts<>+32(SB), Y11
-	VMOVDQU      utf8consts<>+64(SB), Y10
-	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ    dst_base+0(FP), DI
+	MOVQ    src_base+24(FP), SI
+	MOVQ    src_len+32(FP), R10
+	MOVQ    kt+48(FP), AX
+	MOVQ    esc+56(FP), R11
+	MOVQ    SI, R8
+	MOVQ    DI, R9
+	ADDQ    SI, R10
+	MOVQ    AX, R12
+	MOVB    $0x00, 288(SP)
+	VMOVDQU (R12), Y15
+	VMOVDQU utf8consts<>+352(SB), Y14
+	VMOVDQU utf8consts<>+704(SB), Y13
+	VMOVDQU utf8consts<>+0(SB), Y12
+	VMOVDQU utf8consts<>+32(SB), Y11
+	VMOVDQU utf8consts<>+64(SB), Y10
+	VMOVDQU utf8consts<>+96(SB), Y9
 
 loop:
 	LEAQ      64(SI), AX
@@ -4045,29 +4041,25 @@ hex:
 
 	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
 place:
-	BSFL         BX, CX
-	MOVQ         (SP)(CX*8), DX
-	MOVQ         DX, (DI)
-	MOVBLZX      256(SP)(CX*1), DX
-	ADDQ         DX, DI
-	LEAL         -1(BX), CX
-	ANDL         CX, BX
-	JNZ          place
-	ADDQ         R13, SI
-	CMPB         288(SP), $0x00
-	JNE          ret
-	VMOVDQU      (R12), Y15
-	MOVL         $0x00000020, BX
-	VMOVD        BX, X14
-	VPBROADCASTB X14, Y14
-	MOVL         $0x0000003c, BX
-	VMOVD        BX, X13
-	VPBROADCASTB X13, Y13
-	VMOVDQU      utf8consts<>+0(SB), Y12
-	VMOVDQU      utf8consts<>+32(SB), Y11
-	VMOVDQU      utf8consts<>+64(SB), Y10
-	VMOVDQU      utf8consts<>+96(SB), Y9
-	JMP          loop
+	BSFL    BX, CX
+	MOVQ    (SP)(CX*8), DX
+	MOVQ    DX, (DI)
+	MOVBLZX 256(SP)(CX*1), DX
+	ADDQ    DX, DI
+	LEAL    -1(BX), CX
+	ANDL    CX, BX
+	JNZ     place
+	ADDQ    R13, SI
+	CMPB    288(SP), $0x00
+	JNE     ret
+	VMOVDQU (R12), Y15
+	VMOVDQU utf8consts<>+352(SB), Y14
+	VMOVDQU utf8consts<>+704(SB), Y13
+	VMOVDQU utf8consts<>+0(SB), Y12
+	VMOVDQU utf8consts<>+32(SB), Y11
+	VMOVDQU utf8consts<>+64(SB), Y10
+	VMOVDQU utf8consts<>+96(SB), Y9
+	JMP     loop
 
 block:
 	BSFL    AX, CX

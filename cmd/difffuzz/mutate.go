@@ -28,12 +28,12 @@ var defaultMutateTargets = []string{
 	"fast/number.go",
 }
 
-// asmMutateTargets (--asm) are the assembly that validates UTF-8: the AVX2 kernel of
-// UNESCAPED_UNICODE, the 16-byte clean check and the ASCII scans with the three Keiser–Lemire
-// lookup tables (amd64), and their NEON counterparts with the validation macro and its
-// tables (arm64, run under qemu).
+// asmMutateTargets (--asm) are the assembly that validates UTF-8: the AVX2 kernels of
+// UNESCAPED_UNICODE and of the option sets without it (escapeMBAVX2, \uXXXX), the 16-byte
+// clean check and the ASCII scans with the three Keiser–Lemire lookup tables (amd64), and
+// their NEON counterparts with the validation macro and its tables (arm64, run under qemu).
 var asmMutateTargets = []string{
-	"fast/escape_amd64.s:escapeUUAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
+	"fast/escape_amd64.s:escapeUUAVX2,escapeMBAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
 	"fast/escape_arm64.s:escapeUUNEON,clean16NEON,UUCHECK,utf8lookupNEON",
 }
 

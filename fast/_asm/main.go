@@ -57,7 +57,8 @@ const (
 	kBS        = 608 // '\\'
 	kU         = 640 // 'u'
 	k06        = 672 // 0x06
-	kSize      = 704
+	k3C        = 704 // '<'
+	kSize      = 736
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -142,6 +143,7 @@ func tables() {
 	bcast(kBS, '\\')
 	bcast(kU, 'u')
 	bcast(k06, 0x06)
+	bcast(k3C, '<')
 	_ = kSize
 }
 

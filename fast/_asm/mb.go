@@ -58,7 +58,11 @@ func escapeMBAVX2(tag bool) {
 	MOVQ(kt, R12)
 	MOVB(U8(0), flag)
 	regs := func() {
-		escRegs(R12, 0x20, tag)
+		VMOVDQU(mem(R12, ktShuf), Y15)
+		VMOVDQU(k(k20), Y14)
+		if tag {
+			VMOVDQU(k(k3C), Y13)
+		}
 		VMOVDQU(k(kByte1High), Y12)
 		VMOVDQU(k(kByte1Low), Y11)
 		VMOVDQU(k(kByte2High), Y10)
@@ -278,7 +282,7 @@ func escapeMBAVX2(tag bool) {
 	VPUNPCKHBW(Y12, Y13, Y3)
 	VPUNPCKLBW(Y10, Y11, Y4)
 	VPUNPCKHBW(Y10, Y11, Y5)
-	quad := func(lo, hi VecPhysical, w01, w23, w45 VecPhysical, unpack func(a, b, c Op), pos int) {
+	quad := func(w01, w23, w45 VecPhysical, unpack func(a, b, c Op), pos int) {
 		unpack(w23, w01, Y6)
 		unpack(Y14, w45, Y7)
 		VPUNPCKLDQ(Y7, Y6, Y8)
@@ -287,14 +291,13 @@ func escapeMBAVX2(tag bool) {
 		VEXTRACTI128(U8(1), Y8, slots.Offset(8*(pos+16)))
 		VMOVDQU(Y9.AsX(), slots.Offset(8*(pos+2)))
 		VEXTRACTI128(U8(1), Y9, slots.Offset(8*(pos+18)))
-		_, _ = lo, hi
 	}
 	lwd := func(a, b, c Op) { VPUNPCKLWD(a, b, c) }
 	hwd := func(a, b, c Op) { VPUNPCKHWD(a, b, c) }
-	quad(nil, nil, Y0, Y2, Y4, lwd, 0)
-	quad(nil, nil, Y0, Y2, Y4, hwd, 4)
-	quad(nil, nil, Y1, Y3, Y5, lwd, 8)
-	quad(nil, nil, Y1, Y3, Y5, hwd, 12)
+	quad(Y0, Y2, Y4, lwd, 0)
+	quad(Y0, Y2, Y4, hwd, 4)
+	quad(Y1, Y3, Y5, lwd, 8)
+	quad(Y1, Y3, Y5, hwd, 12)
 
 	Comment("4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.")
 	Label("place")
