@@ -264,7 +264,79 @@ DATA utf8consts<>+704(SB)/8, $0x3c3c3c3c3c3c3c3c
 DATA utf8consts<>+712(SB)/8, $0x3c3c3c3c3c3c3c3c
 DATA utf8consts<>+720(SB)/8, $0x3c3c3c3c3c3c3c3c
 DATA utf8consts<>+728(SB)/8, $0x3c3c3c3c3c3c3c3c
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $736
+DATA utf8consts<>+736(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA utf8consts<>+744(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA utf8consts<>+752(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA utf8consts<>+760(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA utf8consts<>+768(SB)/1, $0x00
+DATA utf8consts<>+769(SB)/1, $0x01
+DATA utf8consts<>+770(SB)/1, $0x08
+DATA utf8consts<>+771(SB)/1, $0x09
+DATA utf8consts<>+772(SB)/1, $0x10
+DATA utf8consts<>+773(SB)/1, $0x11
+DATA utf8consts<>+774(SB)/1, $0x18
+DATA utf8consts<>+775(SB)/1, $0x19
+DATA utf8consts<>+776(SB)/1, $0x20
+DATA utf8consts<>+777(SB)/1, $0x21
+DATA utf8consts<>+778(SB)/1, $0x28
+DATA utf8consts<>+779(SB)/1, $0x29
+DATA utf8consts<>+780(SB)/1, $0x30
+DATA utf8consts<>+781(SB)/1, $0x31
+DATA utf8consts<>+782(SB)/1, $0x38
+DATA utf8consts<>+783(SB)/1, $0x39
+DATA utf8consts<>+784(SB)/1, $0x02
+DATA utf8consts<>+785(SB)/1, $0x03
+DATA utf8consts<>+786(SB)/1, $0x0a
+DATA utf8consts<>+787(SB)/1, $0x0b
+DATA utf8consts<>+788(SB)/1, $0x12
+DATA utf8consts<>+789(SB)/1, $0x13
+DATA utf8consts<>+790(SB)/1, $0x1a
+DATA utf8consts<>+791(SB)/1, $0x1b
+DATA utf8consts<>+792(SB)/1, $0x22
+DATA utf8consts<>+793(SB)/1, $0x23
+DATA utf8consts<>+794(SB)/1, $0x2a
+DATA utf8consts<>+795(SB)/1, $0x2b
+DATA utf8consts<>+796(SB)/1, $0x32
+DATA utf8consts<>+797(SB)/1, $0x33
+DATA utf8consts<>+798(SB)/1, $0x3a
+DATA utf8consts<>+799(SB)/1, $0x3b
+DATA utf8consts<>+800(SB)/1, $0x04
+DATA utf8consts<>+801(SB)/1, $0x05
+DATA utf8consts<>+802(SB)/1, $0x0c
+DATA utf8consts<>+803(SB)/1, $0x0d
+DATA utf8consts<>+804(SB)/1, $0x14
+DATA utf8consts<>+805(SB)/1, $0x15
+DATA utf8consts<>+806(SB)/1, $0x1c
+DATA utf8consts<>+807(SB)/1, $0x1d
+DATA utf8consts<>+808(SB)/1, $0x24
+DATA utf8consts<>+809(SB)/1, $0x25
+DATA utf8consts<>+810(SB)/1, $0x2c
+DATA utf8consts<>+811(SB)/1, $0x2d
+DATA utf8consts<>+812(SB)/1, $0x34
+DATA utf8consts<>+813(SB)/1, $0x35
+DATA utf8consts<>+814(SB)/1, $0x3c
+DATA utf8consts<>+815(SB)/1, $0x3d
+DATA utf8consts<>+816(SB)/1, $0x06
+DATA utf8consts<>+817(SB)/1, $0x07
+DATA utf8consts<>+818(SB)/1, $0x0e
+DATA utf8consts<>+819(SB)/1, $0x0f
+DATA utf8consts<>+820(SB)/1, $0x16
+DATA utf8consts<>+821(SB)/1, $0x17
+DATA utf8consts<>+822(SB)/1, $0x1e
+DATA utf8consts<>+823(SB)/1, $0x1f
+DATA utf8consts<>+824(SB)/1, $0x26
+DATA utf8consts<>+825(SB)/1, $0x27
+DATA utf8consts<>+826(SB)/1, $0x2e
+DATA utf8consts<>+827(SB)/1, $0x2f
+DATA utf8consts<>+828(SB)/1, $0x36
+DATA utf8consts<>+829(SB)/1, $0x37
+DATA utf8consts<>+830(SB)/1, $0x3e
+DATA utf8consts<>+831(SB)/1, $0x3f
+DATA utf8consts<>+832(SB)/8, $0x0e0e0e0e0e0e0e0e
+DATA utf8consts<>+840(SB)/8, $0x0e0e0e0e0e0e0e0e
+DATA utf8consts<>+848(SB)/8, $0x0e0e0e0e0e0e0e0e
+DATA utf8consts<>+856(SB)/8, $0x0e0e0e0e0e0e0e0e
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $864
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -3499,32 +3571,24 @@ noesc:
 	DECQ AX
 	ANDQ AX, DX
 	JZ   valid
-	BSFL DX, DX
 
-	// A continuation byte at the window's start or after an ASCII byte starts an invalid
-	// sequence itself; otherwise the invalid sequence starts at the last character start
-	// before the error (there is one: position 0 is a start unless the error is there).
-	BTL     DX, BX
-	JCC     before
-	TESTL   DX, DX
-	JZ      invalid
-	MOVBLZX -1(SI)(DX*1), AX
-	CMPL    AX, $0x00000080
-	JB      invalid
-
-before:
-	MOVL DX, CX
-	MOVL $0x00000001, AX
-	SHLL CL, AX
-	DECL AX
-	MOVL BX, CX
-	NOTL CX
-	ANDL CX, AX
-	BSRL AX, DX
-
-invalid:
-	MOVL DX, R13
-	MOVB $0x01, 288(SP)
+	// The invalid sequence starts at the last character start before the first error
+	// (an error at a continuation byte or a character start concerns the sequence before
+	// it), or at 0 when there is none (a continuation byte at the window's start). That
+	// start may be an ASCII byte (a stray continuation byte after it): the kernel then
+	// returns at that byte and Go goes on from there.
+	BSFL    DX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	MOVL    BX, CX
+	NOTL    CX
+	ANDL    CX, AX
+	XORL    CX, CX
+	BSRL    AX, DX
+	CMOVLEQ CX, DX
+	MOVL    DX, R13
+	MOVB    $0x01, 288(SP)
 
 valid:
 	TESTL R13, R13
@@ -3690,8 +3754,6 @@ place:
 block:
 	BSFL    AX, CX
 	MOVBLZX (SI)(CX*1), DX
-	CMPL    DX, $0x00000080
-	JAE     block_high
 	MOVQ    (R11)(DX*8), BX
 	MOVQ    BX, (DI)(CX*1)
 	SHRQ    $0x38, BX
@@ -3708,10 +3770,6 @@ block:
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
 	JMP     loop
-
-block_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
 
 ret:
 	SUBQ R8, SI
@@ -3872,32 +3930,24 @@ noesc:
 	DECQ AX
 	ANDQ AX, DX
 	JZ   valid
-	BSFL DX, DX
 
-	// A continuation byte at the window's start or after an ASCII byte starts an invalid
-	// sequence itself; otherwise the invalid sequence starts at the last character start
-	// before the error (there is one: position 0 is a start unless the error is there).
-	BTL     DX, BX
-	JCC     before
-	TESTL   DX, DX
-	JZ      invalid
-	MOVBLZX -1(SI)(DX*1), AX
-	CMPL    AX, $0x00000080
-	JB      invalid
-
-before:
-	MOVL DX, CX
-	MOVL $0x00000001, AX
-	SHLL CL, AX
-	DECL AX
-	MOVL BX, CX
-	NOTL CX
-	ANDL CX, AX
-	BSRL AX, DX
-
-invalid:
-	MOVL DX, R13
-	MOVB $0x01, 288(SP)
+	// The invalid sequence starts at the last character start before the first error
+	// (an error at a continuation byte or a character start concerns the sequence before
+	// it), or at 0 when there is none (a continuation byte at the window's start). That
+	// start may be an ASCII byte (a stray continuation byte after it): the kernel then
+	// returns at that byte and Go goes on from there.
+	BSFL    DX, CX
+	MOVL    $0x00000001, AX
+	SHLL    CL, AX
+	DECL    AX
+	MOVL    BX, CX
+	NOTL    CX
+	ANDL    CX, AX
+	XORL    CX, CX
+	BSRL    AX, DX
+	CMOVLEQ CX, DX
+	MOVL    DX, R13
+	MOVB    $0x01, 288(SP)
 
 valid:
 	TESTL R13, R13
@@ -4064,8 +4114,6 @@ place:
 block:
 	BSFL    AX, CX
 	MOVBLZX (SI)(CX*1), DX
-	CMPL    DX, $0x00000080
-	JAE     block_high
 	MOVQ    (R11)(DX*8), BX
 	MOVQ    BX, (DI)(CX*1)
 	SHRQ    $0x38, BX
@@ -4083,9 +4131,756 @@ block:
 	ADDQ    $0x20, DI
 	JMP     loop
 
-block_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeMBAVX512(SB), NOSPLIT, $72-80
+	// escapeMBAVX512: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
+	// its run-ahead stores reach at most 64 bytes past the output).
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
+	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
+	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
+	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// digits, Z20 = 0x03, Z19 = the input permutation); K5-K7 =
+	// all but the first 1, 2, 3 bytes; Z0-Z15 and K1-K4 scratch.
+	// 
+	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
+	// the window are zeros by masked loads. The inputs of the slot computation
+	// (the byte, the next two, the byte two back) are permuted so that byte 2m+e of lane L
+	// holds position 8m+2L+e: after three rounds of unpacking, result m holds the slots of
+	// positions 8m..8m+7 in order. Each result is packed with VPCOMPRESSB under the 64-bit
+	// mask of its eight slots' output bytes (the first 1 of an ASCII slot, the first 6 of a
+	// unit's, none of other positions) and stored whole; DI advances by its popcount.
+	MOVQ            dst_base+0(FP), DI
+	MOVQ            src_base+24(FP), SI
+	MOVQ            src_len+32(FP), R10
+	MOVQ            kt+48(FP), AX
+	MOVQ            esc+56(FP), R11
+	MOVQ            SI, R8
+	MOVQ            DI, R9
+	ADDQ            SI, R10
+	MOVB            $0x00, 64(SP)
+	VBROADCASTI64X4 (AX), Z31
+	VBROADCASTI64X4 utf8consts<>+352(SB), Z30
+	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
+	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
+	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
+	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
+	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
+	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
+	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
+	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
+	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
+	VMOVDQU64       utf8consts<>+768(SB), Z19
+	MOVQ            $-2, AX
+	KMOVQ           AX, K5
+	MOVQ            $-4, AX
+	KMOVQ           AX, K6
+	MOVQ            $-8, AX
+	KMOVQ           AX, K7
+
+loop:
+	LEAQ      128(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU64 (SI), Z0
+	VPSHUFB   Z0, Z31, Z1
+	VPCMPEQB  Z1, Z0, K1
+	VPCMPUB   $0x01, Z30, Z0, K2
+	KORQ      K1, K2, K1
+	VPMOVB2M  Z0, K2
+	KORTESTQ  K1, K2
+	JNZ       dirty
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+dirty:
+	KMOVQ     K1, AX
+	KMOVQ     K2, CX
+	TESTQ     CX, CX
+	JNZ       mb
+	VMOVDQU64 Z0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same.
+	NOTQ CX
+	ANDQ CX, AX
+
+	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
+	// SI-1..SI-3 that do not touch the bytes before it).
+	VMOVDQU8.Z -1(SI), K5, Z3
+	VMOVDQU8.Z -2(SI), K6, Z4
+	VMOVDQU8.Z -3(SI), K7, Z2
+	VPSUBUSB   Z24, Z4, Z5
+	VPSUBUSB   Z23, Z2, Z6
+	VPORQ      Z6, Z5, Z5
+	VPANDQ     Z22, Z5, Z5
+	VPSRLW     $0x04, Z3, Z6
+	VPANDQ     Z25, Z6, Z6
+	VPSHUFB    Z6, Z28, Z6
+	VPANDQ     Z25, Z3, Z7
+	VPSHUFB    Z7, Z27, Z7
+	VPANDQ     Z7, Z6, Z6
+	VPSRLW     $0x04, Z0, Z7
+	VPANDQ     Z25, Z7, Z7
+	VPSHUFB    Z7, Z26, Z1
+	VPANDQ     Z1, Z6, Z6
+	VPXORQ     Z5, Z6, Z6
+	VPTESTMB   Z6, Z6, K1
+	KMOVQ      K1, DX
+
+	// Classes (kCls): BX = continuation bytes, CX/R12/R14 = 2-, 3-, 4-byte leads.
+	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
+	VPSHUFB         Z7, Z8, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, BX
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, CX
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, R12
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, R14
+
+	// 2. B: the first lead whose sequence does not end in the window (2-byte at 63,
+	// 3-byte at 62-63, 4-byte at 61-63), else 64; the first escaped ASCII byte; the start
+	// of the first invalid sequence (as escapeMBAVX2).
+	SHRQ    $0x3f, CX
+	SHLQ    $0x3f, CX
+	SHRQ    $0x3e, R12
+	SHLQ    $0x3e, R12
+	ORQ     R12, CX
+	MOVQ    R14, R12
+	SHRQ    $0x3d, R12
+	SHLQ    $0x3d, R12
+	ORQ     R12, CX
+	MOVL    $0x00000040, R13
+	BSFQ    CX, CX
+	CMOVQNE CX, R13
+	TESTQ   AX, AX
+	JZ      noesc
+	BSFQ    AX, AX
+	CMPQ    AX, R13
+	CMOVQLT AX, R13
+
+noesc:
+	LEAQ    1(R13), CX
+	BZHIQ   CX, DX, DX
+	JZ      valid
+	BSFQ    DX, CX
+	MOVL    $0x00000001, AX
+	SHLQ    CL, AX
+	DECQ    AX
+	MOVQ    BX, CX
+	NOTQ    CX
+	ANDQ    CX, AX
+	XORL    CX, CX
+	BSRQ    AX, DX
+	CMOVQEQ CX, DX
+	MOVQ    DX, R13
+	MOVB    $0x01, 64(SP)
+
+valid:
+	TESTQ R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    64(SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// The units (character starts and low-surrogate positions before B) and the keep
+	// bytes in position order: 0x01 at an ASCII unit, 0x3F at a multi-byte one, else 0.
+	NOTQ            BX
+	SHLQ            $0x02, R14
+	ORQ             R14, BX
+	BZHIQ           R13, BX, BX
+	KMOVQ           BX, K1
+	VBROADCASTI64X4 utf8consts<>+256(SB), Z8
+	VBROADCASTI64X4 utf8consts<>+736(SB), Z9
+	VPBLENDMB       Z9, Z8, K2, Z8
+	VMOVDQU8.Z      Z8, K1, Z8
+	VMOVDQU64       Z8, (SP)
+
+	// 3. Slots from the permuted inputs: Z10 = x, Z11 = n1, Z12 = n2, Z13 = prev2;
+	// K3 = 3-byte leads, K4 = 4-byte leads, K1 = low-surrogate positions.
+	VPERMB          Z0, Z19, Z10
+	VMOVDQU64       1(SI), Z1
+	VPERMB          Z1, Z19, Z11
+	VMOVDQU64       2(SI), Z2
+	VPERMB          Z2, Z19, Z12
+	VPERMB          Z4, Z19, Z13
+	VPSRLW          $0x04, Z10, Z14
+	VPANDQ          Z25, Z14, Z14
+	VBROADCASTI64X4 utf8consts<>+832(SB), Z15
+	VPCMPEQB        Z15, Z14, K3
+	VPCMPEQB        Z25, Z14, K4
+	VPSRLW          $0x04, Z13, Z13
+	VPANDQ          Z25, Z13, Z13
+	VPCMPEQB        Z25, Z13, K1
+
+	// P (Z3) = n1 at a 3-byte lead, else x; Q (Z4) = n2 there, else n1.
+	VPBLENDMB Z11, Z10, K3, Z3
+	VPBLENDMB Z12, Z11, K3, Z4
+
+	// N3 (Z5) = Q & 0x0F; Z4 = (Q >> 4) & 3; N2 (Z6) = (P & 3) << 2 | Z4.
+	VPANDQ Z25, Z4, Z5
+	VPSRLW $0x04, Z4, Z4
+	VPANDQ Z20, Z4, Z4
+	VPANDQ Z20, Z3, Z6
+	VPSLLW $0x02, Z6, Z6
+	VPORQ  Z4, Z6, Z6
+
+	// N1 (Z7) = (P >> 2) & 0x0F; 0x0C | (P >> 2) & 3 at a low surrogate.
+	VPSRLW          $0x02, Z3, Z7
+	VPANDQ          Z25, Z7, Z7
+	VPANDQ          Z20, Z7, Z8
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z9
+	VPORQ           Z9, Z8, Z8
+	VMOVDQU8        Z8, K1, Z7
+
+	// N0 (Z8) = x & 0x0F at a 3-byte lead, 0x0D at a surrogate, else 0.
+	VPANDQ          Z25, Z10, Z8
+	VMOVDQU8.Z      Z8, K3, Z8
+	KORQ            K4, K1, K2
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z9
+	VMOVDQU8        Z9, K2, Z8
+
+	// High surrogates, if any (as escapeMBAVX2).
+	TESTQ           R14, R14
+	JZ              hex
+	VBROADCASTI64X4 utf8consts<>+480(SB), Z9
+	VPANDQ          Z9, Z10, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPORQ           Z4, Z9, Z9
+	VBROADCASTI64X4 utf8consts<>+256(SB), Z13
+	VPSUBB          Z13, Z9, Z9
+	VPSRLW          $0x02, Z9, Z13
+	VPANDQ          Z20, Z13, Z13
+	VBROADCASTI64X4 utf8consts<>+512(SB), Z15
+	VPORQ           Z15, Z13, Z13
+	VMOVDQU8        Z13, K4, Z7
+	VPANDQ          Z20, Z9, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPSRLW          $0x02, Z11, Z13
+	VPANDQ          Z20, Z13, Z13
+	VPORQ           Z13, Z9, Z9
+	VMOVDQU8        Z9, K4, Z6
+	VPANDQ          Z20, Z11, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPSRLW          $0x04, Z12, Z13
+	VPANDQ          Z20, Z13, Z13
+	VPORQ           Z13, Z9, Z9
+	VMOVDQU8        Z9, K4, Z5
+
+hex:
+	// Hex digits H0-H3 (Z8, Z7, Z6, Z5); S0 (Z9) = x for ASCII else '\\', S1 (Z13) = 0
+	// for ASCII else 'u'.
+	VPSHUFB         Z8, Z21, Z8
+	VPSHUFB         Z7, Z21, Z7
+	VPSHUFB         Z6, Z21, Z6
+	VPSHUFB         Z5, Z21, Z5
+	VPMOVB2M        Z10, K2
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z9
+	VPBLENDMB       Z9, Z10, K2, Z9
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
+	VMOVDQU8.Z      Z13, K2, Z13
+
+	// Slots by unpacking; result m (the order of the stores) holds positions 8m..8m+7.
+	VPUNPCKLBW    Z13, Z9, Z0
+	VPUNPCKHBW    Z13, Z9, Z1
+	VPUNPCKLBW    Z7, Z8, Z2
+	VPUNPCKHBW    Z7, Z8, Z3
+	VPUNPCKLBW    Z5, Z6, Z4
+	VPUNPCKHBW    Z5, Z6, Z10
+	VPXORQ        Z14, Z14, Z14
+	VPUNPCKLWD    Z2, Z0, Z11
+	VPUNPCKLWD    Z14, Z4, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          (SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          8(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKHWD    Z2, Z0, Z11
+	VPUNPCKHWD    Z14, Z4, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          16(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          24(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKLWD    Z3, Z1, Z11
+	VPUNPCKLWD    Z14, Z10, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          32(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          40(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKHWD    Z3, Z1, Z11
+	VPUNPCKHWD    Z14, Z10, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          48(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          56(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	ADDQ          R13, SI
+	CMPB          64(SP), $0x00
+	JNE           ret
+	JMP           loop
+
+block:
+	// An ASCII window with escapes (AX = their mask), stored at DI: blockHandler's
+	// algorithm with 64-bit masks.
+	BSFQ      AX, CX
+	MOVBLZX   (SI)(CX*1), DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (DI)(CX*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(DI)(BX*1), DI
+	LEAQ      -1(AX), DX
+	ANDQ      DX, AX
+	LEAQ      1(CX), DX
+	BTQ       DX, AX
+	JCS       block
+	VMOVDQU64 1(SI)(CX*1), Z1
+	VMOVDQU64 Z1, 1(DI)(CX*1)
+	TESTQ     AX, AX
+	JNZ       block
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $72-80
+	// escapeMBAVX512Tag: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
+	// its run-ahead stores reach at most 64 bytes past the output).
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
+	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
+	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
+	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// digits, Z20 = 0x03, Z19 = the input permutation); K5-K7 =
+	// all but the first 1, 2, 3 bytes; Z0-Z15 and K1-K4 scratch.
+	// 
+	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
+	// the window are zeros by masked loads. The inputs of the slot computation
+	// (the byte, the next two, the byte two back) are permuted so that byte 2m+e of lane L
+	// holds position 8m+2L+e: after three rounds of unpacking, result m holds the slots of
+	// positions 8m..8m+7 in order. Each result is packed with VPCOMPRESSB under the 64-bit
+	// mask of its eight slots' output bytes (the first 1 of an ASCII slot, the first 6 of a
+	// unit's, none of other positions) and stored whole; DI advances by its popcount.
+	MOVQ            dst_base+0(FP), DI
+	MOVQ            src_base+24(FP), SI
+	MOVQ            src_len+32(FP), R10
+	MOVQ            kt+48(FP), AX
+	MOVQ            esc+56(FP), R11
+	MOVQ            SI, R8
+	MOVQ            DI, R9
+	ADDQ            SI, R10
+	MOVB            $0x00, 64(SP)
+	VBROADCASTI64X4 (AX), Z31
+	VBROADCASTI64X4 utf8consts<>+352(SB), Z30
+	VBROADCASTI64X4 utf8consts<>+704(SB), Z29
+	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
+	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
+	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
+	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
+	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
+	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
+	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
+	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
+	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
+	VMOVDQU64       utf8consts<>+768(SB), Z19
+	MOVQ            $-2, AX
+	KMOVQ           AX, K5
+	MOVQ            $-4, AX
+	KMOVQ           AX, K6
+	MOVQ            $-8, AX
+	KMOVQ           AX, K7
+
+loop:
+	LEAQ      128(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU64 (SI), Z0
+	VPSHUFB   Z0, Z31, Z1
+	VPCMPEQB  Z1, Z0, K1
+	VPCMPUB   $0x01, Z30, Z0, K2
+	KORQ      K1, K2, K1
+	VPCMPEQB  Z29, Z0, K2
+	KORQ      K1, K2, K1
+	VPMOVB2M  Z0, K2
+	KORTESTQ  K1, K2
+	JNZ       dirty
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+dirty:
+	KMOVQ     K1, AX
+	KMOVQ     K2, CX
+	TESTQ     CX, CX
+	JNZ       mb
+	VMOVDQU64 Z0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same.
+	NOTQ CX
+	ANDQ CX, AX
+
+	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
+	// SI-1..SI-3 that do not touch the bytes before it).
+	VMOVDQU8.Z -1(SI), K5, Z3
+	VMOVDQU8.Z -2(SI), K6, Z4
+	VMOVDQU8.Z -3(SI), K7, Z2
+	VPSUBUSB   Z24, Z4, Z5
+	VPSUBUSB   Z23, Z2, Z6
+	VPORQ      Z6, Z5, Z5
+	VPANDQ     Z22, Z5, Z5
+	VPSRLW     $0x04, Z3, Z6
+	VPANDQ     Z25, Z6, Z6
+	VPSHUFB    Z6, Z28, Z6
+	VPANDQ     Z25, Z3, Z7
+	VPSHUFB    Z7, Z27, Z7
+	VPANDQ     Z7, Z6, Z6
+	VPSRLW     $0x04, Z0, Z7
+	VPANDQ     Z25, Z7, Z7
+	VPSHUFB    Z7, Z26, Z1
+	VPANDQ     Z1, Z6, Z6
+	VPXORQ     Z5, Z6, Z6
+	VPTESTMB   Z6, Z6, K1
+	KMOVQ      K1, DX
+
+	// Classes (kCls): BX = continuation bytes, CX/R12/R14 = 2-, 3-, 4-byte leads.
+	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
+	VPSHUFB         Z7, Z8, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, BX
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, CX
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, R12
+	VPSLLW          $0x01, Z1, Z1
+	VPMOVB2M        Z1, K1
+	KMOVQ           K1, R14
+
+	// 2. B: the first lead whose sequence does not end in the window (2-byte at 63,
+	// 3-byte at 62-63, 4-byte at 61-63), else 64; the first escaped ASCII byte; the start
+	// of the first invalid sequence (as escapeMBAVX2).
+	SHRQ    $0x3f, CX
+	SHLQ    $0x3f, CX
+	SHRQ    $0x3e, R12
+	SHLQ    $0x3e, R12
+	ORQ     R12, CX
+	MOVQ    R14, R12
+	SHRQ    $0x3d, R12
+	SHLQ    $0x3d, R12
+	ORQ     R12, CX
+	MOVL    $0x00000040, R13
+	BSFQ    CX, CX
+	CMOVQNE CX, R13
+	TESTQ   AX, AX
+	JZ      noesc
+	BSFQ    AX, AX
+	CMPQ    AX, R13
+	CMOVQLT AX, R13
+
+noesc:
+	LEAQ    1(R13), CX
+	BZHIQ   CX, DX, DX
+	JZ      valid
+	BSFQ    DX, CX
+	MOVL    $0x00000001, AX
+	SHLQ    CL, AX
+	DECQ    AX
+	MOVQ    BX, CX
+	NOTQ    CX
+	ANDQ    CX, AX
+	XORL    CX, CX
+	BSRQ    AX, DX
+	CMOVQEQ CX, DX
+	MOVQ    DX, R13
+	MOVB    $0x01, 64(SP)
+
+valid:
+	TESTQ R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    64(SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// The units (character starts and low-surrogate positions before B) and the keep
+	// bytes in position order: 0x01 at an ASCII unit, 0x3F at a multi-byte one, else 0.
+	NOTQ            BX
+	SHLQ            $0x02, R14
+	ORQ             R14, BX
+	BZHIQ           R13, BX, BX
+	KMOVQ           BX, K1
+	VBROADCASTI64X4 utf8consts<>+256(SB), Z8
+	VBROADCASTI64X4 utf8consts<>+736(SB), Z9
+	VPBLENDMB       Z9, Z8, K2, Z8
+	VMOVDQU8.Z      Z8, K1, Z8
+	VMOVDQU64       Z8, (SP)
+
+	// 3. Slots from the permuted inputs: Z10 = x, Z11 = n1, Z12 = n2, Z13 = prev2;
+	// K3 = 3-byte leads, K4 = 4-byte leads, K1 = low-surrogate positions.
+	VPERMB          Z0, Z19, Z10
+	VMOVDQU64       1(SI), Z1
+	VPERMB          Z1, Z19, Z11
+	VMOVDQU64       2(SI), Z2
+	VPERMB          Z2, Z19, Z12
+	VPERMB          Z4, Z19, Z13
+	VPSRLW          $0x04, Z10, Z14
+	VPANDQ          Z25, Z14, Z14
+	VBROADCASTI64X4 utf8consts<>+832(SB), Z15
+	VPCMPEQB        Z15, Z14, K3
+	VPCMPEQB        Z25, Z14, K4
+	VPSRLW          $0x04, Z13, Z13
+	VPANDQ          Z25, Z13, Z13
+	VPCMPEQB        Z25, Z13, K1
+
+	// P (Z3) = n1 at a 3-byte lead, else x; Q (Z4) = n2 there, else n1.
+	VPBLENDMB Z11, Z10, K3, Z3
+	VPBLENDMB Z12, Z11, K3, Z4
+
+	// N3 (Z5) = Q & 0x0F; Z4 = (Q >> 4) & 3; N2 (Z6) = (P & 3) << 2 | Z4.
+	VPANDQ Z25, Z4, Z5
+	VPSRLW $0x04, Z4, Z4
+	VPANDQ Z20, Z4, Z4
+	VPANDQ Z20, Z3, Z6
+	VPSLLW $0x02, Z6, Z6
+	VPORQ  Z4, Z6, Z6
+
+	// N1 (Z7) = (P >> 2) & 0x0F; 0x0C | (P >> 2) & 3 at a low surrogate.
+	VPSRLW          $0x02, Z3, Z7
+	VPANDQ          Z25, Z7, Z7
+	VPANDQ          Z20, Z7, Z8
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z9
+	VPORQ           Z9, Z8, Z8
+	VMOVDQU8        Z8, K1, Z7
+
+	// N0 (Z8) = x & 0x0F at a 3-byte lead, 0x0D at a surrogate, else 0.
+	VPANDQ          Z25, Z10, Z8
+	VMOVDQU8.Z      Z8, K3, Z8
+	KORQ            K4, K1, K2
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z9
+	VMOVDQU8        Z9, K2, Z8
+
+	// High surrogates, if any (as escapeMBAVX2).
+	TESTQ           R14, R14
+	JZ              hex
+	VBROADCASTI64X4 utf8consts<>+480(SB), Z9
+	VPANDQ          Z9, Z10, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPORQ           Z4, Z9, Z9
+	VBROADCASTI64X4 utf8consts<>+256(SB), Z13
+	VPSUBB          Z13, Z9, Z9
+	VPSRLW          $0x02, Z9, Z13
+	VPANDQ          Z20, Z13, Z13
+	VBROADCASTI64X4 utf8consts<>+512(SB), Z15
+	VPORQ           Z15, Z13, Z13
+	VMOVDQU8        Z13, K4, Z7
+	VPANDQ          Z20, Z9, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPSRLW          $0x02, Z11, Z13
+	VPANDQ          Z20, Z13, Z13
+	VPORQ           Z13, Z9, Z9
+	VMOVDQU8        Z9, K4, Z6
+	VPANDQ          Z20, Z11, Z9
+	VPSLLW          $0x02, Z9, Z9
+	VPSRLW          $0x04, Z12, Z13
+	VPANDQ          Z20, Z13, Z13
+	VPORQ           Z13, Z9, Z9
+	VMOVDQU8        Z9, K4, Z5
+
+hex:
+	// Hex digits H0-H3 (Z8, Z7, Z6, Z5); S0 (Z9) = x for ASCII else '\\', S1 (Z13) = 0
+	// for ASCII else 'u'.
+	VPSHUFB         Z8, Z21, Z8
+	VPSHUFB         Z7, Z21, Z7
+	VPSHUFB         Z6, Z21, Z6
+	VPSHUFB         Z5, Z21, Z5
+	VPMOVB2M        Z10, K2
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z9
+	VPBLENDMB       Z9, Z10, K2, Z9
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
+	VMOVDQU8.Z      Z13, K2, Z13
+
+	// Slots by unpacking; result m (the order of the stores) holds positions 8m..8m+7.
+	VPUNPCKLBW    Z13, Z9, Z0
+	VPUNPCKHBW    Z13, Z9, Z1
+	VPUNPCKLBW    Z7, Z8, Z2
+	VPUNPCKHBW    Z7, Z8, Z3
+	VPUNPCKLBW    Z5, Z6, Z4
+	VPUNPCKHBW    Z5, Z6, Z10
+	VPXORQ        Z14, Z14, Z14
+	VPUNPCKLWD    Z2, Z0, Z11
+	VPUNPCKLWD    Z14, Z4, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          (SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          8(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKHWD    Z2, Z0, Z11
+	VPUNPCKHWD    Z14, Z4, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          16(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          24(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKLWD    Z3, Z1, Z11
+	VPUNPCKLWD    Z14, Z10, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          32(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          40(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	VPUNPCKHWD    Z3, Z1, Z11
+	VPUNPCKHWD    Z14, Z10, Z12
+	VPUNPCKLDQ    Z12, Z11, Z8
+	VPUNPCKHDQ    Z12, Z11, Z9
+	MOVQ          48(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z8, K1, Z8
+	VMOVDQU64     Z8, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	MOVQ          56(SP), AX
+	KMOVQ         AX, K1
+	VPCOMPRESSB.Z Z9, K1, Z9
+	VMOVDQU64     Z9, (DI)
+	POPCNTQ       AX, AX
+	ADDQ          AX, DI
+	ADDQ          R13, SI
+	CMPB          64(SP), $0x00
+	JNE           ret
+	JMP           loop
+
+block:
+	// An ASCII window with escapes (AX = their mask), stored at DI: blockHandler's
+	// algorithm with 64-bit masks.
+	BSFQ      AX, CX
+	MOVBLZX   (SI)(CX*1), DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (DI)(CX*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(DI)(BX*1), DI
+	LEAQ      -1(AX), DX
+	ANDQ      DX, AX
+	LEAQ      1(CX), DX
+	BTQ       DX, AX
+	JCS       block
+	VMOVDQU64 1(SI)(CX*1), Z1
+	VMOVDQU64 Z1, 1(DI)(CX*1)
+	TESTQ     AX, AX
+	JNZ       block
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
 
 ret:
 	SUBQ R8, SI

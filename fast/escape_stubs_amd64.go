@@ -65,6 +65,14 @@ func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
 func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
+// escapeMBAVX512 is escapeMBAVX2 with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,
+// BMI2, POPCNT and len(src) >= 16.
+func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeMBAVX512Tag is escapeMBAVX2Tag with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,
+// BMI2, POPCNT and len(src) >= 16.
+func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
 // escapeSSE2x2 is the SSE2 clean-run/ASCII-escape kernel (runKernel's contract) for option
 // sets that escape 2 special bytes. It requires len(src) >= 16.
 func escapeSSE2x2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)

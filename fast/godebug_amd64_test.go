@@ -40,3 +40,35 @@ func TestGODEBUGAVX2Off(t *testing.T) {
 		t.Fatalf("with GODEBUG=cpu.avx2=off: %v\n%s", err, out)
 	}
 }
+
+// TestAVX512 checks that the avx512 variant is registered exactly when the CPU has what its
+// kernel uses, that it is then the default, and that GODEBUG=cpu.avx512=off removes it
+// (avx2 is then the default). Without those features the test skips, and the avx512 kernel
+// is unverified on this machine: every other test covers the variants that are registered.
+func TestAVX512(t *testing.T) {
+	if strings.Contains(os.Getenv("GODEBUG"), "cpu.avx512=off") {
+		if _, ok := fast.Lookup("avx512"); ok {
+			t.Fatalf("GODEBUG=%s: avx512 is registered", os.Getenv("GODEBUG"))
+		}
+		if cpu.X86.HasAVX2 && fast.Default() != "avx2" {
+			t.Fatalf("GODEBUG=%s: Default() = %s; want avx2", os.Getenv("GODEBUG"), fast.Default())
+		}
+		return
+	}
+	has := cpu.X86.HasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI &&
+		cpu.X86.HasAVX512VBMI2 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
+	if _, ok := fast.Lookup("avx512"); ok != has {
+		t.Fatalf("avx512 registered = %v; the CPU has AVX2, AVX-512 F/BW/VBMI/VBMI2, BMI2 and POPCNT = %v", ok, has)
+	}
+	if !has {
+		t.Skip("avx512: this CPU lacks AVX-512 BW, VBMI or VBMI2 (or BMI2/POPCNT): the variant is not registered and its kernel is unverified here")
+	}
+	if fast.Default() != "avx512" {
+		t.Fatalf("Default() = %s; want avx512", fast.Default())
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAVX512$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GODEBUG=cpu.avx512=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("with GODEBUG=cpu.avx512=off: %v\n%s", err, out)
+	}
+}

@@ -37,7 +37,8 @@ func runList(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cpu: %s/%s", runtime.GOOS, runtime.GOARCH)
 	switch runtime.GOARCH {
 	case "amd64":
-		fmt.Fprintf(stdout, " sse2=%v avx2=%v", cpu.X86.HasSSE2, cpu.X86.HasAVX2)
+		fmt.Fprintf(stdout, " sse2=%v avx2=%v avx512bw=%v avx512vbmi=%v avx512vbmi2=%v bmi2=%v", cpu.X86.HasSSE2, cpu.X86.HasAVX2,
+			cpu.X86.HasAVX512BW, cpu.X86.HasAVX512VBMI, cpu.X86.HasAVX512VBMI2, cpu.X86.HasBMI2)
 	case "arm64":
 		fmt.Fprintf(stdout, " asimd=%v", cpu.ARM64.HasASIMD)
 	}

@@ -58,7 +58,10 @@ const (
 	kU         = 640 // 'u'
 	k06        = 672 // 0x06
 	k3C        = 704 // '<'
-	kSize      = 736
+	k3F        = 736 // 0x3F
+	kPerm      = 768 // 64 bytes: the AVX-512 kernel's input permutation (see escapeMBAVX512)
+	k0E        = 832 // 0x0E
+	kSize      = 864
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -144,6 +147,19 @@ func tables() {
 	bcast(kU, 'u')
 	bcast(k06, 0x06)
 	bcast(k3C, '<')
+	bcast(k3F, 0x3F)
+	var perm [64]byte
+	for l := 0; l < 4; l++ {
+		for m := 0; m < 8; m++ {
+			for e := 0; e < 2; e++ {
+				perm[16*l+2*m+e] = byte(8*m + 2*l + e)
+			}
+		}
+	}
+	for i, b := range perm {
+		DATA(kPerm+i, U8(b))
+	}
+	bcast(k0E, 0x0E)
 	_ = kSize
 }
 
@@ -172,6 +188,9 @@ func main() {
 	}
 	for _, tag := range []bool{false, true} {
 		escapeMBAVX2(tag)
+	}
+	for _, tag := range []bool{false, true} {
+		escapeMBAVX512(tag)
 	}
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)

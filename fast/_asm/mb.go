@@ -158,26 +158,21 @@ func escapeMBAVX2(tag bool) {
 	DECQ(RAX)
 	ANDQ(RAX, RDX)
 	JZ(LabelRef("valid"))
-	BSFL(EDX, EDX)
-	Comment("A continuation byte at the window's start or after an ASCII byte starts an invalid",
-		"sequence itself; otherwise the invalid sequence starts at the last character start",
-		"before the error (there is one: position 0 is a start unless the error is there).")
-	BTL(EDX, EBX)
-	JCC(LabelRef("before"))
-	TESTL(EDX, EDX)
-	JZ(LabelRef("invalid"))
-	MOVBLZX(Mem{Base: rSI, Index: RDX, Scale: 1, Disp: -1}, EAX)
-	CMPL(EAX, U32(0x80))
-	JB(LabelRef("invalid"))
-	Label("before")
-	MOVL(EDX, ECX)
+	Comment("The invalid sequence starts at the last character start before the first error",
+		"(an error at a continuation byte or a character start concerns the sequence before",
+		"it), or at 0 when there is none (a continuation byte at the window's start). That",
+		"start may be an ASCII byte (a stray continuation byte after it): the kernel then",
+		"returns at that byte and Go goes on from there.")
+	BSFL(EDX, ECX)
 	MOVL(U32(1), EAX)
 	SHLL(CL, EAX)
 	DECL(EAX)
 	MOVL(EBX, ECX)
 	NOTL(ECX)
 	ANDL(ECX, EAX)
+	XORL(ECX, ECX)
 	BSRL(EAX, EDX)
+	CMOVLEQ(ECX, EDX)
 	Label("invalid")
 	MOVL(EDX, R13L)
 	MOVB(U8(1), flag)
@@ -315,6 +310,6 @@ func escapeMBAVX2(tag bool) {
 	regs()
 	JMP(LabelRef("loop"))
 
-	blockHandler("block", opsY, false, "loop")
+	blockHandler("block", opsY, true, "loop") // no byte >= 0x80 in the block: no such test
 	epilogue(true)
 }
