@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/mutation"
 )
 
@@ -32,9 +33,19 @@ var defaultMutateTargets = []string{
 // UNESCAPED_UNICODE and of the option sets without it (escapeMBAVX2, \uXXXX), the 16-byte
 // clean check and the ASCII scans with the three Keiser–Lemire lookup tables (amd64), and
 // their NEON counterparts with the validation macro and its tables (arm64, run under qemu).
+// escapeMBAVX512 is among them only on a CPU that runs it (fast's avx512 variant is
+// registered): elsewhere every mutant of it would survive unexecuted.
 var asmMutateTargets = []string{
-	"fast/escape_amd64.s:escapeUUAVX2,escapeMBAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
+	"fast/escape_amd64.s:escapeUUAVX2,escapeMBAVX2," + avx512Target() + "clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
 	"fast/escape_arm64.s:escapeUUNEON,clean16NEON,UUCHECK,utf8lookupNEON",
+}
+
+// avx512Target is "escapeMBAVX512," when this machine runs fast's avx512 variant, else "".
+func avx512Target() string {
+	if _, ok := fast.Lookup("avx512"); ok {
+		return "escapeMBAVX512,"
+	}
+	return ""
 }
 
 // allMutateTargets (--all) are the packages fast and oracle whole: every Go file that is not a
