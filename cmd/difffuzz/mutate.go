@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/mutation"
 )
 
