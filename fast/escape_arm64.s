@@ -625,3 +625,387 @@ uuret:
 	MOVD R4, nsrc+72(FP)
 	MOVD R5, ndst+80(FP)
 	RET
+
+// The hex digits by nibble, for TBL.
+DATA hexNEON<>+0(SB)/8, $0x3736353433323130
+DATA hexNEON<>+8(SB)/8, $0x6665646362613938
+GLOBL hexNEON<>(SB), RODATA|NOPTR, $16
+
+// MASK(shrn, R) moves the 0xFF/0x00 lanes of the vector register shrn narrows to R as one bit per lane (bit 4j for lane j): SHRN
+// narrows to a nibble per lane in V9, and the AND keeps one bit of each.
+#define MASK(shrn, R) \
+	WORD shrn                           \
+	VMOV V9.D[0], R                     \
+	AND  $0x1111111111111111, R, R
+
+// func escapeMBNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64) (nsrc, ndst int)
+//
+// Contract:
+//   The "neon" kernel for option sets without UNESCAPED_UNICODE (runKernel's contract for a
+//   kernel in mbKernels): as escapeBlocksNEON for ASCII, and every valid multi-byte sequence
+//   is written as \uXXXX with lower-case hex digits (a code point above U+FFFF as its UTF-16
+//   surrogate pair; U+2028/U+2029 like any other). src[0] must start a character. It stops
+//   at the last character start before the first invalid sequence (the sequence itself, or
+//   an ASCII byte before a stray continuation byte), or when fewer than 32 bytes are left.
+//
+// Memory:
+//   Reads src[0:min(len(src), nsrc+32)], kt bytes 32..143, esc and its tables. Needs
+//   len(dst) >= 6*len(src); writes dst[0:ndst+16] at most (block stores and 8-byte slot
+//   stores run ahead of the output while at least 16 bytes of src are left), as runKernel
+//   allows.
+//
+// Registers:
+//   R0 dst base, R1 src base, R2 len(src), R3 kt, R4 src cursor (a character boundary),
+//   R5 dst cursor, R6 src+len-32, R7 the slots (stack), R23 the lengths (stack), R20 esc,
+//   R10 errors, R11 escapes, R12 continuation bytes, R13/R14/R15 2-/3-/4-byte leads (one bit
+//   per lane, bit 4j), R19 B (bits: 4 x lanes), R21 1 when the window ends at an invalid
+//   sequence, R22 the units, R8/R9/R16/R17 temps.
+//   V12-V14 the Keiser–Lemire tables, V15 0x0F, V16 0xE0, V17 0xF0, V18 0x80, V20 0x20,
+//   V21-V27 the special-byte groups of kt, V28 zero; the rest per window.
+//
+// Algorithm: escapeMBAVX2's (fast/_asm/mb.go) on 16-byte windows: a clean window is stored;
+//   an ASCII window with escapes goes to the escape loop of escapeUUNEON; a window with a
+//   byte >= 0x80 is validated (the bytes before it taken as zeros: it starts at a boundary)
+//   and cut at B, the first lead whose sequence does not end in it, the first escaped ASCII
+//   byte or the start of the first invalid sequence (B = 0: escape that byte, or return).
+//   For each lane the code unit a character starting there needs is computed as four nibble
+//   vectors from the byte and the next two (P, Q = the byte and the next for a 2-byte lead,
+//   the next two for a 3-byte lead; the high surrogate at a 4-byte lead, the low one two
+//   lanes further), hex digits by TBL, and 8-byte slots (\uXXXX, or the ASCII byte) by three
+//   rounds of ZIP1/ZIP2, stored to the stack with their lengths (1 or 6); then for each unit
+//   (character starts and low-surrogate lanes before B) one 8-byte store and R5 += length.
+TEXT ·escapeMBNEON(SB), NOSPLIT, $176-80
+	MOVD  dst_base+0(FP), R0
+	MOVD  src_base+24(FP), R1
+	MOVD  src_len+32(FP), R2
+	MOVD  kt+48(FP), R3
+	MOVD  esc+56(FP), R20
+	MOVD  R1, R4
+	MOVD  R0, R5
+	ADD   R1, R2, R6
+	SUB   $32, R6, R6
+	ADD   $16, RSP, R7
+	ADD   $128, R7, R23
+	CMP   R6, R4
+	BHI   mbret
+
+	MOVD   $utf8lookupNEON<>(SB), R8
+	VLD1   (R8), [V12.B16, V13.B16, V14.B16]
+	VMOVI  $0x0F, V15.B16
+	VMOVI  $0xE0, V16.B16
+	VMOVI  $0xF0, V17.B16
+	VMOVI  $0x80, V18.B16
+	VMOVI  $0x20, V20.B16
+	ADD    $32, R3, R8
+	VLD1.P 64(R8), [V21.B16, V22.B16, V23.B16, V24.B16]
+	VLD1   (R8), [V25.B16, V26.B16, V27.B16]
+	VEOR   V28.B16, V28.B16, V28.B16
+
+mbloop:
+	CMP  R6, R4
+	BHI  mbret
+	VLD1 (R4), [V0.B16]
+	// V4 = escaped ASCII lanes (as UUCHECK); clean means no escape and no byte >= 0x80.
+	WORD  $0x6e203684 // CMHI V4.16B, V20.16B, V0.16B: V4 = 0x20 > V0 (unsigned)
+	VCMEQ V21.B16, V0.B16, V5.B16
+	VCMEQ V22.B16, V0.B16, V6.B16
+	VCMEQ V23.B16, V0.B16, V7.B16
+	VCMEQ V24.B16, V0.B16, V8.B16
+	VORR  V5.B16, V4.B16, V4.B16
+	VORR  V6.B16, V7.B16, V6.B16
+	VORR  V8.B16, V4.B16, V4.B16
+	VORR  V6.B16, V4.B16, V4.B16
+	VCMEQ V25.B16, V0.B16, V5.B16
+	VCMEQ V26.B16, V0.B16, V6.B16
+	VCMEQ V27.B16, V0.B16, V7.B16
+	VORR  V5.B16, V4.B16, V4.B16
+	VORR  V6.B16, V7.B16, V6.B16
+	VORR  V6.B16, V4.B16, V4.B16
+	WORD  $0x6e203645 // CMHI V5.16B, V18.16B, V0.16B: V5 = 0x80 > V0, the ASCII lanes
+	VAND  V5.B16, V4.B16, V4.B16
+	VORR  V4.B16, V0.B16, V7.B16
+	WORD  $0x6e30a8e9 // UMAXV B9, V7.16B
+	VMOV  V9.B[0], R9
+	CMP   $0x80, R9
+	BHS   mbdirtywin
+	VST1  [V0.B16], (R5)
+	ADD   $16, R4
+	ADD   $16, R5
+	B     mbloop
+
+mbdirtywin:
+	WORD $0x6e30a809 // UMAXV B9, V0.16B: any byte >= 0x80?
+	VMOV V9.B[0], R9
+	CMP  $0x80, R9
+	BHS  mbwin
+	VST1 [V0.B16], (R5)
+	B    mbesc
+
+mbwin:
+	// 1. Validation, the bytes before the window zeros (V1/V2/V3 one/two/three back).
+	VEXT  $15, V0.B16, V28.B16, V1.B16
+	VEXT  $14, V0.B16, V28.B16, V2.B16
+	VEXT  $13, V0.B16, V28.B16, V3.B16
+	WORD  $0x6e303c45 // CMHS V5.16B, V2.16B, V16.16B: two back >= 0xE0
+	WORD  $0x6e313c66 // CMHS V6.16B, V3.16B, V17.16B: three back >= 0xF0
+	VORR  V6.B16, V5.B16, V5.B16
+	VAND  V18.B16, V5.B16, V5.B16
+	VUSHR $4, V1.B16, V6.B16
+	VTBL  V6.B16, [V12.B16], V6.B16
+	VAND  V15.B16, V1.B16, V7.B16
+	VTBL  V7.B16, [V13.B16], V7.B16
+	VAND  V7.B16, V6.B16, V6.B16
+	VUSHR $4, V0.B16, V10.B16 // high nibbles
+	VTBL  V10.B16, [V14.B16], V7.B16
+	VAND  V7.B16, V6.B16, V6.B16
+	VEOR  V5.B16, V6.B16, V6.B16
+	VCMTST V6.B16, V6.B16, V6.B16
+	// Masks: R10 errors, R11 escapes, R12 continuation bytes, R13/R14/R15 2-/3-/4-byte
+	// leads; V30/V31 keep the 3-/4-byte leads as lanes.
+	MASK($0x0f0c84c9, R10) // SHRN V9.8B, V6.8H, #4
+	MASK($0x0f0c8489, R11) // SHRN V9.8B, V4.8H, #4
+	VMOVI $0xC0, V7.B16
+	VAND  V7.B16, V0.B16, V7.B16
+	VCMEQ V18.B16, V7.B16, V7.B16
+	MASK($0x0f0c84e9, R12) // SHRN V9.8B, V7.8H, #4
+	VMOVI $0x0E, V8.B16
+	VAND  V8.B16, V10.B16, V11.B16
+	VMOVI $0x0C, V7.B16
+	VCMEQ V7.B16, V11.B16, V11.B16
+	MASK($0x0f0c8569, R13) // SHRN V9.8B, V11.8H, #4
+	VCMEQ V8.B16, V10.B16, V30.B16
+	MASK($0x0f0c87c9, R14) // SHRN V9.8B, V30.8H, #4
+	VCMEQ V15.B16, V10.B16, V31.B16
+	MASK($0x0f0c87e9, R15) // SHRN V9.8B, V31.8H, #4
+
+	// 2. B (R19, in bits: 4 per lane): the first lead whose sequence does not end in the
+	// window (2-byte at lane 15, 3-byte at 14-15, 4-byte at 13-15), else 64 ...
+	AND  $(1<<60), R13, R16
+	MOVD $(1<<56|1<<60), R8
+	AND  R8, R14, R17
+	ORR  R17, R16, R16
+	MOVD $(1<<52|1<<56|1<<60), R8
+	AND  R8, R15, R17
+	ORR  R17, R16, R16
+	MOVD $64, R19
+	CBZ  R16, mbnoinc
+	RBIT R16, R17
+	CLZ  R17, R19
+
+mbnoinc:
+	// ... or the first escaped ASCII byte ...
+	CBZ  R11, mbnoesc
+	RBIT R11, R17
+	CLZ  R17, R17
+	CMP  R19, R17
+	CSEL LT, R17, R19, R19
+
+mbnoesc:
+	// ... or the start of the first invalid sequence, of the errors at lanes <= B: the last
+	// character start before the first error, or 0 when there is none.
+	MOVD ZR, R21
+	CMP  $64, R19
+	BEQ  mballerr
+	MOVD $2, R17
+	LSL  R19, R17, R17
+	SUB  $1, R17, R17
+	AND  R17, R10, R10
+
+mballerr:
+	CBZ  R10, mbvalid
+	RBIT R10, R17
+	CLZ  R17, R17
+	MOVD $1, R16
+	LSL  R17, R16, R16
+	SUB  $1, R16, R16
+	MVN  R12, R8
+	AND  $0x1111111111111111, R8, R8
+	AND  R16, R8, R8
+	MOVD ZR, R19
+	CBZ  R8, mbseterr
+	CLZ  R8, R16
+	MOVD $63, R19
+	SUB  R16, R19, R19
+
+mbseterr:
+	MOVD $1, R21
+
+mbvalid:
+	CBNZ R19, mbunits
+	CBNZ R21, mbret
+	// B = 0: an escaped ASCII byte here.
+	MOVBU (R4), R16
+	MOVD  (R20)(R16<<3), R17
+	MOVD  R17, (R5)
+	ADD   R17>>56, R5, R5
+	ADD   $1, R4
+	B     mbloop
+
+mbunits:
+	// R22 = the units: character starts and low-surrogate lanes (4-byte leads + 2), before B.
+	MVN  R12, R22
+	LSL  $8, R15, R16
+	ORR  R16, R22, R22
+	AND  $0x1111111111111111, R22, R22
+	CMP  $64, R19
+	BEQ  mballunits
+	MOVD $1, R16
+	LSL  R19, R16, R16
+	SUB  $1, R16, R16
+	AND  R16, R22, R22
+
+mballunits:
+	// 3. Slots. V7 = low-surrogate lanes (a 4-byte lead two back), V1 = n1, V2 = n2,
+	// V3 = P, V8 = Q, V19 = 0x03.
+	VUSHR $4, V2.B16, V7.B16
+	VCMEQ V15.B16, V7.B16, V7.B16
+	ADD   $1, R4, R8
+	VLD1  (R8), [V1.B16]
+	ADD   $2, R4, R8
+	VLD1  (R8), [V2.B16]
+	VORR  V30.B16, V30.B16, V3.B16
+	VBSL  V0.B16, V1.B16, V3.B16
+	VORR  V30.B16, V30.B16, V8.B16
+	VBSL  V1.B16, V2.B16, V8.B16
+	VMOVI $0x03, V19.B16
+	// N3 (V11) = Q & 0x0F; V8 = (Q >> 4) & 3; N2 (V4) = (P & 3) << 2 | V8.
+	VAND  V15.B16, V8.B16, V11.B16
+	VUSHR $4, V8.B16, V8.B16
+	VAND  V19.B16, V8.B16, V8.B16
+	VAND  V19.B16, V3.B16, V4.B16
+	VSHL  $2, V4.B16, V4.B16
+	VORR  V8.B16, V4.B16, V4.B16
+	// N1 (V5) = (P >> 2) & 0x0F; 0x0C | (P >> 2) & 3 at a low surrogate.
+	VUSHR $2, V3.B16, V5.B16
+	VAND  V15.B16, V5.B16, V5.B16
+	VAND  V19.B16, V5.B16, V6.B16
+	VMOVI $0x0C, V9.B16
+	VORR  V9.B16, V6.B16, V6.B16
+	VBIT  V7.B16, V6.B16, V5.B16
+	// N0 (V6) = x & 0x0F at a 3-byte lead, 0x0D at a surrogate, else 0.
+	VAND  V15.B16, V0.B16, V6.B16
+	VAND  V30.B16, V6.B16, V6.B16
+	VORR  V31.B16, V7.B16, V9.B16
+	VMOVI $0x0D, V10.B16
+	VBIT  V9.B16, V10.B16, V6.B16
+	// High surrogates, if any: w (V9) = ((x & 7) << 2 | V8) - 1, N1 = 8 | w >> 2,
+	// N2 = (w & 3) << 2 | (n1 >> 2) & 3, N3 = (n1 & 3) << 2 | (n2 >> 4) & 3.
+	CBZ   R15, mbhex
+	VMOVI $0x07, V9.B16
+	VAND  V9.B16, V0.B16, V9.B16
+	VSHL  $2, V9.B16, V9.B16
+	VORR  V8.B16, V9.B16, V9.B16
+	VMOVI $0x01, V10.B16
+	VSUB  V10.B16, V9.B16, V9.B16
+	VUSHR $2, V9.B16, V10.B16
+	VAND  V19.B16, V10.B16, V10.B16
+	VMOVI $0x08, V8.B16
+	VORR  V8.B16, V10.B16, V10.B16
+	VBIT  V31.B16, V10.B16, V5.B16
+	VAND  V19.B16, V9.B16, V10.B16
+	VSHL  $2, V10.B16, V10.B16
+	VUSHR $2, V1.B16, V8.B16
+	VAND  V19.B16, V8.B16, V8.B16
+	VORR  V8.B16, V10.B16, V10.B16
+	VBIT  V31.B16, V10.B16, V4.B16
+	VAND  V19.B16, V1.B16, V10.B16
+	VSHL  $2, V10.B16, V10.B16
+	VUSHR $4, V2.B16, V8.B16
+	VAND  V19.B16, V8.B16, V8.B16
+	VORR  V8.B16, V10.B16, V10.B16
+	VBIT  V31.B16, V10.B16, V11.B16
+
+mbhex:
+	// Hex digits H0-H3 (V6, V5, V4, V11); S0 (V0) = x for ASCII else '\\', S1 (V9) = 0 for
+	// ASCII else 'u'; lengths (V3) 1 for ASCII else 6.
+	MOVD   $hexNEON<>(SB), R8
+	VLD1   (R8), [V10.B16]
+	VTBL   V6.B16, [V10.B16], V6.B16
+	VTBL   V5.B16, [V10.B16], V5.B16
+	VTBL   V4.B16, [V10.B16], V4.B16
+	VTBL   V11.B16, [V10.B16], V11.B16
+	VCMTST V18.B16, V0.B16, V8.B16
+	VMOVI  $0x5C, V9.B16
+	VBIT   V8.B16, V9.B16, V0.B16
+	VMOVI  $0x75, V9.B16
+	VAND   V8.B16, V9.B16, V9.B16
+	VMOVI  $0x05, V3.B16
+	VAND   V8.B16, V3.B16, V3.B16
+	VMOVI  $0x01, V7.B16
+	VADD   V7.B16, V3.B16, V3.B16
+	VST1   [V3.B16], (R23)
+	// Slots [S0 S1 H0 H1 H2 H3 0 0] by zipping bytes, halfwords, words: lane order kept.
+	VZIP1 V9.B16, V0.B16, V1.B16
+	VZIP2 V9.B16, V0.B16, V2.B16
+	VZIP1 V5.B16, V6.B16, V3.B16
+	VZIP2 V5.B16, V6.B16, V7.B16
+	VZIP1 V11.B16, V4.B16, V8.B16
+	VZIP2 V11.B16, V4.B16, V10.B16
+	VZIP1 V3.H8, V1.H8, V0.H8
+	VZIP2 V3.H8, V1.H8, V4.H8
+	VZIP1 V7.H8, V2.H8, V5.H8
+	VZIP2 V7.H8, V2.H8, V6.H8
+	VZIP1 V28.H8, V8.H8, V1.H8
+	VZIP2 V28.H8, V8.H8, V2.H8
+	VZIP1 V28.H8, V10.H8, V3.H8
+	VZIP2 V28.H8, V10.H8, V7.H8
+	VZIP1 V1.S4, V0.S4, V8.S4
+	VZIP2 V1.S4, V0.S4, V9.S4
+	VZIP1 V2.S4, V4.S4, V10.S4
+	VZIP2 V2.S4, V4.S4, V11.S4
+	VST1  [V8.B16, V9.B16, V10.B16, V11.B16], (R7)
+	ADD   $64, R7, R8
+	VZIP1 V3.S4, V5.S4, V8.S4
+	VZIP2 V3.S4, V5.S4, V9.S4
+	VZIP1 V7.S4, V6.S4, V10.S4
+	VZIP2 V7.S4, V6.S4, V11.S4
+	VST1  [V8.B16, V9.B16, V10.B16, V11.B16], (R8)
+
+	// 4. The units, lowest first: the slot's 8 bytes at R5, R5 += its length.
+mbplace:
+	RBIT  R22, R16
+	CLZ   R16, R16
+	LSR   $2, R16, R17
+	MOVD  (R7)(R17<<3), R8
+	MOVD  R8, (R5)
+	MOVBU (R23)(R17), R8
+	ADD   R8, R5, R5
+	SUB   $1, R22, R16
+	AND   R16, R22, R22
+	CBNZ  R22, mbplace
+	ADD   R19>>2, R4, R4
+	CBNZ  R21, mbret
+	B     mbloop
+
+mbesc:
+	// An ASCII window with escapes (V4), stored at R5: escapeUUNEON's escape loop.
+	MASK($0x0f0c8489, R9) // SHRN V9.8B, V4.8H, #4
+	MOVD R4, R12
+
+mbdirty:
+	RBIT  R9, R13
+	CLZ   R13, R13
+	ADD   R13>>2, R4, R14
+	SUB   R12, R14, R15
+	ADD   R15, R5, R5
+	MOVBU (R14), R16
+	MOVD  (R20)(R16<<3), R17
+	MOVD  R17, (R5)
+	ADD   R17>>56, R5, R5
+	ADD   $1, R14, R12
+	VLD1  (R12), [V5.B16]
+	VST1  [V5.B16], (R5)
+	SUB   $1, R9, R13
+	AND   R13, R9, R9
+	CBNZ  R9, mbdirty
+	ADD   $16, R4, R4
+	SUB   R12, R4, R13
+	ADD   R13, R5, R5
+	B     mbloop
+
+mbret:
+	SUB  R1, R4, R4
+	SUB  R0, R5, R5
+	MOVD R4, nsrc+64(FP)
+	MOVD R5, ndst+72(FP)
+	RET

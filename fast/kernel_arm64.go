@@ -23,6 +23,7 @@ func init() {
 		return
 	}
 	uuKernels |= 1 << kernelNEON
+	mbKernels |= 1 << kernelNEON
 	register(Variant{
 		Name:       "neon",
 		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, vector UTF-8 validation under UNESCAPED_UNICODE",
@@ -45,8 +46,42 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	if c.uu {
 		return uuNEON(dst, src, c)
 	}
-	return asciiNEON(dst, src, c)
+	// ASCII up to the first byte >= 0x80, then the multi-byte kernel from there, which also
+	// takes ASCII.
+	i, d := 0, 0
+	if len(src) == 0 || src[0] < 0x80 {
+		i, d = asciiNEON(dst, src, c)
+		if i == len(src) || src[i] < 0x80 {
+			return i, d
+		}
+	}
+	s, e := mbNEON(dst[d:], src[i:], c)
+	return i + s, d + e
 }
+
+// mbNEON is the "neon" kernel's multi-byte part without UNESCAPED_UNICODE (runKernel's
+// contract for a kernel in mbKernels), called at a byte >= 0x80: escapeMBNEON writes valid
+// multi-byte sequences as \uXXXX and escapes ASCII in 16-byte windows while 32 bytes are
+// left, stopping before anything invalid; Go's slow path does the rest.
+func mbNEON(dst, src []byte, c *escCtx) (int, int) {
+	if len(src) < neonMin || len(dst) < 6*len(src) {
+		return 0, 0
+	}
+	i, d := escapeMBNEON(dst, src, &c.kt, c.esc)
+	raceRead(src[:min(len(src), i+32)])
+	raceWrite(dst[:min(len(dst), d+16)])
+	return i, d
+}
+
+// escapeMBNEON is the NEON kernel for option sets without UNESCAPED_UNICODE: escapeBlocksNEON
+// for ASCII, and valid multi-byte sequences written as \uXXXX (surrogate pairs above
+// U+FFFF), in 16-byte windows that start at character boundaries, while 32 bytes are left;
+// it stops at the last character start before the first invalid sequence. It needs len(dst)
+// >= 6*len(src), reads only src[:min(len(src), nsrc+32)] and writes only dst[:ndst+16] (see
+// escape_arm64.s).
+//
+//go:noescape
+func escapeMBNEON(dst, src []byte, kt *[ktWords]uint64, esc *[128]uint64) (nsrc, ndst int)
 
 // uuNEON is the "neon" kernel under UNESCAPED_UNICODE (runKernel's contract for a kernel in
 // uuKernels): escapeUUNEON copies valid multi-byte sequences and escapes ASCII in 16-byte

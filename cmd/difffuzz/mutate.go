@@ -37,7 +37,7 @@ var defaultMutateTargets = []string{
 // registered): elsewhere every mutant of it would survive unexecuted.
 var asmMutateTargets = []string{
 	"fast/escape_amd64.s:escapeUUAVX2,escapeMBAVX2," + avx512Target() + "clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
-	"fast/escape_arm64.s:escapeUUNEON,clean16NEON,UUCHECK,utf8lookupNEON",
+	"fast/escape_arm64.s:escapeUUNEON,escapeMBNEON,clean16NEON,UUCHECK,utf8lookupNEON",
 }
 
 // avx512Target is "escapeMBAVX512," when this machine runs fast's avx512 variant, else "".
