@@ -26,7 +26,7 @@ func init() {
 	mbKernels |= 1 << kernelNEON
 	register(Variant{
 		Name:       "neon",
-		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, vector UTF-8 validation under UNESCAPED_UNICODE",
+		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, vector UTF-8 validation, \\uXXXX from 16-byte windows (one store per code unit)",
 		Escape:     escapeNEON,
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeWords,
