@@ -420,7 +420,8 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 	uu := opts&jsonopt.UnescapedUnicode != 0
 	// A kernel in uuKernels (under UNESCAPED_UNICODE) or in mbKernels (without it) also
 	// takes multi-byte sequences.
-	uuk := uu && uuKernels>>uint(k)&1 != 0 || !uu && mbKernels>>uint(k)&1 != 0
+	mbk := !uu && mbKernels>>uint(k)&1 != 0
+	uuk := uu && uuKernels>>uint(k)&1 != 0 || mbk
 	n := len(src)
 	out[d] = '"' // §1.2 step 3
 	d++
@@ -451,10 +452,12 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]b
 				}
 				i += ns
 				d += nd
-				if ns > 0 {
+				if ns > 0 && (!mbk || i >= e || src[i] < 0x80) {
 					continue
 				}
 				// No progress: src[i] >= 0x80 starts a character the kernel leaves to us.
+				// So does a stop at such a byte after progress under mbKernels: the text
+				// there is sparse (the kernel would not start), or invalid.
 			}
 			// §1.2 step 7: bytes >= 0x80.
 			var ok bool

@@ -3424,7 +3424,7 @@ ret:
 	RET
 
 // func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, CMOV
+// Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
 	// escapeMBAVX2 escapes src into dst under option sets without UNESCAPED_UNICODE.
 	// 
@@ -3500,7 +3500,13 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80.
+	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80. A window with
+	// fewer than three bytes >= 0x80 (one 2-byte character) returns to Go, whose ASCII kernel
+	// and scalar loop take sparse non-ASCII text faster than a window of slots.
+	POPCNTL CX, DX
+	CMPL    DX, $0x03
+	JB      ret
+
 	// 1. Validation: prev1..prev3 (Y3, Y4, Y2) with zeros shifted in.
 	VPXOR      Y8, Y8, Y8
 	VPERM2I128 $0x21, Y0, Y8, Y2
@@ -3780,7 +3786,7 @@ ret:
 	RET
 
 // func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, CMOV
+// Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
 	// escapeMBAVX2Tag escapes src into dst under option sets without UNESCAPED_UNICODE.
 	// 
@@ -3859,7 +3865,13 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80.
+	// AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80. A window with
+	// fewer than three bytes >= 0x80 (one 2-byte character) returns to Go, whose ASCII kernel
+	// and scalar loop take sparse non-ASCII text faster than a window of slots.
+	POPCNTL CX, DX
+	CMPL    DX, $0x03
+	JB      ret
+
 	// 1. Validation: prev1..prev3 (Y3, Y4, Y2) with zeros shifted in.
 	VPXOR      Y8, Y8, Y8
 	VPERM2I128 $0x21, Y0, Y8, Y2
@@ -4213,9 +4225,13 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same.
-	NOTQ CX
-	ANDQ CX, AX
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three
+	// bytes >= 0x80: back to Go (as escapeMBAVX2).
+	POPCNTQ CX, DX
+	CMPQ    DX, $0x03
+	JB      ret
+	NOTQ    CX
+	ANDQ    CX, AX
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
 	// SI-1..SI-3 that do not touch the bytes before it).
@@ -4590,9 +4606,13 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same.
-	NOTQ CX
-	ANDQ CX, AX
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three
+	// bytes >= 0x80: back to Go (as escapeMBAVX2).
+	POPCNTQ CX, DX
+	CMPQ    DX, $0x03
+	JB      ret
+	NOTQ    CX
+	ANDQ    CX, AX
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
 	// SI-1..SI-3 that do not touch the bytes before it).

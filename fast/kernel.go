@@ -44,6 +44,16 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	return archKernel(k, dst, src, c)
 }
 
+// mbDense reports whether the first 32 bytes of s (len(s) >= 32) hold at least three bytes
+// >= 0x80: the density at which the multi-byte kernels start (and go on with) a window.
+// Sparser non-ASCII text is faster with the ASCII kernel and the Go loop for each character.
+func mbDense(s []byte) bool {
+	_ = s[31]
+	n := bits.OnesCount64(binary.LittleEndian.Uint64(s)&hi8) + bits.OnesCount64(binary.LittleEndian.Uint64(s[8:])&hi8) +
+		bits.OnesCount64(binary.LittleEndian.Uint64(s[16:])&hi8) + bits.OnesCount64(binary.LittleEndian.Uint64(s[24:])&hi8)
+	return n >= 3
+}
+
 // mbKernels has bit k set when kernel k also writes valid multi-byte sequences as \uXXXX
 // (a surrogate pair above U+FFFF) when c.uu is not set, with the stopping rules of uuKernels
 // (U+2028/U+2029 are ordinary characters there). Per-architecture init functions set it.

@@ -36,6 +36,9 @@ var hasAVX2 = cpu.X86.HasAVX2
 var hasAVX512 = hasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI &&
 	cpu.X86.HasAVX512VBMI2 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
+// hasMBAVX2 is true when escapeMBAVX2 runs here: AVX2 and POPCNT (which every AVX2 CPU has).
+var hasMBAVX2 = hasAVX2 && cpu.X86.HasPOPCNT
+
 // avx2Family reports whether k is one of the kernels that run the AVX2 code for ASCII and
 // under UNESCAPED_UNICODE (avx2, avx512).
 func avx2Family(k int) bool { return k == kernelAVX2 || k == kernelAVX512 }
@@ -50,7 +53,9 @@ func init() {
 	}, kernelSSE2, rankSSE2)
 	if hasAVX2 {
 		uuKernels |= 1 << kernelAVX2
-		mbKernels |= 1 << kernelAVX2
+		if hasMBAVX2 {
+			mbKernels |= 1 << kernelAVX2
+		}
 		register(Variant{
 			Name:       "avx2",
 			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation, \\uXXXX from 32-byte windows (one store per code unit)",
@@ -148,6 +153,9 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 					if nsrc == len(src) || src[nsrc] < 0x80 || len(src)-nsrc < 64 {
 						break
 					}
+				}
+				if !hasMBAVX2 || len(src)-nsrc < 64 || !mbDense(src[nsrc:]) {
+					break // sparse: the Go loop is faster (the kernel would return at once)
 				}
 				var s, d int
 				switch {

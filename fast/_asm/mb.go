@@ -92,7 +92,12 @@ func escapeMBAVX2(tag bool) {
 	JMP(LabelRef("block"))
 
 	Label("mb")
-	Comment("AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80.")
+	Comment("AX = escaped ASCII bytes and bytes >= 0x80, CX = bytes >= 0x80. A window with",
+		"fewer than three bytes >= 0x80 (one 2-byte character) returns to Go, whose ASCII kernel",
+		"and scalar loop take sparse non-ASCII text faster than a window of slots.")
+	POPCNTL(ECX, EDX)
+	CMPL(EDX, U8(3))
+	JB(LabelRef("ret"))
 	Comment("1. Validation: prev1..prev3 (Y3, Y4, Y2) with zeros shifted in.")
 	VPXOR(Y8, Y8, Y8)
 	VPERM2I128(U8(0x21), Y0, Y8, Y2)

@@ -96,7 +96,11 @@ func escapeMBAVX512(tag bool) {
 	JMP(LabelRef("block"))
 
 	Label("mb")
-	Comment("AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same.")
+	Comment("AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three",
+		"bytes >= 0x80: back to Go (as escapeMBAVX2).")
+	POPCNTQ(RCX, RDX)
+	CMPQ(RDX, U8(3))
+	JB(LabelRef("ret"))
 	NOTQ(RCX)
 	ANDQ(RCX, RAX)
 	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at",
