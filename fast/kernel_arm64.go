@@ -55,6 +55,9 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 			return i, d
 		}
 	}
+	if len(src)-i < neonMin || !mbDense(src[i:]) {
+		return i, d // sparse non-ASCII text: the Go loop (see mbDense)
+	}
 	s, e := mbNEON(dst[d:], src[i:], c)
 	return i + s, d + e
 }
