@@ -141,34 +141,13 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		kt, esc := &c.kt[0], &c.esc[0]
 		if avx2Family(k) {
 			switch {
+			case !c.uu && src[0] >= 0x80:
+				// Only a kernel in mbKernels is called here (by escapeBody).
+				return archMB(k, dst, src, 0, 0, c)
+			case !c.uu && !c.tag:
+				nsrc, ndst = escapeAVX2(dst, src, kt, esc)
 			case !c.uu:
-				// ASCII up to the first byte >= 0x80 in the 128-byte loop, then the
-				// multi-byte kernel from there, which also takes ASCII.
-				if src[0] < 0x80 {
-					if c.tag {
-						nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
-					} else {
-						nsrc, ndst = escapeAVX2(dst, src, kt, esc)
-					}
-					if nsrc == len(src) || src[nsrc] < 0x80 || len(src)-nsrc < 64 {
-						break
-					}
-				}
-				if !hasMBAVX2 || len(src)-nsrc < 64 || !mbDense(src[nsrc:]) {
-					break // sparse: the Go loop is faster (the kernel would return at once)
-				}
-				var s, d int
-				switch {
-				case k == kernelAVX512 && c.tag:
-					s, d = escapeMBAVX512Tag(dst[ndst:], src[nsrc:], kt, esc)
-				case k == kernelAVX512:
-					s, d = escapeMBAVX512(dst[ndst:], src[nsrc:], kt, esc)
-				case c.tag:
-					s, d = escapeMBAVX2Tag(dst[ndst:], src[nsrc:], kt, esc)
-				default:
-					s, d = escapeMBAVX2(dst[ndst:], src[nsrc:], kt, esc)
-				}
-				nsrc, ndst = nsrc+s, ndst+d
+				nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
 			case c.tag && c.lt:
 				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
 			case c.tag:
@@ -201,11 +180,45 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		// synchronization in between) and keeps the ranges proportional to the work done.
 		raceRead(src[:min(len(src), nsrc+256)])
 		raceWrite(dst[:min(len(dst), ndst+128)])
-		if nsrc == len(src) || src[nsrc] >= 0x80 {
+		if nsrc == len(src) {
+			return nsrc, ndst
+		}
+		if src[nsrc] >= 0x80 {
+			if !c.uu && avx2Family(k) {
+				// The ASCII kernel stopped at the first byte >= 0x80: the multi-byte
+				// kernel may go on from there.
+				return archMB(k, dst, src, nsrc, ndst, c)
+			}
 			return nsrc, ndst
 		}
 	}
 	s, d := asciiSWAR(dst[ndst:], src[nsrc:], c)
+	return nsrc + s, ndst + d
+}
+
+// archMB runs the multi-byte kernel of k (escapeMBAVX2 or escapeMBAVX512, the option set of c
+// without UNESCAPED_UNICODE) from src[nsrc] (>= 0x80, the start of a character; dst[:ndst]
+// holds the escape of src[:nsrc]) when the text there is dense enough for it (mbDense; a
+// first look at the two bytes after a 2-byte character turns most sparse text away
+// cheaply), and returns the new positions.
+func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx) (int, int) {
+	if !hasMBAVX2 || len(src)-nsrc < 64 || !mbDense(src[nsrc:]) {
+		return nsrc, ndst
+	}
+	kt, esc := &c.kt[0], &c.esc[0]
+	var s, d int
+	switch {
+	case k == kernelAVX512 && c.tag:
+		s, d = escapeMBAVX512Tag(dst[ndst:], src[nsrc:], kt, esc)
+	case k == kernelAVX512:
+		s, d = escapeMBAVX512(dst[ndst:], src[nsrc:], kt, esc)
+	case c.tag:
+		s, d = escapeMBAVX2Tag(dst[ndst:], src[nsrc:], kt, esc)
+	default:
+		s, d = escapeMBAVX2(dst[ndst:], src[nsrc:], kt, esc)
+	}
+	raceRead(src[:min(len(src), nsrc+s+256)])
+	raceWrite(dst[:min(len(dst), ndst+d+128)])
 	return nsrc + s, ndst + d
 }
 

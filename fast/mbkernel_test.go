@@ -10,9 +10,10 @@ import (
 // mbTestKernel is a multi-byte kernel (an assembly function in mbKernels' sense) for
 // TestMBKernelProgress: w is its window size.
 type mbTestKernel struct {
-	name string
-	w    int
-	f    func(dst, src []byte, c *escCtx) (int, int)
+	name   string
+	w      int
+	f      func(dst, src []byte, c *escCtx) (int, int)
+	sparse bool // it returns at a window with fewer than three bytes >= 0x80
 }
 
 // TestMBKernelProgress checks the multi-byte kernels' stopping rules directly, which Escape's
@@ -40,6 +41,17 @@ func TestMBKernelProgress(t *testing.T) {
 			got, out := run(k, strings.Repeat("ж", n/2))
 			if got != want || out != strings.Repeat(`\u0436`, got/2) {
 				t.Fatalf("%s(%d bytes of ж) = %d, %q; want %d, %d escapes", k.name, n, got, out, want, want/2)
+			}
+		}
+		if k.sparse {
+			// One 2-byte character in a window is sparse (back to Go at once); one 3-byte
+			// character is not.
+			ascii := strings.Repeat("a", 200)
+			if got, _ := run(k, "é"+ascii); got != 0 {
+				t.Errorf("%s(é and 200 ASCII bytes) went on to %d; want a return at 0 (sparse)", k.name, got)
+			}
+			if got, _ := run(k, "€"+ascii); got < k.w {
+				t.Errorf("%s(€ and 200 ASCII bytes) stopped at %d; want at least a window (%d)", k.name, got, k.w)
 			}
 		}
 		pad := strings.Repeat("ж", 100)
