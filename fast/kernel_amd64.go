@@ -198,9 +198,8 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 
 // archMB runs the multi-byte kernel of k (escapeMBAVX2 or escapeMBAVX512, the option set of c
 // without UNESCAPED_UNICODE) from src[nsrc] (>= 0x80, the start of a character; dst[:ndst]
-// holds the escape of src[:nsrc]) when the text there is dense enough for it (mbDense; a
-// first look at the two bytes after a 2-byte character turns most sparse text away
-// cheaply), and returns the new positions.
+// holds the escape of src[:nsrc]) when the text there is dense enough for it (mbDense), and
+// returns the new positions.
 func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx) (int, int) {
 	if !hasMBAVX2 || len(src)-nsrc < 64 || !mbDense(src[nsrc:]) {
 		return nsrc, ndst
