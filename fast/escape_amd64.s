@@ -3430,8 +3430,10 @@ TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
 	// \uXXXX with lower-case hex digits (spec §1.4; a code point above U+FFFF as its UTF-16
-	// surrogate pair, U+2028/U+2029 like any other): it stops at the start of the first
-	// invalid sequence (a byte >= 0x80), or with fewer than 64 bytes left. src[0] must
+	// surrogate pair, U+2028/U+2029 like any other): it stops at the last character start
+	// before the first invalid sequence's error (the sequence itself, or an ASCII byte
+	// before a stray continuation byte), at a window with fewer than three bytes >= 0x80
+	// (sparse text, which Go takes faster), or with fewer than 64 bytes left. src[0] must
 	// start a character. Run-ahead stores reach at most 32 bytes past the output.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
@@ -3792,8 +3794,10 @@ TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
 	// \uXXXX with lower-case hex digits (spec §1.4; a code point above U+FFFF as its UTF-16
-	// surrogate pair, U+2028/U+2029 like any other): it stops at the start of the first
-	// invalid sequence (a byte >= 0x80), or with fewer than 64 bytes left. src[0] must
+	// surrogate pair, U+2028/U+2029 like any other): it stops at the last character start
+	// before the first invalid sequence's error (the sequence itself, or an ASCII byte
+	// before a stray continuation byte), at a window with fewer than three bytes >= 0x80
+	// (sparse text, which Go takes faster), or with fewer than 64 bytes left. src[0] must
 	// start a character. Run-ahead stores reach at most 32 bytes past the output.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
