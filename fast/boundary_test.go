@@ -466,3 +466,39 @@ func TestMBLoopTransitions(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIILoopTransitions puts each byte that some option set escapes (and a byte >= 0x80,
+// which stops the ASCII kernels) at every position of 700 bytes of clean ASCII, alone and
+// with a second one 1, 63 or 257 bytes after it, so at every position of the ASCII kernels'
+// blocks: the 128-, 64-, 32- and 16-byte loops of escapeAVX2 (with its alignment step) and
+// escapeSSE2, with and without the control test (an ASCII string without controls runs the
+// NoCtl kernels), and the 32-byte windows of the multi-byte kernels' ASCII part.
+func TestASCIILoopTransitions(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	units := []string{"\"", "\\", "/", "<", ">", "&", "'", "\x00", "\x1f", "é", "\xff"}
+	opts := []jsonopt.Options{0, jsonopt.HexTag, jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
+		jsonopt.UnescapedSlashes | jsonopt.HexTag}
+	step := 1
+	if testing.Short() {
+		step = 3
+	}
+	const n = 700
+	fill := strings.Repeat(edgeFiller, n/len(edgeFiller)+1)[:n]
+	for p := 0; p < n; p += step {
+		for ui, u := range units {
+			for _, gap := range []int{0, 1, 63, 257} {
+				in := fill[:p] + u + fill[p+1:]
+				if gap > 0 {
+					q := p + len(u) + gap
+					if q >= len(in) {
+						continue
+					}
+					in = in[:q] + units[(ui+gap)%len(units)] + in[q+1:]
+				}
+				for _, o := range opts {
+					c.check([]byte(in), o, fmt.Sprintf("%q at %d, a second %d bytes after it", u, p, gap))
+				}
+			}
+		}
+	}
+}
