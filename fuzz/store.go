@@ -216,7 +216,9 @@ type Saved struct {
 // corpus.RegressionMagic), a `go test fuzz v1` file (its target is its directory's name,
 // FuzzEscape, FuzzNextChar or FuzzUTF8Decode; a []byte-only file elsewhere is replayed
 // through both decoders), or a directory, read recursively (files of neither form, such as
-// READMEs, are skipped there but are an error when named directly).
+// READMEs, are skipped there but are an error when named directly). In a directory, a fuzz
+// file DIR/<Target>/<id> beside its record DIR/<id>.txt (SaveFinding's pair) is left out: the
+// record stands for both.
 func ReadSaved(path string) ([]Saved, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -247,6 +249,22 @@ func ReadSaved(path string) ([]Saved, error) {
 		out = append(out, s)
 		return nil
 	})
+	// SaveFinding writes each finding twice, as DIR/<Target>/<id> and DIR/<id>.txt: the
+	// record is the one replayed (it names the implementation), so that each finding counts
+	// once.
+	records := map[string]bool{}
+	for _, s := range out {
+		if strings.HasSuffix(s.Path, ".txt") {
+			records[strings.TrimSuffix(s.Path, ".txt")] = true
+		}
+	}
+	kept := out[:0]
+	for _, s := range out {
+		if !records[filepath.Join(filepath.Dir(filepath.Dir(s.Path)), filepath.Base(s.Path))] {
+			kept = append(kept, s)
+		}
+	}
+	out = kept
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,9 +104,20 @@ func TestSaveAndReplay(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "README"), []byte("not a finding"), 0o644)
+	// Each finding once, by its record (the fuzz file beside it is left out); a fuzz file
+	// without its record is read.
 	all, err := ReadSaved(dir)
-	if err != nil || len(all) != 6 {
-		t.Errorf("ReadSaved(dir) = %d cases, %v; want 6", len(all), err)
+	if err != nil || len(all) != 3 {
+		t.Errorf("ReadSaved(dir) = %d cases, %v; want 3 (one per finding)", len(all), err)
+	}
+	for _, s := range all {
+		if !strings.HasSuffix(s.Path, ".txt") {
+			t.Errorf("ReadSaved(dir) read %s, not the record beside it", s.Path)
+		}
+	}
+	os.Remove(filepath.Join(dir, fs[0].ID()+".txt"))
+	if all, err := ReadSaved(dir); err != nil || len(all) != 3 || !slices.ContainsFunc(all, func(s Saved) bool { return filepath.Base(s.Path) == fs[0].ID() }) {
+		t.Errorf("ReadSaved(dir) without one record = %+v, %v; want its fuzz file instead", all, err)
 	}
 	if _, err := ReadSaved(filepath.Join(dir, "README")); err == nil {
 		t.Errorf("a README named directly is not an error")

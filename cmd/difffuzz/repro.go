@@ -142,6 +142,12 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 	case failing > 0:
 		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings still differ%s\n", failing, len(saved), notReplayed(skipped))
 		return exitFindings, nil
+	case skipped == 1 && len(saved) == 1:
+		fmt.Fprintln(stderr, "difffuzz: repro: the saved finding could not be replayed (skip line above)")
+		return exitUsage, nil
+	case skipped == len(saved):
+		fmt.Fprintf(stderr, "difffuzz: repro: none of the %d saved findings could be replayed (skip lines above)\n", skipped)
+		return exitUsage, nil
 	case skipped > 0:
 		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings could not be replayed (skip lines above), the others pass now\n", skipped, len(saved))
 		return exitUsage, nil
