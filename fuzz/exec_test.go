@@ -91,6 +91,13 @@ func TestHelperTarget(t *testing.T) {
 			}
 			return Oracle.Escape(dst, src, o)
 		}
+	case "hang-empty": // never answers the empty input, and is right on every other
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if len(src) == 0 {
+				time.Sleep(time.Hour)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
 	case "crash-long": // exits on inputs longer than 120 bytes
 		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
 			if len(src) > 120 {
@@ -314,6 +321,22 @@ func TestTargetFailuresNotLost(t *testing.T) {
 		assert.Empty(t, rep.Findings[0].Input)
 		assert.EqualValues(t, 3, rep.Spaces[0].Cases, "the first empty input (the crash) and the non-empty inputs were sent")
 		assert.EqualValues(t, 1, rep.Spaces[0].NotRun, "the second empty input was not")
+	})
+	t.Run("hang-empty", func(t *testing.T) {
+		// The first request hangs, and again alone in a new process: two processes have not
+		// answered anything, as with a target that does not flush. A probe ("a") in a third
+		// is answered, so the hang is reported as usual, and the campaign goes on.
+		tg := fakeTarget(t, "hang-empty")
+		tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+		cases := []Case{{Op: OpEscape}, {Op: OpEscape, Input: []byte("a")}, {Op: OpEscape}, long(3)}
+		spaces := []TargetSpace{{Space: "t", Op: OpEscape, Total: 4, Seq: seqOf(cases)}}
+		rep, err := RunTarget(context.Background(), tg, spaces, nil)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Differences, "%v", rep.Findings)
+		assert.Equal(t, KindTargetHang, rep.Findings[0].Kind)
+		assert.Empty(t, rep.Findings[0].Input)
+		assert.EqualValues(t, 3, rep.Spaces[0].Cases)
+		assert.EqualValues(t, 1, rep.Spaces[0].NotRun)
 	})
 	t.Run("crash-long", func(t *testing.T) {
 		tg := fakeTarget(t, "crash-long")

@@ -60,6 +60,8 @@ type Target struct {
 	lat        [64]uint64        // answer waits: lat[k] counts waits of bits.Len64(ns) == k
 	answers    uint64
 	calibrated bool
+	heard      bool // some request was answered, by any process of the target
+	silent     int  // processes that timed out before answering a single request, while !heard
 
 	witnesses []*Witness
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
@@ -125,6 +127,7 @@ func (t *Target) start(ctx context.Context) error {
 
 // observe records one answer's wait and, once enough were seen, recalibrates the timeout.
 func (t *Target) observe(wait time.Duration) {
+	t.heard = true
 	if t.fresh {
 		t.fresh = false
 		if t.client != nil {
@@ -220,6 +223,43 @@ func (t *Target) Close() error {
 // ErrTargetGaveUp is returned when a target failed more often than TargetConfig.MaxRestarts.
 var ErrTargetGaveUp = errors.New("too many restarts")
 
+// ErrTargetSilent is returned when a target answered its hello but, in two processes, not a
+// single request: it hangs on everything, or (far more often) it does not flush its standard
+// output after its answers, which then never reach difffuzz. Each try cost the whole Timeout;
+// going on would make every request a hang of the whole Timeout, for hours.
+var ErrTargetSilent = errors.New("answered its hello but not one request")
+
+// silence counts a process that timed out before answering anything. At the second in a
+// row, a third process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
+// is answered the hangs were real and are reported as usual; when it is not, silence gives up
+// with ErrTargetSilent. Once the target has answered once, a timeout is a hang finding.
+func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit Case) error {
+	if t.heard || te.Kind != protocol.TimedOut {
+		return nil
+	}
+	t.silent++
+	if t.silent < 2 {
+		return nil
+	}
+	probe := Case{Op: t.ops[0], Input: []byte("a")}
+	if bytes.Equal(culprit.Input, probe.Input) {
+		probe.Input = []byte("b")
+	}
+	if err := t.ensure(ctx, true); err != nil {
+		return err
+	}
+	if _, err := t.client.Do([]protocol.Request{probe.request()}); err == nil {
+		return nil // heard now: the culprit hangs it, not every input
+	}
+	_ = t.client.Close()
+	t.client = nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("target %s: %w within %v, in %d processes (the last one asked only %s of %q): it must write each answer line and flush its standard output when it has no further request to read (target protocol v1; Python: print(..., flush=True) or PYTHONUNBUFFERED=1, C: fflush(stdout), PHP CLI: fflush(STDOUT)), unless it hangs on every input",
+		t.Name, ErrTargetSilent, t.timeout, t.silent+1, probe.Op, probe.Input)
+}
+
 // ensure restarts the target if it is not running. minimizing restarts count separately and
 // are bounded by MaxRestarts per witness.
 func (t *Target) ensure(ctx context.Context, minimizing bool) error {
@@ -308,6 +348,10 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 			}
 			_ = t.client.Close()
 			t.client = nil
+			if err := t.silence(ctx, te, batch[te.Index]); err != nil {
+				st.answered += uint64(answered)
+				return out, err
+			}
 			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
 				// The offending line was read as the answer to this request.
 				out = append(out, targetFailure(t.Name, batch[te.Index], te))
@@ -445,6 +489,9 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			t.client = nil
 			if err := ctx.Err(); err != nil {
 				return out, nil, i, err // cancelled, not failed
+			}
+			if err := t.silence(ctx, te, cases[i]); err != nil {
+				return out, nil, i, err
 			}
 			if te.Kind == protocol.TimedOut {
 				if r, ok, err := t.confirmHang(ctx, cases[i]); err != nil {

@@ -234,7 +234,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 		}
 		c.ops, c.caps = ops, caps
 	case <-timer.C:
-		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v", cfg.Timeout)})
+		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v (does it flush its standard output after the hello?)", cfg.Timeout)})
 	case <-ctx.Done():
 		return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "cancelled before its hello line: " + ctx.Err().Error()})
 	}

@@ -688,7 +688,10 @@ func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed t
 		}
 	}
 	verdict := "no differences"
-	if rep.Differences > 0 {
+	switch {
+	case cases == 0 && rep.Interrupted:
+		verdict = "nothing checked (stopped early)"
+	case rep.Differences > 0:
 		verdict = fmt.Sprintf("%s in %s (%s)", plural(rep.Differences, "difference"), plural(uint64(defects), "defect"),
 			plural(uint64(classes), "class"))
 	}

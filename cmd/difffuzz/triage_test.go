@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,4 +146,20 @@ func TestTriageJSON(t *testing.T) {
 	}
 	require.Len(t, rep.Targets, 1)
 	assert.Equal(t, true, rep.Targets[0]["calibrated"])
+}
+
+// TestUnflushedTarget: a target that flushes its hello but not its answers (planted.Unflushed,
+// the usual mistake of a Python or C stdio target on a pipe) answers nothing. The campaign gives
+// up after three processes with one line that says to flush, exit 2, instead of taking every
+// request for a hang of the whole timeout for hours, and reports no hang (whose witness would
+// not reproduce).
+func TestUnflushedTarget(t *testing.T) {
+	start := time.Now()
+	code, out, errs := runArgs(t, "", "--exec", planted.Command(os.Args[0], planted.Unflushed), "--timeout", "400ms", "--seed", "1")
+	assert.Equal(t, 2, code, "%s\n%s", out, errs)
+	assert.Regexp(t, `(?m)^difffuzz: target .*: answered its hello but not one request within 400ms, in 3 processes \(the last one asked only escape of "a"\): it must write each answer line and flush its standard output`, errs)
+	assert.Contains(t, errs, "difffuzz: stopped early")
+	assert.NotContains(t, out, "target-hung")
+	assert.Contains(t, out, "difffuzz: nothing checked (stopped early): 0 strings")
+	assert.Less(t, time.Since(start), 20*time.Second)
 }

@@ -12,6 +12,7 @@ package planted
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -66,11 +67,14 @@ const (
 	Crash Fault = "crash-fe"
 	// Options0 announces options=0 in its hello and implements no option (Serve only).
 	Options0 Fault = "options-0"
+	// Unflushed flushes its hello but holds its answers in a buffer until the end of input,
+	// as a Python or C stdio target on a pipe does when it forgets to flush (Serve only).
+	Unflushed Fault = "unflushed"
 )
 
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
-	NumericTrailingSpace, NumericZeroFraction, Hang, Crash, Options0}
+	NumericTrailingSpace, NumericZeroFraction, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -291,6 +295,43 @@ func (p *Impl) Handler() protocol.Handler {
 	return h
 }
 
+// Serve serves target protocol v1 on r and w for p with its target faults (Handler), and
+// with Unflushed holds back everything written after the hello until the end of input.
+func (p *Impl) Serve(r io.Reader, w io.Writer) error {
+	if !p.faults[Unflushed] {
+		return protocol.Serve(r, w, p.Handler())
+	}
+	h := &holdWriter{w: w}
+	if err := protocol.Serve(r, h, p.Handler()); err != nil {
+		return err
+	}
+	_, err := w.Write(h.held.Bytes())
+	return err
+}
+
+// holdWriter passes its first line (the hello) through and keeps the rest.
+type holdWriter struct {
+	w     io.Writer
+	hello bool
+	held  bytes.Buffer
+}
+
+func (h *holdWriter) Write(b []byte) (int, error) {
+	if h.hello {
+		return h.held.Write(b)
+	}
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return h.w.Write(b)
+	}
+	h.hello = true
+	if _, err := h.w.Write(b[:i+1]); err != nil {
+		return 0, err
+	}
+	h.held.Write(b[i+1:])
+	return len(b), nil
+}
+
 // EnvVar names the environment variable ServeFromEnv reads: a comma-separated list of faults.
 const EnvVar = "DIFFFUZZ_PLANTED"
 
@@ -308,7 +349,7 @@ func ServeFromEnv() {
 		fmt.Fprintln(os.Stderr, "planted target:", err)
 		os.Exit(2)
 	}
-	if err := protocol.Serve(os.Stdin, os.Stdout, New(faults...).Handler()); err != nil {
+	if err := New(faults...).Serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "planted target:", err)
 		os.Exit(1)
 	}

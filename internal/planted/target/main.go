@@ -6,7 +6,7 @@
 //	difffuzz --exec 'bin/planted-target lenient,overlong,surrogate,raw-slash,lower-hex-tag,crash-fe'
 //
 // Faults: lenient, overlong, surrogate, ignore-options, lower-hex-tag, raw-slash, drop-quote,
-// upper-unicode, control-raw, hang-efbfbd, crash-fe, options-0 (package planted says what each
+// upper-unicode, control-raw, hang-efbfbd, crash-fe, options-0, unflushed (package planted says what each
 // does).
 package main
 
@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/difffuzz/difffuzz/internal/planted"
-	"github.com/difffuzz/difffuzz/protocol"
 )
 
 func main() {
@@ -29,7 +28,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "planted target:", err)
 		os.Exit(2)
 	}
-	if err := protocol.Serve(os.Stdin, os.Stdout, planted.New(faults...).Handler()); err != nil {
+	if err := planted.New(faults...).Serve(os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "planted target:", err)
 		os.Exit(1)
 	}
