@@ -19,6 +19,7 @@ import (
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
 )
 
 // TestMain lets the test binary serve as a planted target (planted.ServeFromEnv).
@@ -490,4 +491,43 @@ func TestReportText(t *testing.T) {
 	// difference under INVALID_UTF8_IGNORE and INVALID_UTF8_SUBSTITUTE, in one class.
 	assert.NotZero(t, mixed, "a lenient class found as more than one kind")
 	assert.NotZero(t, total)
+}
+
+// TestHexCaseOneDefect: a candidate that writes every \uXXXX it computes with upper-case hex
+// digits (control bytes, non-ASCII code points, surrogate pairs, \ufffd under SUBSTITUTE: the
+// mistake of a printf("%04X")) is wrong under several rules (§1.3, §1.4, §1.5), but it is one
+// fault: one defect, titled by the digits' case, not by a §2.2 decoder row.
+func TestHexCaseOneDefect(t *testing.T) {
+	im := fuzz.Impl{Name: "upper-hex", Escape: func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+		out, spans, err := oracle.EscapeExplain(dst, src, o)
+		for _, sp := range spans {
+			// Every \uXXXX but HEX_*'s literals (already upper-case) is computed.
+			if piece := out[len(dst)+sp.Out : len(dst)+sp.OutEnd]; bytes.HasPrefix(piece, []byte(`\u`)) {
+				for i := range piece {
+					if i%6 >= 2 && 'a' <= piece[i] && piece[i] <= 'f' {
+						piece[i] -= 'a' - 'A'
+					}
+				}
+			}
+		}
+		return out, err
+	}, NextChar: fuzz.Oracle.NextChar, UTF8Decode: fuzz.Oracle.UTF8Decode}
+	classes, _, total := inProcess(t, im)
+	require.NotZero(t, total)
+	rules := map[string]bool{}
+	for _, c := range classes {
+		rules[strings.SplitN(c.Rule, "/", 2)[0]] = true
+	}
+	for _, r := range []string{"1.3-control", "1.4-unicode", "2.2-80..C1"} {
+		assert.True(t, rules[r], "no class of rule %s: %v", r, rules)
+	}
+	defects := Defects(classes)
+	require.Len(t, defects, 1, "%d classes: %v", len(classes), rules)
+	assert.Equal(t, "hex-case/upper", defects[0].Cause)
+	assert.Contains(t, defects[0].Title(), "writes upper-case hex digits")
+
+	// HEX_TAG's literal \u003C written in lower case is the other direction.
+	assert.Equal(t, "lower", hexCase([]byte(`"\u003C"`), []byte(`"\u003c"`)))
+	assert.Equal(t, "", hexCase([]byte(`"\u00e9"`), []byte(`"\U00e9"`)), "not a hex digit")
+	assert.Equal(t, "", hexCase([]byte(`"\u003C\u00e9"`), []byte(`"\u003c\u00E9"`)), "both directions")
 }
