@@ -228,7 +228,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 
 	cfg := bench.Config{Cells: cells, Candidates: cands, Baseline: base, Passes: *passes, PassTime: *passTime,
 		Progress: newProgressOf(stderr, "passes"), Control: control}
-	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d candidates × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *passes, *passTime,
+	// Every runner is timed on every cell, the A/A control (the +1) and the anchors included;
+	// the report's header counts only the candidates timed on some cell.
+	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d runners (candidates, anchors and the A/A control) × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *passes, *passTime,
 		max(time.Duration(len(cells)*(len(cands)+1)*(*passes+2))**passTime, time.Second).Round(time.Second))
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -31,6 +31,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown option name", []string{"escape", "--flags", "JSON_HEX_TAGG", "--hex", "41"}, "unknown option"},
 		{"odd hex", []string{"escape", "--hex", "414"}, "odd number"},
 		{"non-hex", []string{"escape", "--hex", "zz"}, "not hex"},
+		{"non-hex, odd length", []string{"decode", "--hex", "xyz"}, `--hex "xyz" is not hex: 'x' at offset 0`},
 		{"unknown impl one", []string{"escape", "--impl", "nope", "--hex", "41"}, "unknown implementation"},
 		{"unknown impl campaign", []string{"--impl", "nope"}, "unknown implementation"},
 		{"unknown impl serve", []string{"serve", "--impl", "nope"}, "unknown implementation"},

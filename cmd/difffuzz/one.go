@@ -19,6 +19,9 @@ const maxInput = 64 << 20
 func parseHex(s string) ([]byte, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(s), "0x"), "0X")
 	s = strings.Join(strings.Fields(s), "")
+	if i := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789abcdefABCDEF", r) }); i >= 0 {
+		return nil, fmt.Errorf("--hex %s is not hex: %q at offset %d", clip(s), []rune(s[i:])[0], i)
+	}
 	if len(s)%2 != 0 {
 		return nil, fmt.Errorf("--hex %s has an odd number of hex digits (%d)", clip(s), len(s))
 	}

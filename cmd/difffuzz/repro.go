@@ -75,7 +75,7 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		for i, op := range s.Ops {
 			ops[i] = string(op)
 		}
-		what := fmt.Sprintf("%s, %d bytes", strings.Join(ops, "+"), len(s.Input))
+		what := strings.Join(ops, "+") + ", " + plural(uint64(len(s.Input)), "byte")
 		if len(s.Ops) == 1 && s.Ops[0] == fuzz.OpEscape {
 			what += fmt.Sprintf(", flags %d", uint32(s.Flags))
 		}

@@ -162,7 +162,7 @@ func TestReproExec(t *testing.T) {
 	// options=0: the HEX_TAG case is not sent, and says so; the others are.
 	code, out, errs = runArgs(t, "", "repro", "--exec", planted.Command(os.Args[0], planted.Options0), dir)
 	assert.Equal(t, 2, code, "%s\n%s", out, errs)
-	assert.Contains(t, out, "skip  "+tag+": escape, 1 bytes, flags 1: escape not sent: it announced options=0, without option bits 1")
+	assert.Contains(t, out, "skip  "+tag+": escape, 1 byte, flags 1: escape not sent: it announced options=0, without option bits 1")
 	assert.Equal(t, 1, strings.Count(out, "skip  "), out)
 	assert.Contains(t, errs, "difffuzz: repro: 1 of 3 saved findings could not be replayed (skip lines above), the others pass now\n")
 
