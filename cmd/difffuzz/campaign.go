@@ -279,7 +279,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 				group(uint64(st.Cut)), group(uint64(st.Groups)))
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(start) + c.ck.earlier()
 	out := &outcome{
 		modes: modeNames, config: campaignConfig(fs, c, execs), rep: rep, classes: classes, elapsed: elapsed,
 		targets: targetsJSON(c.targets), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
@@ -691,6 +691,8 @@ func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed t
 	switch {
 	case cases == 0 && rep.Interrupted:
 		verdict = "nothing checked (stopped early)"
+	case cases == 0:
+		verdict = "nothing checked" // stderr says why (an empty shard, no candidate for --ops)
 	case rep.Differences > 0:
 		verdict = fmt.Sprintf("%s in %s (%s)", plural(rep.Differences, "difference"), plural(uint64(defects), "defect"),
 			plural(uint64(classes), "class"))

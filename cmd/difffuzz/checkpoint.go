@@ -66,6 +66,7 @@ type ckState struct {
 	LogBytes int64               `json:"log_bytes"` // the part of the log this checkpoint vouches for
 	LogLines uint64              `json:"log_lines"`
 	Written  time.Time           `json:"written"`
+	Elapsed  time.Duration       `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
 }
 
 // ckLine is one line of the findings log: a raw finding, the part that made it and, for a
@@ -100,9 +101,11 @@ type checkpoint struct {
 	closed   bool
 	stop     chan struct{}
 	stopped  chan struct{}
-	logErr   error // the first write to the findings log that failed: the checkpoint is no longer written
-	resumed  bool  // the file was there: this run goes on with an earlier one
-	worked   bool  // this run checked something (a unit, or a part that had not ended)
+	logErr   error         // the first write to the findings log that failed: the checkpoint is no longer written
+	resumed  bool          // the file was there: this run goes on with an earlier one
+	opened   time.Time     // when this run opened it
+	before   time.Duration // st.Elapsed as loaded: the wall time of earlier runs
+	worked   bool          // this run checked something (a unit, or a part that had not ended)
 }
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
@@ -121,7 +124,7 @@ func optionSets(op fuzz.Op, n int, full bool) int {
 // runs made in the work that is done go to triage again.
 func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*checkpoint, error) {
 	ck := &checkpoint{path: path, full: full, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
-		restored: map[string][]*fuzz.Finding{}}
+		restored: map[string][]*fuzz.Finding{}, opened: time.Now()}
 	logName := filepath.Base(path) + ".findings"
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, usagef("--checkpoint %s: not a regular file", path)
@@ -168,6 +171,7 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	if err := ck.st.check(logName, full); err != nil {
 		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
 	}
+	ck.before = ck.st.Elapsed
 	for k, sp := range ck.st.Spaces {
 		ck.done[k] = map[uint64]bool{}
 		for _, u := range sp.Done {
@@ -606,6 +610,7 @@ func (ck *checkpoint) save() error {
 		slices.Sort(sp.Done)
 	}
 	ck.st.Written = time.Now().UTC()
+	ck.st.Elapsed = ck.before + time.Since(ck.opened)
 	data, err := json.MarshalIndent(ck.st, "", " ")
 	ck.mu.Unlock()
 	if err != nil {
@@ -616,6 +621,15 @@ func (ck *checkpoint) save() error {
 		return err
 	}
 	return os.Rename(tmp, ck.path)
+}
+
+// earlier is the wall time of the earlier runs this one goes on with (0 without a checkpoint),
+// which the summary's total includes, as its rows include their spaces' earlier time.
+func (ck *checkpoint) earlier() time.Duration {
+	if ck == nil {
+		return 0
+	}
+	return ck.before
 }
 
 // run writes the checkpoint every checkpointEvery until close.

@@ -98,6 +98,17 @@ func TestCheckpointResume(t *testing.T) {
 		code, resumed, errs, _ := runMain(t, faults, 0, args...)
 		require.Equal(t, wantCode, code, errs)
 		assert.Equal(t, want, decodeView(t, resumed), "resumed after SIGINT at %v", at)
+		// The total time covers the earlier run too, as each space's row does.
+		var times struct {
+			Elapsed time.Duration `json:"elapsed_ns"`
+			Spaces  []struct {
+				Elapsed time.Duration `json:"elapsed_ns"`
+			} `json:"spaces"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(resumed), &times))
+		for _, sp := range times.Spaces {
+			assert.GreaterOrEqual(t, times.Elapsed, sp.Elapsed, "the resumed run's total time is less than one of its spaces'")
+		}
 
 		// The same file with another campaign is refused.
 		other := append([]string{}, sweep...)

@@ -159,6 +159,7 @@ func TestShardEmptyNoCheck(t *testing.T) {
 	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "decode", "--impl", "generic", "--shard", "1/2")
 	assert.Equal(t, 2, code, errs)
 	assert.Equal(t, "difffuzz: 0 passed, 0 failed", lastLine(out))
+	assert.Contains(t, out, "\ndifffuzz: nothing checked: 0 strings", "not 'no differences'")
 	assert.Contains(t, errs, "nothing was compared: shard 1/2 holds no work")
 }
 
