@@ -681,9 +681,9 @@ none:
 	MOVQ AX, ret+24(FP)
 	RET
 
-// func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·escapeAVX2(SB), NOSPLIT, $0-80
+TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
 	// escapeAVX2 escapes src into dst until the first byte >= 0x80 or until too few bytes
 	// are left for its blocks, and returns how many bytes of src it consumed and how many
 	// it wrote (option sets without HEX_TAG).
@@ -695,9 +695,13 @@ TEXT ·escapeAVX2(SB), NOSPLIT, $0-80
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
 	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
 	// 
 	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
@@ -722,6 +726,7 @@ TEXT ·escapeAVX2(SB), NOSPLIT, $0-80
 	MOVL         $0x00000020, BX
 	VMOVD        BX, X14
 	VPBROADCASTB X14, Y14
+	MOVL         $0x00000002, R12
 
 align:
 	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
@@ -883,6 +888,7 @@ loop32:
 	ADDQ      $0x20, DI
 	JMP       loop32
 
+	PCALIGN $32
 block32:
 	BSFL    AX, CX
 	MOVBLZX (SI)(CX*1), DX
@@ -906,9 +912,19 @@ block32:
 	JMP     align
 
 block32_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -985,12 +1001,13 @@ ret:
 	SUBQ R9, DI
 	MOVQ SI, nsrc+64(FP)
 	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
 	VZEROUPPER
 	RET
 
-// func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-80
+TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
 	// escapeAVX2Tag escapes src into dst until the first byte >= 0x80 or until too few bytes
 	// are left for its blocks, and returns how many bytes of src it consumed and how many
 	// it wrote (option sets with HEX_TAG).
@@ -1002,9 +1019,13 @@ TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-80
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
 	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
 	// 
 	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
@@ -1032,6 +1053,7 @@ TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-80
 	MOVL         $0x0000003c, BX
 	VMOVD        BX, X13
 	VPBROADCASTB X13, Y13
+	MOVL         $0x00000002, R12
 
 align:
 	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
@@ -1217,6 +1239,7 @@ loop32:
 	ADDQ      $0x20, DI
 	JMP       loop32
 
+	PCALIGN $32
 block32:
 	BSFL    AX, CX
 	MOVBLZX (SI)(CX*1), DX
@@ -1240,9 +1263,19 @@ block32:
 	JMP     align
 
 block32_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -1325,12 +1358,13 @@ ret:
 	SUBQ R9, DI
 	MOVQ SI, nsrc+64(FP)
 	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
 	VZEROUPPER
 	RET
 
-// func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-80
+TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
 	// escapeAVX2NoCtl is escapeAVX2 (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -1347,9 +1381,13 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-80
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
 	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
 	// 
 	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
@@ -1374,6 +1412,7 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-80
 	MOVL         $0x00000020, BX
 	VMOVD        BX, X14
 	VPBROADCASTB X14, Y14
+	MOVL         $0x00000002, R12
 
 align:
 	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
@@ -1553,9 +1592,19 @@ block32:
 	JMP     align
 
 block32_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -1632,12 +1681,13 @@ ret:
 	SUBQ R9, DI
 	MOVQ SI, nsrc+64(FP)
 	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
 	VZEROUPPER
 	RET
 
-// func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-80
+TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
 	// escapeAVX2TagNoCtl is escapeAVX2Tag (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -1654,9 +1704,13 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-80
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
-	// R11 = esc, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
 	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
 	// 
 	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
@@ -1684,6 +1738,7 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-80
 	MOVL         $0x0000003c, BX
 	VMOVD        BX, X13
 	VPBROADCASTB X13, Y13
+	MOVL         $0x00000002, R12
 
 align:
 	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
@@ -1887,9 +1942,19 @@ block32:
 	JMP     align
 
 block32_high:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -1972,6 +2037,7 @@ ret:
 	SUBQ R9, DI
 	MOVQ SI, nsrc+64(FP)
 	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
 	VZEROUPPER
 	RET
 
@@ -3477,6 +3543,7 @@ TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
 	VMOVDQU utf8consts<>+64(SB), Y10
 	VMOVDQU utf8consts<>+96(SB), Y9
 
+	PCALIGN $32
 loop:
 	LEAQ      64(SI), AX
 	CMPQ      AX, R10
@@ -3739,6 +3806,7 @@ hex:
 	VEXTRACTI128 $0x01, Y9, 240(SP)
 
 	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
+	PCALIGN $32
 place:
 	BSFL    BX, CX
 	MOVQ    (SP)(CX*8), DX
@@ -3842,6 +3910,7 @@ TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
 	VMOVDQU utf8consts<>+64(SB), Y10
 	VMOVDQU utf8consts<>+96(SB), Y9
 
+	PCALIGN $32
 loop:
 	LEAQ      64(SI), AX
 	CMPQ      AX, R10
@@ -4106,6 +4175,7 @@ hex:
 	VEXTRACTI128 $0x01, Y9, 240(SP)
 
 	// 4. The units, lowest first: the slot's 8 bytes at DI, DI += its length.
+	PCALIGN $32
 place:
 	BSFL    BX, CX
 	MOVQ    (SP)(CX*8), DX

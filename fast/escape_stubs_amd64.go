@@ -24,22 +24,22 @@ func lastNonASCIISSE2(s []byte) int
 // escapeAVX2 is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets
 // without HEX_TAG.
 // It requires AVX2 and len(src) >= 16.
-func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 
 // escapeAVX2Tag is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets
 // with HEX_TAG.
 // It requires AVX2 and len(src) >= 16.
-func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 
 // escapeAVX2NoCtl is escapeAVX2 for src without bytes < 0x20 or >= 0x80 (as
 // lastNonASCIIAVX2 proves): its main loop does not test for them.
 // It requires AVX2 and len(src) >= 16.
-func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 
 // escapeAVX2TagNoCtl is escapeAVX2Tag for src without bytes < 0x20 or >= 0x80 (as
 // lastNonASCIIAVX2 proves): its main loop does not test for them.
 // It requires AVX2 and len(src) >= 16.
-func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 
 // escapeUUAVX2 is the AVX2 kernel under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS: it also copies valid
 // multi-byte sequences. It requires AVX2 and len(src) >= 16.

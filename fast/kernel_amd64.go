@@ -139,15 +139,16 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	if len(src) >= 16 {
 		// The function for the option set: static calls, no function values.
 		kt, esc := &c.kt[0], &c.esc[0]
+		dense := denseUnknown
 		if avx2Family(k) {
 			switch {
 			case !c.uu && src[0] >= 0x80:
 				// Only a kernel in mbKernels is called here (by escapeBody).
-				return archMB(k, dst, src, 0, 0, c)
+				return archMB(k, dst, src, 0, 0, c, denseUnknown)
 			case !c.uu && !c.tag:
-				nsrc, ndst = escapeAVX2(dst, src, kt, esc)
+				nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
 			case !c.uu:
-				nsrc, ndst = escapeAVX2Tag(dst, src, kt, esc)
+				nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
 			case c.tag && c.lt:
 				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
 			case c.tag:
@@ -184,10 +185,10 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 			return nsrc, ndst
 		}
 		if src[nsrc] >= 0x80 {
-			if !c.uu && avx2Family(k) {
-				// The ASCII kernel stopped at the first byte >= 0x80: the multi-byte
-				// kernel may go on from there.
-				return archMB(k, dst, src, nsrc, ndst, c)
+			if !c.uu && avx2Family(k) && dense != denseNo {
+				// The ASCII kernel stopped at the first byte >= 0x80, not in text it found
+				// sparse: the multi-byte kernel may go on from there.
+				return archMB(k, dst, src, nsrc, ndst, c, dense)
 			}
 			return nsrc, ndst
 		}
@@ -196,12 +197,20 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	return nsrc + s, ndst + d
 }
 
+// Density verdicts of escapeAVX2's third result (see its contract).
+const (
+	denseNo      = 0 // the ASCII kernel stopped at a byte >= 0x80 of sparse text
+	denseYes     = 1 // ... of dense text (mbDense's threshold)
+	denseUnknown = 2 // not tested
+)
+
 // archMB runs the multi-byte kernel of k (escapeMBAVX2 or escapeMBAVX512, the option set of c
 // without UNESCAPED_UNICODE) from src[nsrc] (>= 0x80, the start of a character; dst[:ndst]
-// holds the escape of src[:nsrc]) when the text there is dense enough for it (mbDense), and
-// returns the new positions.
-func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx) (int, int) {
-	if !hasMBAVX2 || len(src)-nsrc < 64 || !mbDense(src[nsrc:]) {
+// holds the escape of src[:nsrc]) when the text there is dense enough for it, and returns the
+// new positions. dense is escapeAVX2's verdict on that (mbDense decides when it is
+// denseUnknown); archKernel does not call it for a stop escapeAVX2 found sparse.
+func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int) (int, int) {
+	if !hasMBAVX2 || len(src)-nsrc < 64 || dense == denseNo || dense == denseUnknown && !mbDense(src[nsrc:]) {
 		return nsrc, ndst
 	}
 	kt, esc := &c.kt[0], &c.esc[0]
@@ -256,9 +265,9 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 	}
 	var nsrc, ndst int
 	if c.tag {
-		nsrc, ndst = escapeAVX2TagNoCtl(dst, src, &c.kt[0], &c.esc[0])
+		nsrc, ndst, _ = escapeAVX2TagNoCtl(dst, src, &c.kt[0], &c.esc[0])
 	} else {
-		nsrc, ndst = escapeAVX2NoCtl(dst, src, &c.kt[0], &c.esc[0])
+		nsrc, ndst, _ = escapeAVX2NoCtl(dst, src, &c.kt[0], &c.esc[0])
 	}
 	raceRead(src[:min(len(src), nsrc+256)])
 	raceWrite(dst[:min(len(dst), ndst+128)])
