@@ -424,7 +424,7 @@ func TestUULoopTransitions(t *testing.T) {
 // 40 bytes after the first, make a window end at one and start at or before the other.
 func TestMBLoopTransitions(t *testing.T) {
 	c := &edgeChecker{t: t, ims: impls(t)}
-	fillers := []string{"жa中😀", "ж", "中", "ab😀", "😀", "é x", "中 ж"}
+	fillers := []string{"жa中😀", "ж", "中", "ab😀", "😀", "é x", "中 ж", "中a中中 ", "ж😀 ", "😀😀a"}
 	opts := []jsonopt.Options{
 		0,
 		jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot | jsonopt.PartialOutputOnError,

@@ -36,33 +36,38 @@ const (
 var konst Mem
 
 const (
-	kByte1High = 0   // 32 bytes: error bits by the high nibble of the previous byte
-	kByte1Low  = 32  // 32 bytes: error bits by the low nibble of the previous byte
-	kByte2High = 64  // 32 bytes: error bits by the high nibble of the current byte
-	k0F        = 96  // 0x0F
-	k60        = 128 // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
-	k70        = 160 // 0xF0-0x80
-	k80        = 192 // 0x80
-	kE2        = 224 // 0xE2, lead of U+2028/U+2029
-	k01        = 256 // 0x01
-	kA9        = 288 // 0xA9 (A8|1): last byte of U+2028/U+2029
-	kEHi       = 320 // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
-	k20        = 352 // 0x20
-	kHex       = 384 // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
-	kCls       = 416 // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
-	k03        = 448 // 0x03
-	k07        = 480 // 0x07
-	k08        = 512 // 0x08
-	k0C        = 544 // 0x0C
-	k0D        = 576 // 0x0D
-	kBS        = 608 // '\\'
-	kU         = 640 // 'u'
-	k06        = 672 // 0x06
-	k3C        = 704 // '<'
-	k3F        = 736 // 0x3F
-	kPerm      = 768 // 64 bytes: the AVX-512 kernel's input permutation (see escapeMBAVX512)
-	k0E        = 832 // 0x0E
-	kSize      = 864
+	kByte1High = 0    // 32 bytes: error bits by the high nibble of the previous byte
+	kByte1Low  = 32   // 32 bytes: error bits by the low nibble of the previous byte
+	kByte2High = 64   // 32 bytes: error bits by the high nibble of the current byte
+	k0F        = 96   // 0x0F
+	k60        = 128  // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
+	k70        = 160  // 0xF0-0x80
+	k80        = 192  // 0x80
+	kE2        = 224  // 0xE2, lead of U+2028/U+2029
+	k01        = 256  // 0x01
+	kA9        = 288  // 0xA9 (A8|1): last byte of U+2028/U+2029
+	kEHi       = 320  // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
+	k20        = 352  // 0x20
+	kHex       = 384  // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
+	kCls       = 416  // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
+	k03        = 448  // 0x03
+	k07        = 480  // 0x07
+	k08        = 512  // 0x08
+	k0C        = 544  // 0x0C
+	k0D        = 576  // 0x0D
+	kBS        = 608  // '\\'
+	kU         = 640  // 'u'
+	k06        = 672  // 0x06
+	k3C        = 704  // '<'
+	k3F        = 736  // 0x3F
+	kPerm      = 768  // 64 bytes: the AVX-512 kernel's input permutation (see escapeMBAVX512)
+	k0E        = 832  // 0x0E
+	kBF        = 864  // 0xBF (signed x > 0xBF: a lead byte or ASCII)
+	kC0        = 896  // 0xC0
+	k10        = 928  // 0x10
+	kRun3      = 960  // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = 9152 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
+	kSize      = 17344
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -161,10 +166,51 @@ func tables() {
 		DATA(kPerm+i, U8(b))
 	}
 	bcast(k0E, 0x0E)
+	bcast(kBF, 0xBF)
+	bcast(kC0, 0xC0)
+	bcast(k10, 0x10)
+	for _, t := range []struct{ off, n int }{{kRun3, 3}, {kRun2, 2}} {
+		for m := 0; m < 256; m++ {
+			// Two lanes: the groups of m's low and high nibble (VPSHUFB works per lane).
+			lo, hi := runEntry(m&15, t.n), runEntry(m>>4, t.n)
+			e := append(lo[:], hi[:]...)
+			for i := 0; i < 32; i += 8 {
+				var q uint64
+				for b := 7; b >= 0; b-- {
+					q = q<<8 | uint64(e[i+b])
+				}
+				DATA(t.off+32*m+i, U64(q))
+			}
+		}
+	}
 	_ = kSize
 }
 
 func k(off int) Mem { return konst.Offset(off) }
+
+// runEntry is the VPSHUFB mask of runs' group of four dwords [A B C 0] whose bytes >= 0x80
+// are the set bits of m: byte 0 of an ASCII byte's dword, bytes 0 to n-1 of the others', in
+// order, then 0x80 (zero); byte 15 is the output's length (at most 12, so its own output
+// byte, past the length, is don't-care).
+func runEntry(m, n int) [16]byte {
+	var e [16]byte
+	j := 0
+	for i := 0; i < 4; i++ {
+		w := 1
+		if m>>i&1 == 1 {
+			w = n
+		}
+		for b := 0; b < w; b++ {
+			e[j] = byte(4*i + b)
+			j++
+		}
+	}
+	for i := j; i < 15; i++ {
+		e[i] = 0x80
+	}
+	e[15] = byte(j)
+	return e
+}
 
 func main() {
 	// The generated files belong to package fast, not to this directory's package.

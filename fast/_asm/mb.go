@@ -198,6 +198,8 @@ func escapeMBAVX2(tag bool) {
 	JMP(LabelRef("loop"))
 
 	Label("units")
+	runs()
+	Label("slotpath")
 	Comment("BX = the units: character starts and low-surrogate positions (4-byte leads + 2),",
 		"before B.")
 	NOTL(EBX)
@@ -311,6 +313,7 @@ func escapeMBAVX2(tag bool) {
 	LEAL(mem(RBX, -1), ECX)
 	ANDL(ECX, EBX)
 	JNZ(LabelRef("place"))
+	Label("wdone")
 	ADDQ(R13, rSI)
 	CMPB(flag, U8(0))
 	JNE(LabelRef("ret"))
