@@ -60,14 +60,20 @@ const (
 	k06        = 672  // 0x06
 	k3C        = 704  // '<'
 	k3F        = 736  // 0x3F
-	kPerm      = 768  // 64 bytes: the AVX-512 kernel's input permutation (see escapeMBAVX512)
+	kPerm      = 768  // 64 bytes: the AVX-512 kernel's dword permutation (see escapeMBAVX512)
 	k0E        = 832  // 0x0E
 	kBF        = 864  // 0xBF (signed x > 0xBF: a lead byte or ASCII)
 	kC0        = 896  // 0xC0
 	k10        = 928  // 0x10
-	kRun3      = 960  // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
-	kRun2      = 9152 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
-	kSize      = 17344
+	kE0        = 960  // 0xE0
+	kF0        = 992  // 0xF0
+	k02        = 1024 // 0x02
+	kDw3       = 1056 // 32 bytes: 3 3 3 3 7 7 7 7 11 ... 15 (byte 3 of each dword, by VPSHUFB)
+	kDwIdx     = 1088 // 32 bytes: 0 1 2 3 repeated (a byte's index in its dword)
+	kNext      = 1120 // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
+	kRun3      = 1184 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = 9376 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
+	kSize      = 17568
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -156,9 +162,9 @@ func tables() {
 	bcast(k3F, 0x3F)
 	var perm [64]byte
 	for l := 0; l < 4; l++ {
-		for m := 0; m < 8; m++ {
-			for e := 0; e < 2; e++ {
-				perm[16*l+2*m+e] = byte(8*m + 2*l + e)
+		for m := 0; m < 4; m++ {
+			for i := 0; i < 4; i++ {
+				perm[16*l+4*m+i] = byte(16*m + 4*l + i)
 			}
 		}
 	}
@@ -169,6 +175,18 @@ func tables() {
 	bcast(kBF, 0xBF)
 	bcast(kC0, 0xC0)
 	bcast(k10, 0x10)
+	bcast(kE0, 0xE0)
+	bcast(kF0, 0xF0)
+	bcast(k02, 0x02)
+	for i := 0; i < 32; i++ {
+		DATA(kDw3+i, U8(byte(i&^3+3)&15))
+	}
+	for i := 0; i < 32; i++ {
+		DATA(kDwIdx+i, U8(byte(i&3)))
+	}
+	for i := 0; i < 64; i++ {
+		DATA(kNext+i, U8(byte(min(i+1, 63))))
+	}
 	for _, t := range []struct{ off, n int }{{kRun3, 3}, {kRun2, 2}} {
 		for m := 0; m < 256; m++ {
 			// Two lanes: the groups of m's low and high nibble (VPSHUFB works per lane).
