@@ -210,24 +210,62 @@ const (
 // new positions. dense is escapeAVX2's verdict on that (mbDense decides when it is
 // denseUnknown); archKernel does not call it for a stop escapeAVX2 found sparse.
 func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int) (int, int) {
-	if !hasMBAVX2 || len(src)-nsrc < 64 || dense == denseNo || dense == denseUnknown && !mbDense(src[nsrc:]) {
+	// The kernel takes a window while 2w bytes are left (w = 32, 64 for AVX-512).
+	left := 64
+	if k == kernelAVX512 {
+		left = 128
+	}
+	if !hasMBAVX2 || dense == denseNo || len(src)-nsrc < mbTail ||
+		dense == denseUnknown && len(src)-nsrc >= 32 && !mbDense(src[nsrc:]) {
 		return nsrc, ndst
 	}
+	if len(src)-nsrc >= left {
+		s, d := mbKernel(k, dst[ndst:], src[nsrc:], c)
+		raceRead(src[:min(len(src), nsrc+s+256)])
+		raceWrite(dst[:min(len(dst), ndst+d+128)])
+		nsrc += s
+		ndst += d
+		if len(src)-nsrc >= left || len(src)-nsrc < mbTail {
+			return nsrc, ndst
+		}
+	}
+	// The last bytes (fewer than 2w, at least mbTail): the kernel runs on a copy padded with
+	// 0xFF, an invalid byte where it stops, and writes into a buffer of its own (its run-ahead
+	// stores are not covered by dst's room there), which is copied out.
+	var in [256]byte
+	var out [1024]byte
+	n := copy(in[:], src[nsrc:])
+	copy(in[n:], ffPad[:])
+	s, d := mbKernel(k, out[:], in[:n+left], c)
+	copy(dst[ndst:], out[:d])
+	return nsrc + s, ndst + d
+}
+
+// mbTail is the fewest bytes left that archMB gives a multi-byte kernel through its buffers;
+// the Go loop is as fast on fewer.
+const mbTail = 16
+
+// ffPad is the padding of archMB's copy of the last bytes.
+var ffPad = func() (p [256]byte) {
+	for i := range p {
+		p[i] = 0xFF
+	}
+	return p
+}()
+
+// mbKernel calls the multi-byte kernel of k for the option set of c.
+func mbKernel(k int, dst, src []byte, c *escCtx) (int, int) {
 	kt, esc := &c.kt[0], &c.esc[0]
-	var s, d int
 	switch {
 	case k == kernelAVX512 && c.tag:
-		s, d = escapeMBAVX512Tag(dst[ndst:], src[nsrc:], kt, esc)
+		return escapeMBAVX512Tag(dst, src, kt, esc)
 	case k == kernelAVX512:
-		s, d = escapeMBAVX512(dst[ndst:], src[nsrc:], kt, esc)
+		return escapeMBAVX512(dst, src, kt, esc)
 	case c.tag:
-		s, d = escapeMBAVX2Tag(dst[ndst:], src[nsrc:], kt, esc)
+		return escapeMBAVX2Tag(dst, src, kt, esc)
 	default:
-		s, d = escapeMBAVX2(dst[ndst:], src[nsrc:], kt, esc)
+		return escapeMBAVX2(dst, src, kt, esc)
 	}
-	raceRead(src[:min(len(src), nsrc+s+256)])
-	raceWrite(dst[:min(len(dst), ndst+d+128)])
-	return nsrc + s, ndst + d
 }
 
 // archASCIIEnd is asciiPrefix for the amd64 kernels: the index of the first byte >= 0x80 in

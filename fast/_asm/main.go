@@ -262,6 +262,11 @@ func main() {
 	}
 	clean16()
 	Generate()
+	if err := noEscape(flag.Lookup("stubs").Value.String(), "escapeMBAVX2", "escapeMBAVX2Tag", "escapeMBAVX512",
+		"escapeMBAVX512Tag"); err != nil {
+		fmt.Fprintln(os.Stderr, "asm:", err)
+		os.Exit(1)
+	}
 	if err := alignLoops(flag.Lookup("out").Value.String(), map[string][]string{
 		"escapeMBAVX2": {"loop", "place"}, "escapeMBAVX2Tag": {"loop", "place"},
 		"escapeAVX2": {"block32"}, "escapeAVX2Tag": {"block32"},
@@ -269,6 +274,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
 	}
+}
+
+// noEscape marks the given functions' stubs //go:noescape (which avo does not emit): they
+// keep no pointer, so that archMB's stack buffers for a string's last bytes stay on the stack.
+func noEscape(path string, names ...string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	for _, n := range names {
+		decl := "\nfunc " + n + "("
+		if strings.Count(s, decl) != 1 {
+			return fmt.Errorf("%s: no single declaration of %s", path, n)
+		}
+		s = strings.Replace(s, decl, "\n//go:noescape"+decl, 1)
+	}
+	return os.WriteFile(path, []byte(s), 0o644)
 }
 
 // alignLoops puts PCALIGN $32 (which avo does not emit) before the given labels of the given
