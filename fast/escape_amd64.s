@@ -5805,30 +5805,28 @@ mb:
 	NOTL CX
 	ANDL CX, AX
 
-	// Classes by high nibble (kCls): BX = continuation bytes, CX = 2-byte leads, R13 =
-	// 3-byte leads, R14 = 4-byte leads; Y6 has bit 7 set at 3-byte leads, Y5 at 4-byte
-	// leads (blend masks).
+	// Classes by high nibble (kCls): BX = continuation bytes, R14 = 4-byte leads; Y6 has
+	// bit 7 set at 3-byte leads, Y5 at 4-byte leads (blend masks).
 	VMOVDQU   utf8consts<>+416(SB), Y1
 	VPSHUFB   Y7, Y1, Y1
 	VPMOVMSKB Y1, BX
-	VPSLLW    $0x01, Y1, Y1
-	VPMOVMSKB Y1, CX
-	VPSLLW    $0x01, Y1, Y6
-	VPMOVMSKB Y6, R13
+	VPSLLW    $0x02, Y1, Y6
 	VPSLLW    $0x01, Y6, Y5
 	VPMOVMSKB Y5, R14
 
-	// 2. B = the first lead whose sequence does not end in the window (2-byte at 31,
-	// 3-byte at 30-31, 4-byte at 29-31), else 32.
-	ANDL    $0x80000000, CX
-	ANDL    $0xc0000000, R13
-	ORL     R13, CX
-	MOVL    R14, R13
-	ANDL    $0xe0000000, R13
-	ORL     R13, CX
+	// 2. B = the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 29, a 3- or 4-byte lead at 30, any lead at 31), else 32: from the three bytes in
+	// memory, so that the next window's start does not wait for the vector classes.
 	MOVL    $0x00000020, R13
-	BSFL    CX, CX
-	CMOVLNE CX, R13
+	MOVL    $0x0000001f, CX
+	CMPB    31(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000001e, CX
+	CMPB    30(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000001d, CX
+	CMPB    29(SI), $0xf0
+	CMOVLCC CX, R13
 
 	// ... or the first escaped ASCII byte.
 	TESTL   AX, AX
@@ -6393,30 +6391,28 @@ mb:
 	NOTL CX
 	ANDL CX, AX
 
-	// Classes by high nibble (kCls): BX = continuation bytes, CX = 2-byte leads, R13 =
-	// 3-byte leads, R14 = 4-byte leads; Y6 has bit 7 set at 3-byte leads, Y5 at 4-byte
-	// leads (blend masks).
+	// Classes by high nibble (kCls): BX = continuation bytes, R14 = 4-byte leads; Y6 has
+	// bit 7 set at 3-byte leads, Y5 at 4-byte leads (blend masks).
 	VMOVDQU   utf8consts<>+416(SB), Y1
 	VPSHUFB   Y7, Y1, Y1
 	VPMOVMSKB Y1, BX
-	VPSLLW    $0x01, Y1, Y1
-	VPMOVMSKB Y1, CX
-	VPSLLW    $0x01, Y1, Y6
-	VPMOVMSKB Y6, R13
+	VPSLLW    $0x02, Y1, Y6
 	VPSLLW    $0x01, Y6, Y5
 	VPMOVMSKB Y5, R14
 
-	// 2. B = the first lead whose sequence does not end in the window (2-byte at 31,
-	// 3-byte at 30-31, 4-byte at 29-31), else 32.
-	ANDL    $0x80000000, CX
-	ANDL    $0xc0000000, R13
-	ORL     R13, CX
-	MOVL    R14, R13
-	ANDL    $0xe0000000, R13
-	ORL     R13, CX
+	// 2. B = the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 29, a 3- or 4-byte lead at 30, any lead at 31), else 32: from the three bytes in
+	// memory, so that the next window's start does not wait for the vector classes.
 	MOVL    $0x00000020, R13
-	BSFL    CX, CX
-	CMOVLNE CX, R13
+	MOVL    $0x0000001f, CX
+	CMPB    31(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000001e, CX
+	CMPB    30(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000001d, CX
+	CMPB    29(SI), $0xf0
+	CMOVLCC CX, R13
 
 	// ... or the first escaped ASCII byte.
 	TESTL   AX, AX
