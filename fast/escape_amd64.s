@@ -6967,36 +6967,29 @@ mb:
 	VPTESTMB   Z6, Z6, K1
 	KMOVQ      K1, DX
 
-	// Classes (kCls): BX = continuation bytes, CX/R12/R14 = 2-, 3-, 4-byte leads.
+	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
 	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
 	VPSHUFB         Z7, Z8, Z1
 	VPMOVB2M        Z1, K1
 	KMOVQ           K1, BX
-	VPSLLW          $0x01, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, CX
-	VPSLLW          $0x01, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, R12
-	VPSLLW          $0x01, Z1, Z1
+	VPSLLW          $0x03, Z1, Z1
 	VPMOVB2M        Z1, K1
 	KMOVQ           K1, R14
 
-	// 2. B: the first lead whose sequence does not end in the window (2-byte at 63,
-	// 3-byte at 62-63, 4-byte at 61-63), else 64; the first escaped ASCII byte; the start
-	// of the first invalid sequence (as escapeMBAVX2).
-	SHRQ    $0x3f, CX
-	SHLQ    $0x3f, CX
-	SHRQ    $0x3e, R12
-	SHLQ    $0x3e, R12
-	ORQ     R12, CX
-	MOVQ    R14, R12
-	SHRQ    $0x3d, R12
-	SHLQ    $0x3d, R12
-	ORQ     R12, CX
+	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
+	// escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid
+	// sequence (as escapeMBAVX2).
 	MOVL    $0x00000040, R13
-	BSFQ    CX, CX
-	CMOVQNE CX, R13
+	MOVL    $0x0000003f, CX
+	CMPB    63(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003e, CX
+	CMPB    62(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003d, CX
+	CMPB    61(SI), $0xf0
+	CMOVLCC CX, R13
 	TESTQ   AX, AX
 	JZ      noesc
 	BSFQ    AX, AX
@@ -7334,36 +7327,29 @@ mb:
 	VPTESTMB   Z6, Z6, K1
 	KMOVQ      K1, DX
 
-	// Classes (kCls): BX = continuation bytes, CX/R12/R14 = 2-, 3-, 4-byte leads.
+	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
 	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
 	VPSHUFB         Z7, Z8, Z1
 	VPMOVB2M        Z1, K1
 	KMOVQ           K1, BX
-	VPSLLW          $0x01, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, CX
-	VPSLLW          $0x01, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, R12
-	VPSLLW          $0x01, Z1, Z1
+	VPSLLW          $0x03, Z1, Z1
 	VPMOVB2M        Z1, K1
 	KMOVQ           K1, R14
 
-	// 2. B: the first lead whose sequence does not end in the window (2-byte at 63,
-	// 3-byte at 62-63, 4-byte at 61-63), else 64; the first escaped ASCII byte; the start
-	// of the first invalid sequence (as escapeMBAVX2).
-	SHRQ    $0x3f, CX
-	SHLQ    $0x3f, CX
-	SHRQ    $0x3e, R12
-	SHLQ    $0x3e, R12
-	ORQ     R12, CX
-	MOVQ    R14, R12
-	SHRQ    $0x3d, R12
-	SHLQ    $0x3d, R12
-	ORQ     R12, CX
+	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
+	// escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid
+	// sequence (as escapeMBAVX2).
 	MOVL    $0x00000040, R13
-	BSFQ    CX, CX
-	CMOVQNE CX, R13
+	MOVL    $0x0000003f, CX
+	CMPB    63(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003e, CX
+	CMPB    62(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003d, CX
+	CMPB    61(SI), $0xf0
+	CMOVLCC CX, R13
 	TESTQ   AX, AX
 	JZ      noesc
 	BSFQ    AX, AX
