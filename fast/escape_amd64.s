@@ -5718,13 +5718,18 @@ TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
 	//      does not end in the window, or the first escaped ASCII byte, or the start of
 	//      the first invalid sequence (then the kernel returns after the window). A window
 	//      with B = 0 escapes its first byte (an escaped ASCII byte) or returns (invalid).
-	//   3. For every position p, the code unit a character starting there needs, as four
+	//      B's first term comes from the window's last three bytes in memory, not from
+	//      the vector classes, so that the next window's start waits only for a load.
+	//   3. A window whose sequences before B are all 2- or 4-byte ones, or all 3-byte
+	//      ones (with any ASCII), goes to the byte-triple path (runs, below): every byte
+	//      writes a fixed part of its character's escape. Any other mix:
+	//   4. For every position p, the code unit a character starting there needs, as four
 	//      nibbles from the byte and the next two (P, Q = the byte and the next for a
 	//      2-byte lead, the next two for a 3-byte lead; a 4-byte lead gives the high
 	//      surrogate and the position two further, a continuation byte, the low one), hex
 	//      digits by VPSHUFB, and an 8-byte slot \uXXXX (ASCII: the byte) by three
 	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
-	//   4. The units (character starts and low-surrogate positions before B), lowest
+	//   5. The units (character starts and low-surrogate positions before B), lowest
 	//      first: one 8-byte store of the slot and DI += its length.
 	MOVQ    dst_base+0(FP), DI
 	MOVQ    src_base+24(FP), SI
@@ -6044,9 +6049,8 @@ groups:
 	// Bytes 8j to 8j+7 while 8j < B: the 32-byte table entry of CX's byte j (a group of
 	// four per lane), its low lane stored at DI, DI += byte 15, its high lane at DI, DI +=
 	// byte 31. (A lane past B writes at most 28 bytes past the window's output.)
-	MOVL         CX, AX
+	MOVBLZX      CL, AX
 	SHLL         $0x05, AX
-	ANDL         $0x00001fe0, AX
 	VPSHUFB      (DX)(AX*1), Y1, Y5
 	VMOVDQU      X5, (DI)
 	MOVBQZX      15(DX)(AX*1), BX
@@ -6301,13 +6305,18 @@ TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
 	//      does not end in the window, or the first escaped ASCII byte, or the start of
 	//      the first invalid sequence (then the kernel returns after the window). A window
 	//      with B = 0 escapes its first byte (an escaped ASCII byte) or returns (invalid).
-	//   3. For every position p, the code unit a character starting there needs, as four
+	//      B's first term comes from the window's last three bytes in memory, not from
+	//      the vector classes, so that the next window's start waits only for a load.
+	//   3. A window whose sequences before B are all 2- or 4-byte ones, or all 3-byte
+	//      ones (with any ASCII), goes to the byte-triple path (runs, below): every byte
+	//      writes a fixed part of its character's escape. Any other mix:
+	//   4. For every position p, the code unit a character starting there needs, as four
 	//      nibbles from the byte and the next two (P, Q = the byte and the next for a
 	//      2-byte lead, the next two for a 3-byte lead; a 4-byte lead gives the high
 	//      surrogate and the position two further, a continuation byte, the low one), hex
 	//      digits by VPSHUFB, and an 8-byte slot \uXXXX (ASCII: the byte) by three
 	//      rounds of unpacking, stored to the stack with the slot's length (1 or 6).
-	//   4. The units (character starts and low-surrogate positions before B), lowest
+	//   5. The units (character starts and low-surrogate positions before B), lowest
 	//      first: one 8-byte store of the slot and DI += its length.
 	MOVQ    dst_base+0(FP), DI
 	MOVQ    src_base+24(FP), SI
@@ -6630,9 +6639,8 @@ groups:
 	// Bytes 8j to 8j+7 while 8j < B: the 32-byte table entry of CX's byte j (a group of
 	// four per lane), its low lane stored at DI, DI += byte 15, its high lane at DI, DI +=
 	// byte 31. (A lane past B writes at most 28 bytes past the window's output.)
-	MOVL         CX, AX
+	MOVBLZX      CL, AX
 	SHLL         $0x05, AX
-	ANDL         $0x00001fe0, AX
 	VPSHUFB      (DX)(AX*1), Y1, Y5
 	VMOVDQU      X5, (DI)
 	MOVBQZX      15(DX)(AX*1), BX
@@ -6869,16 +6877,18 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
-	// digits, Z20 = 0x03, Z19 = the input permutation); K5-K7 =
-	// all but the first 1, 2, 3 bytes; Z0-Z15 and K1-K4 scratch.
+	// digits, Z20 = 0x03, Z19 = the dword permutation, Z18/Z17/Z16 = 0xF0/0xE0/0xC0); K5-K7 =
+	// all but the first 1, 2, 3 bytes (K5 is borrowed and restored in a window); Z0-Z15
+	// and K1-K4 scratch.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
-	// the window are zeros by masked loads. The inputs of the slot computation
-	// (the byte, the next two, the byte two back) are permuted so that byte 2m+e of lane L
-	// holds position 8m+2L+e: after three rounds of unpacking, result m holds the slots of
-	// positions 8m..8m+7 in order. Each result is packed with VPCOMPRESSB under the 64-bit
-	// mask of its eight slots' output bytes (the first 1 of an ASCII slot, the first 6 of a
-	// unit's, none of other positions) and stored whole; DI advances by its popcount.
+	// the window are zeros by masked loads. Every window with a byte >= 0x80 is written
+	// as byte triples (escapeMBAVX2's runs): each byte before B writes the first n bytes of
+	// [A B C], n = 1, 2 or 3 by its character's length, set by masked moves per byte role.
+	// A, B, C and n are permuted so that byte 4m+i of lane L holds position 16m+4L+i:
+	// after two rounds of unpacking, result m holds the dwords [A B C n] of positions
+	// 16m..16m+15 in order. Each result is packed with VPCOMPRESSB under the mask of its
+	// kept bytes and stored whole; DI advances by the mask's popcount.
 	MOVQ            dst_base+0(FP), DI
 	MOVQ            src_base+24(FP), SI
 	MOVQ            src_len+32(FP), R10
@@ -7226,16 +7236,18 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
-	// digits, Z20 = 0x03, Z19 = the input permutation); K5-K7 =
-	// all but the first 1, 2, 3 bytes; Z0-Z15 and K1-K4 scratch.
+	// digits, Z20 = 0x03, Z19 = the dword permutation, Z18/Z17/Z16 = 0xF0/0xE0/0xC0); K5-K7 =
+	// all but the first 1, 2, 3 bytes (K5 is borrowed and restored in a window); Z0-Z15
+	// and K1-K4 scratch.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
-	// the window are zeros by masked loads. The inputs of the slot computation
-	// (the byte, the next two, the byte two back) are permuted so that byte 2m+e of lane L
-	// holds position 8m+2L+e: after three rounds of unpacking, result m holds the slots of
-	// positions 8m..8m+7 in order. Each result is packed with VPCOMPRESSB under the 64-bit
-	// mask of its eight slots' output bytes (the first 1 of an ASCII slot, the first 6 of a
-	// unit's, none of other positions) and stored whole; DI advances by its popcount.
+	// the window are zeros by masked loads. Every window with a byte >= 0x80 is written
+	// as byte triples (escapeMBAVX2's runs): each byte before B writes the first n bytes of
+	// [A B C], n = 1, 2 or 3 by its character's length, set by masked moves per byte role.
+	// A, B, C and n are permuted so that byte 4m+i of lane L holds position 16m+4L+i:
+	// after two rounds of unpacking, result m holds the dwords [A B C n] of positions
+	// 16m..16m+15 in order. Each result is packed with VPCOMPRESSB under the mask of its
+	// kept bytes and stored whole; DI advances by the mask's popcount.
 	MOVQ            dst_base+0(FP), DI
 	MOVQ            src_base+24(FP), SI
 	MOVQ            src_len+32(FP), R10

@@ -59,21 +59,25 @@ func escapeUUAVX2TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc in
 
 // escapeMBAVX2 is the AVX2 kernel for option sets without UNESCAPED_UNICODE, without HEX_TAG:
 // it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
+//
 //go:noescape
 func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
 // escapeMBAVX2Tag is the AVX2 kernel for option sets without UNESCAPED_UNICODE, with HEX_TAG:
 // it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
+//
 //go:noescape
 func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
 // escapeMBAVX512 is escapeMBAVX2 with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,
 // BMI2, POPCNT and len(src) >= 16.
+//
 //go:noescape
 func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
 // escapeMBAVX512Tag is escapeMBAVX2Tag with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,
 // BMI2, POPCNT and len(src) >= 16.
+//
 //go:noescape
 func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 

@@ -58,7 +58,7 @@ func init() {
 		}
 		register(Variant{
 			Name:       "avx2",
-			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation, \\uXXXX from 32-byte windows (one store per code unit)",
+			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation, \\uXXXX from 32-byte windows (byte triples packed by a VPSHUFB table)",
 			Escape:     escapeAVX2Variant,
 			NextChar:   NextChar,
 			UTF8Decode: utf8DecodeWords,
@@ -69,7 +69,7 @@ func init() {
 		mbKernels |= 1 << kernelAVX512
 		register(Variant{
 			Name:       "avx512",
-			Doc:        "amd64 AVX-512 (F, BW, VBMI, VBMI2; BMI2, POPCNT): avx2, but non-ASCII text without UNESCAPED_UNICODE in 64-byte windows, \\uXXXX slots packed by VPCOMPRESSB",
+			Doc:        "amd64 AVX-512 (F, BW, VBMI, VBMI2; BMI2, POPCNT): avx2, but non-ASCII text without UNESCAPED_UNICODE in 64-byte windows, \\uXXXX byte triples packed by VPCOMPRESSB",
 			Escape:     escapeAVX512Variant,
 			NextChar:   NextChar,
 			UTF8Decode: utf8DecodeWords,

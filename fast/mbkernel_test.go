@@ -3,8 +3,11 @@
 package fast
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // mbTestKernel is a multi-byte kernel (an assembly function in mbKernels' sense) for
@@ -28,8 +31,15 @@ func TestMBKernelProgress(t *testing.T) {
 	}
 	c := &ctxs[ctxIndex(0)]
 	run := func(k mbTestKernel, src string) (int, string) {
-		dst := make([]byte, 6*len(src)+64)
+		// Canary-filled: the kernel's run-ahead stores reach at most w bytes past its output.
+		dst := make([]byte, 6*len(src)+64+k.w)
+		for i := range dst {
+			dst[i] = 0xAA
+		}
 		s, d := k.f(dst, []byte(src), c)
+		if i := strings.IndexFunc(string(dst[d+k.w:]), func(r rune) bool { return r != utf8.RuneError }); i >= 0 {
+			t.Errorf("%s(%q...) wrote %d bytes past its output of %d (run-ahead at most %d)", k.name, src[:min(len(src), 28)], k.w+i, d, k.w)
+		}
 		return s, string(dst[:d])
 	}
 	for _, k := range ks {
@@ -54,6 +64,23 @@ func TestMBKernelProgress(t *testing.T) {
 				t.Errorf("%s(€ and 200 ASCII bytes) stopped at %d; want at least a window (%d)", k.name, got, k.w)
 			}
 		}
+		// Windows start at character boundaries and end before a sequence that does not end
+		// in them (or at w): in text whose leads sit at every position of a window's last
+		// bytes, the kernel stops where mbWindows says, having written every character.
+		for _, text := range [][2]string{{"", "ж"}, {"", "\u07ff"}, {"ж", "\ufffd"}, {"a", "\ufffd"}, {"a", "ж"}, {"", "中"}, {"a", "中"}, {"ab", "中"},
+			{"", "😀"}, {"a", "😀"}, {"ab", "😀"}, {"abc", "😀"}, {"", "жa😀"}, {"", "ж中"}} {
+			full := text[0] + strings.Repeat(text[1], 400/len(text[1])+1)
+			for n := 2 * k.w; n <= 400; n++ {
+				src := full[:n]
+				for !utf8.ValidString(src) {
+					src = src[:len(src)-1]
+				}
+				got, out := run(k, src)
+				if want := mbWindows(src, k.w); got != want || out != mbRef(src[:got]) {
+					t.Fatalf("%s(%d bytes of %q) = %d, %q; want %d, %q", k.name, len(src), text, got, out, want, mbRef(src[:want]))
+				}
+			}
+		}
 		pad := strings.Repeat("ж", 100)
 		for _, tc := range []struct {
 			src  string
@@ -66,6 +93,10 @@ func TestMBKernelProgress(t *testing.T) {
 			{"\x80" + pad, 0}, // at the start
 			{strings.Repeat("ж", 10) + "\xed\xa0\x80" + pad, 20},     // surrogate
 			{strings.Repeat("ж", 10) + "\xf0\x9f\x98\x80" + pad, -1}, // valid: no stop there
+			{strings.Repeat("中", 3) + "\xff" + pad, 9},               // 3-byte text, stopped early
+			{strings.Repeat("中", 5) + "\xff" + pad, 15},
+			{strings.Repeat("中", 6) + "\xff" + pad, 18},
+			{"a" + strings.Repeat("😀", 3) + "\xff" + pad, 13},
 		} {
 			got, out := run(k, tc.src)
 			if tc.want >= 0 && got != tc.want {
@@ -74,9 +105,44 @@ func TestMBKernelProgress(t *testing.T) {
 			if tc.want < 0 && got < 24 {
 				t.Errorf("%s(%q...) stopped at %d, at a valid 4-byte sequence", k.name, tc.src[:28], got)
 			}
-			if want := strings.Repeat(`\u0436`, min(got, 20)/2); !strings.HasPrefix(out, want) {
-				t.Errorf("%s(%q...) wrote %q; want it to start with %q", k.name, tc.src[:min(len(tc.src), 28)], out, want)
+			if want := mbRef(tc.src[:min(got, 20)]); !strings.HasPrefix(out, want) || tc.want >= 0 && out != want {
+				t.Errorf("%s(%q...) wrote %q; want the escape of the bytes before its stop, %q...", k.name, tc.src[:min(len(tc.src), 28)], out, want)
 			}
 		}
 	}
+}
+
+// mbWindows is how much of valid src, without escaped ASCII bytes and dense (three bytes >=
+// 0x80 in every window), a multi-byte kernel with window w consumes: windows that start at
+// character boundaries, each ending before the first sequence that does not end in it (else
+// w bytes long), taken while 2w bytes are left.
+func mbWindows(src string, w int) int {
+	p := 0
+	for len(src)-p >= 2*w {
+		b := w
+		for q := 0; q < w; q++ {
+			if c := src[p+q]; c >= 0xC0 && q+map[bool]int{true: 2, false: 3}[c < 0xE0]+map[bool]int{true: 1, false: 0}[c >= 0xF0] > w {
+				b = q
+				break
+			}
+		}
+		p += b
+	}
+	return p
+}
+
+// mbRef is the escape of valid src without escaped ASCII bytes under the default options:
+// ASCII as itself, every other code point as \uXXXX in lower-case hex (UTF-16 units).
+func mbRef(src string) string {
+	var b strings.Builder
+	for _, r := range src {
+		if r < 0x80 {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+	}
+	return b.String()
 }

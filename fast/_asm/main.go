@@ -289,7 +289,7 @@ func noEscape(path string, names ...string) error {
 		if strings.Count(s, decl) != 1 {
 			return fmt.Errorf("%s: no single declaration of %s", path, n)
 		}
-		s = strings.Replace(s, decl, "\n//go:noescape"+decl, 1)
+		s = strings.Replace(s, decl, "\n//\n//go:noescape"+decl, 1)
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
 }

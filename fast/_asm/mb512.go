@@ -7,9 +7,9 @@ import (
 )
 
 // escapeMBAVX512 emits the AVX-512 (BW, VBMI, VBMI2) form of escapeMBAVX2: 64-byte windows,
-// the code units' slots built in position order (a VPERMB of the inputs cancels the lane
-// order of the unpacking) and packed by VPCOMPRESSB, eight compresses a window instead of one
-// store per unit.
+// every one written as byte triples (escapeMBAVX2's runs path, for any mix of sequence
+// lengths): the triples' dwords built in position order (a VPERMB cancels the lane order of
+// the unpacking) and packed by VPCOMPRESSB, four compresses a window.
 func escapeMBAVX512(tag bool) {
 	name := "escapeMBAVX512"
 	if tag {
@@ -26,16 +26,18 @@ func escapeMBAVX512(tag bool) {
 		"R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole",
 		"call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26",
 		"= the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
-		"digits, Z20 = 0x03, Z19 = the input permutation); K5-K7 =",
-		"all but the first 1, 2, 3 bytes; Z0-Z15 and K1-K4 scratch.",
+		"digits, Z20 = 0x03, Z19 = the dword permutation, Z18/Z17/Z16 = 0xF0/0xE0/0xC0); K5-K7 =",
+		"all but the first 1, 2, 3 bytes (K5 is borrowed and restored in a window); Z0-Z15",
+		"and K1-K4 scratch.",
 		"",
 		"Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before",
-		"the window are zeros by masked loads. The inputs of the slot computation",
-		"(the byte, the next two, the byte two back) are permuted so that byte 2m+e of lane L",
-		"holds position 8m+2L+e: after three rounds of unpacking, result m holds the slots of",
-		"positions 8m..8m+7 in order. Each result is packed with VPCOMPRESSB under the 64-bit",
-		"mask of its eight slots' output bytes (the first 1 of an ASCII slot, the first 6 of a",
-		"unit's, none of other positions) and stored whole; DI advances by its popcount.",
+		"the window are zeros by masked loads. Every window with a byte >= 0x80 is written",
+		"as byte triples (escapeMBAVX2's runs): each byte before B writes the first n bytes of",
+		"[A B C], n = 1, 2 or 3 by its character's length, set by masked moves per byte role.",
+		"A, B, C and n are permuted so that byte 4m+i of lane L holds position 16m+4L+i:",
+		"after two rounds of unpacking, result m holds the dwords [A B C n] of positions",
+		"16m..16m+15 in order. Each result is packed with VPCOMPRESSB under the mask of its",
+		"kept bytes and stored whole; DI advances by the mask's popcount.",
 	)
 	flag := AllocLocal(8)
 	kt := prologue()

@@ -171,13 +171,14 @@ func runs() {
 		"four per lane), its low lane stored at DI, DI += byte 15, its high lane at DI, DI +=",
 		"byte 31. (A lane past B writes at most 28 bytes past the window's output.)")
 	for j, src := range []VecPhysical{Y1, Y2, Y3, Y4} {
-		MOVL(ECX, EAX)
 		if j == 0 {
+			MOVBLZX(CL, EAX)
 			SHLL(U8(5), EAX)
 		} else {
+			MOVL(ECX, EAX)
 			SHRL(U8(8*j-5), EAX)
+			ANDL(U32(0xFF<<5), EAX)
 		}
-		ANDL(U32(0xFF<<5), EAX)
 		VPSHUFB(Mem{Base: RDX, Index: RAX, Scale: 1}, src, Y5)
 		VMOVDQU(X5, mem(rDI, 0))
 		MOVBQZX(Mem{Base: RDX, Index: RAX, Scale: 1, Disp: 15}, RBX)
