@@ -96,6 +96,8 @@ func TestMBKernelProgress(t *testing.T) {
 			{strings.Repeat("中", 3) + "\xff" + pad, 9},               // 3-byte text, stopped early
 			{strings.Repeat("中", 5) + "\xff" + pad, 15},
 			{strings.Repeat("中", 6) + "\xff" + pad, 18},
+			{strings.Repeat("中", 10) + "\xff" + pad, 30},
+			{strings.Repeat("中", 11) + "\xff" + pad, 33},
 			{"a" + strings.Repeat("😀", 3) + "\xff" + pad, 13},
 		} {
 			got, out := run(k, tc.src)
@@ -105,8 +107,14 @@ func TestMBKernelProgress(t *testing.T) {
 			if tc.want < 0 && got < 24 {
 				t.Errorf("%s(%q...) stopped at %d, at a valid 4-byte sequence", k.name, tc.src[:28], got)
 			}
-			if want := mbRef(tc.src[:min(got, 20)]); !strings.HasPrefix(out, want) || tc.want >= 0 && out != want {
-				t.Errorf("%s(%q...) wrote %q; want the escape of the bytes before its stop, %q...", k.name, tc.src[:min(len(tc.src), 28)], out, want)
+			want := mbRef(tc.src[:got])
+			ok := out == want
+			if tc.want < 0 {
+				want = mbRef(tc.src[:20])
+				ok = strings.HasPrefix(out, want)
+			}
+			if !ok {
+				t.Errorf("%s(%q...) wrote %q; want the escape of the bytes before its stop, %q", k.name, tc.src[:min(len(tc.src), 28)], out, want)
 			}
 		}
 	}

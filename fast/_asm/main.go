@@ -71,9 +71,10 @@ const (
 	kDw3       = 1056 // 32 bytes: 3 3 3 3 7 7 7 7 11 ... 15 (byte 3 of each dword, by VPSHUFB)
 	kDwIdx     = 1088 // 32 bytes: 0 1 2 3 repeated (a byte's index in its dword)
 	kNext      = 1120 // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
-	kRun3      = 1184 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
-	kRun2      = 9376 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
-	kSize      = 17568
+	kPerm2     = 1184 // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
+	kRun3      = 1248 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = 9440 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
+	kSize      = 17632
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -186,6 +187,13 @@ func tables() {
 	}
 	for i := 0; i < 64; i++ {
 		DATA(kNext+i, U8(byte(min(i+1, 63))))
+	}
+	// Lane l: positions 8l..8l+7, then 32+8l..32+8l+7 (VPUNPCKLBW/HBW then give positions
+	// 0-31 and 32-63 in order).
+	for l := 0; l < 4; l++ {
+		for i := 0; i < 16; i++ {
+			DATA(kPerm2+16*l+i, U8(byte(32*(i/8)+8*l+i%8)))
+		}
 	}
 	for _, t := range []struct{ off, n int }{{kRun3, 3}, {kRun2, 2}} {
 		for m := 0; m < 256; m++ {
