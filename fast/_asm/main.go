@@ -72,9 +72,11 @@ const (
 	kDwIdx     = 1088 // 32 bytes: 0 1 2 3 repeated (a byte's index in its dword)
 	kNext      = 1120 // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
 	kPerm2     = 1184 // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
-	kRun3      = 1248 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
-	kRun2      = 9440 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
-	kSize      = 17632
+	kSurA      = 1248 // 32 bytes: a high surrogate's 2nd hex digit by L (see runs)
+	kSurB      = 1280 // 32 bytes: its 3rd digit's upper two bits by L
+	kRun3      = 1312 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = 9504 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
+	kSize      = 17696
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -195,6 +197,15 @@ func tables() {
 			DATA(kPerm2+16*l+i, U8(byte(32*(i/8)+8*l+i%8)))
 		}
 	}
+	// L = (lead & 3) << 2 | 2nd byte >> 4 & 3 is the plane of a code point with the leads
+	// 0xF0-0xF3, so w = L - 1; only 0xF4 (plane 16, w = 15) has L = 0 in valid text.
+	var surA, surB [16]byte
+	for l := 0; l < 16; l++ {
+		w := (l - 1) & 15
+		surA[l], surB[l] = byte(8|w>>2), byte(w&3<<2)
+	}
+	table(kSurA, surA)
+	table(kSurB, surB)
 	for _, t := range []struct{ off, n int }{{kRun3, 3}, {kRun2, 2}} {
 		for m := 0; m < 256; m++ {
 			// Two lanes: the groups of m's low and high nibble (VPSHUFB works per lane).
