@@ -109,7 +109,7 @@ func TestMutateList(t *testing.T) {
 		{"--target fast/escape_test.go", "a test file"},
 		{"--target fast/_asm/main.go", "outside the packages the module builds"},
 		{"--target /elsewhere/x.go", "not inside the module directory"},
-		{"--target fast/escape_amd64.s:utf8consts[0:9999]", "past the table's " + utf8constsSize(t) + " bytes"},
+		{"--target fast/escape_amd64.s:utf8consts[0:99999]", "past the table's " + utf8constsSize(t) + " bytes"},
 		{"--target fast/escape_amd64.s:clean16[0:1],utf8consts[0:999]", "clean16[0:1]: a byte range selects bytes of a utf8 lookup table"},
 		{"--seeds --target fast/decode.go:isTrail", "no seed mutants"},
 		{"--seeds --only 5 --target fast/decode.go:isTrail", "no seed mutants"},
