@@ -268,70 +268,9 @@ DATA utf8consts<>+736(SB)/8, $0x3f3f3f3f3f3f3f3f
 DATA utf8consts<>+744(SB)/8, $0x3f3f3f3f3f3f3f3f
 DATA utf8consts<>+752(SB)/8, $0x3f3f3f3f3f3f3f3f
 DATA utf8consts<>+760(SB)/8, $0x3f3f3f3f3f3f3f3f
-DATA utf8consts<>+768(SB)/1, $0x00
-DATA utf8consts<>+769(SB)/1, $0x01
-DATA utf8consts<>+770(SB)/1, $0x02
-DATA utf8consts<>+771(SB)/1, $0x03
-DATA utf8consts<>+772(SB)/1, $0x10
-DATA utf8consts<>+773(SB)/1, $0x11
-DATA utf8consts<>+774(SB)/1, $0x12
-DATA utf8consts<>+775(SB)/1, $0x13
-DATA utf8consts<>+776(SB)/1, $0x20
-DATA utf8consts<>+777(SB)/1, $0x21
-DATA utf8consts<>+778(SB)/1, $0x22
-DATA utf8consts<>+779(SB)/1, $0x23
-DATA utf8consts<>+780(SB)/1, $0x30
-DATA utf8consts<>+781(SB)/1, $0x31
-DATA utf8consts<>+782(SB)/1, $0x32
-DATA utf8consts<>+783(SB)/1, $0x33
-DATA utf8consts<>+784(SB)/1, $0x04
-DATA utf8consts<>+785(SB)/1, $0x05
-DATA utf8consts<>+786(SB)/1, $0x06
-DATA utf8consts<>+787(SB)/1, $0x07
-DATA utf8consts<>+788(SB)/1, $0x14
-DATA utf8consts<>+789(SB)/1, $0x15
-DATA utf8consts<>+790(SB)/1, $0x16
-DATA utf8consts<>+791(SB)/1, $0x17
-DATA utf8consts<>+792(SB)/1, $0x24
-DATA utf8consts<>+793(SB)/1, $0x25
-DATA utf8consts<>+794(SB)/1, $0x26
-DATA utf8consts<>+795(SB)/1, $0x27
-DATA utf8consts<>+796(SB)/1, $0x34
-DATA utf8consts<>+797(SB)/1, $0x35
-DATA utf8consts<>+798(SB)/1, $0x36
-DATA utf8consts<>+799(SB)/1, $0x37
-DATA utf8consts<>+800(SB)/1, $0x08
-DATA utf8consts<>+801(SB)/1, $0x09
-DATA utf8consts<>+802(SB)/1, $0x0a
-DATA utf8consts<>+803(SB)/1, $0x0b
-DATA utf8consts<>+804(SB)/1, $0x18
-DATA utf8consts<>+805(SB)/1, $0x19
-DATA utf8consts<>+806(SB)/1, $0x1a
-DATA utf8consts<>+807(SB)/1, $0x1b
-DATA utf8consts<>+808(SB)/1, $0x28
-DATA utf8consts<>+809(SB)/1, $0x29
-DATA utf8consts<>+810(SB)/1, $0x2a
-DATA utf8consts<>+811(SB)/1, $0x2b
-DATA utf8consts<>+812(SB)/1, $0x38
-DATA utf8consts<>+813(SB)/1, $0x39
-DATA utf8consts<>+814(SB)/1, $0x3a
-DATA utf8consts<>+815(SB)/1, $0x3b
-DATA utf8consts<>+816(SB)/1, $0x0c
-DATA utf8consts<>+817(SB)/1, $0x0d
-DATA utf8consts<>+818(SB)/1, $0x0e
-DATA utf8consts<>+819(SB)/1, $0x0f
-DATA utf8consts<>+820(SB)/1, $0x1c
-DATA utf8consts<>+821(SB)/1, $0x1d
-DATA utf8consts<>+822(SB)/1, $0x1e
-DATA utf8consts<>+823(SB)/1, $0x1f
-DATA utf8consts<>+824(SB)/1, $0x2c
-DATA utf8consts<>+825(SB)/1, $0x2d
-DATA utf8consts<>+826(SB)/1, $0x2e
-DATA utf8consts<>+827(SB)/1, $0x2f
-DATA utf8consts<>+828(SB)/1, $0x3c
-DATA utf8consts<>+829(SB)/1, $0x3d
-DATA utf8consts<>+830(SB)/1, $0x3e
-DATA utf8consts<>+831(SB)/1, $0x3f
+DATA utf8consts<>+768(SB)/8, $0x9249249249249249
+DATA utf8consts<>+776(SB)/8, $0x2492492492492492
+DATA utf8consts<>+784(SB)/8, $0x4924924924924924
 DATA utf8consts<>+832(SB)/8, $0x0e0e0e0e0e0e0e0e
 DATA utf8consts<>+840(SB)/8, $0x0e0e0e0e0e0e0e0e
 DATA utf8consts<>+848(SB)/8, $0x0e0e0e0e0e0e0e0e
@@ -360,70 +299,6 @@ DATA utf8consts<>+1024(SB)/8, $0x0202020202020202
 DATA utf8consts<>+1032(SB)/8, $0x0202020202020202
 DATA utf8consts<>+1040(SB)/8, $0x0202020202020202
 DATA utf8consts<>+1048(SB)/8, $0x0202020202020202
-DATA utf8consts<>+1056(SB)/1, $0x03
-DATA utf8consts<>+1057(SB)/1, $0x03
-DATA utf8consts<>+1058(SB)/1, $0x03
-DATA utf8consts<>+1059(SB)/1, $0x03
-DATA utf8consts<>+1060(SB)/1, $0x07
-DATA utf8consts<>+1061(SB)/1, $0x07
-DATA utf8consts<>+1062(SB)/1, $0x07
-DATA utf8consts<>+1063(SB)/1, $0x07
-DATA utf8consts<>+1064(SB)/1, $0x0b
-DATA utf8consts<>+1065(SB)/1, $0x0b
-DATA utf8consts<>+1066(SB)/1, $0x0b
-DATA utf8consts<>+1067(SB)/1, $0x0b
-DATA utf8consts<>+1068(SB)/1, $0x0f
-DATA utf8consts<>+1069(SB)/1, $0x0f
-DATA utf8consts<>+1070(SB)/1, $0x0f
-DATA utf8consts<>+1071(SB)/1, $0x0f
-DATA utf8consts<>+1072(SB)/1, $0x03
-DATA utf8consts<>+1073(SB)/1, $0x03
-DATA utf8consts<>+1074(SB)/1, $0x03
-DATA utf8consts<>+1075(SB)/1, $0x03
-DATA utf8consts<>+1076(SB)/1, $0x07
-DATA utf8consts<>+1077(SB)/1, $0x07
-DATA utf8consts<>+1078(SB)/1, $0x07
-DATA utf8consts<>+1079(SB)/1, $0x07
-DATA utf8consts<>+1080(SB)/1, $0x0b
-DATA utf8consts<>+1081(SB)/1, $0x0b
-DATA utf8consts<>+1082(SB)/1, $0x0b
-DATA utf8consts<>+1083(SB)/1, $0x0b
-DATA utf8consts<>+1084(SB)/1, $0x0f
-DATA utf8consts<>+1085(SB)/1, $0x0f
-DATA utf8consts<>+1086(SB)/1, $0x0f
-DATA utf8consts<>+1087(SB)/1, $0x0f
-DATA utf8consts<>+1088(SB)/1, $0x00
-DATA utf8consts<>+1089(SB)/1, $0x01
-DATA utf8consts<>+1090(SB)/1, $0x02
-DATA utf8consts<>+1091(SB)/1, $0x03
-DATA utf8consts<>+1092(SB)/1, $0x00
-DATA utf8consts<>+1093(SB)/1, $0x01
-DATA utf8consts<>+1094(SB)/1, $0x02
-DATA utf8consts<>+1095(SB)/1, $0x03
-DATA utf8consts<>+1096(SB)/1, $0x00
-DATA utf8consts<>+1097(SB)/1, $0x01
-DATA utf8consts<>+1098(SB)/1, $0x02
-DATA utf8consts<>+1099(SB)/1, $0x03
-DATA utf8consts<>+1100(SB)/1, $0x00
-DATA utf8consts<>+1101(SB)/1, $0x01
-DATA utf8consts<>+1102(SB)/1, $0x02
-DATA utf8consts<>+1103(SB)/1, $0x03
-DATA utf8consts<>+1104(SB)/1, $0x00
-DATA utf8consts<>+1105(SB)/1, $0x01
-DATA utf8consts<>+1106(SB)/1, $0x02
-DATA utf8consts<>+1107(SB)/1, $0x03
-DATA utf8consts<>+1108(SB)/1, $0x00
-DATA utf8consts<>+1109(SB)/1, $0x01
-DATA utf8consts<>+1110(SB)/1, $0x02
-DATA utf8consts<>+1111(SB)/1, $0x03
-DATA utf8consts<>+1112(SB)/1, $0x00
-DATA utf8consts<>+1113(SB)/1, $0x01
-DATA utf8consts<>+1114(SB)/1, $0x02
-DATA utf8consts<>+1115(SB)/1, $0x03
-DATA utf8consts<>+1116(SB)/1, $0x00
-DATA utf8consts<>+1117(SB)/1, $0x01
-DATA utf8consts<>+1118(SB)/1, $0x02
-DATA utf8consts<>+1119(SB)/1, $0x03
 DATA utf8consts<>+1120(SB)/1, $0x01
 DATA utf8consts<>+1121(SB)/1, $0x02
 DATA utf8consts<>+1122(SB)/1, $0x03
@@ -2664,7 +2539,263 @@ DATA utf8consts<>+17664(SB)/8, $0x0d0c090805040100
 DATA utf8consts<>+17672(SB)/8, $0x0880808080808080
 DATA utf8consts<>+17680(SB)/8, $0x0d0c090805040100
 DATA utf8consts<>+17688(SB)/8, $0x0880808080808080
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $17696
+DATA utf8consts<>+17696(SB)/1, $0x00
+DATA utf8consts<>+17697(SB)/1, $0x40
+DATA utf8consts<>+17698(SB)/1, $0x00
+DATA utf8consts<>+17699(SB)/1, $0x01
+DATA utf8consts<>+17700(SB)/1, $0x41
+DATA utf8consts<>+17701(SB)/1, $0x01
+DATA utf8consts<>+17702(SB)/1, $0x02
+DATA utf8consts<>+17703(SB)/1, $0x42
+DATA utf8consts<>+17704(SB)/1, $0x02
+DATA utf8consts<>+17705(SB)/1, $0x03
+DATA utf8consts<>+17706(SB)/1, $0x43
+DATA utf8consts<>+17707(SB)/1, $0x03
+DATA utf8consts<>+17708(SB)/1, $0x04
+DATA utf8consts<>+17709(SB)/1, $0x44
+DATA utf8consts<>+17710(SB)/1, $0x04
+DATA utf8consts<>+17711(SB)/1, $0x05
+DATA utf8consts<>+17712(SB)/1, $0x45
+DATA utf8consts<>+17713(SB)/1, $0x05
+DATA utf8consts<>+17714(SB)/1, $0x06
+DATA utf8consts<>+17715(SB)/1, $0x46
+DATA utf8consts<>+17716(SB)/1, $0x06
+DATA utf8consts<>+17717(SB)/1, $0x07
+DATA utf8consts<>+17718(SB)/1, $0x47
+DATA utf8consts<>+17719(SB)/1, $0x07
+DATA utf8consts<>+17720(SB)/1, $0x08
+DATA utf8consts<>+17721(SB)/1, $0x48
+DATA utf8consts<>+17722(SB)/1, $0x08
+DATA utf8consts<>+17723(SB)/1, $0x09
+DATA utf8consts<>+17724(SB)/1, $0x49
+DATA utf8consts<>+17725(SB)/1, $0x09
+DATA utf8consts<>+17726(SB)/1, $0x0a
+DATA utf8consts<>+17727(SB)/1, $0x4a
+DATA utf8consts<>+17728(SB)/1, $0x0a
+DATA utf8consts<>+17729(SB)/1, $0x0b
+DATA utf8consts<>+17730(SB)/1, $0x4b
+DATA utf8consts<>+17731(SB)/1, $0x0b
+DATA utf8consts<>+17732(SB)/1, $0x0c
+DATA utf8consts<>+17733(SB)/1, $0x4c
+DATA utf8consts<>+17734(SB)/1, $0x0c
+DATA utf8consts<>+17735(SB)/1, $0x0d
+DATA utf8consts<>+17736(SB)/1, $0x4d
+DATA utf8consts<>+17737(SB)/1, $0x0d
+DATA utf8consts<>+17738(SB)/1, $0x0e
+DATA utf8consts<>+17739(SB)/1, $0x4e
+DATA utf8consts<>+17740(SB)/1, $0x0e
+DATA utf8consts<>+17741(SB)/1, $0x0f
+DATA utf8consts<>+17742(SB)/1, $0x4f
+DATA utf8consts<>+17743(SB)/1, $0x0f
+DATA utf8consts<>+17744(SB)/1, $0x10
+DATA utf8consts<>+17745(SB)/1, $0x50
+DATA utf8consts<>+17746(SB)/1, $0x10
+DATA utf8consts<>+17747(SB)/1, $0x11
+DATA utf8consts<>+17748(SB)/1, $0x51
+DATA utf8consts<>+17749(SB)/1, $0x11
+DATA utf8consts<>+17750(SB)/1, $0x12
+DATA utf8consts<>+17751(SB)/1, $0x52
+DATA utf8consts<>+17752(SB)/1, $0x12
+DATA utf8consts<>+17753(SB)/1, $0x13
+DATA utf8consts<>+17754(SB)/1, $0x53
+DATA utf8consts<>+17755(SB)/1, $0x13
+DATA utf8consts<>+17756(SB)/1, $0x14
+DATA utf8consts<>+17757(SB)/1, $0x54
+DATA utf8consts<>+17758(SB)/1, $0x14
+DATA utf8consts<>+17759(SB)/1, $0x15
+DATA utf8consts<>+17760(SB)/1, $0x55
+DATA utf8consts<>+17761(SB)/1, $0x15
+DATA utf8consts<>+17762(SB)/1, $0x16
+DATA utf8consts<>+17763(SB)/1, $0x56
+DATA utf8consts<>+17764(SB)/1, $0x16
+DATA utf8consts<>+17765(SB)/1, $0x17
+DATA utf8consts<>+17766(SB)/1, $0x57
+DATA utf8consts<>+17767(SB)/1, $0x17
+DATA utf8consts<>+17768(SB)/1, $0x18
+DATA utf8consts<>+17769(SB)/1, $0x58
+DATA utf8consts<>+17770(SB)/1, $0x18
+DATA utf8consts<>+17771(SB)/1, $0x19
+DATA utf8consts<>+17772(SB)/1, $0x59
+DATA utf8consts<>+17773(SB)/1, $0x19
+DATA utf8consts<>+17774(SB)/1, $0x1a
+DATA utf8consts<>+17775(SB)/1, $0x5a
+DATA utf8consts<>+17776(SB)/1, $0x1a
+DATA utf8consts<>+17777(SB)/1, $0x1b
+DATA utf8consts<>+17778(SB)/1, $0x5b
+DATA utf8consts<>+17779(SB)/1, $0x1b
+DATA utf8consts<>+17780(SB)/1, $0x1c
+DATA utf8consts<>+17781(SB)/1, $0x5c
+DATA utf8consts<>+17782(SB)/1, $0x1c
+DATA utf8consts<>+17783(SB)/1, $0x1d
+DATA utf8consts<>+17784(SB)/1, $0x5d
+DATA utf8consts<>+17785(SB)/1, $0x1d
+DATA utf8consts<>+17786(SB)/1, $0x1e
+DATA utf8consts<>+17787(SB)/1, $0x5e
+DATA utf8consts<>+17788(SB)/1, $0x1e
+DATA utf8consts<>+17789(SB)/1, $0x1f
+DATA utf8consts<>+17790(SB)/1, $0x5f
+DATA utf8consts<>+17791(SB)/1, $0x1f
+DATA utf8consts<>+17792(SB)/1, $0x20
+DATA utf8consts<>+17793(SB)/1, $0x60
+DATA utf8consts<>+17794(SB)/1, $0x20
+DATA utf8consts<>+17795(SB)/1, $0x21
+DATA utf8consts<>+17796(SB)/1, $0x61
+DATA utf8consts<>+17797(SB)/1, $0x21
+DATA utf8consts<>+17798(SB)/1, $0x22
+DATA utf8consts<>+17799(SB)/1, $0x62
+DATA utf8consts<>+17800(SB)/1, $0x22
+DATA utf8consts<>+17801(SB)/1, $0x23
+DATA utf8consts<>+17802(SB)/1, $0x63
+DATA utf8consts<>+17803(SB)/1, $0x23
+DATA utf8consts<>+17804(SB)/1, $0x24
+DATA utf8consts<>+17805(SB)/1, $0x64
+DATA utf8consts<>+17806(SB)/1, $0x24
+DATA utf8consts<>+17807(SB)/1, $0x25
+DATA utf8consts<>+17808(SB)/1, $0x65
+DATA utf8consts<>+17809(SB)/1, $0x25
+DATA utf8consts<>+17810(SB)/1, $0x26
+DATA utf8consts<>+17811(SB)/1, $0x66
+DATA utf8consts<>+17812(SB)/1, $0x26
+DATA utf8consts<>+17813(SB)/1, $0x27
+DATA utf8consts<>+17814(SB)/1, $0x67
+DATA utf8consts<>+17815(SB)/1, $0x27
+DATA utf8consts<>+17816(SB)/1, $0x28
+DATA utf8consts<>+17817(SB)/1, $0x68
+DATA utf8consts<>+17818(SB)/1, $0x28
+DATA utf8consts<>+17819(SB)/1, $0x29
+DATA utf8consts<>+17820(SB)/1, $0x69
+DATA utf8consts<>+17821(SB)/1, $0x29
+DATA utf8consts<>+17822(SB)/1, $0x2a
+DATA utf8consts<>+17823(SB)/1, $0x6a
+DATA utf8consts<>+17824(SB)/1, $0x2a
+DATA utf8consts<>+17825(SB)/1, $0x2b
+DATA utf8consts<>+17826(SB)/1, $0x6b
+DATA utf8consts<>+17827(SB)/1, $0x2b
+DATA utf8consts<>+17828(SB)/1, $0x2c
+DATA utf8consts<>+17829(SB)/1, $0x6c
+DATA utf8consts<>+17830(SB)/1, $0x2c
+DATA utf8consts<>+17831(SB)/1, $0x2d
+DATA utf8consts<>+17832(SB)/1, $0x6d
+DATA utf8consts<>+17833(SB)/1, $0x2d
+DATA utf8consts<>+17834(SB)/1, $0x2e
+DATA utf8consts<>+17835(SB)/1, $0x6e
+DATA utf8consts<>+17836(SB)/1, $0x2e
+DATA utf8consts<>+17837(SB)/1, $0x2f
+DATA utf8consts<>+17838(SB)/1, $0x6f
+DATA utf8consts<>+17839(SB)/1, $0x2f
+DATA utf8consts<>+17840(SB)/1, $0x30
+DATA utf8consts<>+17841(SB)/1, $0x70
+DATA utf8consts<>+17842(SB)/1, $0x30
+DATA utf8consts<>+17843(SB)/1, $0x31
+DATA utf8consts<>+17844(SB)/1, $0x71
+DATA utf8consts<>+17845(SB)/1, $0x31
+DATA utf8consts<>+17846(SB)/1, $0x32
+DATA utf8consts<>+17847(SB)/1, $0x72
+DATA utf8consts<>+17848(SB)/1, $0x32
+DATA utf8consts<>+17849(SB)/1, $0x33
+DATA utf8consts<>+17850(SB)/1, $0x73
+DATA utf8consts<>+17851(SB)/1, $0x33
+DATA utf8consts<>+17852(SB)/1, $0x34
+DATA utf8consts<>+17853(SB)/1, $0x74
+DATA utf8consts<>+17854(SB)/1, $0x34
+DATA utf8consts<>+17855(SB)/1, $0x35
+DATA utf8consts<>+17856(SB)/1, $0x75
+DATA utf8consts<>+17857(SB)/1, $0x35
+DATA utf8consts<>+17858(SB)/1, $0x36
+DATA utf8consts<>+17859(SB)/1, $0x76
+DATA utf8consts<>+17860(SB)/1, $0x36
+DATA utf8consts<>+17861(SB)/1, $0x37
+DATA utf8consts<>+17862(SB)/1, $0x77
+DATA utf8consts<>+17863(SB)/1, $0x37
+DATA utf8consts<>+17864(SB)/1, $0x38
+DATA utf8consts<>+17865(SB)/1, $0x78
+DATA utf8consts<>+17866(SB)/1, $0x38
+DATA utf8consts<>+17867(SB)/1, $0x39
+DATA utf8consts<>+17868(SB)/1, $0x79
+DATA utf8consts<>+17869(SB)/1, $0x39
+DATA utf8consts<>+17870(SB)/1, $0x3a
+DATA utf8consts<>+17871(SB)/1, $0x7a
+DATA utf8consts<>+17872(SB)/1, $0x3a
+DATA utf8consts<>+17873(SB)/1, $0x3b
+DATA utf8consts<>+17874(SB)/1, $0x7b
+DATA utf8consts<>+17875(SB)/1, $0x3b
+DATA utf8consts<>+17876(SB)/1, $0x3c
+DATA utf8consts<>+17877(SB)/1, $0x7c
+DATA utf8consts<>+17878(SB)/1, $0x3c
+DATA utf8consts<>+17879(SB)/1, $0x3d
+DATA utf8consts<>+17880(SB)/1, $0x7d
+DATA utf8consts<>+17881(SB)/1, $0x3d
+DATA utf8consts<>+17882(SB)/1, $0x3e
+DATA utf8consts<>+17883(SB)/1, $0x7e
+DATA utf8consts<>+17884(SB)/1, $0x3e
+DATA utf8consts<>+17885(SB)/1, $0x3f
+DATA utf8consts<>+17886(SB)/1, $0x7f
+DATA utf8consts<>+17887(SB)/1, $0x3f
+DATA utf8consts<>+17888(SB)/1, $0x3f
+DATA utf8consts<>+17889(SB)/1, $0x00
+DATA utf8consts<>+17890(SB)/1, $0x01
+DATA utf8consts<>+17891(SB)/1, $0x02
+DATA utf8consts<>+17892(SB)/1, $0x03
+DATA utf8consts<>+17893(SB)/1, $0x04
+DATA utf8consts<>+17894(SB)/1, $0x05
+DATA utf8consts<>+17895(SB)/1, $0x06
+DATA utf8consts<>+17896(SB)/1, $0x07
+DATA utf8consts<>+17897(SB)/1, $0x08
+DATA utf8consts<>+17898(SB)/1, $0x09
+DATA utf8consts<>+17899(SB)/1, $0x0a
+DATA utf8consts<>+17900(SB)/1, $0x0b
+DATA utf8consts<>+17901(SB)/1, $0x0c
+DATA utf8consts<>+17902(SB)/1, $0x0d
+DATA utf8consts<>+17903(SB)/1, $0x0e
+DATA utf8consts<>+17904(SB)/1, $0x0f
+DATA utf8consts<>+17905(SB)/1, $0x10
+DATA utf8consts<>+17906(SB)/1, $0x11
+DATA utf8consts<>+17907(SB)/1, $0x12
+DATA utf8consts<>+17908(SB)/1, $0x13
+DATA utf8consts<>+17909(SB)/1, $0x14
+DATA utf8consts<>+17910(SB)/1, $0x15
+DATA utf8consts<>+17911(SB)/1, $0x16
+DATA utf8consts<>+17912(SB)/1, $0x17
+DATA utf8consts<>+17913(SB)/1, $0x18
+DATA utf8consts<>+17914(SB)/1, $0x19
+DATA utf8consts<>+17915(SB)/1, $0x1a
+DATA utf8consts<>+17916(SB)/1, $0x1b
+DATA utf8consts<>+17917(SB)/1, $0x1c
+DATA utf8consts<>+17918(SB)/1, $0x1d
+DATA utf8consts<>+17919(SB)/1, $0x1e
+DATA utf8consts<>+17920(SB)/1, $0x1f
+DATA utf8consts<>+17921(SB)/1, $0x20
+DATA utf8consts<>+17922(SB)/1, $0x21
+DATA utf8consts<>+17923(SB)/1, $0x22
+DATA utf8consts<>+17924(SB)/1, $0x23
+DATA utf8consts<>+17925(SB)/1, $0x24
+DATA utf8consts<>+17926(SB)/1, $0x25
+DATA utf8consts<>+17927(SB)/1, $0x26
+DATA utf8consts<>+17928(SB)/1, $0x27
+DATA utf8consts<>+17929(SB)/1, $0x28
+DATA utf8consts<>+17930(SB)/1, $0x29
+DATA utf8consts<>+17931(SB)/1, $0x2a
+DATA utf8consts<>+17932(SB)/1, $0x2b
+DATA utf8consts<>+17933(SB)/1, $0x2c
+DATA utf8consts<>+17934(SB)/1, $0x2d
+DATA utf8consts<>+17935(SB)/1, $0x2e
+DATA utf8consts<>+17936(SB)/1, $0x2f
+DATA utf8consts<>+17937(SB)/1, $0x30
+DATA utf8consts<>+17938(SB)/1, $0x31
+DATA utf8consts<>+17939(SB)/1, $0x32
+DATA utf8consts<>+17940(SB)/1, $0x33
+DATA utf8consts<>+17941(SB)/1, $0x34
+DATA utf8consts<>+17942(SB)/1, $0x35
+DATA utf8consts<>+17943(SB)/1, $0x36
+DATA utf8consts<>+17944(SB)/1, $0x37
+DATA utf8consts<>+17945(SB)/1, $0x38
+DATA utf8consts<>+17946(SB)/1, $0x39
+DATA utf8consts<>+17947(SB)/1, $0x3a
+DATA utf8consts<>+17948(SB)/1, $0x3b
+DATA utf8consts<>+17949(SB)/1, $0x3c
+DATA utf8consts<>+17950(SB)/1, $0x3d
+DATA utf8consts<>+17951(SB)/1, $0x3e
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $17952
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -6992,7 +7123,7 @@ ret:
 	RET
 
 // func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
 TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// escapeMBAVX512: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
 	// its run-ahead stores reach at most 64 bytes past the output).
@@ -7033,10 +7164,10 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
 	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
 	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
-	VMOVDQU64       utf8consts<>+768(SB), Z19
 	VBROADCASTI64X4 utf8consts<>+896(SB), Z16
 	VBROADCASTI64X4 utf8consts<>+960(SB), Z17
 	VBROADCASTI64X4 utf8consts<>+992(SB), Z18
+	VMOVDQU64       utf8consts<>+17888(SB), Z19
 	MOVQ            $-2, AX
 	KMOVQ           AX, K5
 	MOVQ            $-4, AX
@@ -7080,26 +7211,26 @@ mb:
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
 	// SI-1..SI-3 that do not touch the bytes before it).
-	VMOVDQU8.Z -1(SI), K5, Z3
-	VMOVDQU8.Z -2(SI), K6, Z4
-	VMOVDQU8.Z -3(SI), K7, Z2
-	VPSUBUSB   Z24, Z4, Z5
-	VPSUBUSB   Z23, Z2, Z6
-	VPORQ      Z6, Z5, Z5
-	VPANDQ     Z22, Z5, Z5
-	VPSRLW     $0x04, Z3, Z6
-	VPANDQ     Z25, Z6, Z6
-	VPSHUFB    Z6, Z28, Z6
-	VPANDQ     Z25, Z3, Z7
-	VPSHUFB    Z7, Z27, Z7
-	VPANDQ     Z7, Z6, Z6
-	VPSRLW     $0x04, Z0, Z7
-	VPANDQ     Z25, Z7, Z7
-	VPSHUFB    Z7, Z26, Z1
-	VPANDQ     Z1, Z6, Z6
-	VPXORQ     Z5, Z6, Z6
-	VPTESTMB   Z6, Z6, K1
-	KMOVQ      K1, DX
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPERMB.Z Z3, Z19, K5, Z4
+	VPERMB.Z Z4, Z19, K5, Z2
+	VPSUBUSB Z24, Z4, Z5
+	VPSUBUSB Z23, Z2, Z6
+	VPORQ    Z6, Z5, Z5
+	VPANDQ   Z22, Z5, Z5
+	VPSRLW   $0x04, Z3, Z6
+	VPANDQ   Z25, Z6, Z6
+	VPSHUFB  Z6, Z28, Z6
+	VPANDQ   Z25, Z3, Z7
+	VPSHUFB  Z7, Z27, Z7
+	VPANDQ   Z7, Z6, Z6
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	VPSHUFB  Z7, Z26, Z1
+	VPANDQ   Z1, Z6, Z6
+	VPXORQ   Z5, Z6, Z6
+	VPTESTMB Z6, Z6, K1
+	KMOVQ    K1, DX
 
 	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
 	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
@@ -7171,7 +7302,6 @@ units:
 	// byte; N (Z11) = n, 3 for now. K1 = the positions before B.
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
-	KMOVQ AX, K1
 
 	// A window of 3-byte sequences only (K3 = their leads; every byte before B one of
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
@@ -7183,6 +7313,7 @@ units:
 	KMOVQ   K3, DX
 	IMUL3Q  $0x07, DX, DX
 	ANDQ    AX, DX
+	MOVQ    DX, R12
 	CMPQ    DX, AX
 	JNE     triples
 	CMPL    R13, $0x20
@@ -7218,17 +7349,29 @@ units:
 	JMP             wdone
 
 triples:
-	VPSRLW          $0x02, Z3, Z8
-	VPANDQ          Z25, Z8, Z8
-	VPANDQ          Z20, Z3, Z9
-	VPSLLW          $0x02, Z9, Z9
-	VPANDQ          Z20, Z7, Z10
-	VPORQ           Z10, Z9, Z9
-	VPANDQ          Z25, Z0, Z10
-	VMOVDQU64       utf8consts<>+1120(SB), Z12
-	VPERMB          Z9, Z12, Z12
-	VMOVDQA64       Z20, Z11
-	VBROADCASTI64X4 utf8consts<>+1024(SB), Z15
+	VPSRLW $0x02, Z3, Z8
+	VPANDQ Z25, Z8, Z8
+	VPANDQ Z20, Z3, Z9
+	VPSLLW $0x02, Z9, Z9
+	VPANDQ Z20, Z7, Z10
+	VPORQ  Z10, Z9, Z9
+	VPANDQ Z25, Z0, Z10
+
+	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
+	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
+	// 0 (\u0).
+	TESTQ    R12, R12
+	JNZ      general
+	TESTQ    AX, R14
+	JNZ      general
+	VPCMPUB  $0x05, Z16, Z0, K2
+	VPXORQ   Z13, Z13, Z13
+	VMOVDQU8 Z13, K2, Z10
+	JMP      hex
+
+general:
+	VMOVDQU64 utf8consts<>+1120(SB), Z12
+	VPERMB    Z9, Z12, Z12
 
 	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
 	VPCMPUB         $0x05, Z18, Z2, K2
@@ -7243,7 +7386,6 @@ triples:
 	KANDNQ   K2, K3, K4
 	VMOVDQU8 Z9, K4, Z8
 	VMOVDQU8 Z10, K4, Z9
-	VMOVDQU8 Z15, K4, Z11
 
 	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
 	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
@@ -7255,7 +7397,6 @@ triples:
 	VPSRLW   $0x02, Z0, Z13
 	VPANDQ   Z25, Z13, Z13
 	VMOVDQU8 Z13, K4, Z9
-	VMOVDQU8 Z15, K4, Z11
 	TESTQ    R14, R14
 	JZ       no4
 
@@ -7287,16 +7428,14 @@ no4:
 	VPCMPUB         $0x05, Z16, Z0, K2
 	VPXORQ          Z13, Z13, Z13
 	VMOVDQU8        Z13, K2, Z10
-	VPCMPUB         $0x05, Z17, Z0, K4
 	VPCMPUB         $0x05, Z18, Z0, K5
-	KANDNQ          K4, K5, K4
-	VMOVDQU8        Z15, K4, Z11
 	KORQ            K5, K3, K4
 	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
 	VMOVDQU8        Z13, K4, Z10
 	KORQ            K2, K3, K2
 
-	// Hex digits; \ and u at K2; A = x and n = 1 at ASCII (K3); n = 0 past B.
+hex:
+	// Hex digits; \ and u at K2; A = x at ASCII (K3).
 	VPSHUFB         Z8, Z21, Z8
 	VPSHUFB         Z9, Z21, Z9
 	VPSHUFB         Z10, Z21, Z10
@@ -7305,62 +7444,82 @@ no4:
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
 	VMOVDQU8        Z13, K2, Z9
 	VPMOVB2M        Z0, K3
+	KMOVQ           K3, CX
 	KNOTQ           K3, K3
 	VMOVDQU8        Z0, K3, Z8
-	VBROADCASTI64X4 utf8consts<>+256(SB), Z13
-	VMOVDQU8        Z13, K3, Z11
-	VMOVDQU8.Z      Z11, K1, Z11
 
 	// K5 was borrowed: all but the first byte again.
 	MOVQ  $-2, AX
 	KMOVQ AX, K5
 
-	// 4. Dwords [A B C n] by two rounds of unpacking, of A, B, C, N permuted (Z19) so that
-	// result m holds positions 16m..16m+15 in order; each result packed by VPCOMPRESSB under
-	// the mask of its kept bytes (byte i of a dword when i < n: n broadcast in its dword by
-	// VPSHUFB, compared with 0 1 2 3) and stored whole; DI += the mask's popcount.
-	VPERMB          Z8, Z19, Z8
-	VPERMB          Z9, Z19, Z9
-	VPERMB          Z10, Z19, Z10
-	VPERMB          Z11, Z19, Z11
-	VPUNPCKLBW      Z9, Z8, Z1
-	VPUNPCKHBW      Z9, Z8, Z5
-	VPUNPCKLBW      Z11, Z10, Z6
-	VPUNPCKHBW      Z11, Z10, Z12
-	VPUNPCKLWD      Z6, Z1, Z13
-	VPUNPCKHWD      Z6, Z1, Z14
-	VPUNPCKLWD      Z12, Z5, Z15
-	VPUNPCKHWD      Z12, Z5, Z1
-	VBROADCASTI64X4 utf8consts<>+1056(SB), Z8
-	VBROADCASTI64X4 utf8consts<>+1088(SB), Z9
-	VPSHUFB         Z8, Z13, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z13, K2, Z13
-	VMOVDQU64       Z13, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z14, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z14, K2, Z14
-	VMOVDQU64       Z14, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z15, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z15, K2, Z15
-	VMOVDQU64       Z15, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z1, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z1, K2, Z1
-	VMOVDQU64       Z1, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
+	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
+	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
+	// from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk
+	// is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's
+	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
+	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
+	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+	ANDQ  AX, CX
+	ANDNQ CX, R12, BX
+
+	// Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).
+	PDEPQ         utf8consts<>+768(SB), AX, DX
+	PDEPQ         utf8consts<>+776(SB), CX, R14
+	PDEPQ         utf8consts<>+784(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+784(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17696(SB), Z13
+	VMOVDQU64     utf8consts<>+17696(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
+	SHRQ          $0x16, AX
+	SHRQ          $0x15, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+784(SB), AX, DX
+	PDEPQ         utf8consts<>+768(SB), CX, R14
+	PDEPQ         utf8consts<>+776(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+776(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17760(SB), Z13
+	VMOVDQU64     utf8consts<>+17760(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).
+	SHRQ          $0x15, AX
+	SHRQ          $0x16, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+776(SB), AX, DX
+	PDEPQ         utf8consts<>+784(SB), CX, R14
+	PDEPQ         utf8consts<>+768(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+768(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17824(SB), Z13
+	VMOVDQU64     utf8consts<>+17824(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
 
 wdone:
 	ADDQ R13, SI
@@ -7399,7 +7558,7 @@ ret:
 	RET
 
 // func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
 TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// escapeMBAVX512Tag: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
 	// its run-ahead stores reach at most 64 bytes past the output).
@@ -7441,10 +7600,10 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
 	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
 	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
-	VMOVDQU64       utf8consts<>+768(SB), Z19
 	VBROADCASTI64X4 utf8consts<>+896(SB), Z16
 	VBROADCASTI64X4 utf8consts<>+960(SB), Z17
 	VBROADCASTI64X4 utf8consts<>+992(SB), Z18
+	VMOVDQU64       utf8consts<>+17888(SB), Z19
 	MOVQ            $-2, AX
 	KMOVQ           AX, K5
 	MOVQ            $-4, AX
@@ -7490,26 +7649,26 @@ mb:
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at
 	// SI-1..SI-3 that do not touch the bytes before it).
-	VMOVDQU8.Z -1(SI), K5, Z3
-	VMOVDQU8.Z -2(SI), K6, Z4
-	VMOVDQU8.Z -3(SI), K7, Z2
-	VPSUBUSB   Z24, Z4, Z5
-	VPSUBUSB   Z23, Z2, Z6
-	VPORQ      Z6, Z5, Z5
-	VPANDQ     Z22, Z5, Z5
-	VPSRLW     $0x04, Z3, Z6
-	VPANDQ     Z25, Z6, Z6
-	VPSHUFB    Z6, Z28, Z6
-	VPANDQ     Z25, Z3, Z7
-	VPSHUFB    Z7, Z27, Z7
-	VPANDQ     Z7, Z6, Z6
-	VPSRLW     $0x04, Z0, Z7
-	VPANDQ     Z25, Z7, Z7
-	VPSHUFB    Z7, Z26, Z1
-	VPANDQ     Z1, Z6, Z6
-	VPXORQ     Z5, Z6, Z6
-	VPTESTMB   Z6, Z6, K1
-	KMOVQ      K1, DX
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPERMB.Z Z3, Z19, K5, Z4
+	VPERMB.Z Z4, Z19, K5, Z2
+	VPSUBUSB Z24, Z4, Z5
+	VPSUBUSB Z23, Z2, Z6
+	VPORQ    Z6, Z5, Z5
+	VPANDQ   Z22, Z5, Z5
+	VPSRLW   $0x04, Z3, Z6
+	VPANDQ   Z25, Z6, Z6
+	VPSHUFB  Z6, Z28, Z6
+	VPANDQ   Z25, Z3, Z7
+	VPSHUFB  Z7, Z27, Z7
+	VPANDQ   Z7, Z6, Z6
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	VPSHUFB  Z7, Z26, Z1
+	VPANDQ   Z1, Z6, Z6
+	VPXORQ   Z5, Z6, Z6
+	VPTESTMB Z6, Z6, K1
+	KMOVQ    K1, DX
 
 	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
 	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
@@ -7581,7 +7740,6 @@ units:
 	// byte; N (Z11) = n, 3 for now. K1 = the positions before B.
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
-	KMOVQ AX, K1
 
 	// A window of 3-byte sequences only (K3 = their leads; every byte before B one of
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
@@ -7593,6 +7751,7 @@ units:
 	KMOVQ   K3, DX
 	IMUL3Q  $0x07, DX, DX
 	ANDQ    AX, DX
+	MOVQ    DX, R12
 	CMPQ    DX, AX
 	JNE     triples
 	CMPL    R13, $0x20
@@ -7628,17 +7787,29 @@ units:
 	JMP             wdone
 
 triples:
-	VPSRLW          $0x02, Z3, Z8
-	VPANDQ          Z25, Z8, Z8
-	VPANDQ          Z20, Z3, Z9
-	VPSLLW          $0x02, Z9, Z9
-	VPANDQ          Z20, Z7, Z10
-	VPORQ           Z10, Z9, Z9
-	VPANDQ          Z25, Z0, Z10
-	VMOVDQU64       utf8consts<>+1120(SB), Z12
-	VPERMB          Z9, Z12, Z12
-	VMOVDQA64       Z20, Z11
-	VBROADCASTI64X4 utf8consts<>+1024(SB), Z15
+	VPSRLW $0x02, Z3, Z8
+	VPANDQ Z25, Z8, Z8
+	VPANDQ Z20, Z3, Z9
+	VPSLLW $0x02, Z9, Z9
+	VPANDQ Z20, Z7, Z10
+	VPORQ  Z10, Z9, Z9
+	VPANDQ Z25, Z0, Z10
+
+	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
+	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
+	// 0 (\u0).
+	TESTQ    R12, R12
+	JNZ      general
+	TESTQ    AX, R14
+	JNZ      general
+	VPCMPUB  $0x05, Z16, Z0, K2
+	VPXORQ   Z13, Z13, Z13
+	VMOVDQU8 Z13, K2, Z10
+	JMP      hex
+
+general:
+	VMOVDQU64 utf8consts<>+1120(SB), Z12
+	VPERMB    Z9, Z12, Z12
 
 	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
 	VPCMPUB         $0x05, Z18, Z2, K2
@@ -7653,7 +7824,6 @@ triples:
 	KANDNQ   K2, K3, K4
 	VMOVDQU8 Z9, K4, Z8
 	VMOVDQU8 Z10, K4, Z9
-	VMOVDQU8 Z15, K4, Z11
 
 	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
 	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
@@ -7665,7 +7835,6 @@ triples:
 	VPSRLW   $0x02, Z0, Z13
 	VPANDQ   Z25, Z13, Z13
 	VMOVDQU8 Z13, K4, Z9
-	VMOVDQU8 Z15, K4, Z11
 	TESTQ    R14, R14
 	JZ       no4
 
@@ -7697,16 +7866,14 @@ no4:
 	VPCMPUB         $0x05, Z16, Z0, K2
 	VPXORQ          Z13, Z13, Z13
 	VMOVDQU8        Z13, K2, Z10
-	VPCMPUB         $0x05, Z17, Z0, K4
 	VPCMPUB         $0x05, Z18, Z0, K5
-	KANDNQ          K4, K5, K4
-	VMOVDQU8        Z15, K4, Z11
 	KORQ            K5, K3, K4
 	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
 	VMOVDQU8        Z13, K4, Z10
 	KORQ            K2, K3, K2
 
-	// Hex digits; \ and u at K2; A = x and n = 1 at ASCII (K3); n = 0 past B.
+hex:
+	// Hex digits; \ and u at K2; A = x at ASCII (K3).
 	VPSHUFB         Z8, Z21, Z8
 	VPSHUFB         Z9, Z21, Z9
 	VPSHUFB         Z10, Z21, Z10
@@ -7715,62 +7882,82 @@ no4:
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
 	VMOVDQU8        Z13, K2, Z9
 	VPMOVB2M        Z0, K3
+	KMOVQ           K3, CX
 	KNOTQ           K3, K3
 	VMOVDQU8        Z0, K3, Z8
-	VBROADCASTI64X4 utf8consts<>+256(SB), Z13
-	VMOVDQU8        Z13, K3, Z11
-	VMOVDQU8.Z      Z11, K1, Z11
 
 	// K5 was borrowed: all but the first byte again.
 	MOVQ  $-2, AX
 	KMOVQ AX, K5
 
-	// 4. Dwords [A B C n] by two rounds of unpacking, of A, B, C, N permuted (Z19) so that
-	// result m holds positions 16m..16m+15 in order; each result packed by VPCOMPRESSB under
-	// the mask of its kept bytes (byte i of a dword when i < n: n broadcast in its dword by
-	// VPSHUFB, compared with 0 1 2 3) and stored whole; DI += the mask's popcount.
-	VPERMB          Z8, Z19, Z8
-	VPERMB          Z9, Z19, Z9
-	VPERMB          Z10, Z19, Z10
-	VPERMB          Z11, Z19, Z11
-	VPUNPCKLBW      Z9, Z8, Z1
-	VPUNPCKHBW      Z9, Z8, Z5
-	VPUNPCKLBW      Z11, Z10, Z6
-	VPUNPCKHBW      Z11, Z10, Z12
-	VPUNPCKLWD      Z6, Z1, Z13
-	VPUNPCKHWD      Z6, Z1, Z14
-	VPUNPCKLWD      Z12, Z5, Z15
-	VPUNPCKHWD      Z12, Z5, Z1
-	VBROADCASTI64X4 utf8consts<>+1056(SB), Z8
-	VBROADCASTI64X4 utf8consts<>+1088(SB), Z9
-	VPSHUFB         Z8, Z13, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z13, K2, Z13
-	VMOVDQU64       Z13, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z14, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z14, K2, Z14
-	VMOVDQU64       Z14, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z15, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z15, K2, Z15
-	VMOVDQU64       Z15, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
-	VPSHUFB         Z8, Z1, Z10
-	VPCMPUB         $0x01, Z10, Z9, K2
-	VPCOMPRESSB.Z   Z1, K2, Z1
-	VMOVDQU64       Z1, (DI)
-	KMOVQ           K2, AX
-	POPCNTQ         AX, AX
-	ADDQ            AX, DI
+	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
+	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
+	// from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk
+	// is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's
+	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
+	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
+	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+	ANDQ  AX, CX
+	ANDNQ CX, R12, BX
+
+	// Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).
+	PDEPQ         utf8consts<>+768(SB), AX, DX
+	PDEPQ         utf8consts<>+776(SB), CX, R14
+	PDEPQ         utf8consts<>+784(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+784(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17696(SB), Z13
+	VMOVDQU64     utf8consts<>+17696(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
+	SHRQ          $0x16, AX
+	SHRQ          $0x15, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+784(SB), AX, DX
+	PDEPQ         utf8consts<>+768(SB), CX, R14
+	PDEPQ         utf8consts<>+776(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+776(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17760(SB), Z13
+	VMOVDQU64     utf8consts<>+17760(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).
+	SHRQ          $0x15, AX
+	SHRQ          $0x16, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+776(SB), AX, DX
+	PDEPQ         utf8consts<>+784(SB), CX, R14
+	PDEPQ         utf8consts<>+768(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+768(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17824(SB), Z13
+	VMOVDQU64     utf8consts<>+17824(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
 
 wdone:
 	ADDQ R13, SI

@@ -60,7 +60,7 @@ const (
 	k06        = 672  // 0x06
 	k3C        = 704  // '<'
 	k3F        = 736  // 0x3F
-	kPerm      = 768  // 64 bytes: the AVX-512 kernel's dword permutation (see escapeMBAVX512)
+	kTriP      = 768  // 3 x 8 bytes: bits 0, 1, 2 mod 3 (escapeMBAVX512's triples; 40 bytes unused)
 	k0E        = 832  // 0x0E
 	kBF        = 864  // 0xBF (signed x > 0xBF: a lead byte or ASCII)
 	kC0        = 896  // 0xC0
@@ -68,15 +68,16 @@ const (
 	kE0        = 960  // 0xE0
 	kF0        = 992  // 0xF0
 	k02        = 1024 // 0x02
-	kDw3       = 1056 // 32 bytes: 3 3 3 3 7 7 7 7 11 ... 15 (byte 3 of each dword, by VPSHUFB)
-	kDwIdx     = 1088 // 32 bytes: 0 1 2 3 repeated (a byte's index in its dword)
+	_          = 1056 // 64 bytes unused
 	kNext      = 1120 // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
 	kPerm2     = 1184 // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
 	kSurA      = 1248 // 32 bytes: a high surrogate's 2nd hex digit by L (see runs)
 	kSurB      = 1280 // 32 bytes: its 3rd digit's upper two bits by L
 	kRun3      = 1312 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
 	kRun2      = 9504 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
-	kSize      = 17696
+	kTri       = 17696 // 3 x 64 bytes: escapeMBAVX512's triple indexes (see there)
+	kPrev      = 17888 // 64 bytes: 63 0 1 ... 62 (VPERMB: the previous byte's)
+	kSize      = 17952
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -163,16 +164,8 @@ func tables() {
 	bcast(k06, 0x06)
 	bcast(k3C, '<')
 	bcast(k3F, 0x3F)
-	var perm [64]byte
-	for l := 0; l < 4; l++ {
-		for m := 0; m < 4; m++ {
-			for i := 0; i < 4; i++ {
-				perm[16*l+4*m+i] = byte(16*m + 4*l + i)
-			}
-		}
-	}
-	for i, b := range perm {
-		DATA(kPerm+i, U8(b))
+	for r := 0; r < 3; r++ {
+		DATA(kTriP+8*r, U64(uint64(0x9249249249249249)<<r))
 	}
 	bcast(k0E, 0x0E)
 	bcast(kBF, 0xBF)
@@ -181,12 +174,6 @@ func tables() {
 	bcast(kE0, 0xE0)
 	bcast(kF0, 0xF0)
 	bcast(k02, 0x02)
-	for i := 0; i < 32; i++ {
-		DATA(kDw3+i, U8(byte(i&^3+3)&15))
-	}
-	for i := 0; i < 32; i++ {
-		DATA(kDwIdx+i, U8(byte(i&3)))
-	}
 	for i := 0; i < 64; i++ {
 		DATA(kNext+i, U8(byte(min(i+1, 63))))
 	}
@@ -219,6 +206,18 @@ func tables() {
 				DATA(t.off+32*m+i, U64(q))
 			}
 		}
+	}
+	// Byte k of chunk j: triple p / 3 of p = 64j + k, its A (r = p % 3 = 0, C at 2) or B
+	// (r = 1: + 64, the second table of VPERMI2B).
+	for p := 0; p < 192; p++ {
+		x := p / 3
+		if p%3 == 1 {
+			x += 64
+		}
+		DATA(kTri+p, U8(byte(x)))
+	}
+	for i := 0; i < 64; i++ {
+		DATA(kPrev+i, U8(byte((i+63)%64)))
 	}
 	_ = kSize
 }
