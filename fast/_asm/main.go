@@ -36,45 +36,45 @@ const (
 var konst Mem
 
 const (
-	kByte1High = 0    // 32 bytes: error bits by the high nibble of the previous byte
-	kByte1Low  = 32   // 32 bytes: error bits by the low nibble of the previous byte
-	kByte2High = 64   // 32 bytes: error bits by the high nibble of the current byte
-	k0F        = 96   // 0x0F
-	k60        = 128  // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
-	k70        = 160  // 0xF0-0x80
-	k80        = 192  // 0x80
-	kE2        = 224  // 0xE2, lead of U+2028/U+2029
-	k01        = 256  // 0x01
-	kA9        = 288  // 0xA9 (A8|1): last byte of U+2028/U+2029
-	kEHi       = 320  // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
-	k20        = 352  // 0x20
-	kHex       = 384  // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
-	kCls       = 416  // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
-	k03        = 448  // 0x03
-	k07        = 480  // 0x07
-	k08        = 512  // 0x08
-	k0C        = 544  // 0x0C
-	k0D        = 576  // 0x0D
-	kBS        = 608  // '\\'
-	kU         = 640  // 'u'
-	k06        = 672  // 0x06
-	k3C        = 704  // '<'
-	k3F        = 736  // 0x3F
-	kTriP      = 768  // 3 x 8 bytes: bits 0, 1, 2 mod 3 (escapeMBAVX512's triples; 40 bytes unused)
-	k0E        = 832  // 0x0E
-	kBF        = 864  // 0xBF (signed x > 0xBF: a lead byte or ASCII)
-	kC0        = 896  // 0xC0
-	k10        = 928  // 0x10
-	kE0        = 960  // 0xE0
-	kF0        = 992  // 0xF0
-	k02        = 1024 // 0x02
-	_          = 1056 // 64 bytes unused
-	kNext      = 1120 // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
-	kPerm2     = 1184 // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
-	kSurA      = 1248 // 32 bytes: a high surrogate's 2nd hex digit by L (see runs)
-	kSurB      = 1280 // 32 bytes: its 3rd digit's upper two bits by L
-	kRun3      = 1312 // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
-	kRun2      = 9504 // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
+	kByte1High = 0     // 32 bytes: error bits by the high nibble of the previous byte
+	kByte1Low  = 32    // 32 bytes: error bits by the low nibble of the previous byte
+	kByte2High = 64    // 32 bytes: error bits by the high nibble of the current byte
+	k0F        = 96    // 0x0F
+	k60        = 128   // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
+	k70        = 160   // 0xF0-0x80
+	k80        = 192   // 0x80
+	kE2        = 224   // 0xE2, lead of U+2028/U+2029
+	k01        = 256   // 0x01
+	kA9        = 288   // 0xA9 (A8|1): last byte of U+2028/U+2029
+	kEHi       = 320   // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
+	k20        = 352   // 0x20
+	kHex       = 384   // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
+	kCls       = 416   // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
+	k03        = 448   // 0x03
+	k07        = 480   // 0x07
+	k08        = 512   // 0x08
+	k0C        = 544   // 0x0C
+	k0D        = 576   // 0x0D
+	kBS        = 608   // '\\'
+	kU         = 640   // 'u'
+	k06        = 672   // 0x06
+	k3C        = 704   // '<'
+	k3F        = 736   // 0x3F
+	kTriP      = 768   // 3 x 8 bytes: bits 0, 1, 2 mod 3 (escapeMBAVX512's triples; 40 bytes unused)
+	k0E        = 832   // 0x0E
+	kBF        = 864   // 0xBF (signed x > 0xBF: a lead byte or ASCII)
+	kC0        = 896   // 0xC0
+	k10        = 928   // 0x10
+	kE0        = 960   // 0xE0
+	kF0        = 992   // 0xF0
+	k02        = 1024  // 0x02
+	_          = 1056  // 64 bytes unused
+	kNext      = 1120  // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
+	kPerm2     = 1184  // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
+	kSurA      = 1248  // 32 bytes: a high surrogate's 2nd hex digit by L (see runs)
+	kSurB      = 1280  // 32 bytes: its 3rd digit's upper two bits by L
+	kRun3      = 1312  // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = 9504  // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
 	kTri       = 17696 // 3 x 64 bytes: escapeMBAVX512's triple indexes (see there)
 	kPrev      = 17888 // 64 bytes: 63 0 1 ... 62 (VPERMB: the previous byte's)
 	kSize      = 17952
