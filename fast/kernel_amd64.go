@@ -31,8 +31,8 @@ const (
 var hasAVX2 = cpu.X86.HasAVX2
 
 // hasAVX512 is true when the CPU (and the OS) support what escapeMBAVX512 uses: AVX-512
-// (x/sys/cpu's HasAVX512: F, CD, BW, DQ, VL), VBMI (VPERMB) and VBMI2 (VPCOMPRESSB), BMI2
-// (BZHI) and POPCNT, besides AVX2. GODEBUG=cpu.avx512=off turns it off.
+// (x/sys/cpu's HasAVX512: F, CD, BW, DQ, VL), VBMI (VPERMB, VPERMI2B) and VBMI2
+// (VPCOMPRESSB), BMI2 (BZHI, PDEP) and POPCNT, besides AVX2. GODEBUG=cpu.avx512=off turns it off.
 var hasAVX512 = hasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI &&
 	cpu.X86.HasAVX512VBMI2 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 

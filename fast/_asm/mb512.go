@@ -8,8 +8,8 @@ import (
 
 // escapeMBAVX512 emits the AVX-512 (BW, VBMI, VBMI2) form of escapeMBAVX2: 64-byte windows,
 // every one written as byte triples (escapeMBAVX2's runs path, for any mix of sequence
-// lengths): the triples' dwords built in position order (a VPERMB cancels the lane order of
-// the unpacking) and packed by VPCOMPRESSB, four compresses a window.
+// lengths): the triples laid out in position order by VPERMI2B and VPERMB, three 64-byte
+// chunks a window, each packed by VPCOMPRESSB under a keep mask built by PDEP.
 func escapeMBAVX512(tag bool) {
 	name := "escapeMBAVX512"
 	if tag {
@@ -26,18 +26,18 @@ func escapeMBAVX512(tag bool) {
 		"R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole",
 		"call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26",
 		"= the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
-		"digits, Z20 = 0x03, Z19 = the dword permutation, Z18/Z17/Z16 = 0xF0/0xE0/0xC0); K5-K7 =",
-		"all but the first 1, 2, 3 bytes (K5 is borrowed and restored in a window); Z0-Z15",
-		"and K1-K4 scratch.",
+		"digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =",
+		"0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);",
+		"Z0-Z15 and K1-K4 scratch.",
 		"",
 		"Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before",
-		"the window are zeros by masked loads. Every window with a byte >= 0x80 is written",
-		"as byte triples (escapeMBAVX2's runs): each byte before B writes the first n bytes of",
-		"[A B C], n = 1, 2 or 3 by its character's length, set by masked moves per byte role.",
-		"A, B, C and n are permuted so that byte 4m+i of lane L holds position 16m+4L+i:",
-		"after two rounds of unpacking, result m holds the dwords [A B C n] of positions",
-		"16m..16m+15 in order. Each result is packed with VPCOMPRESSB under the mask of its",
-		"kept bytes and stored whole; DI advances by the mask's popcount.",
+		"the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load",
+		"before it). Every window with a byte >= 0x80 is written as byte triples",
+		"(escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,",
+		"2 or 3 by its character's length, set by masked moves per byte role (a shorter path",
+		"for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position",
+		"order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP",
+		"of the positions by n) and stored whole; DI advances by the mask's popcount.",
 	)
 	flag := AllocLocal(8)
 	kt := prologue()
@@ -62,10 +62,6 @@ func escapeMBAVX512(tag bool) {
 	VMOVDQU64(k(kPrev), Z19)
 	MOVQ(I64(-2), RAX)
 	KMOVQ(RAX, K5)
-	MOVQ(I64(-4), RAX)
-	KMOVQ(RAX, K6)
-	MOVQ(I64(-8), RAX)
-	KMOVQ(RAX, K7)
 	// bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load,
 	// no shuffle port.
 	bcastb := func(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
@@ -107,8 +103,9 @@ func escapeMBAVX512(tag bool) {
 	JB(LabelRef("ret"))
 	NOTQ(RCX)
 	ANDQ(RCX, RAX)
-	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: masked loads at",
-		"SI-1..SI-3 that do not touch the bytes before it).")
+	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous",
+		"one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were",
+		"slower and, at 4 KiB, twice as slow in some runs than in others).")
 	VPERMB_Z(Z0, Z19, K5, Z3)
 	VPERMB_Z(Z3, Z19, K5, Z4)
 	VPERMB_Z(Z4, Z19, K5, Z2)
@@ -192,7 +189,7 @@ func escapeMBAVX512(tag bool) {
 		"3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the",
 		"continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2 & 0x0F,",
 		"B (Z9) = L = (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x & 0x0F; Z12 = L of the next",
-		"byte; N (Z11) = n, 3 for now. K1 = the positions before B.")
+		"byte. AX = the positions before B.")
 	MOVQ(I64(-1), RAX)
 	BZHIQ(R13, RAX, RAX)
 	Comment("A window of 3-byte sequences only (K3 = their leads; every byte before B one of",
