@@ -143,16 +143,7 @@ func escapeMBAVX2(tag bool) {
 	Comment("2. B = the first lead whose sequence does not end in the window (a 4-byte lead at",
 		"29, a 3- or 4-byte lead at 30, any lead at 31), else 32: from the three bytes in",
 		"memory, so that the next window's start does not wait for the vector classes.")
-	MOVL(U32(32), R13L)
-	MOVL(U32(31), ECX)
-	CMPB(mem(rSI, 31), U8(0xC0))
-	CMOVLCC(ECX, R13L)
-	MOVL(U32(30), ECX)
-	CMPB(mem(rSI, 30), U8(0xE0))
-	CMOVLCC(ECX, R13L)
-	MOVL(U32(29), ECX)
-	CMPB(mem(rSI, 29), U8(0xF0))
-	CMOVLCC(ECX, R13L)
+	windowEnd(32)
 	Comment("... or the first escaped ASCII byte.")
 	TESTL(EAX, EAX)
 	JZ(LabelRef("noesc"))
@@ -325,4 +316,16 @@ func escapeMBAVX2(tag bool) {
 
 	blockHandler("block", opsY, true, "loop") // no byte >= 0x80 in the block: no such test
 	epilogue(true)
+}
+
+// windowEnd sets R13 to the end of a w-byte window at SI as the bytes in memory give it: the
+// first lead whose sequence does not end in the window (a lead >= 0xC0 at w-1, >= 0xE0 at
+// w-2, >= 0xF0 at w-3), else w. CX is clobbered.
+func windowEnd(w int) {
+	MOVL(U32(uint32(w)), R13L)
+	for i, lead := range []uint8{0xC0, 0xE0, 0xF0} {
+		MOVL(U32(uint32(w-1-i)), ECX)
+		CMPB(mem(rSI, w-1-i), U8(lead))
+		CMOVLCC(ECX, R13L)
+	}
 }

@@ -138,16 +138,7 @@ func escapeMBAVX512(tag bool) {
 		"61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as",
 		"escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid",
 		"sequence (as escapeMBAVX2).")
-	MOVL(U32(64), R13L)
-	MOVL(U32(63), ECX)
-	CMPB(mem(rSI, 63), U8(0xC0))
-	CMOVLCC(ECX, R13L)
-	MOVL(U32(62), ECX)
-	CMPB(mem(rSI, 62), U8(0xE0))
-	CMOVLCC(ECX, R13L)
-	MOVL(U32(61), ECX)
-	CMPB(mem(rSI, 61), U8(0xF0))
-	CMOVLCC(ECX, R13L)
+	windowEnd(64)
 	TESTQ(RAX, RAX)
 	JZ(LabelRef("noesc"))
 	BSFQ(RAX, RAX)
