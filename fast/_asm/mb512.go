@@ -65,6 +65,14 @@ func escapeMBAVX512(tag bool) {
 	// bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load,
 	// no shuffle port.
 	bcastb := func(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
+	// nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x & 0x0F.
+	nibblesLC := func() {
+		VPANDQ(Z20, Z3, Z9)
+		VPSLLW(U8(2), Z9, Z9)
+		VPANDQ(Z20, Z7, Z10)
+		VPORQ(Z10, Z9, Z9)
+		VPANDQ(Z25, Z0, Z10)
+	}
 
 	Label("loop")
 	LEAQ(mem(rSI, 128), RAX)
@@ -200,11 +208,7 @@ func escapeMBAVX512(tag bool) {
 	JB(LabelRef("triples"))
 	Comment("A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2",
 		"& 0x0F there, else x & 0x0F; \\ and u at the leads.")
-	VPANDQ(Z20, Z3, Z9)
-	VPSLLW(U8(2), Z9, Z9)
-	VPANDQ(Z20, Z7, Z10)
-	VPORQ(Z10, Z9, Z9)
-	VPANDQ(Z25, Z0, Z10)
+	nibblesLC()
 	VPCMPUB(U8(5), Z17, Z3, K2)
 	VPANDQ(Z25, Z3, Z11)
 	VMOVDQU8(Z11, K2, Z9)
@@ -230,11 +234,7 @@ func escapeMBAVX512(tag bool) {
 	Label("triples")
 	VPSRLW(U8(2), Z3, Z8)
 	VPANDQ(Z25, Z8, Z8)
-	VPANDQ(Z20, Z3, Z9)
-	VPSLLW(U8(2), Z9, Z9)
-	VPANDQ(Z20, Z7, Z10)
-	VPORQ(Z10, Z9, Z9)
-	VPANDQ(Z25, Z0, Z10)
+	nibblesLC()
 	Comment("Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no",
 		"4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is",
 		"0 (\\u0).")
