@@ -5,13 +5,15 @@
 //
 // Usage:
 //
-//	difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
+//	difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
+//	         [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
 //	         [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
 //	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
 //	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+//	                [--equivalence=false] [--workers N] [--dir DIR] [--trace]
 //	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
 //	difffuzz list
 //
@@ -53,13 +55,15 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 const usageText = `usage:
-  difffuzz [--exhaustive] [--boundary] [--impl LIST] [--ops LIST] [--max-len N] [--workers N]
+  difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
+           [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
            [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
   difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
   difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
+                  [--equivalence=false] [--workers N] [--dir DIR] [--trace]
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
                  [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
