@@ -105,6 +105,35 @@ func TestHelperTarget(t *testing.T) {
 			}
 			return Oracle.Escape(dst, src, o)
 		}
+	case "crash-lead4-end": // exits when an input to escape ends in a 4-byte lead (F0-F4)
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if n := len(src); n > 0 && src[n-1] >= 0xf0 && src[n-1] <= 0xf4 {
+				fmt.Fprintln(os.Stderr, "fake target: IndexError at the end of a 4-byte sequence")
+				os.Exit(3)
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+	case "debug-on-esc": // answers a request to escape an input with ESC (1B) with a debug line
+		n, debug := 0, map[int]bool{}
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			n++ // the request's number: one Escape call a request (escape only)
+			if bytes.IndexByte(src, 0x1b) >= 0 {
+				debug[n] = true
+			}
+			return Oracle.Escape(dst, src, o)
+		}
+		line := 0
+		w := &lineWriter{w: os.Stdout, edit: func(l []byte) []byte {
+			line++ // the hello, then the answer to request line-1
+			if debug[line-1] {
+				return []byte("DEBUG: escape sequence\n")
+			}
+			return l
+		}}
+		if err := protocol.Serve(in, w, h); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "garbage-once": // prints one garbage line before its 100th answer, once in all its lives
 		marker := os.Getenv("DIFFFUZZ_FAKE_STATE") + "/garbage-done"
 		if _, err := os.Stat(marker); err == nil {
@@ -146,6 +175,25 @@ func (g *garbageWriter) Write(p []byte) (int, error) {
 		out = append(out, line...)
 	}
 	if _, err := g.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// lineWriter writes each line it passes on as edit returns it.
+type lineWriter struct {
+	w    *os.File
+	edit func(line []byte) []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	var out []byte
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) > 0 {
+			out = append(out, l.edit(line)...)
+		}
+	}
+	if _, err := l.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -337,6 +385,57 @@ func TestTargetFailuresNotLost(t *testing.T) {
 		assert.Empty(t, rep.Findings[0].Input)
 		assert.EqualValues(t, 3, rep.Spaces[0].Cases)
 		assert.EqualValues(t, 1, rep.Spaces[0].NotRun)
+	})
+	// A target that fails on one byte under every option set (a debug line, a crash on any
+	// 4-byte lead at the end, which minimization turns into one on F1) costs a restart per
+	// witness, not one per option set: 300 option sets would use up MaxRestarts (100) thrice.
+	combos := AllCombos()[:300]
+	t.Run("debug-on-esc", func(t *testing.T) {
+		tg := fakeTarget(t, "debug-on-esc")
+		rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, combos), nil)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, rep.Differences, "%v", rep.Findings)
+		f := rep.Findings[0]
+		assert.Equal(t, KindTargetProtocol, f.Kind)
+		assert.Equal(t, "\x1b", string(f.Input))
+		assert.True(t, f.Minimized)
+		assert.Contains(t, f.Detail, "DEBUG: escape sequence")
+		assert.Len(t, tg.Witnesses(), 1)
+		assert.EqualValues(t, len(combos)-1, rep.Spaces[0].NotRun, "ESC under the other option sets holds the witness")
+		assert.EqualValues(t, 256*len(combos)-len(combos)+1, rep.Spaces[0].Cases)
+		assert.LessOrEqual(t, tg.restarts, 1, "one restart for the campaign")
+	})
+	t.Run("crash-lead4-end", func(t *testing.T) {
+		tg := fakeTarget(t, "crash-lead4-end")
+		rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 2, combos[:8]), nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, rep.Findings)
+		require.Len(t, tg.Witnesses(), 1, "one witness, whatever lead each crash was found with")
+		w := tg.Witnesses()[0]
+		assert.Equal(t, KindTargetCrash, w.Finding.Kind)
+		for _, f := range rep.Findings {
+			assert.Equal(t, KindTargetCrash, f.Kind)
+			assert.Equal(t, w.Finding.Input, f.Input, "every crash minimized to the witness")
+		}
+		assert.LessOrEqual(t, rep.Differences, uint64(5), "at most one crash for each of F0-F4")
+		// Each crash was found with another lead (the representative, F1, is not sent once it
+		// is the witness); each is kept with the witness unless it is F1.
+		assert.GreaterOrEqual(t, len(w.also), int(rep.Differences)-1)
+		assert.LessOrEqual(t, len(w.also), int(rep.Differences))
+		assert.LessOrEqual(t, tg.restarts, 2*int(rep.Differences), "a restart or two for each crash")
+		// Every case that contains one of F0-F4 was a crash or not sent; the rest were answered.
+		holders := 0
+		for _, sp := range ExhaustiveTargetSpaces([]Op{OpEscape}, 2, combos[:8]) {
+			for c := range sp.Seq {
+				for _, x := range c.Input {
+					if x >= 0xf0 && x <= 0xf4 {
+						holders++
+						break
+					}
+				}
+			}
+		}
+		assert.EqualValues(t, uint64(holders)-rep.Differences, rep.Spaces[0].NotRun+rep.Spaces[1].NotRun)
 	})
 	t.Run("crash-long", func(t *testing.T) {
 		tg := fakeTarget(t, "crash-long")

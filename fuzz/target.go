@@ -73,6 +73,11 @@ type Target struct {
 type Witness struct {
 	Finding *Finding
 	NotRun  uint64
+	// also are the culprits as found whose bytes minimization changed (it makes each byte
+	// the representative of its class: a crash on any 4-byte lead at the end becomes one on
+	// F1) and that fail the same way under the witness's options: cases that contain one are
+	// not sent either.
+	also [][]byte
 }
 
 // StartTarget starts the target command (split by SplitCommand) and reads its hello. An
@@ -353,8 +358,11 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 				return out, err
 			}
 			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
-				// The offending line was read as the answer to this request.
-				out = append(out, targetFailure(t.Name, batch[te.Index], te))
+				// The offending line was read as the answer to this request. Minimized as a
+				// crash is, its witness keeps the cases that contain it from costing a restart
+				// each (a debug line printed for one byte, under every option set).
+				out = append(out, t.minimizeFailure(ctx, targetFailure(t.Name, batch[te.Index], te)))
+				fresh = true
 				answered = te.Index + 1
 			} else {
 				// A target that buffers its answers dies or stalls after the request that
@@ -447,13 +455,18 @@ func (t *Target) drop(c Case) any {
 }
 
 // holds reports whether case c contains the witness: the same operation, at least its option
-// bits, and its bytes. An empty witness holds only the empty input (it must not stop every
+// bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty input (it must not stop every
 // input); a witness of clean 'a' bytes alone, which minimization leaves when the content does
 // not matter, holds every input at least as long (a target that crashes on long input).
 func (w *Witness) holds(c Case) bool {
 	f := w.Finding
 	if f.Op != c.Op || c.Flags&f.Flags != f.Flags {
 		return false
+	}
+	for _, in := range w.also {
+		if bytes.Contains(c.Input, in) {
+			return true
+		}
 	}
 	switch {
 	case len(f.Input) == 0:
@@ -556,9 +569,12 @@ func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, b
 	return resps[0], false, nil
 }
 
-// minimizeFailure minimizes a crash or hang found by one request alone (single requests with
-// the current timeout; the restarts it costs do not count against MaxRestarts, but at most
-// MaxRestarts of them per failure), records its witness and returns the minimized finding.
+// minimizeFailure minimizes a crash, hang or protocol violation found by one request alone
+// (single requests with the current timeout; the restarts it costs do not count against
+// MaxRestarts, but at most MaxRestarts of them per failure), records its witness and returns
+// the minimized finding. A witness already recorded (the same operation, options and bytes)
+// is not recorded twice; the culprit as found is kept with it when minimization changed its
+// bytes and it fails the same way under the witness's options.
 func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 	budget := t.extra + t.cfg.MaxRestarts
 	check := func(op Op, _ Impl, src []byte, opts jsonopt.Options) []*Finding {
@@ -572,9 +588,37 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 	if g.Minimized && ctx.Err() == nil {
 		// Reproduced alone: inputs that contain it are not sent again. (One that is not
 		// reproducible is a finding, not a filter.)
-		t.witnesses = append(t.witnesses, &Witness{Finding: g})
+		w := t.witness(g)
+		if cs := (Case{Op: g.Op, Input: f.Input, Flags: g.Flags}); !w.holds(cs) && t.failsLike(ctx, cs, g.Kind) {
+			w.also = append(w.also, clone(f.Input))
+		}
 	}
 	return g
+}
+
+// witness returns the witness of g's kind, operation, options and bytes, recording g as a new
+// one when there is none.
+func (t *Target) witness(g *Finding) *Witness {
+	for _, w := range t.witnesses {
+		h := w.Finding
+		if h.Kind == g.Kind && h.Op == g.Op && h.Flags == g.Flags && bytes.Equal(h.Input, g.Input) {
+			return w
+		}
+	}
+	w := &Witness{Finding: g}
+	t.witnesses = append(t.witnesses, w)
+	return w
+}
+
+// failsLike sends cs alone (its restarts counted as minimizing ones) and reports whether the
+// target failed on it with a finding of kind k.
+func (t *Target) failsLike(ctx context.Context, cs Case, k Kind) bool {
+	for _, h := range t.one(ctx, cs, true) {
+		if h.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // one sends one case alone (restarting the target if needed) and compares its answer; a crash,

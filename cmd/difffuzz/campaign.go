@@ -222,8 +222,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	for i, m := range run {
 		modeNames[i] = m.name
 	}
-	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s against the oracle, %d workers\n",
-		strings.Join(modeNames, " + "), strings.Join(names, ", "), c.workers)
+	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s against the oracle, %s\n",
+		strings.Join(modeNames, " + "), strings.Join(names, ", "), plural(uint64(c.workers), "worker"))
 	start := time.Now()
 	rep := &fuzz.Report{}
 	var runErr error

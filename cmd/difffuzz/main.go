@@ -13,7 +13,7 @@
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
 //	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
-//	                [--equivalence=false] [--workers N] [--dir DIR] [--trace]
+//	                [--equivalence=false] [--trace=false] [--workers N] [--dir DIR]
 //	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
 //	difffuzz list
 //
@@ -63,7 +63,7 @@ const usageText = `usage:
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
   difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
-                  [--equivalence=false] [--workers N] [--dir DIR] [--trace]
+                  [--equivalence=false] [--trace=false] [--workers N] [--dir DIR]
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
                  [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]

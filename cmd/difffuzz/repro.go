@@ -31,7 +31,7 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		"; default: the one a text record names if it is built in")
 	execCmd := fs.String("exec", "", "replay through this external target speaking target protocol v1, as a command line (as for the campaign's --exec)")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer (a hang is a finding)")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST | --exec CMD] FILE|DIR...")
+	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...")
 	if err != nil {
 		return exitUsage, err
 	}
@@ -152,7 +152,11 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "difffuzz: repro: %d of %d saved findings could not be replayed (skip lines above), the others pass now\n", skipped, len(saved))
 		return exitUsage, nil
 	}
-	fmt.Fprintf(stderr, "difffuzz: repro: all %d saved findings pass now\n", len(saved))
+	if len(saved) == 1 {
+		fmt.Fprintln(stderr, "difffuzz: repro: the saved finding passes now")
+	} else {
+		fmt.Fprintf(stderr, "difffuzz: repro: all %d saved findings pass now\n", len(saved))
+	}
 	return exitOK, nil
 }
 
