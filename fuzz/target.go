@@ -455,9 +455,10 @@ func (t *Target) drop(c Case) any {
 }
 
 // holds reports whether case c contains the witness: the same operation, at least its option
-// bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty input (it must not stop every
-// input); a witness of clean 'a' bytes alone, which minimization leaves when the content does
-// not matter, holds every input at least as long (a target that crashes on long input).
+// bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty
+// input (it must not stop every input); a witness of clean 'a' bytes alone, which minimization
+// leaves when the content does not matter, holds every input at least as long (a target that
+// crashes on long input).
 func (w *Witness) holds(c Case) bool {
 	f := w.Finding
 	if f.Op != c.Op || c.Flags&f.Flags != f.Flags {
