@@ -8,18 +8,21 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/boundary"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // boundarySample is the -short sample: at most this many placements of each family.
 const boundarySample = 1500
 
-// TestBoundary runs the whole boundary space (223,832,706 placements; see boundary.go)
-// against every fast variant, with every memory check; with -short a deterministic sample
-// of at most boundarySample placements per family. Every variant must pass.
+// TestBoundary runs, in the long tier (internal/testlevel), the whole boundary space
+// (223,832,706 placements; see boundary.go) against every fast variant, with every memory
+// check; make test runs that space as the product does (make boundary). Otherwise a
+// deterministic sample of at most boundarySample placements per family. Every variant must
+// pass.
 func TestBoundary(t *testing.T) {
 	cfg := BoundaryConfig{}
-	if testing.Short() {
+	if !testlevel.Long() {
 		cfg.Sample = boundarySample
 	}
 	start := time.Now()

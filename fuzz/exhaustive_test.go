@@ -9,16 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/fast"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
-// TestExhaustive runs the whole default exhaustive campaign (every string of length 1–4
-// through both decoders, 1–3 through the escaper under fuzz.ExhaustiveCombos) against every
-// fast variant. With -short it runs the documented sample: lengths 1–2 for every operation
-// (every option set for escape), which takes well under a second.
+// TestExhaustive runs, in the long tier (internal/testlevel), the whole default exhaustive
+// campaign (every string of length 1–4 through both decoders, 1–3 through the escaper under
+// fuzz.ExhaustiveCombos) against every fast variant; make test runs that sweep as the product
+// does (make exhaustive). Otherwise it runs the documented sample: lengths 1–2 for every
+// operation (every option set for escape), which takes a second or two.
 func TestExhaustive(t *testing.T) {
 	cfg := ExhaustiveConfig{}
-	if testing.Short() {
+	if !testlevel.Long() {
 		cfg.MaxLen = 2
 	}
 	rep, err := Exhaustive(context.Background(), cfg)
@@ -38,7 +40,7 @@ func TestExhaustive(t *testing.T) {
 			s.Op, s.Len, s.Strings, s.OptionSets, len(s.Impls), s.Differences, s.Elapsed)
 	}
 	wantSpaces := 3 * 2
-	if !testing.Short() {
+	if testlevel.Long() {
 		wantSpaces = DefaultEscapeMaxLen + 2*DefaultDecodeMaxLen
 	}
 	if len(rep.Spaces) != wantSpaces {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/internal/spectest"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 )
@@ -626,7 +627,14 @@ func ExampleUTF8Decode() {
 // random strings of 3–12 bytes from a class alphabet. It also shows that the trace is not
 // trivially every bit (then the promise would hold vacuously and save nothing).
 func TestEscapeTrace(t *testing.T) {
-	strs, classes, err := replayTrace(oracle.EscapeTrace)
+	// Every 1-byte string and every 7th 2-byte one (a prime stride meets every lead and every
+	// second byte), with the 2,000 random strings; in the long tier (internal/testlevel)
+	// every 1–2-byte string.
+	stride := 7
+	if testlevel.Long() {
+		stride = 1
+	}
+	strs, classes, err := replayTrace(oracle.EscapeTrace, stride)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -643,7 +651,7 @@ func TestEscapeTrace(t *testing.T) {
 			out, tested, err := oracle.EscapeTrace(dst, src, o)
 			return out, tested &^ bit, err
 		}
-		if _, _, err := replayTrace(forgetful); err == nil {
+		if _, _, err := replayTrace(forgetful, stride); err == nil {
 			t.Errorf("a trace without %v was not caught", bit)
 		}
 	}
@@ -652,7 +660,7 @@ func TestEscapeTrace(t *testing.T) {
 // replayTrace replays the exhaustive escape space's reuse of trace's answers (see
 // TestEscapeTrace) and returns the number of strings, of traced classes, and the first
 // answer that differs from a direct oracle.Escape.
-func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt.Options, error)) (strs, classes int, err error) {
+func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt.Options, error), stride int) (strs, classes int, err error) {
 	var class [jsonopt.NumStringCombos]int16
 	var outs [][]byte
 	var errs []error
@@ -690,6 +698,8 @@ func replayTrace(trace func(dst, src []byte, o jsonopt.Options) ([]byte, jsonopt
 		src := []byte{byte(v >> 8), byte(v)}
 		if v >= 1<<16 {
 			src = src[1:]
+		} else if v%stride != 0 {
+			continue
 		}
 		if err := check(src); err != nil {
 			return strs, classes, err
@@ -805,7 +815,7 @@ func TestNextCharExplain(t *testing.T) {
 }
 
 // TestEscapeExplain checks EscapeExplain over every 1- and 2-byte string under all 2,048 option
-// sets (-short: every 31st): the bytes and error are Escape's; without an error the spans tile the input and the
+// sets in the long tier (internal/testlevel; by default every 7th, with -short every 31st): the bytes and error are Escape's; without an error the spans tile the input and the
 // output in order, each output span being what the oracle writes for its input bytes alone (a
 // quote, a decoder step or an ASCII byte); with one, there is one span, on the first failing
 // step, with RuleFalse (nothing appended) or RulePartialNull (null).
@@ -859,9 +869,12 @@ func TestEscapeExplain(t *testing.T) {
 		}
 		return true
 	}
-	stride := 1
-	if testing.Short() {
+	stride := 7 // 293 option sets
+	switch {
+	case testing.Short():
 		stride = 31 // 67 option sets
+	case testlevel.Long():
+		stride = 1
 	}
 	for i := 0; i < jsonopt.NumStringCombos; i += stride {
 		o := jsonopt.Combo(i)

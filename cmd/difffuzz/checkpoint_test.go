@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
 )
 
 // runMain runs the test binary as difffuzz with a planted candidate (mainEnv); with interrupt
@@ -44,28 +45,44 @@ func runMain(t *testing.T, faults string, interrupt time.Duration, args ...strin
 	return code, out.String(), errb.String(), time.Since(start)
 }
 
-// A full exhaustive sweep interrupted by SIGINT at a random point and resumed with the same
+// An exhaustive sweep interrupted by SIGINT at a random point and resumed with the same
 // command and --checkpoint file reports exactly the counts of an uninterrupted run: the same
 // strings and cases per space, the same differences, defect classes (with their findings
-// counts, witnesses and defects) and checks (mergedView). A checkpoint of another campaign is refused.
+// counts, witnesses and defects) and checks (mergedView). A checkpoint of another campaign is
+// refused. The default tier resumes small spaces (below); the long tier (internal/testlevel)
+// resumes a planted candidate's --max-len 2 sweep of every operation, both decoders' --max-len
+// 3 spaces and the whole --max-len 3 sweep (about 8 minutes in all).
 func TestCheckpointResume(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs three exhaustive sweeps three times each, the whole --max-len 3 sweep among them (about 8 minutes)")
+		t.Skip("three runs of each sweep (about a minute; the default tier runs it)")
 	}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	for _, tc := range []struct {
+	type sweep struct {
 		faults []planted.Fault
 		sweep  []string // the candidates (--impl) are the planted one (if faults), then these
-	}{
-		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "2", "--workers", "2", "--impl", ",generic"}},
-		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "3", "--ops", "decode,utf8_decode", "--workers", "2", "--impl", ",swar"}},
-		// The whole --max-len 3 sweep: every operation, escape under all 2,048 option sets
-		// (17.3e9 cases, about 3.5 minutes on 2 cores with swar), so the signal mostly lands
-		// inside escape's 3-byte space, which resumes lead byte by lead byte. No planted
-		// candidate here: its escaper (the oracle's, a byte at a time) would take three times as
-		// long; the sweeps above resume findings and classes.
-		{nil, []string{"--exhaustive", "--max-len", "3", "--workers", "2", "--impl", "swar"}},
-	} {
+	}
+	sweeps := []sweep{
+		// The decoders' 1–2-byte spaces with findings (a planted candidate's escaper runs at the
+		// oracle's speed: its 134 million 2-byte cases take the long tier), the 3-byte space of
+		// one operation, which resumes lead byte by lead byte, and escape's 1–2-byte spaces
+		// under all 2,048 option sets with a built-in.
+		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "2", "--ops", "decode,utf8_decode", "--workers", "2", "--impl", ",generic"}},
+		{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "3", "--ops", "decode", "--workers", "2", "--impl", ",swar"}},
+		{nil, []string{"--exhaustive", "--max-len", "2", "--ops", "escape", "--workers", "2", "--impl", "swar"}},
+	}
+	if testlevel.Long() {
+		sweeps = []sweep{
+			{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "2", "--workers", "2", "--impl", ",generic"}},
+			{[]planted.Fault{planted.Lenient, planted.RawSlash}, []string{"--exhaustive", "--max-len", "3", "--ops", "decode,utf8_decode", "--workers", "2", "--impl", ",swar"}},
+			// The whole --max-len 3 sweep: every operation, escape under all 2,048 option sets
+			// (17.3e9 cases, about 3.5 minutes on 2 cores with swar), so the signal mostly lands
+			// inside escape's 3-byte space, which resumes lead byte by lead byte. No planted
+			// candidate here: its escaper (the oracle's, a byte at a time) would take three times as
+			// long; the sweeps above resume findings and classes.
+			{nil, []string{"--exhaustive", "--max-len", "3", "--workers", "2", "--impl", "swar"}},
+		}
+	}
+	for _, tc := range sweeps {
 		var names []string
 		for _, f := range tc.faults {
 			names = append(names, string(f))
@@ -126,10 +143,13 @@ func TestCheckpointResume(t *testing.T) {
 // A damaged, edited or busy checkpoint is refused with one line and exit 2, never a panic, and
 // never resumed into a report that lost findings.
 func TestCheckpointDamage(t *testing.T) {
-	name := withPlanted(t, planted.RawSlash)
+	// A decoder that does not check continuation bytes: thousands of findings in the 65,792
+	// strings of decode's 1–2-byte space, which takes a fraction of a second (escape's, under
+	// 2,048 option sets, took 15 s).
+	name := withPlanted(t, planted.Lenient)
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.json")
-	args := []string{"--exhaustive", "--max-len", "2", "--ops", "escape", "--impl", name}
+	args := []string{"--exhaustive", "--max-len", "2", "--ops", "decode", "--impl", name}
 	code, _, errs := runArgs(t, "", append(args, "--checkpoint", base)...)
 	require.Equal(t, 1, code, errs)
 	data, err := os.ReadFile(base)
@@ -143,8 +163,8 @@ func TestCheckpointDamage(t *testing.T) {
 		edit func(ck, log string) // edits the copies
 		want string
 	}{
-		{"a null space", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"escape/2": null, "x": {`) }, "space \"escape/2\" is empty"},
-		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"escape/2": {`, `"decode/2": {`) }, `space "decode/2" holds op "escape", length 2`},
+		{"a null space", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"decode/2": null, "x": {`) }, "space \"decode/2\" is empty"},
+		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"utf8_decode/2": {`) }, `space "utf8_decode/2" holds op "decode", length 2`},
 		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not ck.json.findings[.N] beside it`},
 		{"a log cut at a line", func(ck, log string) {
 			b, _ := os.ReadFile(log)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
 )
 
 // withPlanted makes --impl NAME resolve to a built-in candidate with the planted faults, for the
@@ -115,13 +116,23 @@ func decodeView(t *testing.T, data string) mergedView {
 // the unsharded run: the same spaces and counts, the same defect classes with the same
 // witnesses, ids and defects (further witnesses may differ: the smallest of every shard's), the same checks and closing line. merge refuses a missing or
 // duplicated shard, a shard of another sweep and a file that is not a report.
+//
+// The default tier merges decode's 1–3-byte spaces of a candidate with three decoder faults (3.7
+// million findings, 3 defects in 4 classes); the long tier (internal/testlevel) the 1–2-byte
+// spaces of every operation with three faults and 6 million findings each (about two minutes).
 func TestMergeShards(t *testing.T) {
 	if testing.Short() {
-		t.Skip("five exhaustive runs with 6 million findings each (about a minute)")
+		t.Skip("six exhaustive runs (the default tier runs them)")
 	}
-	name := withPlanted(t, planted.RawSlash, planted.Lenient, planted.LowerHexTag)
+	faults, wantHeadlines := []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate}, 3+4+1+4
+	args, other := []string{"--exhaustive", "--max-len", "3", "--ops", "decode"}, []string{"--exhaustive", "--max-len", "2", "--ops", "decode"}
+	if testlevel.Long() {
+		faults, wantHeadlines = []planted.Fault{planted.RawSlash, planted.Lenient, planted.LowerHexTag}, 3+5+1+5
+		args, other = []string{"--exhaustive", "--max-len", "2"}, []string{"--exhaustive", "--max-len", "1"}
+	}
+	name := withPlanted(t, faults...)
 	dir := t.TempDir()
-	args := []string{"--exhaustive", "--max-len", "2", "--impl", name + ",generic", "--workers", "2"}
+	args = append(args, "--impl", name+",generic", "--workers", "2")
 	code, whole, errs := runArgs(t, "", append(args, "--json")...)
 	require.Equal(t, 1, code, errs)
 	want := decodeView(t, whole)
@@ -164,11 +175,11 @@ func TestMergeShards(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, headlines(wholeText), headlines(text))
-	assert.Len(t, headlines(text), 3+5+1+5, text)
+	assert.Len(t, headlines(text), wantHeadlines, text)
 
-	other := filepath.Join(dir, "other.json")
-	_, out, _ := runArgs(t, "", "--exhaustive", "--max-len", "1", "--impl", name+",generic", "--json", "--shard", "1/4")
-	require.NoError(t, os.WriteFile(other, []byte(out), 0o644))
+	otherFile := filepath.Join(dir, "other.json")
+	_, out, _ := runArgs(t, "", append(other, "--impl", name+",generic", "--json", "--shard", "1/4")...)
+	require.NoError(t, os.WriteFile(otherFile, []byte(out), 0o644))
 	notReport := filepath.Join(dir, "not.json")
 	require.NoError(t, os.WriteFile(notReport, []byte(`{"spaces": []}`), 0o644))
 	for _, tc := range []struct {
@@ -178,7 +189,7 @@ func TestMergeShards(t *testing.T) {
 		{files[:3], "difffuzz: merge: shard 3/4 missing (3 of 4 shards given)"},
 		{[]string{files[0], files[2]}, "difffuzz: merge: shards 1/4, 3/4 missing (2 of 4 shards given)"},
 		{append(append([]string{}, files...), files[2]), "difffuzz: merge: shard 2/4 is given twice: " + files[2] + " and " + files[2]},
-		{[]string{files[0], other, files[2], files[3]}, "difffuzz: merge: " + other + " is not of the sweep of " + files[0] + ": its configuration is"},
+		{[]string{files[0], otherFile, files[2], files[3]}, "difffuzz: merge: " + otherFile + " is not of the sweep of " + files[0] + ": its configuration is"},
 		{[]string{notReport}, "difffuzz: merge: " + notReport + ": not a difffuzz --json report (no version, config or shard)"},
 		{[]string{filepath.Join(dir, "none.json")}, "difffuzz: merge: open " + filepath.Join(dir, "none.json") + ": no such file or directory"},
 		{nil, "difffuzz: merge: no report given"},
