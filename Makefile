@@ -1,5 +1,6 @@
 # difffuzz: see README.md. `make test` is what CI runs (after .ci/run installs php-cli and
 # qemu-user).
+SHELL        = /bin/bash
 GO          ?= go
 STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GREMLINS     = github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
@@ -20,34 +21,61 @@ BENCH       ?= Escape$$/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size
 BENCHCMP    ?= ././size=4KiB/impl=fast$$
 BENCHCOUNT  ?= 10
 
-.PHONY: bench benchcmp test test-unit test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
+.PHONY: bench benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
-## test: formatting, vet (amd64 and arm64), staticcheck, the full test suite (including the whole
-## exhaustive sweep and the PHP conformance test), the race detector on the -short suite, the
-## arm64 tests under qemu, the pure-Go build and the build without AVX2, the GitHub workflows
-## (actionlint), the default --exec campaigns against real PHP and against difffuzz's own serve,
-## and the seed experiment of difffuzz mutate (score 100%). .github/workflows/ci.yml runs the
-## same targets as parallel jobs.
-test: fmt-check check-generate vet lint lint-workflows test-unit test-race test-arm64 test-purego test-noavx2 fuzz-ci check-php check-self mutate
+## The test pyramid (README, "Tests"; internal/testlevel):
+##   go test -short ./...  the quick gate while working (about a minute on 2 cores): unit and table
+##                         tests, planted candidates, small spaces;
+##   make test             what .ci/run and every push run (at most 15 minutes on 2 cores): the
+##                         static checks, the test suite with every mechanism on small spaces, the
+##                         product's own jobs (the default --exhaustive sweep, the boundary space
+##                         over every variant with guard pages, the default --exec campaigns
+##                         against real PHP and against serve), arm64 under qemu, the pure-Go and
+##                         no-AVX2 builds and the seed mutation table with its killers;
+##   make test-long        nightly and on demand (hours): the tests that need full-size spaces
+##                         (DIFFFUZZ_TEST_LONG=1), the race detector, the fuzz budget, the seed
+##                         experiment's equivalence proofs and mutate --asm.
+##
+## make test runs its parts two at a time (the machine of .ci/run has 2 cores, and no part keeps
+## both busy all the time), the longest first; PARALLEL=1 runs them one by one.
+TEST_PARTS = fmt-check tidy-check exhaustive test-unit boundary test-arm64 vet lint check-generate lint-workflows test-purego test-noavx2 check-php check-self mutate
+PARALLEL  ?= 2
+test: build
+	$(MAKE) --no-print-directory -j$(PARALLEL) --output-sync=target $(TEST_PARTS)
 
+test-long: test-unit-long test-race fuzz-ci mutate-equivalence mutate-asm
+
+## test-unit: the test suite at its default tier: every mechanism on the smallest space that
+## exercises it (-short is the quick gate; test-unit-long adds the full-size spaces).
 test-unit:
-	$(GO) test -count=1 -timeout 70m ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+test-unit-long:
+	DIFFFUZZ_TEST_LONG=1 $(GO) test -count=1 -timeout 120m ./...
 
 test-race:
-	$(GO) test -count=1 -race -short -timeout 20m ./...
+	$(GO) test -count=1 -race -short -timeout 30m ./...
 
 ## test-arm64: the fast and fuzz tests (-short: the exhaustive sample) as arm64 binaries under
-## qemu-user (apt-get install -y qemu-user).
+## qemu-user (apt-get install -y qemu-user). ARCHSKIP: the harness's own test with planted
+## candidates built on the oracle, which runs no code of package fast (68 s under qemu; make
+## test-unit runs it).
+ARCHSKIP = ^TestExhaustiveCatchesPlantedDefects$$
 test-arm64:
-	GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64 -timeout 30m ./fast ./fuzz
+	GOARCH=arm64 $(GO) test -count=1 -short -exec qemu-aarch64 -timeout 30m -skip '$(ARCHSKIP)' ./fast ./fuzz
 
 ## test-purego, test-noavx2: the fast and fuzz tests (-short) built without assembly, and with
 ## the assembly but AVX2 turned off (the SSE2 kernels are then what fast dispatches to).
 test-purego:
-	$(GO) test -count=1 -short -tags purego -timeout 20m ./fast ./fuzz
+	$(GO) test -count=1 -short -tags purego -timeout 20m -skip '$(ARCHSKIP)' ./fast ./fuzz
 
 test-noavx2:
-	GODEBUG=cpu.avx2=off $(GO) test -count=1 -short -timeout 20m ./fast ./fuzz
+	GODEBUG=cpu.avx2=off $(GO) test -count=1 -short -timeout 20m -skip '$(ARCHSKIP)' ./fast ./fuzz
+
+## tidy-check: go.mod and go.sum are what go mod tidy makes them (both modules).
+tidy-check:
+	$(GO) mod tidy -diff
+	cd fast/_asm && $(GO) mod tidy -diff
 
 ## lint-workflows: actionlint (pinned, through go run) on the CI workflow and the sweep workflow.
 lint-workflows:
@@ -79,9 +107,13 @@ benchcmp:
 	$(GO) test -run '^$$' -bench '$(BENCHCMP)' -count $(BENCHCOUNT) ./bench > bench-asm.txt
 	$(GO) run $(BENCHSTAT) purego=bench-purego.txt asm=bench-asm.txt
 
-## exhaustive: the main job, as README.md shows it.
-exhaustive:
-	$(GO) run ./cmd/difffuzz --exhaustive
+## exhaustive: the main job, as README.md shows it (every variant; any finding fails).
+exhaustive: build
+	$(BIN) --exhaustive
+
+## boundary: the boundary space over every variant, with guard pages (any finding fails).
+boundary: build
+	$(BIN) --boundary
 
 fmt-check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -97,12 +129,17 @@ lint:
 
 ci: test
 
-## mutate: the seed experiment of difffuzz mutate (the seven seed mutants of PR #24283 in each Go
-## copy of the validity rule, survivors proven equivalent on the exhaustive domains); fails below
-## a score of 100%. mutate-all: every Go mutant of the default targets; mutate-asm: the assembly
-## that validates UTF-8 (amd64, and arm64 under qemu).
-mutate:
-	$(GO) run ./cmd/difffuzz mutate --seeds --threshold 100
+## mutate: the seed mutation table with its killers (the seven seed mutants of PR #24283 in each
+## Go copy of the validity rule): fails when one survives that mutation.SeedEquivalent does not
+## list. mutate-equivalence: the seed experiment whole, the survivors proven equivalent on the
+## exhaustive domains, and the proven set checked against that list. mutate-all: every Go mutant
+## of the default targets; mutate-asm: the assembly that validates UTF-8 (amd64, and arm64 under
+## qemu).
+mutate: build
+	$(BIN) mutate --seeds --equivalence=false --threshold 100
+
+mutate-equivalence: build
+	$(BIN) mutate --seeds --threshold 100
 
 mutate-all:
 	$(GO) run ./cmd/difffuzz mutate
@@ -136,11 +173,16 @@ seeds:
 generate:
 	cd fast/_asm && $(GO) run . -out ../escape_amd64.s -stubs ../escape_stubs_amd64.go
 
-## check-generate: CI fails if regenerating the assembly changes anything.
+## check-generate: CI fails if regenerating the assembly changes anything. It generates into a
+## temporary directory (the tree is never rewritten, so that it can run beside builds: make
+## test runs its parts two at a time) and compares all but the "Code generated by command:"
+## line, which names the output paths, and that line with the one make generate writes.
+GENHEADER = // Code generated by command: go run main.go -out ../escape_amd64.s -stubs ../escape_stubs_amd64.go. DO NOT EDIT.
 check-generate:
-	@tmp=$$(mktemp -d); cp fast/escape_amd64.s fast/escape_stubs_amd64.go $$tmp/; \
-	$(MAKE) -s generate; \
-	if ! cmp -s $$tmp/escape_amd64.s fast/escape_amd64.s || ! cmp -s $$tmp/escape_stubs_amd64.go fast/escape_stubs_amd64.go; then \
-	  echo "check-generate: fast/escape_amd64.s or escape_stubs_amd64.go differ from what fast/_asm generates; run make generate"; \
-	  cp $$tmp/escape_amd64.s $$tmp/escape_stubs_amd64.go fast/; rm -rf $$tmp; exit 1; fi; \
+	@tmp=$$(mktemp -d); \
+	(cd fast/_asm && $(GO) run . -out $$tmp/escape_amd64.s -stubs $$tmp/escape_stubs_amd64.go) || { rm -rf $$tmp; exit 1; }; \
+	for f in escape_amd64.s escape_stubs_amd64.go; do \
+	  if [ "$$(head -n 1 fast/$$f)" != '$(GENHEADER)' ] || ! cmp -s <(tail -n +2 $$tmp/$$f) <(tail -n +2 fast/$$f); then \
+	    echo "check-generate: fast/$$f differs from what fast/_asm generates; run make generate"; rm -rf $$tmp; exit 1; fi; \
+	done; \
 	rm -rf $$tmp; echo "check-generate: the assembly matches fast/_asm"

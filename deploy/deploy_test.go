@@ -137,7 +137,8 @@ type workflow struct {
 			Run  string            `json:"run"`
 			Env  map[string]string `json:"env"`
 		} `json:"steps"`
-		Needs any `json:"needs"`
+		Needs any    `json:"needs"`
+		If    string `json:"if"`
 	} `json:"jobs"`
 }
 
@@ -198,26 +199,51 @@ func TestActionsPinned(t *testing.T) {
 	assert.NotRegexp(t, pinned, "      - uses: actions/checkout@v4", "a tag is not a pin")
 }
 
-// The CI workflow runs every target of make test, so the two cannot drift apart.
+// The CI workflow runs every part of make test (TEST_PARTS) on a push and every target of make
+// test-long on its schedule, so that neither list can drift from the Makefile.
 func TestCIWorkflowMirrorsMake(t *testing.T) {
 	data, err := os.ReadFile("../Makefile")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^test: (.*)$`).FindSubmatch(data)
-	require.NotNil(t, m)
-	targets := strings.Fields(string(m[1]))
 	w := readWorkflow(t, "../.github/workflows/ci.yml")
-	ran := map[string]bool{}
-	for _, j := range w.Jobs {
-		for _, s := range j.Steps {
-			if f := strings.Fields(s.Run); len(f) > 1 && f[0] == "make" {
+	for _, tc := range []struct {
+		list, event string
+		min         int
+	}{{"TEST_PARTS =", "push", 10}, {"test-long:", "schedule", 4}} {
+		m := regexp.MustCompile(`(?m)^` + tc.list + ` (.*)$`).FindSubmatch(data)
+		require.NotNil(t, m, "make %s", tc.list)
+		targets := strings.Fields(string(m[1]))
+		ran := map[string]bool{}
+		for _, j := range w.Jobs {
+			if !jobRunsOn(j.If, tc.event) {
+				continue
+			}
+			for _, s := range j.Steps {
+				f := strings.Fields(s.Run)
+				if len(f) < 2 || f[0] != "make" {
+					continue
+				}
 				for _, target := range f[1:] {
+					if target == "${{" && len(f) > 2 && f[2] == "matrix.target" {
+						for _, v := range j.Strategy.Matrix["target"] {
+							ran[fmt.Sprint(v)] = true
+						}
+						break
+					}
 					ran[target] = true
 				}
 			}
 		}
+		for _, target := range targets {
+			assert.True(t, ran[target], "make %s runs %s, .github/workflows/ci.yml does not on %s", tc.list, target, tc.event)
+		}
+		assert.GreaterOrEqual(t, len(targets), tc.min, fmt.Sprint(targets))
 	}
-	for _, target := range targets {
-		assert.True(t, ran[target], "make test runs %s, .github/workflows/ci.yml does not", target)
-	}
-	assert.Greater(t, len(targets), 10, fmt.Sprint(targets))
+	assert.True(t, jobRunsOn("", "push") && jobRunsOn("github.event_name == 'push' || github.event_name == 'pull_request'", "push"))
+	assert.False(t, jobRunsOn("github.event_name == 'schedule' || github.event_name == 'workflow_dispatch'", "push"))
+}
+
+// jobRunsOn reads a job's if: of the form the CI workflow uses (github.event_name == 'E'
+// joined by ||; none: every event).
+func jobRunsOn(cond, event string) bool {
+	return cond == "" || strings.Contains(cond, "github.event_name == '"+event+"'")
 }

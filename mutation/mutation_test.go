@@ -643,3 +643,43 @@ func TestHang(t *testing.T) {
 		assert.Equal(t, !whole, s.Traced[m.ID], "mutant %s", m)
 	}
 }
+
+// The known-equivalent seed mutants: every entry names a seed and a copy that exist; a run
+// without the equivalence phase takes exactly the listed survivors as equivalent; a run with
+// it is checked against the list both ways.
+func TestSeedEquivalent(t *testing.T) {
+	copies := map[string]bool{}
+	for _, fns := range seedCopies {
+		for fn := range fns {
+			copies[fn] = true
+		}
+	}
+	for key := range SeedEquivalent {
+		assert.Contains(t, SeedNames, key[0])
+		assert.True(t, copies[key[1]], "%v: no such copy", key)
+	}
+	res := func(name, fn string, o Outcome) Result {
+		return Result{Mutant: Mutant{Func: fn, Operator: Operator("seed:" + name)}, Outcome: o}
+	}
+	results := []Result{
+		res("accept-overlong-3", "utf8Decode", Survived), // listed: taken as equivalent
+		res("accept-C0-C1", "utf8Decode", Survived),      // not listed: stays a survivor
+		res("advance-2-not-3", "nextCharSlow", Killed),   // listed but killed: stays killed
+		{Mutant: Mutant{Func: "utf8Decode", Operator: "relational"}, Outcome: Survived},
+	}
+	assert.Equal(t, 1, KnownSeedEquivalent(results))
+	assert.Equal(t, []Outcome{Equivalent, Survived, Killed, Survived}, []Outcome{results[0].Outcome, results[1].Outcome, results[2].Outcome, results[3].Outcome})
+	assert.Contains(t, results[0].Domain, "make test-long")
+
+	proven := []Result{
+		res("accept-overlong-3", "utf8Decode", Equivalent),
+		res("accept-overlong-4", "utf8Decode", Survived),   // listed, not proven
+		res("accept-C0-C1", "escapeSmall", Equivalent),     // proven, not listed
+		res("advance-2-not-3", "nextCharSlow", Equivalent), // as listed
+		res("accept-surrogate", "decodeValid", Killed),     // not listed, killed
+	}
+	problems := CheckSeedEquivalent(proven)
+	require.Len(t, problems, 2, "%q", problems)
+	assert.Contains(t, problems[0], "accept-overlong-4 in utf8Decode is listed as equivalent")
+	assert.Contains(t, problems[1], "accept-C0-C1 in escapeSmall was proven equivalent but mutation.SeedEquivalent does not list it")
+}

@@ -121,3 +121,60 @@ func Seeds(file string, src []byte, funcs []string) ([]Mutant, error) {
 	slices.SortStableFunc(out, func(a, b Mutant) int { return a.off - b.off })
 	return out, nil
 }
+
+// SeedEquivalent are the seed mutants (seed name, copy) that change nothing a caller can see,
+// so that no killer can kill them, each with the reason. The equivalence phase proves them on
+// their exhaustive domains (`mutate --seeds`, make test-long; README, "Mutation testing"), and
+// CheckSeedEquivalent fails that run when the proven set and this list differ; a run without
+// the phase (`--seeds --equivalence=false`, make test) takes their survival as this list says
+// (KnownSeedEquivalent) and fails on any other survivor.
+var SeedEquivalent = map[[2]string]string{
+	{"accept-overlong-3", "utf8Decode"}:   "utf8Decode's inline 3-byte block writes ? whether it accepts the sequence or not",
+	{"accept-overlong-4", "utf8Decode"}:   "utf8Decode's inline 4-byte block writes ? whether it accepts the sequence or not",
+	{"accept-surrogate", "utf8Decode"}:    "utf8Decode's inline 3-byte block writes ? whether it accepts the sequence or not",
+	{"accept-above-10FFFF", "utf8Decode"}: "utf8Decode's inline 4-byte block writes ? whether it accepts the sequence or not",
+	{"advance-2-not-3", "nextCharSlow"}:   "nextCharSlow's 3-byte success exit is never reached: decodeValid takes every valid sequence first",
+}
+
+// seedKey is a seed mutant's key in SeedEquivalent, false for a mutant that is no seed mutant.
+func seedKey(r Result) ([2]string, bool) {
+	name, ok := strings.CutPrefix(string(r.Operator), "seed:")
+	return [2]string{name, r.Func}, ok
+}
+
+// KnownSeedEquivalent marks the seed mutants of SeedEquivalent that survived every killer as
+// Equivalent without an equivalence run (Domain says where the proof is) and returns how many.
+// Any other survivor stays Survived.
+func KnownSeedEquivalent(results []Result) int {
+	n := 0
+	for i, r := range results {
+		key, ok := seedKey(r)
+		if why, known := SeedEquivalent[key]; ok && known && r.Outcome == Survived {
+			results[i].Outcome = Equivalent
+			results[i].Domain = "known, not proven in this run (" + why + "; proven by mutate --seeds with the equivalence phase, make test-long)"
+			n++
+		}
+	}
+	return n
+}
+
+// CheckSeedEquivalent compares the seed mutants an equivalence run proved equivalent with
+// SeedEquivalent, for the copies among results: it returns one line for each that the list
+// names and the run did not prove, and for each the run proved and the list does not name.
+func CheckSeedEquivalent(results []Result) []string {
+	var out []string
+	for _, r := range results {
+		key, ok := seedKey(r)
+		if !ok {
+			continue
+		}
+		_, listed := SeedEquivalent[key]
+		switch {
+		case listed && r.Outcome != Equivalent:
+			out = append(out, fmt.Sprintf("seed mutant %s in %s is listed as equivalent (mutation.SeedEquivalent) but came out %s", key[0], key[1], r.Outcome))
+		case !listed && r.Outcome == Equivalent:
+			out = append(out, fmt.Sprintf("seed mutant %s in %s was proven equivalent but mutation.SeedEquivalent does not list it", key[0], key[1]))
+		}
+	}
+	return out
+}

@@ -172,7 +172,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	traceOn := fs.Bool("trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
 	only := fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
 	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
-	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table")
+	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table; with --equivalence=false the survivors mutation.SeedEquivalent lists count as equivalent, and with the equivalence phase the run fails (exit 1) when what it proves differs from that list")
 	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
 	equivalence := fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
 	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
@@ -392,6 +392,15 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	} else if err != nil {
 		return exitUsage, fmt.Errorf("mutate: %v", err)
 	}
+	var stale []string // the seed mutants proven or not proven equivalent against mutation.SeedEquivalent
+	if *seedsOnly && !interrupted {
+		if *equivalence {
+			stale = mutation.CheckSeedEquivalent(results)
+		} else if n := mutation.KnownSeedEquivalent(results); n > 0 {
+			fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer as mutation.SeedEquivalent says (equivalent, proven by the equivalence phase: make test-long); any other survivor counts\n",
+				plural(uint64(n), "seed mutant"))
+		}
+	}
 	score, counts := mutation.Score(results)
 	if *jsonOut {
 		sources := map[string][]byte{}
@@ -452,8 +461,14 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if interrupted {
 		return exitUsage, nil
 	}
+	for _, l := range stale {
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s\n", l)
+	}
 	if score < *threshold {
 		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
+		return exitFindings, nil
+	}
+	if len(stale) > 0 {
 		return exitFindings, nil
 	}
 	return exitOK, nil
