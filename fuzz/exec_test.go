@@ -316,8 +316,16 @@ func TestBrokenTargets(t *testing.T) {
 			if cases+notRun != total {
 				t.Errorf("%d cases checked and %d not run, want %d in all", cases, notRun, total)
 			}
-			if restarts := tc.kind != KindOutput && tc.kind != KindStep; restarts != (tg.Restarts() > 0) {
-				t.Errorf("%d restarts", tg.Restarts())
+			// A crash or hang restarts the target; a wrong answer does not. On a busy machine a
+			// slow answer is confirmed alone in a new process (Target.Slow: not a hang), so a
+			// restart is the machine's, not the target's, only when a slow answer explains it.
+			switch crashy := tc.kind != KindOutput && tc.kind != KindStep; {
+			case crashy && tg.Restarts() == 0:
+				t.Errorf("no restart")
+			case !crashy && tg.Restarts() > 0 && tg.Slow() == 0:
+				t.Errorf("%d restarts, and no slow answer explains them", tg.Restarts())
+			case !crashy && tg.Restarts() > 0:
+				t.Logf("%d restarts for %d slow answers (a busy machine)", tg.Restarts(), tg.Slow())
 			}
 			if len(rep.Findings) > 0 {
 				t.Logf("%d findings, %d restarts; first:\n%v", len(rep.Findings), tg.Restarts(), rep.Findings[0])
