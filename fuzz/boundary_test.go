@@ -12,7 +12,8 @@ import (
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
-// boundarySample is the -short sample: at most this many placements of each family.
+// boundarySample is the sample of the -short and default tiers: at most this many placements
+// of each family.
 const boundarySample = 1500
 
 // TestBoundary runs, in the long tier (internal/testlevel), the whole boundary space
