@@ -40,7 +40,7 @@ BENCHCOUNT  ?= 10
 ## both busy all the time), the longest first; PARALLEL=1 runs them one by one.
 TEST_PARTS = fmt-check tidy-check exhaustive test-unit boundary test-arm64 vet lint check-generate lint-workflows test-purego test-noavx2 check-php check-self mutate
 PARALLEL  ?= 2
-test: build
+test:
 	$(MAKE) --no-print-directory -j$(PARALLEL) --output-sync=target $(TEST_PARTS)
 
 test-long: test-unit-long test-race fuzz-ci mutate-equivalence mutate-asm

@@ -25,14 +25,3 @@ func Long() bool {
 	v := os.Getenv(Env)
 	return v != "" && v != "0" && !testing.Short()
 }
-
-// Name is the tier's name for test logs: "short", "default" or "long".
-func Name() string {
-	switch {
-	case testing.Short():
-		return "short"
-	case Long():
-		return "long"
-	}
-	return "default"
-}
