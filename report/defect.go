@@ -192,8 +192,23 @@ func (d *Defect) rowsText(family string) string {
 	return fmt.Sprintf(fr.text, strings.Join(parts, ", "))
 }
 
-// Title says what the defect's classes have in common, for its block's first line.
+// Title says what the defect's classes have in common, for its block's first line: what the
+// candidate does (defectDoes), then the rule PHP applies (specTitle).
 func (d *Defect) Title() string {
+	spec := d.specTitle()
+	does := defectDoes(d)
+	switch {
+	case does == "":
+		return spec
+	case strings.HasPrefix(spec, "§"):
+		return does + " · PHP: " + spec
+	}
+	return does + " · " + spec // where (position) or why (options ignored) it does it
+
+}
+
+// specTitle names the defect by the spec rule its classes break.
+func (d *Defect) specTitle() string {
 	c := d.Classes[0]
 	if at, n, ok := positional(c); ok {
 		return fmt.Sprintf("position-dependent: what sits at input offset %d of %d bytes is mishandled, whatever the rule (%s); the witnesses keep %d filler bytes",

@@ -454,9 +454,11 @@ func TestReportText(t *testing.T) {
 	WriteText(&buf, classes)
 	out := buf.String()
 	require.Len(t, Defects(classes), 2, out)
+	assert.Regexp(t, `\n    does +copies the input bytes raw for the §1.3 rule 1.3-slash, where PHP writes its escape\n`, out)
 	for _, want := range []string{
-		"DEFECT 1 of 2 · §2.2 rows C2..DF, E0..EF, F0..F4",
-		"DEFECT 2 of 2 · §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES)",
+		"DEFECT 1 of 2 · lets a failed step swallow the bytes after it, where PHP ends it before them: a lead without all of its continuation bytes",
+		"· PHP: §2.2 rows C2..DF, E0..EF, F0..F4",
+		"DEFECT 2 of 2 · copies the input bytes raw for the §1.3 rule 1.3-slash, where PHP writes its escape · PHP: §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES)",
 		"the oracle applies §1.3 row 0x2F: / as \\/ (no UNESCAPED_SLASHES); lenient+raw-slash did not",
 		"1 byte: 2f   options 0   minimal",
 		"go run ./cmd/difffuzz escape --impl lenient+raw-slash --flags 0 --hex 2f",

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
@@ -173,6 +174,13 @@ func WriteBlock(w io.Writer, c *Class) {
 			did = "answers as if " + c.Ignored.Short() + " were not set"
 		}
 		row("rule", "the oracle applies %s; %s %s", spec, side(f), did)
+	}
+	for i, t := range doesText(c) {
+		label := ""
+		if i == 0 {
+			label = "does"
+		}
+		row(label, "%s", t)
 	}
 	wit := fmt.Sprintf("%d byte", len(f.Input))
 	if len(f.Input) != 1 {
@@ -488,6 +496,11 @@ func (c *Class) JSON() map[string]any {
 		"not_run":   c.NotRun,
 		"cause":     causeOf(c),
 	}
+	does := []map[string]string{}
+	for _, d := range deviationsOf(c.Witness) {
+		does = append(does, map[string]string{"key": d.Key(), "what": string(d.What), "detail": d.Detail, "family": d.Family, "row": d.Row, "title": deviation.Title(string(c.Op), d, rowsOf(d))})
+	}
+	m["deviations"] = does
 	if c.Ignored != 0 {
 		m["ignored_flags"] = uint32(c.Ignored)
 		m["ignored_options"] = c.Ignored.String()

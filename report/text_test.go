@@ -44,7 +44,7 @@ func TestReportLongWitness(t *testing.T) {
 		"300 bytes: … 61 61 61 61 61 61 61 61 2f 61 61", "(bytes 192..223 of 300)",
 		`…"aaaaaaa\\/aaaaaaaaaaaaaaaaaaaaaaa"…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
 		"(a 300-byte input: --out DIR saves the witness, --json has the replay line)",
-		"oracle   U+00E9/2", `· target "target y" · §3.1: a code point <= U+00FF as that byte`, "step-differs    target x  ", "target   (none)", "the target's answer ends after 0 steps",
+		"oracle   U+00E9/2", `· target "target y" · fails on a valid multi-byte sequence (§2.2 OK rows, §1.4) (rows C2..DF), where PHP decodes it · PHP: §3.1: a code point <= U+00FF as that byte`, `writes "\\" for the §1.3 rule 1.3-slash, where PHP writes "\\/"`, "step-differs    target x  ", "target   (none)", "the target's answer ends after 0 steps",
 	} {
 		assert.Contains(t, out, s)
 	}

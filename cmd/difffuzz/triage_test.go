@@ -62,7 +62,10 @@ func TestTriageReport(t *testing.T) {
 		"§1.4: U+0080..U+FFFF as \\uXXXX", "§1.3 row other 0x00..0x1F", "§1.2 step",
 		"target-crashed", "target-hung",
 	} {
-		assert.True(t, slices.ContainsFunc(titles, func(s string) bool { return strings.HasPrefix(s, want) }), "no defect %q in %q", want, titles)
+		// A title says what the candidate does, then " · PHP: " and the rule it breaks.
+		assert.True(t, slices.ContainsFunc(titles, func(s string) bool {
+			return strings.HasPrefix(s, want) || strings.Contains(s, " · PHP: "+want)
+		}), "no defect %q in %q", want, titles)
 	}
 	assert.Regexp(t, `not run  [0-9,]+ more inputs that contain this witness`, out)
 	assert.Contains(t, errs, "per-request timeout")
@@ -140,7 +143,7 @@ func TestTriageJSON(t *testing.T) {
 		if c.Rule == "1.3-slash" {
 			assert.Equal(t, "2f", c.Witness["input"])
 			assert.Contains(t, c.RuleSpec, "§1.3 row 0x2F")
-			assert.Equal(t, c.RuleSpec, c.Title)
+			assert.Equal(t, "copies the input bytes raw for the §1.3 rule 1.3-slash, where PHP writes its escape · PHP: "+c.RuleSpec, c.Title)
 		}
 		assert.Contains(t, []int{1, 2}, c.Defect, "two faults, two defects")
 	}

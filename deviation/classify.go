@@ -1,0 +1,391 @@
+package deviation
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+)
+
+// classify describes one stretch r (units [r.i, r.j) of PHP's answer against got[r.p:r.q]).
+// marker is what PHP writes for a failed step there ('?' for utf8_decode, \ufffd under
+// SUBSTITUTE, nothing otherwise); decode is set for utf8_decode.
+func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	g := got[r.p:r.q]
+	var want []byte
+	for _, u := range units[r.i:r.j] {
+		want = append(want, u.want...)
+	}
+	d := Deviation{Want: want, Got: g, CP: -1}
+	if r.i == r.j { // bytes PHP does not write
+		d.What, d.Family = Extra, "string"
+		if r.i > 0 {
+			d.In, d.InEnd = units[r.i-1].inEnd, units[r.i-1].inEnd
+		}
+		if r.i > 0 && units[r.i-1].failed() {
+			// Bytes after a failed step: what the candidate writes for it besides PHP's marker.
+			d.Family, d.Row = "failed", units[r.i-1].exit.Row()
+		}
+		return []Deviation{d}
+	}
+	first := units[r.i]
+	d.In, d.InEnd = first.in, units[r.j-1].inEnd
+	src := in[d.In:d.InEnd]
+	nFailed, nMarked := 0, 0
+	for _, u := range units[r.i:r.j] {
+		if u.failed() {
+			nFailed++
+		}
+		if len(marker) > 0 && bytes.Equal(u.want, marker) {
+			nMarked++ // a failed step, or in utf8_decode a code point above U+00FF
+		}
+	}
+	switch {
+	case nFailed > 0:
+		return failedStretch(units[r.i:r.j], src, g, d, marker, opts, decode, nMarked)
+	case first.in == first.inEnd: // a quote
+		d.What, d.Detail, d.Family = Wrong, "quotes", "quotes"
+		if len(g) == 0 {
+			d.What, d.Detail = Substitute, ""
+		}
+		return []Deviation{d}
+	case first.multiByte() || decode && first.exit != oracle.ExitASCII:
+		return validStretch(first, src, g, d, marker, opts, decode)
+	}
+	return asciiStretch(first, src, g, d)
+}
+
+// failedStretch describes a stretch holding failed steps (and maybe bytes a failed step of the
+// candidate swallowed).
+func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts jsonopt.Options, decode bool, nMarked int) []Deviation {
+	first := us[0]
+	for _, u := range us {
+		if u.failed() {
+			first = u
+			break
+		}
+	}
+	d.Family, d.Row = "failed", first.exit.Row()
+	if bytes.Equal(g, src) && len(src) > 0 {
+		d.What = RawCopy
+		return []Deviation{d}
+	}
+	if cp, n, ok := lenient(src); ok && n == len(src) && bytes.Equal(g, encode(cp, opts, decode)) {
+		d.What, d.Detail, d.CP, d.Family = Accepted, "bits", rune(cp), first.exit.Family()
+		return []Deviation{d}
+	}
+	unitBytes, m := period(g)
+	var out []Deviation
+	if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
+		s := d
+		s.What, s.Detail, s.Family = Substitute, fmt.Sprintf("%x", unitBytes), markerName(marker)
+		if unitBytes == nil && m == 0 && len(g) > 0 {
+			s.What, s.Detail, s.Family = Wrong, "failed-step", "failed"
+		}
+		out = append(out, s)
+	}
+	if unitBytes != nil || len(g) == 0 {
+		a := d
+		a.What, a.Family = Advance, first.exit.Family()
+		switch {
+		case len(marker) == 0:
+			a.Detail = "" // PHP writes nothing for a failed step: its length does not show
+		case nMarked < len(us) && m <= nMarked:
+			a.Detail = "swallows"
+		case m > nMarked:
+			a.Detail = "split"
+		case m < nMarked && len(g) > 0:
+			a.Detail = "merged"
+		default:
+			a.Detail = ""
+		}
+		if a.Detail != "" {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		d.What, d.Detail = Wrong, "failed-step"
+		out = append(out, d)
+	}
+	return out
+}
+
+// markerName is PHP's output for a failed step, as a family name.
+func markerName(m []byte) string {
+	switch {
+	case len(m) == 0:
+		return "nothing"
+	case m[0] >= 0x80:
+		return fmt.Sprintf("%x", m)
+	}
+	return string(m)
+}
+
+// validStretch describes a valid sequence (or, in utf8_decode, any step) written otherwise.
+func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	cp, _, _ := lenient(src)
+	d.Family, d.Row = "valid", u.exit.Row()
+	if decode && u.rule == oracle.RuleWide {
+		d.Family, d.Row = "?", "wide"
+	}
+	switch {
+	case bytes.Equal(g, src):
+		d.What = RawCopy
+	case decode && u.rule == oracle.RuleWide:
+		// PHP writes '?' for a code point above U+00FF: what the candidate wrote instead.
+		unitBytes, _ := period(g)
+		d.What, d.Detail = Substitute, fmt.Sprintf("%x", unitBytes)
+		if unitBytes == nil && len(g) > 0 {
+			d.What, d.Detail, d.Family = Wrong, "code-point", "valid"
+		}
+	case len(g) == 0 || bytes.Equal(g, marker) || bytes.Equal(g, []byte(`\ufffd`)) || bytes.Equal(g, []byte("\xef\xbf\xbd")) || decode && bytes.Equal(g, []byte("?")):
+		d.What = Rejected
+	case !decode && hexCase(u.want, g) != "":
+		d.What, d.Detail = Form, hexCase(u.want, g)+"-hex"
+	case !decode && bytes.Equal(g, uEscape(cp, false)):
+		d.What, d.Detail = Form, "escapes"
+	default:
+		d.What, d.Detail = Wrong, "code-point"
+	}
+	return []Deviation{d}
+}
+
+// asciiStretch describes an ASCII byte written otherwise.
+func asciiStretch(u unit, src, g []byte, d Deviation) []Deviation {
+	d.Family, d.Row = u.rule.String(), fmt.Sprintf("%02x", src[0])
+	c := src[0]
+	short := shortEscape(c)
+	switch {
+	case len(g) == 0:
+		d.What, d.Detail = Substitute, ""
+		d.Family = "ascii"
+	case bytes.Equal(g, src):
+		d.What, d.Detail = RawCopy, ""
+	case hexCase(u.want, g) != "":
+		d.What, d.Detail = Form, hexCase(u.want, g)+"-hex"
+	case bytes.Equal(u.want, src) && (bytes.Equal(g, short) || bytes.EqualFold(g, uEscape(uint32(c), false))):
+		d.What, d.Detail = Form, "escapes"
+	case short != nil && bytes.Equal(u.want, short) && bytes.EqualFold(g, uEscape(uint32(c), false)):
+		d.What, d.Detail = Form, "u-for-short"
+	case short != nil && bytes.Equal(g, short):
+		d.What, d.Detail = Form, "short-for-u"
+	default:
+		d.What, d.Detail = Wrong, "ascii"
+	}
+	return []Deviation{d}
+}
+
+// shortEscape is the two-byte escape JSON has for c, nil when it has none.
+func shortEscape(c byte) []byte {
+	switch c {
+	case '"', '\\', '/':
+		return []byte{'\\', c}
+	case '\b':
+		return []byte(`\b`)
+	case '\f':
+		return []byte(`\f`)
+	case '\n':
+		return []byte(`\n`)
+	case '\r':
+		return []byte(`\r`)
+	case '\t':
+		return []byte(`\t`)
+	}
+	return nil
+}
+
+// hexCase says whether got is want with hex letters in the other case only: "upper" when got
+// has upper-case letters where want has lower-case ones, "lower" for the reverse, "" otherwise.
+func hexCase(want, got []byte) string {
+	if len(want) != len(got) || bytes.Equal(want, got) {
+		return ""
+	}
+	dir := ""
+	for i, w := range want {
+		g := got[i]
+		var k string
+		switch {
+		case w == g:
+			continue
+		case 'a' <= w && w <= 'f' && g == w-'a'+'A':
+			k = "upper"
+		case 'A' <= w && w <= 'F' && g == w-'A'+'a':
+			k = "lower"
+		default:
+			return ""
+		}
+		if dir != "" && k != dir {
+			return ""
+		}
+		dir = k
+	}
+	return dir
+}
+
+// period is the shortest b such that g is b repeated m times (nil, 0 for an empty g; nil and
+// the length for a g that repeats nothing shorter than 6 bytes... such a g is its own unit).
+func period(g []byte) ([]byte, int) {
+	if len(g) == 0 {
+		return nil, 0
+	}
+	for n := 1; n <= len(g); n++ {
+		if len(g)%n == 0 && bytes.Equal(bytes.Repeat(g[:n], len(g)/n), g) {
+			if n > 6 && n == len(g) {
+				return nil, 0
+			}
+			return g[:n], len(g) / n
+		}
+	}
+	return nil, 0
+}
+
+// lenient decodes the first sequence of b by its bits alone, as a decoder without the overlong,
+// surrogate and range checks does: a lead's length from its top bits (C0..DF two bytes, E0..EF
+// three, F0..F7 four) and continuation bytes 80..BF. n is how many bytes it took.
+func lenient(b []byte) (cp uint32, n int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	c := b[0]
+	switch {
+	case c < 0x80:
+		return uint32(c), 1, true
+	case c >= 0xC0 && c < 0xE0:
+		n = 2
+	case c >= 0xE0 && c < 0xF0:
+		n = 3
+	case c >= 0xF0 && c < 0xF8:
+		n = 4
+	default:
+		return 0, 1, false
+	}
+	if len(b) < n {
+		return 0, 1, false
+	}
+	cp = uint32(c) & (0x7F >> n)
+	for k := 1; k < n; k++ {
+		if b[k]&0xC0 != 0x80 {
+			return 0, 1, false
+		}
+		cp = cp<<6 | uint32(b[k]&0x3F)
+	}
+	return cp, n, true
+}
+
+// encode is how PHP would write the code point cp: utf8_decode's byte (or '?'), json_encode's
+// \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its shortest UTF-8.
+func encode(cp uint32, opts jsonopt.Options, decode bool) []byte {
+	switch {
+	case decode && cp <= 0xFF:
+		return []byte{byte(cp)}
+	case decode:
+		return []byte("?")
+	case cp < 0x80:
+		if s := shortEscape(byte(cp)); s != nil && cp != '/' {
+			return s
+		}
+		if cp < 0x20 {
+			return uEscape(cp, false)
+		}
+		return []byte{byte(cp)}
+	case opts&jsonopt.UnescapedUnicode != 0:
+		return utf8Bytes(cp)
+	}
+	return uEscape(cp, false)
+}
+
+// uEscape is cp as \uXXXX (a surrogate pair above U+FFFF), lower-case hex unless upper.
+func uEscape(cp uint32, upper bool) []byte {
+	f := `\u%04x`
+	if upper {
+		f = `\u%04X`
+	}
+	if cp >= 0x10000 {
+		cp -= 0x10000
+		return fmt.Appendf(nil, f+f, 0xD800+cp>>10, 0xDC00+cp&0x3FF)
+	}
+	return fmt.Appendf(nil, f, cp)
+}
+
+// utf8Bytes is cp's shortest UTF-8 encoding (surrogates included, as bits).
+func utf8Bytes(cp uint32) []byte {
+	switch {
+	case cp < 0x80:
+		return []byte{byte(cp)}
+	case cp < 0x800:
+		return []byte{0xC0 | byte(cp>>6), 0x80 | byte(cp&0x3F)}
+	case cp < 0x10000:
+		return []byte{0xE0 | byte(cp>>12), 0x80 | byte(cp>>6&0x3F), 0x80 | byte(cp&0x3F)}
+	}
+	return []byte{0xF0 | byte(cp>>18), 0x80 | byte(cp>>12&0x3F), 0x80 | byte(cp>>6&0x3F), 0x80 | byte(cp&0x3F)}
+}
+
+// split divides a stretch of several steps among them when the candidate's bytes read as one
+// writing of each (PHP's, the bytes raw, an escape of the code point, a substitute), so that
+// neighbouring deviations (a raw slash before a decoded surrogate) are told apart. It returns
+// the one-step stretches that differ, or nil when the bytes do not divide so (a failure split
+// or merged, a step that swallowed the next one: the stretch stays whole). A division that
+// gives a step nothing where PHP writes something is not taken.
+func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode bool) []region {
+	if r.j-r.i < 2 || r.j-r.i > maxSplit {
+		return nil
+	}
+	allFailed := true
+	for _, u := range units[r.i:r.j] {
+		allFailed = allFailed && u.failed()
+	}
+	if allFailed {
+		return nil
+	}
+	var parts []region
+	dead := map[[2]int]bool{} // (step, offset) pairs from which no division reaches the end
+	var walk func(k, x int) bool
+	walk = func(k, x int) bool {
+		if k == r.j {
+			return x == r.q
+		}
+		if dead[[2]int{k, x}] {
+			return false
+		}
+		u := units[k]
+		for _, w := range writings(u, in[u.in:u.inEnd], opts, decode) {
+			if len(w) == 0 && len(u.want) > 0 || !bytes.HasPrefix(got[x:r.q], w) {
+				continue
+			}
+			parts = append(parts, region{k, k + 1, x, x + len(w)})
+			if walk(k+1, x+len(w)) {
+				return true
+			}
+			parts = parts[:len(parts)-1]
+		}
+		dead[[2]int{k, x}] = true
+		return false
+	}
+	if !walk(r.i, r.p) {
+		return nil
+	}
+	var out []region
+	for _, pr := range parts {
+		if !bytes.Equal(got[pr.p:pr.q], units[pr.i].want) {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// maxSplit bounds the steps of a stretch split divides.
+const maxSplit = 64
+
+// writings are the ways a candidate might write one step's bytes src: PHP's, raw, the escapes
+// of the code point its bits give, the usual substitutes.
+func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
+	ws := [][]byte{u.want, src, []byte(`\ufffd`), []byte("\xef\xbf\xbd"), []byte("?"), {0x1a}, nil}
+	if cp, n, ok := lenient(src); ok && n == len(src) {
+		ws = append(ws, encode(cp, opts, decode), uEscape(cp, false), uEscape(cp, true))
+		if s := shortEscape(byte(cp)); s != nil && cp < 0x80 {
+			ws = append(ws, s)
+		}
+	}
+	return ws
+}

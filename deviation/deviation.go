@@ -1,0 +1,410 @@
+// Package deviation says what a candidate did where its answer differs from PHP's, in the
+// spec's vocabulary (DESIGN.md §4): it aligns the candidate's output with the oracle's answer
+// step by step (oracle.EscapeExplain, oracle.UTF8DecodeExplain, oracle.NextCharExplain) and
+// describes each differing stretch as a Deviation — the input copied raw, a constant written
+// for PHP's substitute, failures split or merged, a failed step decoded as a code point, another
+// escape form of the same character, output lost, output where PHP returns false, bytes PHP
+// does not write. One answer may deviate several times; each deviation is reported, so that one
+// fault cannot hide another behind the first difference.
+//
+// The oracle stays the spec: this package reads its answers and explanations and adds nothing
+// to them.
+package deviation
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
+)
+
+// What is the kind of a deviation: what the candidate did instead of what PHP does.
+type What string
+
+// The kinds of deviation.
+const (
+	RawCopy    What = "raw-copy"    // copies the input bytes where PHP writes something else
+	Substitute What = "substitute"  // writes a constant (Detail, hex; "" = nothing) where PHP writes its own
+	Advance    What = "advance"     // ends failed steps elsewhere: Detail "split", "merged", "swallows", "longer", "shorter"
+	Accepted   What = "accepted"    // decodes a sequence PHP fails on as a code point (Detail "bits": the code point its bits give)
+	Rejected   What = "rejected"    // fails on a valid sequence PHP decodes (Detail: what it writes instead, hex)
+	Form       What = "escape-form" // writes the same character in another form (Detail: "u-for-short", "short-for-u", "upper-hex", "lower-hex", "escapes", "unescaped")
+	Lost       What = "lost"        // returns false, null or nothing where PHP has output (Detail "false", "empty", "prefix")
+	NotFalse   What = "not-false"   // has output where PHP returns false (Detail: what it writes for the first failed step)
+	ErrorCode  What = "error-code"  // the same bytes with another json_last_error()
+	Extra      What = "extra"       // writes bytes PHP does not write (Got holds them)
+	Wrong      What = "wrong"       // writes another character than PHP (nothing above fits)
+)
+
+// Deviation is one stretch where the candidate's answer departs from PHP's.
+type Deviation struct {
+	What   What
+	Detail string // part of the key: stable across inputs (see What)
+	// Family is the PHP rule family the deviation departs from: "failed" (a failed decoder
+	// step), "valid" (a valid multi-byte sequence), an exit family for the decoder ("overlong",
+	// "surrogate", "above-max", "bad-sequence", "never-a-lead"), an ASCII rule of §1.3 (its
+	// oracle.Rule id), "quotes", "string" (the whole answer), or for Substitute the PHP output
+	// it replaces ("?", `\ufffd`, ...).
+	Family string
+	// Row names the part of the spec the witness hit, for listing: the §2.2 row of a decoder
+	// step ("80..C1"), "wide" for a code point above U+00FF in utf8_decode, the byte for ASCII.
+	Row       string
+	In, InEnd int    // the input bytes of the stretch
+	Want, Got []byte // PHP's and the candidate's output for them
+	CP        rune   // for Accepted: the code point; -1 otherwise
+}
+
+// Key is what the findings of one defect share: the kind, its detail and the family.
+func (d Deviation) Key() string { return string(d.What) + "|" + d.Detail + "|" + d.Family }
+
+// unit is one step of PHP's answer: the input bytes it consumed and the bytes it wrote.
+type unit struct {
+	in, inEnd int
+	want      []byte
+	rule      oracle.Rule
+	exit      oracle.Exit
+}
+
+func (u unit) failed() bool {
+	f := u.exit.Family()
+	return f != "" && f != "valid" && f != "end"
+}
+
+func (u unit) multiByte() bool {
+	return u.exit == oracle.ExitOK2 || u.exit == oracle.ExitOK3 || u.exit == oracle.ExitOK4
+}
+
+// region is a stretch that does not match: units [i, j) against got [p, q).
+type region struct{ i, j, p, q int }
+
+// maxSkip bounds the search for a resynchronisation point (units plus bytes skipped); past it
+// the rest of both answers is one stretch.
+const maxSkip = 64
+
+// align matches the units' outputs against got from the left and returns the stretches that
+// differ. At a mismatch it looks for the nearest point (fewest bytes of either answer skipped;
+// of two as near, the one that consumes more of PHP's steps) from which PHP's answer goes on in
+// got (its next step that writes something matches there, or both answers end). A step PHP writes nothing for (INVALID_UTF8_IGNORE)
+// matches nothing unless got holds at that point what a candidate would write for its bytes
+// (writes reports that).
+func align(units []unit, got []byte, writes func(unit, []byte) bool) []region {
+	var flat []byte
+	starts := make([]int, len(units)+1)
+	for k, u := range units {
+		starts[k] = len(flat)
+		flat = append(flat, u.want...)
+	}
+	starts[len(units)] = len(flat)
+	resumes := func(j, q int) bool {
+		for j < len(units) && len(units[j].want) == 0 {
+			j++
+		}
+		if j == len(units) {
+			return q == len(got)
+		}
+		return bytes.HasPrefix(got[q:], units[j].want)
+	}
+	var out []region
+	i, p := 0, 0
+	for i < len(units) || p < len(got) {
+		if i < len(units) && bytes.HasPrefix(got[p:], units[i].want) && (len(units[i].want) > 0 || !writes(units[i], got[p:])) {
+			p += len(units[i].want)
+			i++
+			continue
+		}
+		out = append(out, resync(units, starts, got, i, p, resumes))
+		i, p = out[len(out)-1].j, out[len(out)-1].q
+	}
+	return out
+}
+
+// resync is the stretch that starts at unit i and got offset p: up to the nearest point where
+// PHP's answer resumes (see align), or to the end of both.
+func resync(units []unit, starts []int, got []byte, i, p int, resumes func(j, q int) bool) region {
+	for s := 0; s <= maxSkip; s++ {
+		for j := min(len(units), i+2*maxSkip); j >= i; j-- {
+			dw := starts[j] - starts[i]
+			q := p + s - dw
+			if dw > s || q > len(got) || j == i && q == p {
+				continue
+			}
+			if resumes(j, q) {
+				return region{i, j, p, q}
+			}
+		}
+	}
+	return region{i, len(units), p, len(got)}
+}
+
+// writesFor reports whether b starts with what a candidate might write for the bytes src of a
+// failed step PHP drops: the bytes raw, \ufffd, EF BF BD, '?' or 0x1A, or the escape of the
+// code point their bits give.
+func writesFor(in []byte) func(unit, []byte) bool {
+	return func(u unit, b []byte) bool {
+		src := in[u.in:u.inEnd]
+		if len(src) == 0 {
+			return false
+		}
+		for _, w := range [][]byte{src, []byte(`\ufffd`), []byte("\xef\xbf\xbd"), []byte("?"), {0x1a}} {
+			if bytes.HasPrefix(b, w) {
+				return true
+			}
+		}
+		if cp, n, ok := lenient(src); ok && n == len(src) {
+			return bytes.HasPrefix(b, uEscape(cp, false)) || bytes.HasPrefix(b, uEscape(cp, true))
+		}
+		return false
+	}
+}
+
+// widen joins a stretch with the failed steps next to it when what the candidate wrote there
+// reads as their markers: one more '?' after a failure is the failure split, one '?' missing
+// is two failures merged, a byte missing after a failure is the failure swallowing it.
+func widen(units []unit, got []byte, r region, marker []byte) region {
+	g := got[r.p:r.q]
+	if len(marker) == 0 {
+		return r
+	}
+	markers := len(g) == 0 || len(bytes.ReplaceAll(g, marker, nil)) == 0
+	for markers && r.i > 0 && units[r.i-1].failed() && bytes.Equal(units[r.i-1].want, marker) && r.p >= len(marker) {
+		r.i--
+		r.p -= len(marker)
+		if r.j > r.i+1 || len(g) > 0 {
+			break
+		}
+	}
+	if markers && r.j < len(units) && units[r.j].failed() && bytes.Equal(units[r.j].want, marker) && r.i < r.j && units[r.i].failed() {
+		r.j++
+		r.q += len(marker)
+	}
+	return r
+}
+
+// Escape is the deviations of a candidate's json_encode answer (got; gotErr its
+// json_last_error(), gotFalse set when it returned false) from PHP's for input in under opts.
+func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bool) []Deviation {
+	want, spans, werr := oracle.EscapeExplain(nil, in, opts)
+	whole := func(w What, detail string, row string) []Deviation {
+		return []Deviation{{What: w, Detail: detail, Family: "string", Row: row, In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
+	}
+	switch {
+	case werr != nil && (gotFalse || gotErr != 0 && bytes.Equal(got, want)):
+		if gotErr != 0 && gotErr != int(jsonopt.ErrorUTF8) {
+			return whole(ErrorCode, fmt.Sprint(gotErr), "")
+		}
+		return nil
+	case werr != nil:
+		return notFalse(in, opts, spans, got)
+	case gotFalse || gotErr != 0 && len(got) == 0:
+		return lostFalse(in, spans, want, got)
+	case gotErr != 0:
+		if bytes.Equal(got, want) {
+			return whole(ErrorCode, fmt.Sprint(gotErr), "")
+		}
+	}
+	units := escapeUnits(spans, want)
+	marker := []byte(nil)
+	switch {
+	case opts&jsonopt.InvalidUTF8Substitute != 0 && opts&jsonopt.UnescapedUnicode != 0:
+		marker = []byte("\xef\xbf\xbd")
+	case opts&jsonopt.InvalidUTF8Substitute != 0:
+		marker = []byte(`\ufffd`)
+	}
+	if len(got) == 0 && len(want) > 0 {
+		return whole(Lost, "empty", "")
+	}
+	if len(got) < len(want) && bytes.HasPrefix(want, got) && len(got) > 2 {
+		return whole(Lost, "prefix", "")
+	}
+	var out []Deviation
+	for _, r := range align(units, got, writesFor(in)) {
+		r = widen(units, got, r, marker)
+		out = append(out, classifyAll(units, in, got, r, marker, opts, false)...)
+	}
+	return dedupe(out)
+}
+
+// lostFalse describes a false where PHP has an answer: under INVALID_UTF8_IGNORE or _SUBSTITUTE
+// on invalid input, the option is what the candidate misses; on valid input with a multi-byte
+// sequence, the candidate rejects the first (the decoder's fault, as decode and utf8_decode
+// show it); otherwise the whole answer is lost.
+func lostFalse(in []byte, spans []oracle.Span, want, got []byte) []Deviation {
+	d := Deviation{What: Lost, Detail: "false", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}
+	for _, sp := range spans {
+		if sp.Rule == oracle.RuleIgnore || sp.Rule == oracle.RuleSubstitute || sp.Rule == oracle.RuleSubstituteRaw {
+			d.Family, d.Row = "failed", sp.Exit.Row()
+			return []Deviation{d}
+		}
+	}
+	for _, sp := range spans {
+		if sp.Exit == oracle.ExitOK2 || sp.Exit == oracle.ExitOK3 || sp.Exit == oracle.ExitOK4 {
+			d.What, d.Detail, d.Family, d.Row, d.In, d.InEnd = Rejected, "", "valid", sp.Exit.Row(), sp.In, sp.InEnd
+			return []Deviation{d}
+		}
+	}
+	return []Deviation{d}
+}
+
+// notFalse describes an answer where PHP returns false (or null): one NotFalse deviation named
+// by what the candidate wrote for the first failed step, read by aligning its answer with PHP's
+// answer under INVALID_UTF8_SUBSTITUTE; then the deviations of the valid parts.
+func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) []Deviation {
+	first := spans[0]
+	sub := opts | jsonopt.InvalidUTF8Substitute
+	sub &^= jsonopt.InvalidUTF8Ignore | jsonopt.PartialOutputOnError
+	want, sspans, _ := oracle.EscapeExplain(nil, in, sub)
+	units := escapeUnits(sspans, want)
+	marker := []byte(`\ufffd`)
+	if sub&jsonopt.UnescapedUnicode != 0 {
+		marker = []byte("\xef\xbf\xbd")
+	}
+	nf := Deviation{What: NotFalse, Detail: "other", Family: "failed", Row: first.Exit.Row(), In: first.In, InEnd: first.InEnd, Got: got, CP: -1}
+	var rest []Deviation
+	var dec *Deviation
+	matchedFirst := true
+	for _, r := range align(units, got, writesFor(in)) {
+		r = widen(units, got, r, marker)
+		ds := classifyAll(units, in, got, r, marker, sub, false)
+		if r.i < len(units) && units[r.i].in <= first.In && first.In < max(units[max(r.j-1, r.i)].inEnd, units[r.i].inEnd) {
+			matchedFirst = false
+			for _, d := range ds {
+				if (d.What == Accepted || d.What == Advance) && dec == nil {
+					dec = &d
+					continue
+				}
+				if d.Family == "failed" || isExitFamily(d.Family) || d.Family == "\\ufffd" || d.Family == "efbfbd" {
+					nf.Detail = string(d.What)
+					if d.What == Substitute {
+						nf.Detail += ":" + d.Detail
+					}
+					continue
+				}
+				rest = append(rest, d)
+			}
+			continue
+		}
+		for _, d := range ds {
+			// A failed step written otherwise than as U+FFFD is part of how the candidate
+			// answers invalid input, already named by the NotFalse deviation.
+			if d.Family == "failed" || isExitFamily(d.Family) || d.Family == "\\ufffd" || d.Family == "efbfbd" {
+				continue
+			}
+			rest = append(rest, d)
+		}
+	}
+	if matchedFirst {
+		nf.Detail = "substitute:" + fmt.Sprintf("%x", marker)
+	}
+	if dec != nil {
+		// The candidate decoded the step PHP fails on: that is the fault (decode and
+		// utf8_decode show it alike), PHP's false only its consequence.
+		nf = *dec
+	}
+	return dedupe(append([]Deviation{nf}, rest...))
+}
+
+func isExitFamily(f string) bool {
+	switch f {
+	case "never-a-lead", "bad-sequence", "overlong", "surrogate", "above-max":
+		return true
+	}
+	return false
+}
+
+// escapeUnits are the oracle's spans as units.
+func escapeUnits(spans []oracle.Span, want []byte) []unit {
+	units := make([]unit, len(spans))
+	for k, sp := range spans {
+		units[k] = unit{in: sp.In, inEnd: sp.InEnd, want: want[sp.Out:sp.OutEnd], rule: sp.Rule, exit: sp.Exit}
+	}
+	return units
+}
+
+// UTF8Decode is the deviations of a candidate's utf8_decode answer got from PHP's for in.
+func UTF8Decode(in, got []byte) []Deviation {
+	want, spans := oracle.UTF8DecodeExplain(nil, in)
+	if len(got) == 0 && len(want) > 1 {
+		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
+	}
+	units := escapeUnits(spans, want)
+	var out []Deviation
+	for _, r := range align(units, got, writesFor(in)) {
+		r = widen(units, got, r, []byte("?"))
+		out = append(out, classifyAll(units, in, got, r, []byte("?"), 0, true)...)
+	}
+	return dedupe(out)
+}
+
+// Step is the deviation of a candidate's php_next_utf8_char step got at pos from PHP's (none
+// when they agree).
+func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
+	want, e := oracle.NextCharExplain(in, pos)
+	if want == got {
+		return nil
+	}
+	d := Deviation{In: pos, InEnd: min(pos+max(want.Advance, got.Advance), len(in)), Row: e.Row(), Family: e.Family(), CP: -1}
+	switch {
+	case !want.OK && got.OK:
+		d.What, d.Detail, d.CP = Accepted, "other", rune(got.CP)
+		if cp, n, ok := lenient(in[pos:]); ok && n == got.Advance && cp == got.CP {
+			d.Detail = "bits"
+		}
+	case want.OK && !got.OK:
+		d.What, d.Family = Rejected, "valid"
+	case !want.OK && got.Advance < want.Advance:
+		d.What, d.Detail = Advance, "split"
+	case !want.OK:
+		// Longer than PHP's failure: over bytes PHP fails as well (merged) or decodes (swallows).
+		d.What, d.Detail = Advance, "merged"
+		for at := pos + want.Advance; at < min(pos+got.Advance, len(in)); {
+			st, _ := oracle.NextCharExplain(in, at)
+			if st.OK {
+				d.Detail = "swallows"
+			}
+			at += st.Advance
+		}
+	default:
+		d.What, d.Detail, d.Family = Wrong, "code-point", "valid"
+		if want.CP == got.CP {
+			d.Detail = "advance"
+		}
+	}
+	return []Deviation{d}
+}
+
+// classifyAll is classify of the stretch, or of each of its steps when it divides among them
+// (split).
+func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	parts := split(units, in, got, r, opts, decode)
+	if parts == nil {
+		return classify(units, in, got, r, marker, opts, decode)
+	}
+	var out []Deviation
+	for _, p := range parts {
+		out = append(out, classify(units, in, got, p, marker, opts, decode)...)
+	}
+	return out
+}
+
+// dedupe drops repeated keys of one answer (a substitute byte written for five failed steps
+// is one deviation of the answer), keeping the first of each and the rows of all.
+func dedupe(ds []Deviation) []Deviation {
+	var out []Deviation
+	seen := map[string]int{}
+	for _, d := range ds {
+		if k, ok := seen[d.Key()]; ok {
+			if d.Row != "" && !strings.Contains(out[k].Row, d.Row) {
+				rows := append(strings.Split(out[k].Row, ", "), d.Row)
+				sort.Strings(rows)
+				out[k].Row = strings.Trim(strings.Join(rows, ", "), ", ")
+			}
+			continue
+		}
+		seen[d.Key()] = len(out)
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package deviation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+func keys(ds []Deviation) string {
+	var k []string
+	for _, d := range ds {
+		k = append(k, d.Key())
+	}
+	return strings.Join(k, " ; ")
+}
+
+func TestUTF8Decode(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in, got string
+		want    string
+	}{
+		{"same", "a\xc3\xa9", "a\xe9", ""},
+		{"substitute byte", "a\x80b", "a\x1ab", "substitute|1a|?"},
+		{"substitute byte for wide and failed", "\xe2\x82\xac\x80", "\x1a\x1a", "substitute|1a|?"},
+		{"split", "\xe1\x80", "??", "advance|split|bad-sequence"},
+		{"merged", "\xc3\xc3", "?", "advance|merged|bad-sequence"},
+		{"swallows", "\xe1a", "?", "advance|swallows|bad-sequence"},
+		{"overlong accepted", "\xc0\x80", "\x00", "accepted|bits|never-a-lead"},
+		{"overlong 3 accepted", "\xe0\x80\x80", "\x00", "accepted|bits|overlong"},
+		{"wide raw", "\xe2\x82\xac", "\xe2\x82\xac", "raw-copy||?"},
+		{"valid dropped", "a\xc2\xadb", "ab", "rejected||valid"},
+		{"lost", "a\xc3", "", "lost|empty|string"},
+		{"two faults", "a\x80b\xe2\x82\xac", "a\x1ab\xe2\x82\xac", "substitute|1a|? ; raw-copy||?"},
+		{"substitute and merge", "\xc3\xc3a", "\x1aa", "substitute|1a|? ; advance|merged|bad-sequence"},
+		{"stray trail as byte&0x7f", "a\x85b", "a\x05b", "substitute|05|?"},
+	} {
+		got := keys(UTF8Decode([]byte(tc.in), []byte(tc.got)))
+		if got != tc.want {
+			t.Errorf("%s: UTF8Decode(%q, %q) = %q, want %q", tc.name, tc.in, tc.got, got, tc.want)
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	const sub, uu, ign = jsonopt.InvalidUTF8Substitute, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore
+	for _, tc := range []struct {
+		name     string
+		in       string
+		opts     jsonopt.Options
+		got      string
+		gotFalse bool
+		want     string
+	}{
+		{"same", "a/", 0, `"a\/"`, false, ""},
+		{"slash raw", "a/b", 0, `"a/b"`, false, "raw-copy||1.3-slash"},
+		{"upper hex", "\x01", 0, `"\u0001"`, false, ""},
+		{"upper hex 2", "\xc3\xa9", 0, `"\u00E9"`, false, "escape-form|upper-hex|valid"},
+		{"non-ascii raw", "\xc2\xa0", 0, "\"\xc2\xa0\"", false, "raw-copy||valid"},
+		{"short for u", "\x0a", 0, `"\u000a"`, false, "escape-form|u-for-short|1.3-short-escape"},
+		{"invalid raw where false", "\x80", 0, "\"\x80\"", false, "not-false|raw-copy|failed"},
+		{"invalid as fffd where false", "a\x80", 0, `"a\ufffd"`, false, "not-false|substitute:5c7566666664|failed"},
+		{"invalid as fffd, slash raw", "/\x80", 0, `"/\ufffd"`, false, "not-false|substitute:5c7566666664|failed ; raw-copy||1.3-slash"},
+		{"false for valid", "\xc3\xa9", 0, "", true, "rejected||valid"},
+		{"false under ignore", "\x80", ign, "", true, "lost|false|failed"},
+		{"substitute split", "\xe1\x80", sub, `"\ufffd\ufffd"`, false, "advance|split|bad-sequence"},
+		{"substitute as ?", "\xe1\x80", sub, `"?"`, false, "substitute|3f|\\ufffd"},
+		{"overlong accepted", "\xc0\x80", sub, `"\u0000"`, false, "accepted|bits|never-a-lead"},
+		{"ignore keeps raw", "a\x80", ign, "\"a\x80\"", false, "raw-copy||failed"},
+		{"escapes under unescaped unicode", "\xc3\xa9", uu, `"\u00e9"`, false, "escape-form|escapes|valid"},
+		{"overlong accepted where false", "a\xe0\x80\x80", 0, `"a\u0000"`, false, "accepted|bits|overlong"},
+		{"surrogate accepted where false, slash raw", "/\xed\xa0\x80", 0, `"/\ud800"`, false, "accepted|bits|surrogate ; raw-copy||1.3-slash"},
+		{"missing close quote", "ab", 0, `"ab`, false, "lost|prefix|string"},
+	} {
+		got := keys(Escape([]byte(tc.in), tc.opts, []byte(tc.got), map[bool]int{true: 5}[tc.gotFalse], tc.gotFalse))
+		if got != tc.want {
+			t.Errorf("%s: Escape(%q, %v, %q) = %q, want %q", tc.name, tc.in, tc.opts, tc.got, got, tc.want)
+		}
+	}
+}
+
+func TestStep(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		got  jsonopt.Step
+		want string
+	}{
+		{"\xc0\x80", jsonopt.Step{CP: 0, Advance: 2, OK: true}, "accepted|bits|never-a-lead"},
+		{"\xed\xa0\x80", jsonopt.Step{CP: 0xD800, Advance: 3, OK: true}, "accepted|bits|surrogate"},
+		{"\xc3\xa9", jsonopt.Step{Advance: 1}, "rejected||valid"},
+		{"\xe1\x80a", jsonopt.Step{Advance: 3}, "advance|swallows|bad-sequence"},
+		{"\xc3\xa9", jsonopt.Step{CP: 0xE9, Advance: 2, OK: true}, ""},
+	} {
+		if got := keys(Step([]byte(tc.in), 0, tc.got)); got != tc.want {
+			t.Errorf("Step(%q, %v) = %q, want %q", tc.in, tc.got, got, tc.want)
+		}
+	}
+}
+
+func TestTitle(t *testing.T) {
+	d := UTF8Decode([]byte("a\x80b"), []byte("a\x1ab"))[0]
+	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
+		t.Errorf("Title = %q", got)
+	}
+}

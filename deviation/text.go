@@ -1,0 +1,151 @@
+package deviation
+
+import (
+	"fmt"
+	"strings"
+)
+
+// familyText names a rule family in the spec's words.
+var familyText = map[string]string{
+	"failed":       "a failed decoder step (§2.2)",
+	"valid":        "a valid multi-byte sequence (§2.2 OK rows, §1.4)",
+	"never-a-lead": "a byte that cannot start a character (§2.2 rows 80..C1, F5..FF)",
+	"bad-sequence": "a lead without all of its continuation bytes (§2.2 rows C2..DF, E0..EF, F0..F4)",
+	"overlong":     "an overlong sequence (§2.2: E0 80..9F xx, F0 80..8F xx xx)",
+	"surrogate":    "an encoded surrogate (§2.2: ED A0..BF xx)",
+	"above-max":    "a sequence above U+10FFFF (§2.2: F4 90..BF xx xx)",
+	"quotes":       "the quotes around the string (§1.2)",
+	"string":       "the whole answer",
+	"ascii":        "an ASCII byte (§1.3)",
+	"end":          "a step at the end of the input (§2.1)",
+}
+
+// FamilyText is a family (Deviation.Family) in the spec's words.
+func FamilyText(f string) string {
+	if t, ok := familyText[f]; ok {
+		return t
+	}
+	if strings.HasPrefix(f, "1.3-") {
+		return "the §1.3 rule " + f
+	}
+	return f
+}
+
+// hexText is a detail's hex as spaced bytes, "nothing" when empty.
+func hexText(h string) string {
+	if h == "" {
+		return "nothing"
+	}
+	var parts []string
+	for i := 0; i+2 <= len(h); i += 2 {
+		parts = append(parts, h[i:i+2])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Title says what the candidate does, then what PHP does, for the deviations of one key in one
+// operation ("escape", "decode", "utf8_decode"); rows lists the spec rows they were seen in.
+func Title(op string, d Deviation, rows []string) string {
+	where := FamilyText(d.Family)
+	if len(rows) > 0 && (d.Family == "failed" || d.Family == "valid") {
+		where += " (rows " + strings.Join(rows, ", ") + ")"
+	}
+	switch d.What {
+	case RawCopy:
+		return fmt.Sprintf("copies the input bytes raw for %s, where PHP writes %s", where, phpWrites(op, d))
+	case Substitute:
+		r := ""
+		if len(rows) > 0 {
+			r = " (" + strings.Join(rows, ", ") + ")"
+		}
+		if d.Family == "ascii" {
+			return fmt.Sprintf("drops ASCII bytes PHP writes%s", r)
+		}
+		return fmt.Sprintf("writes %s where PHP writes %s%s", hexText(d.Detail), d.Family, r)
+	case Advance:
+		switch d.Detail {
+		case "split":
+			return "splits one failed step into several, where PHP ends it later: " + where
+		case "merged":
+			return "merges failed steps into one, where PHP fails them one by one: " + where
+		case "swallows":
+			return "lets a failed step swallow the bytes after it, where PHP ends it before them: " + where
+		case "longer":
+			return "ends a failed step after more bytes than PHP: " + where
+		}
+		return "ends a failed step after fewer bytes than PHP: " + where
+	case Accepted:
+		if d.Detail == "bits" {
+			return "decodes " + where + " as the code point its bits give, where PHP fails the step"
+		}
+		return "decodes " + where + " as some code point, where PHP fails the step"
+	case Rejected:
+		return fmt.Sprintf("fails on %s, where PHP decodes it", where)
+	case Form:
+		return formTitle(d.Detail, where)
+	case Lost:
+		switch d.Detail {
+		case "false":
+			if d.Family == "failed" {
+				return "returns false for invalid UTF-8 under INVALID_UTF8_IGNORE or INVALID_UTF8_SUBSTITUTE, where PHP writes the string"
+			}
+			return "returns false for valid UTF-8, where PHP writes the string"
+		case "prefix":
+			return "writes only the start of the answer, where PHP writes all of it"
+		}
+		return "writes nothing, where PHP has an answer"
+	case NotFalse:
+		how := strings.ReplaceAll(d.Detail, ":", " ")
+		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step as: %s), where PHP returns false (json_last_error()=5)", how)
+	case ErrorCode:
+		return fmt.Sprintf("sets json_last_error()=%s, where PHP sets another code", d.Detail)
+	case Extra:
+		if d.Family == "failed" {
+			return fmt.Sprintf("writes %x after a failed step besides what PHP writes for it", d.Got)
+		}
+		return fmt.Sprintf("writes bytes PHP does not write (%x)", d.Got)
+	}
+	return fmt.Sprintf("writes %s for %s, where PHP writes %s", quote(d.Got), where, quote(d.Want))
+}
+
+// quote is b Go-quoted, clipped to 24 bytes.
+func quote(b []byte) string {
+	if len(b) > 24 {
+		return fmt.Sprintf("%q…", b[:24])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// formTitle is the title of a Form deviation.
+func formTitle(detail, where string) string {
+	switch detail {
+	case "upper-hex":
+		return "writes upper-case hex digits in \\uXXXX for " + where + ", where PHP writes lower case"
+	case "lower-hex":
+		return "writes lower-case hex digits for " + where + ", where PHP writes upper case"
+	case "escapes":
+		return "escapes " + where + ", where PHP writes it raw"
+	case "u-for-short":
+		return "writes \\u00XX for " + where + ", where PHP writes the two-byte escape"
+	case "short-for-u":
+		return "writes a two-byte escape for " + where + ", where PHP writes \\u00XX"
+	}
+	return "writes another escape of " + where + " than PHP"
+}
+
+// phpWrites is what PHP writes for the deviation's bytes, in a few words.
+func phpWrites(op string, d Deviation) string {
+	switch {
+	case d.Family == "failed" && op == "utf8_decode":
+		return "? for each failed step"
+	case d.Family == "failed":
+		return "\\ufffd, nothing, or false (INVALID_UTF8_* options)"
+	case d.Family == "?":
+		return "? for a code point above U+00FF"
+	case d.Family == "valid" && op == "utf8_decode":
+		return "the code point's byte"
+	case d.Family == "valid":
+		return "\\uXXXX"
+	}
+	return "its escape"
+}
