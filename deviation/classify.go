@@ -18,6 +18,27 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 		want = append(want, u.want...)
 	}
 	d := Deviation{Want: want, Got: g, CP: -1}
+	// A failed step decoded by its bits together with the bytes after it: the stretch may begin
+	// at the failed step (its written code point is an insertion before PHP's failure) or after
+	// it (its output happened to read as PHP's, the bytes it swallowed are the stretch).
+	if r.j > r.i || r.j < len(units) {
+		if dv, ok := acceptedAt(units[min(r.i, len(units)-1)], in, got[r.p:], opts, decode, d); ok && r.i < len(units) {
+			return []Deviation{dv}
+		}
+	}
+	if k := r.i - 1; k >= 0 && units[k].failed() && len(units[k].want) > 0 && r.p >= len(units[k].want) {
+		if dv, ok := acceptedAt(units[k], in, got[r.p-len(units[k].want):], opts, decode, d); ok {
+			if _, n, _ := bits(in[units[k].in:], false); units[k].in+n > units[k].inEnd {
+				return []Deviation{dv}
+			}
+		}
+	}
+	if h := hexCase(want, g); h != "" && r.j > r.i {
+		// The same escapes with the hex digits in the other case, whatever rule wrote them
+		// (a control byte, a code point, \ufffd): one mistake, as printf("%04X") makes it.
+		d.What, d.Detail, d.In, d.InEnd = Form, h+"-hex", units[r.i].in, units[r.j-1].inEnd
+		return []Deviation{d}
+	}
 	if r.i == r.j { // bytes PHP does not write
 		d.What, d.Family = Extra, "string"
 		if r.i > 0 {
@@ -44,16 +65,41 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 	switch {
 	case nFailed > 0:
 		return failedStretch(units[r.i:r.j], src, g, d, marker, opts, decode, nMarked)
-	case first.in == first.inEnd: // a quote
+	case first.in == first.inEnd: // a quote (or the empty string's two)
 		d.What, d.Detail, d.Family = Wrong, "quotes", "quotes"
-		if len(g) == 0 {
-			d.What, d.Detail = Substitute, ""
+		if len(g) < len(want) && bytes.Contains(want, g) {
+			d.What, d.Detail = Substitute, "" // a quote dropped
 		}
 		return []Deviation{d}
 	case first.multiByte() || decode && first.exit != oracle.ExitASCII:
 		return validStretch(first, src, g, d, marker, opts, decode)
 	}
 	return asciiStretch(first, src, g, d)
+}
+
+// acceptedAt reports whether the candidate's answer from the stretch on (rest) starts with the
+// code point the bits of the failed step u and the bytes after it give (bits: a decoder that
+// does not check continuation bytes, or accepts overlongs and surrogates), written as PHP writes
+// a code point, or raw under UNESCAPED_UNICODE; in utf8_decode a '?' for one above U+00FF
+// counts only when it took more bytes than PHP's failure.
+func acceptedAt(u unit, in, rest []byte, opts jsonopt.Options, decode bool, d Deviation) (Deviation, bool) {
+	if !u.failed() {
+		return d, false
+	}
+	cp, n, ok := bits(in[u.in:], false)
+	if !ok || n < 2 || decode && cp > 0xFF && n <= u.inEnd-u.in {
+		return d, false
+	}
+	written := bytes.HasPrefix(rest, encode(cp, opts, decode)) ||
+		!decode && (bytes.HasPrefix(rest, uEscape(cp, false)) || bytes.HasPrefix(rest, uEscape(cp, true))) ||
+		opts&jsonopt.UnescapedUnicode != 0 && bytes.HasPrefix(rest, in[u.in:u.in+n])
+	if !written {
+		return d, false
+	}
+	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
+	d.In, d.InEnd, d.Want = u.in, u.in+n, u.want
+	d.Family = acceptedFamily(cp, n, u.exit.Family())
+	return d, true
 }
 
 // failedStretch describes a stretch holding failed steps (and maybe bytes a failed step of the
@@ -71,15 +117,11 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		d.What = RawCopy
 		return []Deviation{d}
 	}
-	if cp, n, ok := lenient(src); ok && n == len(src) && bytes.Equal(g, encode(cp, opts, decode)) {
-		d.What, d.Detail, d.CP, d.Family = Accepted, "bits", rune(cp), first.exit.Family()
-		return []Deviation{d}
-	}
 	unitBytes, m := period(g)
 	var out []Deviation
 	if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
 		s := d
-		s.What, s.Detail, s.Family = Substitute, fmt.Sprintf("%x", unitBytes), markerName(marker)
+		s.What, s.Detail, s.Family = Substitute, constant(unitBytes), markerName(marker)
 		if unitBytes == nil && m == 0 && len(g) > 0 {
 			s.What, s.Detail, s.Family = Wrong, "failed-step", "failed"
 		}
@@ -135,14 +177,12 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 	case decode && u.rule == oracle.RuleWide:
 		// PHP writes '?' for a code point above U+00FF: what the candidate wrote instead.
 		unitBytes, _ := period(g)
-		d.What, d.Detail = Substitute, fmt.Sprintf("%x", unitBytes)
+		d.What, d.Detail = Substitute, constant(unitBytes)
 		if unitBytes == nil && len(g) > 0 {
 			d.What, d.Detail, d.Family = Wrong, "code-point", "valid"
 		}
 	case len(g) == 0 || bytes.Equal(g, marker) || bytes.Equal(g, []byte(`\ufffd`)) || bytes.Equal(g, []byte("\xef\xbf\xbd")) || decode && bytes.Equal(g, []byte("?")):
 		d.What = Rejected
-	case !decode && hexCase(u.want, g) != "":
-		d.What, d.Detail = Form, hexCase(u.want, g)+"-hex"
 	case !decode && bytes.Equal(g, uEscape(cp, false)):
 		d.What, d.Detail = Form, "escapes"
 	default:
@@ -162,8 +202,6 @@ func asciiStretch(u unit, src, g []byte, d Deviation) []Deviation {
 		d.Family = "ascii"
 	case bytes.Equal(g, src):
 		d.What, d.Detail = RawCopy, ""
-	case hexCase(u.want, g) != "":
-		d.What, d.Detail = Form, hexCase(u.want, g)+"-hex"
 	case bytes.Equal(u.want, src) && (bytes.Equal(g, short) || bytes.EqualFold(g, uEscape(uint32(c), false))):
 		d.What, d.Detail = Form, "escapes"
 	case short != nil && bytes.Equal(u.want, short) && bytes.EqualFold(g, uEscape(uint32(c), false)):
@@ -241,37 +279,8 @@ func period(g []byte) ([]byte, int) {
 }
 
 // lenient decodes the first sequence of b by its bits alone, as a decoder without the overlong,
-// surrogate and range checks does: a lead's length from its top bits (C0..DF two bytes, E0..EF
-// three, F0..F7 four) and continuation bytes 80..BF. n is how many bytes it took.
-func lenient(b []byte) (cp uint32, n int, ok bool) {
-	if len(b) == 0 {
-		return 0, 0, false
-	}
-	c := b[0]
-	switch {
-	case c < 0x80:
-		return uint32(c), 1, true
-	case c >= 0xC0 && c < 0xE0:
-		n = 2
-	case c >= 0xE0 && c < 0xF0:
-		n = 3
-	case c >= 0xF0 && c < 0xF8:
-		n = 4
-	default:
-		return 0, 1, false
-	}
-	if len(b) < n {
-		return 0, 1, false
-	}
-	cp = uint32(c) & (0x7F >> n)
-	for k := 1; k < n; k++ {
-		if b[k]&0xC0 != 0x80 {
-			return 0, 1, false
-		}
-		cp = cp<<6 | uint32(b[k]&0x3F)
-	}
-	return cp, n, true
-}
+// surrogate and range checks does (continuation bytes checked).
+func lenient(b []byte) (cp uint32, n int, ok bool) { return bits(b, true) }
 
 // encode is how PHP would write the code point cp: utf8_decode's byte (or '?'), json_encode's
 // \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its shortest UTF-8.
@@ -331,6 +340,15 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 	if r.j-r.i < 2 || r.j-r.i > maxSplit {
 		return nil
 	}
+	if r.j == len(units) && units[r.j-1].in == units[r.j-1].inEnd && !bytes.HasSuffix(got[r.p:r.q], units[r.j-1].want) {
+		// The closing quote is missing: divide the rest, then name the quote on its own.
+		if parts := split(units, in, got, region{r.i, r.j - 1, r.p, r.q}, opts, decode); parts != nil || r.j-1-r.i == 1 {
+			if parts == nil && !bytes.Equal(got[r.p:r.q], units[r.i].want) {
+				parts = []region{{r.i, r.j - 1, r.p, r.q}}
+			}
+			return append(parts, region{r.j - 1, r.j, r.q, r.q})
+		}
+	}
 	allFailed := true
 	for _, u := range units[r.i:r.j] {
 		allFailed = allFailed && u.failed()
@@ -350,7 +368,8 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 		}
 		u := units[k]
 		for _, w := range writings(u, in[u.in:u.inEnd], opts, decode) {
-			if len(w) == 0 && len(u.want) > 0 || !bytes.HasPrefix(got[x:r.q], w) {
+			// Nothing is a writing of a quote (dropped) or of a step PHP drops, not of another.
+			if len(w) == 0 && len(u.want) > 0 && u.inEnd > u.in || !bytes.HasPrefix(got[x:r.q], w) {
 				continue
 			}
 			parts = append(parts, region{k, k + 1, x, x + len(w)})
@@ -388,4 +407,63 @@ func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
 		}
 	}
 	return ws
+}
+
+// constant is a substitute as a key's detail: its hex when it is one of the substitutes
+// implementations use (0x1A SUB, '?', U+FFFD escaped or raw, NUL, space, nothing), "other"
+// otherwise (a byte computed from the input, such as byte & 0x7F, is not one constant).
+func constant(b []byte) string {
+	switch string(b) {
+	case "", "\x1a", "?", `\ufffd`, "\xef\xbf\xbd", "\x00", " ", `\u001a`, `\u003f`:
+		return fmt.Sprintf("%x", b)
+	}
+	return "other"
+}
+
+// acceptedFamily is the family of a sequence decoded as cp from n bytes where PHP fails: what
+// the code point shows (overlong, surrogate, above U+10FFFF) whatever exit PHP took first (C0 80
+// is two never-a-lead failures in PHP, an overlong to a decoder that accepts it), else exit.
+func acceptedFamily(cp uint32, n int, exit string) string {
+	switch {
+	case n == 2 && cp < 0x80, n == 3 && cp < 0x800, n == 4 && cp < 0x10000:
+		return "overlong"
+	case cp >= 0xD800 && cp <= 0xDFFF:
+		return "surrogate"
+	case cp > 0x10FFFF:
+		return "above-max"
+	}
+	return exit
+}
+
+// bits decodes the first sequence of b by the lead's length and the low bits of the bytes after
+// it; with check, the bytes after the lead must be continuation bytes (80..BF). n is how many
+// bytes it took.
+func bits(b []byte, check bool) (cp uint32, n int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	c := b[0]
+	switch {
+	case c < 0x80:
+		return uint32(c), 1, true
+	case c >= 0xC0 && c < 0xE0:
+		n = 2
+	case c >= 0xE0 && c < 0xF0:
+		n = 3
+	case c >= 0xF0 && c < 0xF8:
+		n = 4
+	default:
+		return 0, 1, false
+	}
+	if len(b) < n {
+		return 0, 1, false
+	}
+	cp = uint32(c) & (0x7F >> n)
+	for k := 1; k < n; k++ {
+		if check && b[k]&0xC0 != 0x80 {
+			return 0, 1, false
+		}
+		cp = cp<<6 | uint32(b[k]&0x3F)
+	}
+	return cp, n, true
 }

@@ -32,7 +32,7 @@ const (
 	Accepted   What = "accepted"    // decodes a sequence PHP fails on as a code point (Detail "bits": the code point its bits give)
 	Rejected   What = "rejected"    // fails on a valid sequence PHP decodes (Detail: what it writes instead, hex)
 	Form       What = "escape-form" // writes the same character in another form (Detail: "u-for-short", "short-for-u", "upper-hex", "lower-hex", "escapes", "unescaped")
-	Lost       What = "lost"        // returns false, null or nothing where PHP has output (Detail "false", "empty", "prefix")
+	Lost       What = "lost"        // returns false or nothing where PHP has output (Detail "false", "empty")
 	NotFalse   What = "not-false"   // has output where PHP returns false (Detail: what it writes for the first failed step)
 	ErrorCode  What = "error-code"  // the same bytes with another json_last_error()
 	Extra      What = "extra"       // writes bytes PHP does not write (Got holds them)
@@ -85,58 +85,105 @@ type region struct{ i, j, p, q int }
 const maxSkip = 64
 
 // align matches the units' outputs against got from the left and returns the stretches that
-// differ. At a mismatch it looks for the nearest point (fewest bytes of either answer skipped;
-// of two as near, the one that consumes more of PHP's steps) from which PHP's answer goes on in
-// got (its next step that writes something matches there, or both answers end). A step PHP writes nothing for (INVALID_UTF8_IGNORE)
-// matches nothing unless got holds at that point what a candidate would write for its bytes
-// (writes reports that).
+// differ. At a mismatch it looks for the nearest point (fewest of PHP's steps and bytes of got
+// skipped; of two as near, the one that consumes more steps) from which PHP's answer goes on in
+// got for the next resumeSteps steps (or to the end of both); failing that, for one step. A
+// step PHP writes nothing for (INVALID_UTF8_IGNORE) matches nothing unless got holds at that
+// point what a candidate would write for its bytes (writes reports that). A stretch that only
+// removes or only adds whole steps' bytes is moved as far left as it can go (as a variant
+// caller normalises an indel): "?aaaa" against "?a" lost the "aaa" after the failure, not at
+// the end.
 func align(units []unit, got []byte, writes func(unit, []byte) bool) []region {
-	var flat []byte
-	starts := make([]int, len(units)+1)
-	for k, u := range units {
-		starts[k] = len(flat)
-		flat = append(flat, u.want...)
-	}
-	starts[len(units)] = len(flat)
-	resumes := func(j, q int) bool {
-		for j < len(units) && len(units[j].want) == 0 {
+	resumes := func(j, q, steps int) bool {
+		for n := 0; ; n++ {
+			for j < len(units) && len(units[j].want) == 0 {
+				j++
+			}
+			switch {
+			case j == len(units):
+				return q == len(got)
+			case n == steps:
+				return true
+			case !bytes.HasPrefix(got[q:], units[j].want):
+				return false
+			}
+			q += len(units[j].want)
 			j++
 		}
-		if j == len(units) {
-			return q == len(got)
-		}
-		return bytes.HasPrefix(got[q:], units[j].want)
 	}
 	var out []region
-	i, p := 0, 0
+	i, p, done := 0, 0, 0
 	for i < len(units) || p < len(got) {
-		if i < len(units) && bytes.HasPrefix(got[p:], units[i].want) && (len(units[i].want) > 0 || !writes(units[i], got[p:])) {
+		// A step PHP drops matches when PHP's next step goes on there, or got shows nothing a
+		// candidate would write for it.
+		if i < len(units) && bytes.HasPrefix(got[p:], units[i].want) && (len(units[i].want) > 0 || resumes(i+1, p, 1) || !writes(units[i], got[p:])) {
 			p += len(units[i].want)
 			i++
 			continue
 		}
-		out = append(out, resync(units, starts, got, i, p, resumes))
-		i, p = out[len(out)-1].j, out[len(out)-1].q
+		r, ok := resync(units, got, i, p, func(j, q int) bool { return resumes(j, q, resumeSteps) })
+		if !ok && len(units)-i > maxSplit {
+			// Too far to divide step by step (classifyAll): resume where one step matches.
+			r, _ = resync(units, got, i, p, func(j, q int) bool { return resumes(j, q, 1) })
+		}
+		if r.j == i && i < len(units) && len(units[i].want) == 0 {
+			r.j++ // the bytes are what the candidate wrote for the step PHP drops
+		}
+		r = leftmost(units, got, r, done)
+		out = append(out, r)
+		i, p, done = r.j, r.q, r.j
 	}
 	return out
 }
 
+// resumeSteps is how many of PHP's steps after a resynchronisation point must match.
+const resumeSteps = 3
+
 // resync is the stretch that starts at unit i and got offset p: up to the nearest point where
-// PHP's answer resumes (see align), or to the end of both.
-func resync(units []unit, starts []int, got []byte, i, p int, resumes func(j, q int) bool) region {
-	for s := 0; s <= maxSkip; s++ {
-		for j := min(len(units), i+2*maxSkip); j >= i; j-- {
-			dw := starts[j] - starts[i]
-			q := p + s - dw
-			if dw > s || q > len(got) || j == i && q == p {
-				continue
-			}
-			if resumes(j, q) {
-				return region{i, j, p, q}
+// PHP's answer resumes (see align); ok false when none lies within maxSkip (the stretch then
+// runs to the end of both).
+//
+// The cost of a point is the steps and bytes skipped, and one more for a stretch that only
+// removes or only adds: a quote written raw is one step written otherwise, not a quote added
+// here and one lost later.
+func resync(units []unit, got []byte, i, p int, resumes func(j, q int) bool) (region, bool) {
+	try := func(dj, dq int) bool { return p+dq <= len(got) && resumes(i+dj, p+dq) }
+	for c := 1; c <= maxSkip; c++ {
+		for dj := min(c, len(units)-i); dj >= 0; dj-- {
+			switch {
+			case dj > 0 && c-dj > 0 && try(dj, c-dj): // steps written otherwise
+				return region{i, i + dj, p, p + c - dj}, true
+			case dj > 0 && c == dj+1 && try(dj, 0): // steps lost
+				return region{i, i + dj, p, p}, true
+			case dj == 0 && c > 1 && try(0, c-1): // bytes added
+				return region{i, i, p, p + c - 1}, true
 			}
 		}
 	}
-	return region{i, len(units), p, len(got)}
+	return region{i, len(units), p, len(got)}, false
+}
+
+// leftmost moves a stretch that only removes steps' bytes, or only adds bytes, left while the
+// step before it reads the same as its last step (or its last bytes), not past unit done.
+func leftmost(units []unit, got []byte, r region, done int) region {
+	switch {
+	case r.p == r.q && r.j > r.i:
+		for r.i > done && bytes.Equal(units[r.i-1].want, units[r.j-1].want) && len(units[r.i-1].want) > 0 {
+			r.i, r.j = r.i-1, r.j-1
+			r.p -= len(units[r.i].want)
+			r.q = r.p
+		}
+	case r.i == r.j && r.q > r.p:
+		for r.i > done {
+			w := units[r.i-1].want
+			if len(w) == 0 || r.q-r.p < len(w) || r.p < len(w) || !bytes.Equal(got[r.q-len(w):r.q], w) {
+				break
+			}
+			r.i, r.j = r.i-1, r.j-1
+			r.p, r.q = r.p-len(w), r.q-len(w)
+		}
+	}
+	return r
 }
 
 // writesFor reports whether b starts with what a candidate might write for the bytes src of a
@@ -153,8 +200,9 @@ func writesFor(in []byte) func(unit, []byte) bool {
 				return true
 			}
 		}
-		if cp, n, ok := lenient(src); ok && n == len(src) {
-			return bytes.HasPrefix(b, uEscape(cp, false)) || bytes.HasPrefix(b, uEscape(cp, true))
+		// A decoder that takes the bytes after the lead by their bits alone.
+		if cp, n, ok := bits(in[u.in:], false); ok {
+			return bytes.HasPrefix(b, uEscape(cp, false)) || bytes.HasPrefix(b, uEscape(cp, true)) || bytes.HasPrefix(b, in[u.in:u.in+n])
 		}
 		return false
 	}
@@ -165,18 +213,26 @@ func writesFor(in []byte) func(unit, []byte) bool {
 // is two failures merged, a byte missing after a failure is the failure swallowing it.
 func widen(units []unit, got []byte, r region, marker []byte) region {
 	g := got[r.p:r.q]
-	if len(marker) == 0 {
+	if len(marker) == 0 || len(g) > 0 && len(bytes.ReplaceAll(g, marker, nil)) > 0 {
 		return r
 	}
-	markers := len(g) == 0 || len(bytes.ReplaceAll(g, marker, nil)) == 0
-	for markers && r.i > 0 && units[r.i-1].failed() && bytes.Equal(units[r.i-1].want, marker) && r.p >= len(marker) {
+	isMarker := func(k int) bool {
+		return k >= 0 && k < len(units) && units[k].failed() && bytes.Equal(units[k].want, marker)
+	}
+	switch {
+	case r.i == r.j && isMarker(r.j): // a marker more, before a failure: that failure split
+		r.j++
+		r.q += len(marker)
+	case r.i == r.j && isMarker(r.i-1): // a marker more, after a failure
 		r.i--
 		r.p -= len(marker)
-		if r.j > r.i+1 || len(g) > 0 {
-			break
-		}
-	}
-	if markers && r.j < len(units) && units[r.j].failed() && bytes.Equal(units[r.j].want, marker) && r.i < r.j && units[r.i].failed() {
+	case len(g) == 0 && isMarker(r.i-1) && units[r.i].inEnd > units[r.i].in: // steps lost after a failure: it swallowed them
+		r.i--
+		r.p -= len(marker)
+	case len(g) == 0 && r.j > r.i && isMarker(r.j) && units[r.i].failed(): // a failure lost before another: merged
+		r.j++
+		r.q += len(marker)
+	case len(g) > 0 && isMarker(r.j) && units[r.i].failed(): // fewer markers: merged with the next
 		r.j++
 		r.q += len(marker)
 	}
@@ -208,6 +264,7 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 	units := escapeUnits(spans, want)
 	marker := []byte(nil)
 	switch {
+	case opts&jsonopt.InvalidUTF8Ignore != 0: // §1.5: IGNORE is tested before SUBSTITUTE
 	case opts&jsonopt.InvalidUTF8Substitute != 0 && opts&jsonopt.UnescapedUnicode != 0:
 		marker = []byte("\xef\xbf\xbd")
 	case opts&jsonopt.InvalidUTF8Substitute != 0:
@@ -215,9 +272,6 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 	}
 	if len(got) == 0 && len(want) > 0 {
 		return whole(Lost, "empty", "")
-	}
-	if len(got) < len(want) && bytes.HasPrefix(want, got) && len(got) > 2 {
-		return whole(Lost, "prefix", "")
 	}
 	var out []Deviation
 	for _, r := range align(units, got, writesFor(in)) {
@@ -347,11 +401,15 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 	}
 	d := Deviation{In: pos, InEnd: min(pos+max(want.Advance, got.Advance), len(in)), Row: e.Row(), Family: e.Family(), CP: -1}
 	switch {
+	case !want.OK && got.OK && bitsGive(in[pos:], got):
+		// Decoded by the bits of the lead and the bytes after it, whatever they are (a decoder
+		// that does not check continuation bytes swallows what PHP decodes on its own).
+		d.What, d.Detail, d.CP = Accepted, "bits", rune(got.CP)
+		d.Family = acceptedFamily(got.CP, got.Advance, d.Family)
+	case !want.OK && got.OK && got.Advance > want.Advance && swallowsValid(in, pos+want.Advance, pos+got.Advance):
+		d.What, d.Detail = Advance, "swallows"
 	case !want.OK && got.OK:
 		d.What, d.Detail, d.CP = Accepted, "other", rune(got.CP)
-		if cp, n, ok := lenient(in[pos:]); ok && n == got.Advance && cp == got.CP {
-			d.Detail = "bits"
-		}
 	case want.OK && !got.OK:
 		d.What, d.Family = Rejected, "valid"
 	case !want.OK && got.Advance < want.Advance:
@@ -359,12 +417,8 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 	case !want.OK:
 		// Longer than PHP's failure: over bytes PHP fails as well (merged) or decodes (swallows).
 		d.What, d.Detail = Advance, "merged"
-		for at := pos + want.Advance; at < min(pos+got.Advance, len(in)); {
-			st, _ := oracle.NextCharExplain(in, at)
-			if st.OK {
-				d.Detail = "swallows"
-			}
-			at += st.Advance
+		if swallowsValid(in, pos+want.Advance, pos+got.Advance) {
+			d.Detail = "swallows"
 		}
 	default:
 		d.What, d.Detail, d.Family = Wrong, "code-point", "valid"
@@ -383,10 +437,40 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 		return classify(units, in, got, r, marker, opts, decode)
 	}
 	var out []Deviation
+	covered := 0 // input bytes a decoded step took, past its own: their steps are part of it
 	for _, p := range parts {
-		out = append(out, classify(units, in, got, p, marker, opts, decode)...)
+		if units[p.i].in < covered {
+			continue
+		}
+		ds := classify(units, in, got, p, marker, opts, decode)
+		for _, d := range ds {
+			if d.What == Accepted {
+				if _, n, ok := bits(in[d.In:], false); ok {
+					covered = max(covered, d.In+n)
+				}
+			}
+		}
+		out = append(out, ds...)
 	}
 	return out
+}
+
+// bitsGive reports whether got is the step the bits of b's first sequence give (bits).
+func bitsGive(b []byte, got jsonopt.Step) bool {
+	cp, n, ok := bits(b, false)
+	return ok && n == got.Advance && cp == got.CP
+}
+
+// swallowsValid reports whether PHP decodes a valid step in in[from:to] (steps starting there).
+func swallowsValid(in []byte, from, to int) bool {
+	for at := from; at < min(to, len(in)); {
+		st, _ := oracle.NextCharExplain(in, at)
+		if st.OK {
+			return true
+		}
+		at += st.Advance
+	}
+	return false
 }
 
 // dedupe drops repeated keys of one answer (a substitute byte written for five failed steps

@@ -27,14 +27,16 @@ func TestUTF8Decode(t *testing.T) {
 		{"split", "\xe1\x80", "??", "advance|split|bad-sequence"},
 		{"merged", "\xc3\xc3", "?", "advance|merged|bad-sequence"},
 		{"swallows", "\xe1a", "?", "advance|swallows|bad-sequence"},
-		{"overlong accepted", "\xc0\x80", "\x00", "accepted|bits|never-a-lead"},
+		{"overlong accepted", "\xc0\x80", "\x00", "accepted|bits|overlong"},
+		{"lenient swallows", "\xc3a", "\xe1", "accepted|bits|bad-sequence"},
+		{"lenient swallows two", "\xe1aa", "?", "accepted|bits|bad-sequence"},
 		{"overlong 3 accepted", "\xe0\x80\x80", "\x00", "accepted|bits|overlong"},
 		{"wide raw", "\xe2\x82\xac", "\xe2\x82\xac", "raw-copy||?"},
 		{"valid dropped", "a\xc2\xadb", "ab", "rejected||valid"},
 		{"lost", "a\xc3", "", "lost|empty|string"},
 		{"two faults", "a\x80b\xe2\x82\xac", "a\x1ab\xe2\x82\xac", "substitute|1a|? ; raw-copy||?"},
 		{"substitute and merge", "\xc3\xc3a", "\x1aa", "substitute|1a|? ; advance|merged|bad-sequence"},
-		{"stray trail as byte&0x7f", "a\x85b", "a\x05b", "substitute|05|?"},
+		{"stray trail as byte&0x7f", "a\x85b", "a\x05b", "substitute|other|?"},
 	} {
 		got := keys(UTF8Decode([]byte(tc.in), []byte(tc.got)))
 		if got != tc.want {
@@ -56,7 +58,8 @@ func TestEscape(t *testing.T) {
 		{"same", "a/", 0, `"a\/"`, false, ""},
 		{"slash raw", "a/b", 0, `"a/b"`, false, "raw-copy||1.3-slash"},
 		{"upper hex", "\x01", 0, `"\u0001"`, false, ""},
-		{"upper hex 2", "\xc3\xa9", 0, `"\u00E9"`, false, "escape-form|upper-hex|valid"},
+		{"upper hex 2", "\xc3\xa9", 0, `"\u00E9"`, false, "escape-form|upper-hex|"},
+		{"upper hex of fffd and a control", "\x80\x1f", sub, `"\uFFFD\u001F"`, false, "escape-form|upper-hex|"},
 		{"non-ascii raw", "\xc2\xa0", 0, "\"\xc2\xa0\"", false, "raw-copy||valid"},
 		{"short for u", "\x0a", 0, `"\u000a"`, false, "escape-form|u-for-short|1.3-short-escape"},
 		{"invalid raw where false", "\x80", 0, "\"\x80\"", false, "not-false|raw-copy|failed"},
@@ -66,12 +69,15 @@ func TestEscape(t *testing.T) {
 		{"false under ignore", "\x80", ign, "", true, "lost|false|failed"},
 		{"substitute split", "\xe1\x80", sub, `"\ufffd\ufffd"`, false, "advance|split|bad-sequence"},
 		{"substitute as ?", "\xe1\x80", sub, `"?"`, false, "substitute|3f|\\ufffd"},
-		{"overlong accepted", "\xc0\x80", sub, `"\u0000"`, false, "accepted|bits|never-a-lead"},
+		{"overlong accepted", "\xc0\x80", sub, `"\u0000"`, false, "accepted|bits|overlong"},
+		{"lenient swallows where false", "\xc3a", 0, `"\u00e1"`, false, "accepted|bits|bad-sequence"},
 		{"ignore keeps raw", "a\x80", ign, "\"a\x80\"", false, "raw-copy||failed"},
 		{"escapes under unescaped unicode", "\xc3\xa9", uu, `"\u00e9"`, false, "escape-form|escapes|valid"},
 		{"overlong accepted where false", "a\xe0\x80\x80", 0, `"a\u0000"`, false, "accepted|bits|overlong"},
 		{"surrogate accepted where false, slash raw", "/\xed\xa0\x80", 0, `"/\ud800"`, false, "accepted|bits|surrogate ; raw-copy||1.3-slash"},
-		{"missing close quote", "ab", 0, `"ab`, false, "lost|prefix|string"},
+		{"upper hex and no closing quote", "\xc2\x8a", 0, `"\u008A`, false, "escape-form|upper-hex| ; substitute||quotes"},
+		{"raw control, fffd, no closing quote", "\x01\x80", sub, "\"\x01\\ufffd", false, "raw-copy||1.3-control ; substitute||quotes"},
+		{"missing close quote", "ab", 0, `"ab`, false, "substitute||quotes"},
 	} {
 		got := keys(Escape([]byte(tc.in), tc.opts, []byte(tc.got), map[bool]int{true: 5}[tc.gotFalse], tc.gotFalse))
 		if got != tc.want {
@@ -86,7 +92,8 @@ func TestStep(t *testing.T) {
 		got  jsonopt.Step
 		want string
 	}{
-		{"\xc0\x80", jsonopt.Step{CP: 0, Advance: 2, OK: true}, "accepted|bits|never-a-lead"},
+		{"\xc0\x80", jsonopt.Step{CP: 0, Advance: 2, OK: true}, "accepted|bits|overlong"},
+		{"\xc3a", jsonopt.Step{CP: 0xe1, Advance: 2, OK: true}, "accepted|bits|bad-sequence"},
 		{"\xed\xa0\x80", jsonopt.Step{CP: 0xD800, Advance: 3, OK: true}, "accepted|bits|surrogate"},
 		{"\xc3\xa9", jsonopt.Step{Advance: 1}, "rejected||valid"},
 		{"\xe1\x80a", jsonopt.Step{Advance: 3}, "advance|swallows|bad-sequence"},

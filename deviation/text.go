@@ -33,8 +33,11 @@ func FamilyText(f string) string {
 
 // hexText is a detail's hex as spaced bytes, "nothing" when empty.
 func hexText(h string) string {
-	if h == "" {
+	switch h {
+	case "":
 		return "nothing"
+	case "other":
+		return "bytes other than PHP's (not one constant)"
 	}
 	var parts []string
 	for i := 0; i+2 <= len(h); i += 2 {
@@ -58,8 +61,11 @@ func Title(op string, d Deviation, rows []string) string {
 		if len(rows) > 0 {
 			r = " (" + strings.Join(rows, ", ") + ")"
 		}
-		if d.Family == "ascii" {
+		switch d.Family {
+		case "ascii":
 			return fmt.Sprintf("drops ASCII bytes PHP writes%s", r)
+		case "quotes":
+			return "drops a quote PHP writes around the string (§1.2 steps 3 and 8)"
 		}
 		return fmt.Sprintf("writes %s where PHP writes %s%s", hexText(d.Detail), d.Family, r)
 	case Advance:
@@ -120,9 +126,9 @@ func quote(b []byte) string {
 func formTitle(detail, where string) string {
 	switch detail {
 	case "upper-hex":
-		return "writes upper-case hex digits in \\uXXXX for " + where + ", where PHP writes lower case"
+		return "writes upper-case hex digits in the \\uXXXX it computes (control bytes, code points, \\ufffd), where PHP writes lower case"
 	case "lower-hex":
-		return "writes lower-case hex digits for " + where + ", where PHP writes upper case"
+		return "writes lower-case hex digits in HEX_* escapes (\\u003c), where PHP writes the upper-case literals (\\u003C, \\u003E)"
 	case "escapes":
 		return "escapes " + where + ", where PHP writes it raw"
 	case "u-for-short":

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/difffuzz/difffuzz/boundary"
+	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -23,6 +24,10 @@ type Defect struct {
 	Classes  []*Class // in class order (most findings first)
 	Findings uint64
 	Ignored  jsonopt.Options // for Cause "options": every bit its classes' candidate ignored
+	// Dev is, for a defect named by what the candidate does (Cause "deviation KEY"), the
+	// deviation over all its classes: counts, rows, witness, examples. Nil for the kinds without
+	// an answer to compare (crashes, panics, memory faults), grouped by causeOf.
+	Dev *DevStat
 }
 
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
@@ -112,13 +117,16 @@ func positionalWitness(w *fuzz.Finding, a fuzz.Attribution) (at, n int, ok bool)
 	return a.In, len(in), true
 }
 
-// Defects groups classes (in the order Classes returns them) by candidate and cause, in order
-// of decreasing findings.
+// Defects groups classes by candidate and what the candidate does: one defect per deviation
+// key (deviation.Deviation.Key) confirmed by a minimized witness that shows it (a stretch
+// misread in a long unminimized answer names nothing). A class whose findings show two
+// deviations is in both defects, and its findings count in both (one fault cannot hide
+// another). Classes with no confirmed deviation (a target's crash, a panic, a memory fault)
+// are grouped by causeOf. Defects come in order of decreasing findings.
 func Defects(classes []*Class) []*Defect {
 	byKey := map[string]*Defect{}
 	var out []*Defect
-	for _, c := range classes {
-		cause := causeOf(c)
+	get := func(c *Class, cause string) *Defect {
 		k := c.Impl + "\x00" + cause
 		d := byKey[k]
 		if d == nil {
@@ -127,12 +135,67 @@ func Defects(classes []*Class) []*Defect {
 			out = append(out, d)
 		}
 		d.Classes = append(d.Classes, c)
-		d.Findings += c.Findings
-		d.Ignored |= c.Ignored
+		return d
+	}
+	confirmed := confirmedKeys(classes)
+	for _, c := range classes {
+		keys := make([]string, 0, len(c.Deviations))
+		for k := range c.Deviations {
+			if confirmed[c.Impl+"\x00"+k] {
+				keys = append(keys, k)
+			}
+		}
+		if _, _, pos := positional(c); len(keys) == 0 || c.Ignored != 0 || pos {
+			// An answer as if option bits were not set is one defect whatever it changes; so is
+			// what happens at one place in the input whatever the rule (a vector lane).
+			d := get(c, causeOf(c))
+			d.Findings += c.Findings
+			d.Ignored |= c.Ignored
+			continue
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s := c.Deviations[k]
+			d := get(c, "deviation "+k)
+			if d.Dev == nil {
+				d.Dev = newDevStat(s.Dev)
+			}
+			d.Dev.merge(s)
+			d.Findings += s.Findings
+			d.Ignored |= c.Ignored
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
+	}
+	return out
+}
+
+// confirmedKeys are the candidate and deviation keys ("IMPL\x00KEY") that a minimized witness
+// shows: every deviation of a class's witness, and the key a deviation's own witness was
+// minimized for (hasDeviation). When no witness of the candidate could be minimized (a merged
+// report of unminimized shards), the witnesses as found confirm.
+func confirmedKeys(classes []*Class) map[string]bool {
+	out := map[string]bool{}
+	minimized := map[string]bool{} // candidates with a minimized witness
+	for _, c := range classes {
+		minimized[c.Impl] = minimized[c.Impl] || c.Minimized
+	}
+	for _, c := range classes {
+		if _, _, pos := positional(c); pos || c.Ignored != 0 {
+			continue // its defect is the position or the options, whatever the deviation
+		}
+		if c.Witness.Minimized || !minimized[c.Impl] {
+			for _, d := range deviationsOf(c.Witness) {
+				out[c.Impl+"\x00"+d.Key()] = true
+			}
+		}
+		for k, s := range c.Deviations {
+			if s.Witness != nil && (s.Witness.Minimized || !minimized[c.Impl]) && hasDeviation(k)(s.Witness) {
+				out[c.Impl+"\x00"+k] = true
+			}
+		}
 	}
 	return out
 }
@@ -193,8 +256,11 @@ func (d *Defect) rowsText(family string) string {
 }
 
 // Title says what the defect's classes have in common, for its block's first line: what the
-// candidate does (defectDoes), then the rule PHP applies (specTitle).
+// candidate does, then what PHP does.
 func (d *Defect) Title() string {
+	if d.Dev != nil {
+		return d.devTitle()
+	}
 	spec := d.specTitle()
 	does := defectDoes(d)
 	switch {
@@ -237,4 +303,46 @@ func (d *Defect) specTitle() string {
 		return t
 	}
 	return c.Attribution.Rule.Spec()
+}
+
+// devTitle is the title of a defect named by a deviation: package deviation's title, the
+// operations it was seen in when several, and where position or options explain it.
+func (d *Defect) devTitle() string {
+	var ops []string
+	for _, op := range fuzz.AllOps {
+		if d.Dev.Ops[op] > 0 {
+			ops = append(ops, string(op))
+		}
+	}
+	op := ""
+	if len(ops) > 0 {
+		op = ops[0]
+	}
+	t := deviation.Title(op, d.Dev.Dev, d.Dev.RowList())
+	if len(ops) > 1 {
+		t += " (" + strings.Join(ops, ", ") + ")"
+	}
+	if w := d.Dev.Witness; w != nil {
+		if at, n, ok := positionalWitness(w, fuzz.Attribute(w)); ok {
+			t += fmt.Sprintf("; only at input offset %d of %d bytes (%s)", at, n, boundary.Locate(at))
+		}
+	}
+	return t
+}
+
+// DefectOf is, for each class, the defect it is listed under in the table: the one named by
+// the first deviation of its witness when it is in that one, else the first that holds it.
+func DefectOf(defects []*Defect) map[*Class]*Defect {
+	out := map[*Class]*Defect{}
+	for _, d := range defects {
+		for _, c := range d.Classes {
+			if out[c] == nil {
+				out[c] = d
+			}
+			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && d.Cause == "deviation "+ds[0].Key() {
+				out[c] = d
+			}
+		}
+	}
+	return out
 }

@@ -88,6 +88,56 @@ type ClassRecord struct {
 	Spaces    map[string]uint64    `json:"spaces"`
 	Kinds     map[fuzz.Kind]uint64 `json:"kinds"`
 	NotRun    uint64               `json:"not_run,omitempty"`
+	// Deviations are Class.Deviations, so that the merged report names the same defects.
+	Deviations []DevRecord `json:"deviations,omitempty"`
+}
+
+// DevRecord is a DevStat as a shard report carries it: its key, counts, witness and examples
+// (the deviation itself is read off the witness again).
+type DevRecord struct {
+	Key      string             `json:"key"`
+	Findings uint64             `json:"findings"`
+	Rows     map[string]uint64  `json:"rows"`
+	Ops      map[fuzz.Op]uint64 `json:"ops"`
+	Witness  FindingRecord      `json:"witness"`
+	Variants []FindingRecord    `json:"variants"`
+}
+
+// record is s as a DevRecord.
+func (s *DevStat) record(key string) DevRecord {
+	r := DevRecord{Key: key, Findings: s.Findings, Rows: s.Rows, Ops: s.Ops, Witness: RecordOf(s.Witness), Variants: []FindingRecord{}}
+	for _, v := range sortedVariants(s) {
+		r.Variants = append(r.Variants, RecordOf(v))
+	}
+	return r
+}
+
+// stat is the record as a DevStat; an error names what is not valid.
+func (r DevRecord) stat() (*DevStat, error) {
+	w, err := r.Witness.Finding()
+	if err != nil {
+		return nil, fmt.Errorf("deviation %s: witness: %v", r.Key, err)
+	}
+	dev, ok := deviationByKey(w, r.Key)
+	if !ok {
+		return nil, fmt.Errorf("deviation %s: its witness does not show it", r.Key)
+	}
+	s := newDevStat(dev)
+	s.Findings, s.Witness = r.Findings, w
+	for k, n := range r.Rows {
+		s.Rows[k] = n
+	}
+	for k, n := range r.Ops {
+		s.Ops[k] = n
+	}
+	for i, v := range r.Variants {
+		f, err := v.Finding()
+		if err != nil {
+			return nil, fmt.Errorf("deviation %s: variant %d: %v", r.Key, i+1, err)
+		}
+		s.variants[strconv.Itoa(i)+"\x00"+v.Input] = f
+	}
+	return s, nil
 }
 
 // Record is c as a ClassRecord.
@@ -96,6 +146,14 @@ func (c *Class) Record() ClassRecord {
 		Minimized: c.Minimized, Note: c.Note, Findings: c.Findings, Spaces: c.Spaces, Kinds: c.Kinds, NotRun: c.NotRun}
 	for _, e := range c.Examples {
 		r.Examples = append(r.Examples, RecordOf(e))
+	}
+	keys := make([]string, 0, len(c.Deviations))
+	for k := range c.Deviations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r.Deviations = append(r.Deviations, c.Deviations[k].record(k))
 	}
 	return r
 }
@@ -121,6 +179,14 @@ func (r ClassRecord) Class() (*Class, error) {
 	}
 	if c.Kinds == nil {
 		c.Kinds = map[fuzz.Kind]uint64{}
+	}
+	c.Deviations = map[string]*DevStat{}
+	for _, dr := range r.Deviations {
+		s, err := dr.stat()
+		if err != nil {
+			return nil, fmt.Errorf("class %s %s: %v", r.Op, r.Impl, err)
+		}
+		c.Deviations[dr.Key] = s
 	}
 	return c, nil
 }
@@ -148,6 +214,15 @@ func Merge(shards [][]*Class, examples int) []*Class {
 			}
 			m.Findings += c.Findings
 			m.NotRun += c.NotRun
+			if m.Deviations == nil {
+				m.Deviations = map[string]*DevStat{}
+			}
+			for k, s := range c.Deviations {
+				if m.Deviations[k] == nil {
+					m.Deviations[k] = newDevStat(s.Dev)
+				}
+				m.Deviations[k].merge(s)
+			}
 			for s, n := range c.Spaces {
 				m.Spaces[s] += n
 			}

@@ -197,18 +197,9 @@ func WriteBlock(w io.Writer, c *Class) {
 	if c.Note != "" {
 		row("", "%s", c.Note)
 	}
-	esc := f.Op == fuzz.OpEscape
+	answerRows(row, f)
 	switch f.Kind {
 	case fuzz.KindOutput, fuzz.KindError:
-		if len(f.Want) <= windowBytes && len(f.Got) <= windowBytes {
-			row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
-			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
-		} else {
-			// Long results: the bytes around the first difference, as text and as hex.
-			d := max(fuzz.FirstDiff(f.Want, f.Got), 0)
-			row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, d))
-			row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, d))
-		}
 		at := ""
 		if d := c.Attribution.Out; d >= 0 && f.Kind == fuzz.KindOutput {
 			at = fmt.Sprintf("output offset %d", d)
@@ -223,18 +214,10 @@ func WriteBlock(w io.Writer, c *Class) {
 			row("differ", "at %s", at)
 		}
 	case fuzz.KindStep:
-		row("oracle", "%s", fuzz.StepText(f.WantStep))
-		row(side(f), "%s", fuzz.StepText(f.GotStep))
-		if f.Detail != "" {
-			row("detail", "%s", detailText(f, 160))
-		}
 		if where := c.Attribution.Where(); where != "" {
 			row("differ", "at the step at %s", where)
 		}
 	default:
-		if f.Detail != "" {
-			row("detail", "%s", detailText(f, 160))
-		}
 		if where := c.Attribution.Where(); where != "" {
 			row("at", "%s", where)
 		}
@@ -247,6 +230,34 @@ func WriteBlock(w io.Writer, c *Class) {
 		row(label, "%s", clip(caseText(e), 160))
 	}
 	row("replay", "%s", replayText(f))
+}
+
+// answerRows writes the oracle's and the candidate's answers of f: results side by side (quoted
+// and as hex; around the first difference when long), steps, or the detail of other kinds.
+func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
+	esc := f.Op == fuzz.OpEscape
+	switch f.Kind {
+	case fuzz.KindOutput, fuzz.KindError:
+		if len(f.Want) <= windowBytes && len(f.Got) <= windowBytes {
+			row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
+			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
+			return
+		}
+		// Long results: the bytes around the first difference, as text and as hex.
+		d := max(fuzz.FirstDiff(f.Want, f.Got), 0)
+		row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, d))
+		row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, d))
+	case fuzz.KindStep:
+		row("oracle", "%s", fuzz.StepText(f.WantStep))
+		row(side(f), "%s", fuzz.StepText(f.GotStep))
+		if f.Detail != "" {
+			row("detail", "%s", detailText(f, 160))
+		}
+	default:
+		if f.Detail != "" {
+			row("detail", "%s", detailText(f, 160))
+		}
+	}
 }
 
 // windowBytes is how many bytes of a long input or result a report line shows.
@@ -369,6 +380,11 @@ func WriteText(w io.Writer, classes []*Class) {
 			title += " in " + Plural(uint64(n), "class")
 		}
 		fmt.Fprintln(w, title)
+		if d.Dev != nil {
+			writeDevBlock(w, d)
+			fmt.Fprintln(w)
+			continue
+		}
 		for i, c := range d.Classes {
 			switch {
 			case i == 0:
@@ -408,12 +424,7 @@ func WriteTable(w io.Writer, classes []*Class) {
 	if len(classes) == 0 {
 		return
 	}
-	defect := map[*Class]int{}
-	for _, d := range Defects(classes) {
-		for _, c := range d.Classes {
-			defect[c] = d.N
-		}
-	}
+	defect := DefectOf(Defects(classes))
 	impls := map[string]bool{}
 	for _, c := range classes {
 		impls[c.Impl] = true
@@ -432,7 +443,7 @@ func WriteTable(w io.Writer, classes []*Class) {
 			fmt.Fprintf(w, "... and %s with %s (--json has them all)\n", Plural(uint64(len(classes)-i), "more class"), Plural(rest, "finding"))
 			break
 		}
-		fmt.Fprintf(w, "%-5s %6d %11s  %-11s %-15s ", c.ID, defect[c], Count(c.Findings), c.Op, c.Kind)
+		fmt.Fprintf(w, "%-5s %6d %11s  %-11s %-15s ", c.ID, defect[c].N, Count(c.Findings), c.Op, c.Kind)
 		if len(impls) > 1 {
 			fmt.Fprintf(w, "%-24s ", clip(c.Impl, 24))
 		}
@@ -521,4 +532,46 @@ func (c *Class) JSON() map[string]any {
 	}
 	m["examples"] = ex
 	return m
+}
+
+// writeDevBlock writes a defect named by a deviation: its witness with PHP's and the
+// candidate's answers, the stretch that deviates, examples from other rows and shapes (each
+// with both answers), the replay line and the classes it was counted in.
+func writeDevBlock(w io.Writer, d *Defect) {
+	f := d.Dev.Witness
+	lab := max(len("deviates"), len(side(f)))
+	row := func(label, format string, a ...any) {
+		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, strings.TrimRight(fmt.Sprintf(format, a...), " "))
+	}
+	dev := d.Dev.Dev
+	wit := fmt.Sprintf("%d byte", len(f.Input))
+	if len(f.Input) != 1 {
+		wit += "s"
+	}
+	wit += ": " + window(f.Input, dev.In, windowBytes)
+	if f.Op == fuzz.OpEscape {
+		wit += "   options " + optText(f.Flags, uint32(f.Flags))
+	}
+	if f.Minimized {
+		wit += "   minimal"
+	}
+	row("witness", "%s %s", f.Op, wit)
+	answerRows(row, f)
+	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" {
+		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
+		row("deviates", "%s: the oracle writes %s, %s writes %s", where, clip(fuzz.QuoteBytes(dev.Want), 40), side(f), clip(fuzz.QuoteBytes(dev.Got), 40))
+	}
+	for i, e := range d.Dev.Examples(max(len(d.Classes[0].Examples), 3)) {
+		label := ""
+		if i == 0 {
+			label = "more"
+		}
+		row(label, "%s", clip(fmt.Sprintf("%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)), 200))
+	}
+	row("replay", "%s", replayText(f))
+	var ids []string
+	for _, c := range d.Classes {
+		ids = append(ids, c.ID+" "+Count(c.Deviations[d.Dev.Dev.Key()].Findings))
+	}
+	row("classes", "%s", clip(strings.Join(ids, " · "), 160))
 }

@@ -40,11 +40,15 @@ func TestReportLongWitness(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		assert.LessOrEqual(t, len(line), 240, "line too long: %q", line)
 	}
+	assert.Regexp(t, `\n    oracle +U\+00E9/2\n`, out)
+	assert.Regexp(t, `\n    target +\(none\)\n`, out)
+	assert.Regexp(t, `\n    oracle +U\+00E9/2\n`, out)
+	assert.Regexp(t, `\n    target +\(none\)\n`, out)
 	for _, s := range []string{
 		"300 bytes: … 61 61 61 61 61 61 61 61 2f 61 61", "(bytes 192..223 of 300)",
 		`…"aaaaaaa\\/aaaaaaaaaaaaaaaaaaaaaaa"…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
 		"(a 300-byte input: --out DIR saves the witness, --json has the replay line)",
-		"oracle   U+00E9/2", `· target "target y" · fails on a valid multi-byte sequence (§2.2 OK rows, §1.4) (rows C2..DF), where PHP decodes it · PHP: §3.1: a code point <= U+00FF as that byte`, `writes "\\" for the §1.3 rule 1.3-slash, where PHP writes "\\/"`, "step-differs    target x  ", "target   (none)", "the target's answer ends after 0 steps",
+		`· target "target y" · fails on a valid multi-byte sequence (§2.2 OK rows, §1.4) (rows C2..DF), where PHP decodes it`, "step-differs    target x  ", "the target's answer ends after 0 steps", `writes "\\" for the §1.3 rule 1.3-slash, where PHP writes "\\/"`,
 	} {
 		assert.Contains(t, out, s)
 	}

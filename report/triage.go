@@ -92,7 +92,8 @@ type group struct {
 	unit     string // Shape of the input bytes that rule consumed
 	count    uint64
 	spaces   map[string]uint64
-	smallest []*fuzz.Finding // the smallest findings, at most Examples+1, in order
+	smallest []*fuzz.Finding     // the smallest findings, at most Examples+1, in order
+	devs     map[string]*DevStat // what its findings show the candidate did (deviationsOf), by key
 	class    *Class
 }
 
@@ -127,6 +128,7 @@ func (t *Triage) Total() uint64 {
 func (t *Triage) Add(f *fuzz.Finding) {
 	rule, unit, pos := localKey(f)
 	key := strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit, pos}, "\x00")
+	devs := deviationsOf(f)
 	var line []byte
 	if t.cfg.Spool {
 		line, _ = json.Marshal(findingJSON(f))
@@ -135,7 +137,7 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	defer t.mu.Unlock()
 	g := t.groups[key]
 	if g == nil {
-		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}}
+		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}, devs: map[string]*DevStat{}}
 		t.groups[key] = g
 		t.list = append(t.list, g)
 	}
@@ -143,6 +145,7 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	t.total++
 	g.spaces[spaceName(f)]++
 	g.keep(f, t.cfg.Examples+1)
+	addDeviations(g.devs, f, devs)
 	if t.cfg.Spool {
 		t.spoolLine(g.id, line)
 	}
@@ -301,7 +304,10 @@ type Class struct {
 	Kinds    map[fuzz.Kind]uint64
 	Examples []*fuzz.Finding // further witnesses: the smallest raw findings, at most Config.Examples
 	NotRun   uint64          // target inputs not sent because they contain the witness (crash, hang)
-	groups   []*group
+	// Deviations are what the class's findings show the candidate did (package deviation), by
+	// deviation key: a finding that shows two deviations counts in both.
+	Deviations map[string]*DevStat
+	groups     []*group
 }
 
 // add puts a group's findings in c.
@@ -317,6 +323,15 @@ func (c *Class) add(g *group) {
 		c.Kinds = map[fuzz.Kind]uint64{}
 	}
 	c.Kinds[g.smallest[0].Kind] += g.count
+	if c.Deviations == nil {
+		c.Deviations = map[string]*DevStat{}
+	}
+	for k, s := range g.devs {
+		if c.Deviations[k] == nil {
+			c.Deviations[k] = newDevStat(s.Dev)
+		}
+		c.Deviations[k].merge(s)
+	}
 	c.groups = append(c.groups, g)
 	g.class = c
 }
@@ -485,6 +500,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		}
 	}
 	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)
+	t.minimizeDeviations(ctx, recheck, classes, &minimized)
 	for _, c := range classes {
 		c.Attribution = fuzz.Attribute(c.Witness)
 		c.Examples = examples(c, t.cfg.Examples)

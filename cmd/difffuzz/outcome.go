@@ -52,15 +52,21 @@ func (o *outcome) write(w io.Writer, asJSON bool) error {
 	}
 	cj := make([]map[string]any, len(o.classes))
 	cr := make([]report.ClassRecord, len(o.classes))
-	defect := map[*report.Class]*report.Defect{}
+	defects := map[*report.Class][]*report.Defect{} // a class whose findings deviate twice is in two
 	for _, d := range report.Defects(o.classes) {
 		for _, cl := range d.Classes {
-			defect[cl] = d
+			defects[cl] = append(defects[cl], d)
 		}
 	}
 	for i, cl := range o.classes {
 		cj[i] = cl.JSON()
-		cj[i]["defect"], cj[i]["defect_title"] = defect[cl].N, defect[cl].Title()
+		first := defects[cl][0]
+		cj[i]["defect"], cj[i]["defect_title"] = first.N, first.Title()
+		var all []int
+		for _, d := range defects[cl] {
+			all = append(all, d.N)
+		}
+		cj[i]["defects"] = all
 		cr[i] = cl.Record()
 	}
 	checks := o.checks()
