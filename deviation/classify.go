@@ -22,14 +22,14 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 	// at the failed step (its written code point is an insertion before PHP's failure) or after
 	// it (its output happened to read as PHP's, the bytes it swallowed are the stretch).
 	if r.j > r.i || r.j < len(units) {
-		if dv, ok := acceptedAt(units[min(r.i, len(units)-1)], in, got[r.p:], opts, decode, d); ok && r.i < len(units) {
-			return []Deviation{dv}
+		if ds, ok := acceptedAt(units, min(r.i, len(units)-1), in, got[r.p:], opts, decode, d); ok && r.i < len(units) {
+			return ds
 		}
 	}
 	if k := r.i - 1; k >= 0 && units[k].failed() && len(units[k].want) > 0 && r.p >= len(units[k].want) {
-		if dv, ok := acceptedAt(units[k], in, got[r.p-len(units[k].want):], opts, decode, d); ok {
+		if ds, ok := acceptedAt(units, k, in, got[r.p-len(units[k].want):], opts, decode, d); ok {
 			if _, n, _ := bits(in[units[k].in:], false); units[k].in+n > units[k].inEnd {
-				return []Deviation{dv}
+				return ds
 			}
 		}
 	}
@@ -82,24 +82,109 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 // does not check continuation bytes, or accepts overlongs and surrogates), written as PHP writes
 // a code point, or raw under UNESCAPED_UNICODE; in utf8_decode a '?' for one above U+00FF
 // counts only when it took more bytes than PHP's failure.
-func acceptedAt(u unit, in, rest []byte, opts jsonopt.Options, decode bool, d Deviation) (Deviation, bool) {
-	if !u.failed() {
-		return d, false
+func acceptedAt(units []unit, k int, in, rest []byte, opts jsonopt.Options, decode bool, d Deviation) ([]Deviation, bool) {
+	u := units[k]
+	if !u.failed() || in[u.in] < 0xC0 || in[u.in] > 0xF4 {
+		return nil, false
 	}
-	cp, n, ok := bits(in[u.in:], false)
-	if !ok || n < 2 || decode && cp > 0xFF && n <= u.inEnd-u.in {
-		return d, false
+	// Without checking continuation bytes only after a lead (C2..F4: its length is known);
+	// C0 and C1 never lead, so a decoder that takes C0 80 as U+0000 checks the 80.
+	cp, n, ok := bits(in[u.in:], in[u.in] < 0xC2)
+	if !ok || n < 2 {
+		return nil, false
+	}
+	raw := bytes.HasPrefix(rest, in[u.in:u.in+n])
+	wideRaw := decode && cp > 0xFF && raw // utf8_decode: decoded, then written as UTF-8
+	// json_encode without UNESCAPED_UNICODE: decoded, then written raw (two faults).
+	escRaw := !decode && opts&jsonopt.UnescapedUnicode == 0 && raw && n > u.inEnd-u.in-1 && cp >= 0x80
+	if decode && cp > 0xFF && n <= u.inEnd-u.in && !wideRaw {
+		return nil, false // '?' for it is PHP's answer too
 	}
 	written := bytes.HasPrefix(rest, encode(cp, opts, decode)) ||
 		!decode && (bytes.HasPrefix(rest, uEscape(cp, false)) || bytes.HasPrefix(rest, uEscape(cp, true))) ||
-		opts&jsonopt.UnescapedUnicode != 0 && bytes.HasPrefix(rest, in[u.in:u.in+n])
-	if !written {
-		return d, false
+		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
+	if !written || !resumesAfter(in, u.in+n, rest, encode(cp, opts, decode), in[u.in:u.in+n], opts, decode, 0) {
+		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
 	d.In, d.InEnd, d.Want = u.in, u.in+n, u.want
 	d.Family = acceptedFamily(cp, n, u.exit.Family())
-	return d, true
+	out := []Deviation{d}
+	switch {
+	case wideRaw:
+		// Two faults in one answer: the step decoded, and a code point above U+00FF written raw.
+		w := d
+		w.What, w.Detail, w.Family, w.Row, w.CP = RawCopy, "", "?", "wide", -1
+		out = append(out, w)
+	case escRaw:
+		// Two faults: the step decoded, and non-ASCII written raw without UNESCAPED_UNICODE.
+		w := d
+		w.What, w.Detail, w.Family, w.CP = Form, "unescaped", "", -1
+		out = append(out, w)
+	}
+	return out, true
+}
+
+// resumesAfter reports whether, after the candidate's writing of a decoded step (one of the
+// forms acceptedAt allows), its answer goes on with PHP's answer for the input after the
+// decoded bytes (its first step; or the answer ends, as the input does): a code point that
+// only happens to read as the next bytes (0x1A decoded from C0 9A, where 0x1A is a substitute
+// written for 9A) is not taken for one.
+func resumesAfter(in []byte, end int, rest, enc, raw []byte, opts jsonopt.Options, decode bool, depth int) bool {
+	next := nextAnswer(in[end:], opts, decode)
+	forms := [][]byte{enc, raw}
+	if !decode {
+		cp, _, _ := bits(raw, false)
+		forms = append(forms, uEscape(cp, false), uEscape(cp, true))
+	}
+	for _, f := range forms {
+		if len(f) == 0 || !bytes.HasPrefix(rest, f) {
+			continue
+		}
+		after := rest[len(f):]
+		switch {
+		case end == len(in):
+			// The input ends: so does the answer, but for the closing quote.
+			if len(after) == 0 || !decode && string(after) == `"` {
+				return true
+			}
+		case len(next) > 0 && bytes.HasPrefix(after, next):
+			return true
+		case string(next) == `"` && len(after) == 0:
+			return true // the rest is dropped, and so is the closing quote (another fault)
+		case depth < 3:
+			// Or the next bytes are decoded the same way (a lenient decoder is lenient twice).
+			if cp, n, ok := bits(in[end:], in[end] < 0xC2); ok && n >= 2 && in[end] >= 0xC0 && in[end] <= 0xF4 &&
+				resumesAfter(in, end+n, after, encode(cp, opts, decode), in[end:end+n], opts, decode, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nextAnswer is what PHP writes for the first step of rest: utf8_decode's byte, or
+// json_encode's (without NUMERIC_CHECK, and as INVALID_UTF8_SUBSTITUTE writes a failure when the
+// options would make the whole answer false).
+func nextAnswer(rest []byte, opts jsonopt.Options, decode bool) []byte {
+	if len(rest) == 0 {
+		return nil
+	}
+	if decode {
+		out, spans := oracle.UTF8DecodeExplain(nil, rest)
+		return out[spans[0].Out:spans[0].OutEnd]
+	}
+	opts &^= jsonopt.NumericCheck
+	out, spans, err := oracle.EscapeExplain(nil, rest, opts)
+	if err != nil {
+		out, spans, _ = oracle.EscapeExplain(nil, rest, opts|jsonopt.InvalidUTF8Substitute)
+	}
+	for _, sp := range spans {
+		if sp.InEnd > sp.In && sp.OutEnd > sp.Out {
+			return out[sp.Out:sp.OutEnd]
+		}
+	}
+	return []byte(`"`) // every step dropped (INVALID_UTF8_IGNORE): the closing quote
 }
 
 // failedStretch describes a stretch holding failed steps (and maybe bytes a failed step of the
@@ -118,8 +203,24 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		return []Deviation{d}
 	}
 	unitBytes, m := period(g)
+	if decode && len(g) > 0 {
+		// utf8_decode writes one byte a step: the bytes count the candidate's steps, and what
+		// it writes for them is a constant when every byte that is not '?' is the same.
+		m, unitBytes = len(g), marker
+		if other := bytes.ReplaceAll(g, marker, nil); len(other) > 0 {
+			unitBytes = []byte{other[0]}
+			if len(bytes.ReplaceAll(other, other[:1], nil)) > 0 {
+				unitBytes = []byte("\x00\x00") // not one constant: "other"
+			}
+		}
+	}
 	var out []Deviation
-	if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
+	if bytes.Equal(marker, []byte(`\ufffd`)) && bytes.Equal(unitBytes, []byte("\xef\xbf\xbd")) {
+		// U+FFFD raw where PHP escapes it: the form of non-ASCII, as a valid sequence raw.
+		s := d
+		s.What, s.Detail, s.Family = Form, "unescaped", ""
+		out = append(out, s)
+	} else if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
 		s := d
 		s.What, s.Detail, s.Family = Substitute, constant(unitBytes), markerName(marker)
 		if unitBytes == nil && m == 0 && len(g) > 0 {
@@ -172,16 +273,21 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 		d.Family, d.Row = "?", "wide"
 	}
 	switch {
+	case len(g) == 0:
+		// Dropped: in utf8_decode a code point above U+00FF too (PHP writes '?' for it).
+		d.What, d.Detail, d.Family = Substitute, "", "valid"
+	case bytes.Equal(g, src) && !decode:
+		d.What, d.Detail, d.Family = Form, "unescaped", "" // as if UNESCAPED_UNICODE
 	case bytes.Equal(g, src):
 		d.What = RawCopy
 	case decode && u.rule == oracle.RuleWide:
 		// PHP writes '?' for a code point above U+00FF: what the candidate wrote instead.
 		unitBytes, _ := period(g)
 		d.What, d.Detail = Substitute, constant(unitBytes)
-		if unitBytes == nil && len(g) > 0 {
+		if unitBytes == nil {
 			d.What, d.Detail, d.Family = Wrong, "code-point", "valid"
 		}
-	case len(g) == 0 || bytes.Equal(g, marker) || bytes.Equal(g, []byte(`\ufffd`)) || bytes.Equal(g, []byte("\xef\xbf\xbd")) || decode && bytes.Equal(g, []byte("?")):
+	case bytes.Equal(g, marker) || bytes.Equal(g, []byte(`\ufffd`)) || bytes.Equal(g, []byte("\xef\xbf\xbd")) || decode && bytes.Equal(g, []byte("?")):
 		d.What = Rejected
 	case !decode && bytes.Equal(g, uEscape(cp, false)):
 		d.What, d.Detail = Form, "escapes"
@@ -400,7 +506,8 @@ const maxSplit = 64
 // of the code point its bits give, the usual substitutes.
 func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
 	ws := [][]byte{u.want, src, []byte(`\ufffd`), []byte("\xef\xbf\xbd"), []byte("?"), {0x1a}, nil}
-	if cp, n, ok := lenient(src); ok && n == len(src) {
+	if cp, n, ok := bits(src, false); ok && n == len(src) {
+		// The code point the bits give, continuation bytes checked or not.
 		ws = append(ws, encode(cp, opts, decode), uEscape(cp, false), uEscape(cp, true))
 		if s := shortEscape(byte(cp)); s != nil && cp < 0x80 {
 			ws = append(ws, s)
@@ -414,7 +521,7 @@ func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
 // otherwise (a byte computed from the input, such as byte & 0x7F, is not one constant).
 func constant(b []byte) string {
 	switch string(b) {
-	case "", "\x1a", "?", `\ufffd`, "\xef\xbf\xbd", "\x00", " ", `\u001a`, `\u003f`:
+	case "", "\x1a", "?", `\ufffd`, "\xef\xbf\xbd", `\u001a`, `\u003f`:
 		return fmt.Sprintf("%x", b)
 	}
 	return "other"

@@ -93,7 +93,7 @@ const maxSkip = 64
 // removes or only adds whole steps' bytes is moved as far left as it can go (as a variant
 // caller normalises an indel): "?aaaa" against "?a" lost the "aaa" after the failure, not at
 // the end.
-func align(units []unit, got []byte, writes func(unit, []byte) bool) []region {
+func align(units []unit, got []byte, writes func(unit, []byte) bool, divides func(region) bool) []region {
 	resumes := func(j, q, steps int) bool {
 		for n := 0; ; n++ {
 			for j < len(units) && len(units[j].want) == 0 {
@@ -128,6 +128,11 @@ func align(units []unit, got []byte, writes func(unit, []byte) bool) []region {
 		}
 		if r.j == i && i < len(units) && len(units[i].want) == 0 {
 			r.j++ // the bytes are what the candidate wrote for the step PHP drops
+		}
+		if whole := (region{i, len(units), p, len(got)}); r.j < len(units) && r.j-r.i >= 2 && !divides(r) && divides(whole) {
+			// PHP's answer resumed by chance (a quote the candidate wrote for another step):
+			// the rest divides step by step.
+			r = whole
 		}
 		r = leftmost(units, got, r, done)
 		out = append(out, r)
@@ -168,7 +173,8 @@ func resync(units []unit, got []byte, i, p int, resumes func(j, q int) bool) (re
 func leftmost(units []unit, got []byte, r region, done int) region {
 	switch {
 	case r.p == r.q && r.j > r.i:
-		for r.i > done && bytes.Equal(units[r.i-1].want, units[r.j-1].want) && len(units[r.i-1].want) > 0 {
+		// Not across a failed step: its marker reading as the next one's is no reason to move.
+		for r.i > done && bytes.Equal(units[r.i-1].want, units[r.j-1].want) && len(units[r.i-1].want) > 0 && !units[r.i-1].failed() {
 			r.i, r.j = r.i-1, r.j-1
 			r.p -= len(units[r.i].want)
 			r.q = r.p
@@ -184,6 +190,11 @@ func leftmost(units []unit, got []byte, r region, done int) region {
 		}
 	}
 	return r
+}
+
+// dividesFor reports whether a stretch of several steps divides among them (split).
+func dividesFor(units []unit, in, got []byte, opts jsonopt.Options, decode bool) func(region) bool {
+	return func(r region) bool { return split(units, in, got, r, opts, decode) != nil }
 }
 
 // writesFor reports whether b starts with what a candidate might write for the bytes src of a
@@ -213,11 +224,28 @@ func writesFor(in []byte) func(unit, []byte) bool {
 // is two failures merged, a byte missing after a failure is the failure swallowing it.
 func widen(units []unit, got []byte, r region, marker []byte) region {
 	g := got[r.p:r.q]
+	isMarker := func(k int) bool {
+		return k >= 0 && k < len(units) && units[k].failed() && bytes.Equal(units[k].want, marker)
+	}
+	switch {
+	case string(marker) == "?" && r.i == r.j && len(g) > 0 && isMarker(r.i-1):
+		// utf8_decode writes a byte a step: bytes added after a failure are steps of it.
+		r.i--
+		r.p -= len(marker)
+		return r
+	case string(marker) == "?" && r.i == r.j && len(g) > 0 && isMarker(r.j):
+		r.j++ // or of the failure after them
+		r.q += len(marker)
+		return r
+	}
 	if len(marker) == 0 || len(g) > 0 && len(bytes.ReplaceAll(g, marker, nil)) > 0 {
 		return r
 	}
-	isMarker := func(k int) bool {
-		return k >= 0 && k < len(units) && units[k].failed() && bytes.Equal(units[k].want, marker)
+	if r.j == len(units) && r.j-r.i == 1 && units[r.i].in == units[r.i].inEnd && len(g) > 0 && isMarker(r.i-1) {
+		// Markers where the closing quote belongs: a failure split, and the quote dropped.
+		r.i--
+		r.p -= len(marker)
+		return r
 	}
 	switch {
 	case r.i == r.j && isMarker(r.j): // a marker more, before a failure: that failure split
@@ -274,7 +302,7 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 		return whole(Lost, "empty", "")
 	}
 	var out []Deviation
-	for _, r := range align(units, got, writesFor(in)) {
+	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, opts, false)) {
 		r = widen(units, got, r, marker)
 		out = append(out, classifyAll(units, in, got, r, marker, opts, false)...)
 	}
@@ -319,38 +347,31 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	var rest []Deviation
 	var dec *Deviation
 	matchedFirst := true
-	for _, r := range align(units, got, writesFor(in)) {
+	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, sub, false)) {
 		r = widen(units, got, r, marker)
-		ds := classifyAll(units, in, got, r, marker, sub, false)
-		if r.i < len(units) && units[r.i].in <= first.In && first.In < max(units[max(r.j-1, r.i)].inEnd, units[r.i].inEnd) {
-			matchedFirst = false
-			for _, d := range ds {
-				if (d.What == Accepted || d.What == Advance) && dec == nil {
-					dec = &d
-					continue
+		for _, d := range classifyAll(units, in, got, r, marker, sub, false) {
+			onFailed := false
+			for _, u := range units[r.i:r.j] {
+				onFailed = onFailed || u.failed() && u.in <= d.In && d.In < u.inEnd
+			}
+			switch {
+			case (d.What == Accepted || d.What == Advance) && dec == nil:
+				dec = &d
+			case d.What == Form && d.Detail == "unescaped" && dec != nil:
+				rest = append(rest, d) // the decoded step written raw: a second fault
+			case onFailed || d.Family == "failed" || isExitFamily(d.Family):
+				// How the candidate wrote a step PHP fails on: the NotFalse deviation says it.
+				if d.In <= first.In && first.In < max(d.InEnd, d.In+1) {
+					matchedFirst = false
+					nf.Detail = notFalseDetail(d)
 				}
-				if d.Family == "failed" || isExitFamily(d.Family) || d.Family == "\\ufffd" || d.Family == "efbfbd" {
-					nf.Detail = string(d.What)
-					if d.What == Substitute {
-						nf.Detail += ":" + d.Detail
-					}
-					continue
-				}
+			default:
 				rest = append(rest, d)
 			}
-			continue
-		}
-		for _, d := range ds {
-			// A failed step written otherwise than as U+FFFD is part of how the candidate
-			// answers invalid input, already named by the NotFalse deviation.
-			if d.Family == "failed" || isExitFamily(d.Family) || d.Family == "\\ufffd" || d.Family == "efbfbd" {
-				continue
-			}
-			rest = append(rest, d)
 		}
 	}
 	if matchedFirst {
-		nf.Detail = "substitute:" + fmt.Sprintf("%x", marker)
+		nf.Detail = "fffd"
 	}
 	if dec != nil {
 		// The candidate decoded the step PHP fails on: that is the fault (decode and
@@ -358,6 +379,21 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 		nf = *dec
 	}
 	return dedupe(append([]Deviation{nf}, rest...))
+}
+
+// notFalseDetail names how a candidate wrote the first step PHP fails on: U+FFFD in any form
+// (as INVALID_UTF8_SUBSTITUTE does, escaped or raw, in either case), raw, nothing, another
+// constant.
+func notFalseDetail(d Deviation) string {
+	switch {
+	case d.What == Form && (d.Detail == "unescaped" || strings.HasSuffix(d.Detail, "-hex")):
+		return "fffd"
+	case d.What == Substitute && (d.Detail == fmt.Sprintf("%x", `\ufffd`) || d.Detail == "efbfbd"):
+		return "fffd"
+	case d.What == Substitute:
+		return "substitute:" + d.Detail
+	}
+	return string(d.What)
 }
 
 func isExitFamily(f string) bool {
@@ -380,12 +416,12 @@ func escapeUnits(spans []oracle.Span, want []byte) []unit {
 // UTF8Decode is the deviations of a candidate's utf8_decode answer got from PHP's for in.
 func UTF8Decode(in, got []byte) []Deviation {
 	want, spans := oracle.UTF8DecodeExplain(nil, in)
-	if len(got) == 0 && len(want) > 1 {
+	if len(got) == 0 && (len(want) > 1 || endsInside(in, spans)) {
 		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
 	units := escapeUnits(spans, want)
 	var out []Deviation
-	for _, r := range align(units, got, writesFor(in)) {
+	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, 0, true)) {
 		r = widen(units, got, r, []byte("?"))
 		out = append(out, classifyAll(units, in, got, r, []byte("?"), 0, true)...)
 	}
@@ -459,6 +495,17 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 func bitsGive(b []byte, got jsonopt.Step) bool {
 	cp, n, ok := bits(b, false)
 	return ok && n == got.Advance && cp == got.CP
+}
+
+// endsInside reports whether the input ends inside a sequence: its last step is a lead
+// (C2..F4) whose failure reaches the end of the input.
+func endsInside(in []byte, spans []oracle.Span) bool {
+	if len(spans) == 0 {
+		return false
+	}
+	last := spans[len(spans)-1]
+	c := in[last.In]
+	return last.Exit.Family() == "bad-sequence" && last.InEnd == len(in) && c >= 0xC2 && c <= 0xF4
 }
 
 // swallowsValid reports whether PHP decodes a valid step in in[from:to] (steps starting there).

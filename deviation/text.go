@@ -62,6 +62,8 @@ func Title(op string, d Deviation, rows []string) string {
 			r = " (" + strings.Join(rows, ", ") + ")"
 		}
 		switch d.Family {
+		case "valid":
+			return "drops valid code points" + r + ", where PHP writes them"
 		case "ascii":
 			return fmt.Sprintf("drops ASCII bytes PHP writes%s", r)
 		case "quotes":
@@ -102,6 +104,9 @@ func Title(op string, d Deviation, rows []string) string {
 		return "writes nothing, where PHP has an answer"
 	case NotFalse:
 		how := strings.ReplaceAll(d.Detail, ":", " ")
+		if d.Detail == "fffd" {
+			how = "U+FFFD, as INVALID_UTF8_SUBSTITUTE does"
+		}
 		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step as: %s), where PHP returns false (json_last_error()=5)", how)
 	case ErrorCode:
 		return fmt.Sprintf("sets json_last_error()=%s, where PHP sets another code", d.Detail)
@@ -131,6 +136,8 @@ func formTitle(detail, where string) string {
 		return "writes lower-case hex digits in HEX_* escapes (\\u003c), where PHP writes the upper-case literals (\\u003C, \\u003E)"
 	case "escapes":
 		return "escapes " + where + ", where PHP writes it raw"
+	case "unescaped":
+		return "writes non-ASCII raw (valid sequences, U+FFFD), where PHP writes \\uXXXX (as if JSON_UNESCAPED_UNICODE were set)"
 	case "u-for-short":
 		return "writes \\u00XX for " + where + ", where PHP writes the two-byte escape"
 	case "short-for-u":

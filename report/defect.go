@@ -141,7 +141,7 @@ func Defects(classes []*Class) []*Defect {
 	for _, c := range classes {
 		keys := make([]string, 0, len(c.Deviations))
 		for k := range c.Deviations {
-			if confirmed[c.Impl+"\x00"+k] {
+			if confirmed[c.Impl+"\x00"+classKey(c, k)] {
 				keys = append(keys, k)
 			}
 		}
@@ -156,7 +156,7 @@ func Defects(classes []*Class) []*Defect {
 		sort.Strings(keys)
 		for _, k := range keys {
 			s := c.Deviations[k]
-			d := get(c, "deviation "+k)
+			d := get(c, "deviation "+classKey(c, k))
 			if d.Dev == nil {
 				d.Dev = newDevStat(s.Dev)
 			}
@@ -188,12 +188,15 @@ func confirmedKeys(classes []*Class) map[string]bool {
 		}
 		if c.Witness.Minimized || !minimized[c.Impl] {
 			for _, d := range deviationsOf(c.Witness) {
-				out[c.Impl+"\x00"+d.Key()] = true
+				out[c.Impl+"\x00"+classKey(c, d.Key())] = true
 			}
 		}
 		for k, s := range c.Deviations {
-			if s.Witness != nil && (s.Witness.Minimized || !minimized[c.Impl]) && hasDeviation(k)(s.Witness) {
-				out[c.Impl+"\x00"+k] = true
+			// A raw finding of a few bytes that shows the deviation alone is as good as a
+			// minimized witness (the exhaustive spaces are minimal by construction).
+			short := s.alone && len(s.Witness.Input) <= shortWitness
+			if s.Witness != nil && (s.Witness.Minimized || short || !minimized[c.Impl]) && hasDeviation(k)(s.Witness) {
+				out[c.Impl+"\x00"+classKey(c, k)] = true
 			}
 		}
 	}
@@ -322,10 +325,8 @@ func (d *Defect) devTitle() string {
 	if len(ops) > 1 {
 		t += " (" + strings.Join(ops, ", ") + ")"
 	}
-	if w := d.Dev.Witness; w != nil {
-		if at, n, ok := positionalWitness(w, fuzz.Attribute(w)); ok {
-			t += fmt.Sprintf("; only at input offset %d of %d bytes (%s)", at, n, boundary.Locate(at))
-		}
+	if _, n, ok := strings.Cut(d.Cause, "|len>="); ok {
+		t += "; only in strings of " + n + " bytes or more (the witness's filler cannot go, and the bytes fail at any offset in it)"
 	}
 	return t
 }
@@ -339,10 +340,44 @@ func DefectOf(defects []*Defect) map[*Class]*Defect {
 			if out[c] == nil {
 				out[c] = d
 			}
-			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && d.Cause == "deviation "+ds[0].Key() {
+			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && d.Cause == "deviation "+classKey(c, ds[0].Key()) {
 				out[c] = d
 			}
 		}
 	}
 	return out
+}
+
+// shortWitness is the longest raw finding (bytes) that confirms a deviation it shows alone.
+const shortWitness = 4
+
+// lengthOf is, for a class whose minimized witness is filler 'a' around the bytes it names, at
+// least fuzz.MinFiller of them that could not be removed, and whose bytes fail at other offsets
+// too (not Anchored: not a place), the witness's length: its defect shows only in strings that
+// long (a vector kernel that takes over at 16 bytes). 0 otherwise.
+func lengthOf(c *Class) int {
+	w := c.Witness
+	ds := deviationsOf(w)
+	in := w.Input
+	if !w.Minimized || w.Anchored || len(ds) == 0 {
+		return 0
+	}
+	from, to := ds[0].In, ds[0].InEnd // the bytes the deviation names
+	if from < 0 || to < from || to > len(in) || len(in)-(to-from) < fuzz.MinFiller {
+		return 0
+	}
+	if len(bytes.Trim(in[:from], "a")) > 0 || len(bytes.Trim(in[to:], "a")) > 0 {
+		return 0
+	}
+	return len(in)
+}
+
+// classKey is a deviation key of c's findings as its defect is keyed: with the length the
+// class needs (lengthOf), so that a fault of long strings is not merged with the same
+// deviation everywhere.
+func classKey(c *Class, k string) string {
+	if n := lengthOf(c); n > 0 {
+		return fmt.Sprintf("%s|len>=%d", k, n)
+	}
+	return k
 }

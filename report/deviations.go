@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -116,6 +117,9 @@ type DevStat struct {
 	// Witness is the smallest finding that shows it, minimized keeping it when Classes could
 	// (Minimized set), else the smallest as found.
 	Witness *fuzz.Finding
+	// alone is set when the witness shows this deviation and no other: such a witness is
+	// preferred (one that needs another fault too sends its reader to two places).
+	alone bool
 	// variants are the smallest finding of each row and shape of the deviation's bytes, for
 	// examples that teach: other rows and shapes of the same deviation, not filler variants.
 	variants map[string]*fuzz.Finding
@@ -126,7 +130,8 @@ func newDevStat(d deviation.Deviation) *DevStat {
 }
 
 // add counts f, which shows d.
-func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation) {
+func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int) {
+	single := devs == 1
 	s.Findings++
 	s.Ops[f.Op]++
 	for _, r := range strings.Split(d.Row, ", ") {
@@ -134,17 +139,30 @@ func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation) {
 			s.Rows[r]++
 		}
 	}
-	if s.Witness == nil || smaller(f, s.Witness) {
-		s.Witness, s.Dev = f, d
+	if s.Witness == nil || single && !s.alone || single == s.alone && smaller(f, s.Witness) {
+		s.Witness, s.Dev, s.alone = f, d, single
 	}
-	v := d.Row + "\x00" + string(f.Op) + "\x00" + fuzz.Shape(f.Input)
+	// Findings that show fewer deviations come first (the key's first byte counts them): an
+	// example that needs another fault to show would send its reader to the wrong code.
+	v := string(rune('0'+min(devs, 9))) + "\x00" + d.Row + "\x00" + string(f.Op) + "\x00" + fuzz.Shape(f.Input) + "\x00" + f.Flags.Short()
 	if old, ok := s.variants[v]; ok {
 		if smaller(f, old) {
 			s.variants[v] = f
 		}
-	} else if len(s.variants) < maxVariants {
+	} else if s.room(v[0]) {
 		s.variants[v] = f
 	}
+}
+
+// room reports whether s keeps another variant with that many deviations (the key's first byte).
+func (s *DevStat) room(kind byte) bool {
+	n := 0
+	for v := range s.variants {
+		if v[0] == kind {
+			n++
+		}
+	}
+	return n < maxVariants
 }
 
 // merge adds o's counts and examples to s.
@@ -156,17 +174,31 @@ func (s *DevStat) merge(o *DevStat) {
 	for op, n := range o.Ops {
 		s.Ops[op] += n
 	}
-	if s.Witness == nil || better(o.Witness, s.Witness) {
-		s.Witness, s.Dev = o.Witness, o.Dev
+	if s.Witness == nil || betterWitness(o, s) {
+		s.Witness, s.Dev, s.alone = o.Witness, o.Dev, o.alone
 	}
 	for v, f := range o.variants {
 		if old, ok := s.variants[v]; ok && smaller(old, f) {
 			continue
 		}
-		if _, ok := s.variants[v]; ok || len(s.variants) < maxVariants {
+		if _, ok := s.variants[v]; ok || s.room(v[0]) {
 			s.variants[v] = f
 		}
 	}
+}
+
+// betterWitness reports whether o's witness is better than s's: alone, then minimized, then
+// the smaller.
+func betterWitness(o, s *DevStat) bool {
+	switch {
+	case o.Witness == nil:
+		return false
+	case o.alone != s.alone:
+		return o.alone
+	case o.Witness.Minimized != s.Witness.Minimized:
+		return o.Witness.Minimized
+	}
+	return smaller(o.Witness, s.Witness)
 }
 
 // better prefers a minimized witness, then the smaller.
@@ -204,44 +236,63 @@ func (s *DevStat) RowList() []string {
 // Examples are up to n findings that show the deviation besides the witness: one per row and
 // shape first (rows the witness is not in first), the smallest of each.
 func (s *DevStat) Examples(n int) []*fuzz.Finding {
-	var all []*fuzz.Finding
-	for _, f := range s.variants {
+	vs := make([]string, 0, len(s.variants))
+	for v, f := range s.variants {
 		if s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) && f.Flags == s.Witness.Flags {
 			continue
 		}
-		all = append(all, f)
+		vs = append(vs, v)
 	}
-	sort.Slice(all, func(i, j int) bool { return smaller(all[i], all[j]) })
+	// Alone first, then the smallest.
+	sort.Slice(vs, func(i, j int) bool {
+		if vs[i][0] != vs[j][0] {
+			return vs[i][0] < vs[j][0]
+		}
+		return smaller(s.variants[vs[i]], s.variants[vs[j]])
+	})
 	seenRow := map[string]bool{}
 	if s.Witness != nil {
-		for _, d := range deviationsOf(s.Witness) {
-			if d.Key() == s.Dev.Key() {
-				seenRow[d.Row] = true
-			}
+		if d, ok := deviationByKey(s.Witness, s.Dev.Key()); ok {
+			seenRow[d.Row] = true
 		}
 	}
 	var out, rest []*fuzz.Finding
-	for _, f := range all {
+	for _, v := range vs {
+		f := s.variants[v]
 		row := ""
-		for _, d := range deviationsOf(f) {
-			if d.Key() == s.Dev.Key() {
-				row = d.Row
-			}
+		if d, ok := deviationByKey(f, s.Dev.Key()); ok {
+			row = d.Row
 		}
-		if !seenRow[row] && len(out) < n {
+		if !seenRow[row] && len(out) < n && v[0] == vs[0][0] {
 			seenRow[row] = true
 			out = append(out, f)
 			continue
 		}
 		rest = append(rest, f)
 	}
-	for _, f := range rest {
-		if len(out) == n {
-			break
+	// Then other inputs before the same inputs under other options.
+	for _, distinct := range []bool{true, false} {
+		for _, f := range rest {
+			if len(out) == n || len(out) > 0 && devCount(s, f) > devCount(s, out[0]) {
+				break // no example that shows more deviations than the cleanest one
+			}
+			if slices.Contains(out, f) || distinct && (s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) || slices.ContainsFunc(out, func(g *fuzz.Finding) bool { return bytes.Equal(g.Input, f.Input) })) {
+				continue
+			}
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
+}
+
+// devCount is how many deviations f, one of s's examples, shows (the key's first byte).
+func devCount(s *DevStat, f *fuzz.Finding) byte {
+	for v, g := range s.variants {
+		if g == f {
+			return v[0]
+		}
+	}
+	return '9'
 }
 
 // addDeviations counts f's deviations in m.
@@ -252,7 +303,7 @@ func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviat
 			s = newDevStat(d)
 			m[d.Key()] = s
 		}
-		s.add(f, d)
+		s.add(f, d, len(ds))
 	}
 }
 
@@ -285,11 +336,11 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 	}
 	for _, c := range classes {
 		for k, s := range c.Deviations {
-			if hasDeviation(k)(c.Witness) && c.Minimized {
-				s.Witness = c.Witness
+			if ds := deviationsOf(c.Witness); c.Minimized && (len(ds) == 1 || !s.alone) && hasDeviation(k)(c.Witness) {
+				s.Witness, s.alone = c.Witness, len(ds) == 1
 			}
 			key := c.Impl + "\x00" + k
-			if o := byKey[key]; o == nil || better(s.Witness, o.Witness) {
+			if o := byKey[key]; o == nil || betterWitness(s, o) {
 				if o == nil {
 					keys = append(keys, key)
 				}
@@ -301,18 +352,24 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 	for _, key := range keys {
 		s := byKey[key]
 		impl, _, _ := strings.Cut(key, "\x00")
-		if s.Witness.Minimized || shown[key] || devFindings[key]*hiddenShare < findings[impl] || recheck == nil || ctx.Err() != nil || *minimized >= t.cfg.MaxMinimize {
-			continue
+		hidden := !shown[key] && devFindings[key]*hiddenShare >= findings[impl]
+		if s.Witness.Minimized || !(hidden || shown[key] && s.alone) || recheck == nil || ctx.Err() != nil || *minimized >= t.cfg.MaxMinimize {
+			continue // minimized already, or a stretch misread in a few long answers
 		}
 		im, check, ok := recheck(s.Witness.Impl)
 		if !ok {
 			continue
 		}
 		*minimized++
-		w := fuzz.MinimizeWith(s.Witness, im, check, fuzz.MinimizeOptions{Same: hasDeviation(s.Dev.Key())})
+		same := hasDeviation(s.Dev.Key())
+		if s.alone {
+			same = func(f *fuzz.Finding) bool { ds := deviationsOf(f); return len(ds) == 1 && ds[0].Key() == s.Dev.Key() }
+		}
+		w := fuzz.MinimizeWith(s.Witness, im, check, fuzz.MinimizeOptions{Same: same})
 		if w.Minimized {
-			s.Witness = w
-			for _, d := range deviationsOf(w) {
+			ds := deviationsOf(w)
+			s.Witness, s.alone = w, len(ds) == 1
+			for _, d := range ds {
 				if d.Key() == s.Dev.Key() {
 					s.Dev = d
 				}

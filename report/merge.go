@@ -123,7 +123,7 @@ func (r DevRecord) stat() (*DevStat, error) {
 		return nil, fmt.Errorf("deviation %s: its witness does not show it", r.Key)
 	}
 	s := newDevStat(dev)
-	s.Findings, s.Witness = r.Findings, w
+	s.Findings, s.Witness, s.alone = r.Findings, w, len(deviationsOf(w)) == 1
 	for k, n := range r.Rows {
 		s.Rows[k] = n
 	}

@@ -328,9 +328,9 @@ func TestPlantedPlaceOrLength(t *testing.T) {
 		causes = append(causes, d.Cause)
 	}
 	sort.Strings(causes)
-	require.Equal(t, []string{"deviation raw-copy||1.3-slash", "position 15/16"}, causes)
+	require.Equal(t, []string{"deviation raw-copy||1.3-slash|len>=16", "position 15/16"}, causes)
 	for _, d := range defects {
-		if d.Cause != "deviation raw-copy||1.3-slash" {
+		if d.Cause != "deviation raw-copy||1.3-slash|len>=16" {
 			for _, c := range d.Classes {
 				assert.NotEqual(t, "1.3-slash", c.Rule, "%s witness % x: a / at any lane is slash-block-16's", c.ID, c.Witness.Input)
 			}
@@ -342,6 +342,7 @@ func TestPlantedPlaceOrLength(t *testing.T) {
 		var buf bytes.Buffer
 		WriteText(&buf, d.Classes)
 		assert.NotContains(t, buf.String(), "position-dependent")
+		assert.Contains(t, buf.String(), "only in strings of 16 bytes or more", "a fault of the length is called so")
 	}
 }
 

@@ -61,6 +61,31 @@ const (
 	NumericTrailingSpace Fault = "numeric-trailing-space"
 	// NumericZeroFraction ignores JSON_PRESERVE_ZERO_FRACTION: "1.0" is 1, not 1.0.
 	NumericZeroFraction Fault = "numeric-zero-fraction"
+	// SplitBadSequence ends the failure of a lead without all of its continuation bytes after
+	// the lead (advance 1), where PHP ends it before the first byte that is not one: "E1 80"
+	// is two failures, not one (a decoder that resumes after every failed byte).
+	SplitBadSequence Fault = "split-bad-sequence"
+	// LongC080 decodes C0 80 as U+0000 (Java's modified UTF-8) but only in strings of 16 bytes
+	// or more, where a vector kernel takes over: a fault of the length, not of a place.
+	LongC080 Fault = "long-c080"
+	// Sub1A writes the substitute byte 0x1A where utf8_decode writes '?' (a failed step and a
+	// code point above U+00FF), as an ISO-8859-1 converter with SUB for unmappable does.
+	Sub1A Fault = "sub-1a"
+	// WideRaw writes a code point above U+00FF as its UTF-8 bytes in utf8_decode.
+	WideRaw Fault = "wide-raw"
+	// TrailAnd7F writes a stray continuation byte (80..BF on its own) as byte & 0x7F in
+	// utf8_decode.
+	TrailAnd7F Fault = "trail-and-7f"
+	// DropIgnorable drops default-ignorable code points (U+00AD, U+200B..U+200F, U+FEFF) in
+	// utf8_decode.
+	DropIgnorable Fault = "drop-ignorable"
+	// LostAtEnd returns nothing from utf8_decode when the input ends inside a sequence.
+	LostAtEnd Fault = "lost-at-end"
+	// RawUnicode copies valid non-ASCII raw in json_encode, as if JSON_UNESCAPED_UNICODE.
+	RawUnicode Fault = "raw-unicode"
+	// FFFDNotFalse writes invalid UTF-8 as \ufffd where json_encode returns false (no
+	// INVALID_UTF8_* option), as if JSON_INVALID_UTF8_SUBSTITUTE.
+	FFFDNotFalse Fault = "fffd-not-false"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -74,7 +99,8 @@ const (
 
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
-	NumericTrailingSpace, NumericZeroFraction, Hang, Crash, Options0, Unflushed}
+	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
+	RawUnicode, FFFDNotFalse, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -130,6 +156,12 @@ func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
 		return st
 	}
 	c := s[pos]
+	if p.faults[LongC080] && len(s) >= 16 && c == 0xC0 && pos+1 < len(s) && s[pos+1] == 0x80 {
+		return jsonopt.Step{CP: 0, Advance: 2, OK: true}
+	}
+	if p.faults[SplitBadSequence] && e.Family() == "bad-sequence" && !p.faults[Lenient] {
+		return jsonopt.Step{Advance: 1}
+	}
 	n := 0
 	switch {
 	case c >= 0xC2 && c < 0xE0:
@@ -187,6 +219,12 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		st := p.NextChar(src, pos)
 		valid = valid && st.OK
 		pos += st.Advance
+	}
+	if p.faults[FFFDNotFalse] && opts&jsonopt.InvalidUTF8Ignore == 0 {
+		opts |= jsonopt.InvalidUTF8Substitute
+	}
+	if p.faults[RawUnicode] {
+		opts |= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
 	}
 	if !valid && opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 {
 		if opts&jsonopt.PartialOutputOnError != 0 {
@@ -251,12 +289,32 @@ func (p *Impl) appendU(dst []byte, u uint32) []byte {
 
 // UTF8Decode is utf8_decode with the decoder faults.
 func (p *Impl) UTF8Decode(dst, src []byte) []byte {
+	q := byte('?')
+	if p.faults[Sub1A] {
+		q = 0x1A
+	}
+	if p.faults[LostAtEnd] {
+		last := 0
+		for pos := 0; pos < len(src); pos += p.NextChar(src, last).Advance {
+			last = pos
+		}
+		st := p.NextChar(src, last)
+		if _, e := oracle.NextCharExplain(src, last); len(src) > 0 && !st.OK && e.Family() == "bad-sequence" && last+st.Advance >= len(src) {
+			return dst // the input ends inside a sequence: everything is lost
+		}
+	}
 	for pos := 0; pos < len(src); {
 		st := p.NextChar(src, pos)
-		if st.OK && st.CP <= 0xFF {
+		switch {
+		case st.OK && p.faults[DropIgnorable] && (st.CP == 0xAD || st.CP >= 0x200B && st.CP <= 0x200F || st.CP == 0xFEFF):
+		case st.OK && st.CP <= 0xFF:
 			dst = append(dst, byte(st.CP))
-		} else {
-			dst = append(dst, '?')
+		case st.OK && p.faults[WideRaw]:
+			dst = append(dst, src[pos:pos+st.Advance]...)
+		case !st.OK && p.faults[TrailAnd7F] && src[pos] >= 0x80 && src[pos] <= 0xBF:
+			dst = append(dst, src[pos]&0x7F)
+		default:
+			dst = append(dst, q)
 		}
 		pos += st.Advance
 	}

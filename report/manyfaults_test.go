@@ -1,0 +1,131 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/difffuzz/difffuzz/internal/testlevel"
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/stretchr/testify/assert"
+)
+
+// manyFaults are combinations of eight planted faults whose triggers overlap: a substitute byte
+// with failure-length faults, raw non-ASCII with invalid UTF-8 written as \ufffd, a decoder that
+// accepts surrogates with utf8_decode writing code points above U+00FF raw, a fault of the
+// length (long-c080), a lost output, faults that change the same bytes in one answer.
+var manyFaults = [][]planted.Fault{
+	{planted.Sub1A, planted.SplitBadSequence, planted.DropIgnorable, planted.TrailAnd7F, planted.LostAtEnd, planted.RawSlash, planted.ControlRaw, planted.LowerHexTag},
+	{planted.RawUnicode, planted.FFFDNotFalse, planted.Surrogate, planted.WideRaw, planted.Overlong, planted.LongC080, planted.DropQuote, planted.ControlRaw},
+	{planted.Lenient, planted.Overlong, planted.Surrogate, planted.Sub1A, planted.WideRaw, planted.LowerHexTag, planted.RawSlash, planted.UpperUnicode},
+	{planted.SplitBadSequence, planted.Overlong, planted.FFFDNotFalse, planted.UpperUnicode, planted.DropIgnorable, planted.TrailAnd7F, planted.LongC080, planted.RawSlash},
+	{planted.Sub1A, planted.LostAtEnd, planted.DropQuote, planted.RawUnicode, planted.Surrogate, planted.SplitBadSequence, planted.LowerHexTag, planted.ControlRaw},
+}
+
+// faultsShowing are the faults of the combination whose single-fault candidate shows the
+// deviation key on f's case (its answer, read by package deviation, has that key).
+func faultsShowing(faults []planted.Fault, f *fuzz.Finding, key string) []planted.Fault {
+	var out []planted.Fault
+	for _, fault := range faults {
+		p := planted.New(fault)
+		g := *f
+		switch f.Op {
+		case fuzz.OpEscape:
+			got, err := p.Escape(nil, f.Input, f.Flags)
+			g.Got, g.GotErr, g.Kind = got, 0, fuzz.KindOutput
+			if err != nil {
+				g.GotErr, g.Kind = int(jsonopt.ErrorUTF8), fuzz.KindError
+			}
+		case fuzz.OpUTF8Decode:
+			g.Got = p.UTF8Decode(nil, f.Input)
+		case fuzz.OpDecode:
+			g.GotStep = p.NextChar(f.Input, f.Pos)
+		}
+		if _, ok := deviationByKey(&g, key); ok {
+			out = append(out, fault)
+		}
+	}
+	return out
+}
+
+// judgement is how a maintainer of a many-fault candidate reads its report: the defects whose
+// witness, replayed against the single-fault versions, shows the defect's deviation in exactly
+// one fault (named), the faults so named and how often, the defects that name none or several,
+// and the printed examples that show the deviation in another set of faults than the witness.
+type judgement struct {
+	named         map[planted.Fault][]int
+	unnamed       []string
+	examples, off int
+	lines         int
+	table         []string
+}
+
+func judge(t *testing.T, faults []planted.Fault) judgement {
+	classes, _, _ := inProcess(t, plantedImpl(faults...))
+	var buf bytes.Buffer
+	WriteText(&buf, classes)
+	j := judgement{named: map[planted.Fault][]int{}, lines: strings.Count(buf.String(), "\n")}
+	for _, d := range Defects(classes) {
+		if d.Dev == nil {
+			j.unnamed = append(j.unnamed, d.Title())
+			continue
+		}
+		key := d.Dev.Dev.Key()
+		by := faultsShowing(faults, d.Dev.Witness, key)
+		j.table = append(j.table, fmt.Sprintf("%v → defect %d (%s findings): %s   [witness %s % x %v]", by, d.N, Count(d.Findings), d.Title(), d.Dev.Witness.Op, d.Dev.Witness.Input, d.Dev.Witness.Flags))
+		if len(by) != 1 {
+			j.unnamed = append(j.unnamed, d.Title())
+			continue
+		}
+		j.named[by[0]] = append(j.named[by[0]], d.N)
+		for _, e := range d.Dev.Examples(3) {
+			j.examples++
+			if got := faultsShowing(faults, e, key); len(got) != 1 || got[0] != by[0] {
+				j.off++
+			}
+		}
+	}
+	sort.Strings(j.table)
+	return j
+}
+
+// TestManyFaults runs the in-process campaign against combinations of eight planted faults and
+// judges each report (judge). Every combination: every fault is named by a defect (none is
+// hidden behind another). The first combination, in both tiers, the whole bar: each fault
+// named by exactly one defect, no defect that names no single fault, at most 5% of the printed
+// examples showing another fault set than their defect, under 300 lines. (The long tier logs
+// how far the other four are from that bar.)
+func TestManyFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("campaigns of eight faults")
+	}
+	combos := manyFaults
+	if !testlevel.Long() {
+		combos = combos[:1]
+	}
+	for i, faults := range combos {
+		t.Run(plantedImpl(faults...).Name, func(t *testing.T) {
+			j := judge(t, faults)
+			once := 0
+			for _, f := range faults {
+				assert.NotEmpty(t, j.named[f], "fault %s is named by no defect", f)
+				if len(j.named[f]) == 1 {
+					once++
+				}
+			}
+			t.Logf("%d of %d faults named by exactly one defect; %d defects name no single fault; %d of %d examples off; %d lines\n%s",
+				once, len(faults), len(j.unnamed), j.off, j.examples, j.lines, strings.Join(j.table, "\n"))
+			if i > 0 {
+				return
+			}
+			assert.Equal(t, len(faults), once, "every fault named by exactly one defect")
+			assert.Empty(t, j.unnamed, "defects that name no single fault")
+			assert.LessOrEqual(t, j.off*20, j.examples, "%d of %d examples show another fault set than their defect", j.off, j.examples)
+			assert.Less(t, j.lines, 300)
+		})
+	}
+}
