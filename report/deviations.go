@@ -9,6 +9,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // deviationsOf is what the candidate did where f's answer differs from PHP's (package
@@ -122,11 +123,22 @@ type DevStat struct {
 	alone bool
 	// variants are the smallest finding of each row and shape of the deviation's bytes, for
 	// examples that teach: other rows and shapes of the same deviation, not filler variants.
-	variants map[string]*fuzz.Finding
+	variants map[variant]*fuzz.Finding
+	kept     [10]int // variants kept by their number of deviations
+}
+
+// variant is what tells examples apart: how many deviations the finding shows (fewer first),
+// the row, the operation, the byte-class shape of the input and the options.
+type variant struct {
+	devs  byte
+	row   string
+	op    fuzz.Op
+	shape string
+	flags jsonopt.Options
 }
 
 func newDevStat(d deviation.Deviation) *DevStat {
-	return &DevStat{Dev: d, Rows: map[string]uint64{}, Ops: map[fuzz.Op]uint64{}, variants: map[string]*fuzz.Finding{}}
+	return &DevStat{Dev: d, Rows: map[string]uint64{}, Ops: map[fuzz.Op]uint64{}, variants: map[variant]*fuzz.Finding{}}
 }
 
 // add counts f, which shows d.
@@ -134,35 +146,32 @@ func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int) {
 	single := devs == 1
 	s.Findings++
 	s.Ops[f.Op]++
-	for _, r := range strings.Split(d.Row, ", ") {
-		if r != "" {
+	if strings.Contains(d.Row, ", ") {
+		for _, r := range strings.Split(d.Row, ", ") {
 			s.Rows[r]++
 		}
+	} else if d.Row != "" {
+		s.Rows[d.Row]++
 	}
 	if s.Witness == nil || single && !s.alone || single == s.alone && smaller(f, s.Witness) {
 		s.Witness, s.Dev, s.alone = f, d, single
 	}
-	// Findings that show fewer deviations come first (the key's first byte counts them): an
-	// example that needs another fault to show would send its reader to the wrong code.
-	v := string(rune('0'+min(devs, 9))) + "\x00" + d.Row + "\x00" + string(f.Op) + "\x00" + fuzz.Shape(f.Input) + "\x00" + f.Flags.Short()
+	// Findings that show fewer deviations come first: an example that needs another fault to
+	// show would send its reader to the wrong code.
+	s.keep(variant{devs: byte(min(devs, 9)), row: d.Row, op: f.Op, shape: fuzz.Shape(f.Input), flags: f.Flags}, f)
+}
+
+// keep makes f the example of variant v when it is the first or a smaller one (at most
+// maxVariants of each number of deviations).
+func (s *DevStat) keep(v variant, f *fuzz.Finding) {
 	if old, ok := s.variants[v]; ok {
 		if smaller(f, old) {
 			s.variants[v] = f
 		}
-	} else if s.room(v[0]) {
+	} else if s.kept[v.devs] < maxVariants {
 		s.variants[v] = f
+		s.kept[v.devs]++
 	}
-}
-
-// room reports whether s keeps another variant with that many deviations (the key's first byte).
-func (s *DevStat) room(kind byte) bool {
-	n := 0
-	for v := range s.variants {
-		if v[0] == kind {
-			n++
-		}
-	}
-	return n < maxVariants
 }
 
 // merge adds o's counts and examples to s.
@@ -178,12 +187,7 @@ func (s *DevStat) merge(o *DevStat) {
 		s.Witness, s.Dev, s.alone = o.Witness, o.Dev, o.alone
 	}
 	for v, f := range o.variants {
-		if old, ok := s.variants[v]; ok && smaller(old, f) {
-			continue
-		}
-		if _, ok := s.variants[v]; ok || s.room(v[0]) {
-			s.variants[v] = f
-		}
+		s.keep(v, f)
 	}
 }
 
@@ -236,17 +240,17 @@ func (s *DevStat) RowList() []string {
 // Examples are up to n findings that show the deviation besides the witness: one per row and
 // shape first (rows the witness is not in first), the smallest of each.
 func (s *DevStat) Examples(n int) []*fuzz.Finding {
-	vs := make([]string, 0, len(s.variants))
+	vs := make([]variant, 0, len(s.variants))
 	for v, f := range s.variants {
 		if s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) && f.Flags == s.Witness.Flags {
 			continue
 		}
 		vs = append(vs, v)
 	}
-	// Alone first, then the smallest.
+	// Fewest deviations first, then the smallest.
 	sort.Slice(vs, func(i, j int) bool {
-		if vs[i][0] != vs[j][0] {
-			return vs[i][0] < vs[j][0]
+		if vs[i].devs != vs[j].devs {
+			return vs[i].devs < vs[j].devs
 		}
 		return smaller(s.variants[vs[i]], s.variants[vs[j]])
 	})
@@ -263,7 +267,7 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		if d, ok := deviationByKey(f, s.Dev.Key()); ok {
 			row = d.Row
 		}
-		if !seenRow[row] && len(out) < n && v[0] == vs[0][0] {
+		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs {
 			seenRow[row] = true
 			out = append(out, f)
 			continue
@@ -285,14 +289,14 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 	return out
 }
 
-// devCount is how many deviations f, one of s's examples, shows (the key's first byte).
+// devCount is how many deviations f, one of s's examples, shows.
 func devCount(s *DevStat, f *fuzz.Finding) byte {
 	for v, g := range s.variants {
 		if g == f {
-			return v[0]
+			return v.devs
 		}
 	}
-	return '9'
+	return 9
 }
 
 // addDeviations counts f's deviations in m.

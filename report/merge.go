@@ -135,7 +135,11 @@ func (r DevRecord) stat() (*DevStat, error) {
 		if err != nil {
 			return nil, fmt.Errorf("deviation %s: variant %d: %v", r.Key, i+1, err)
 		}
-		s.variants[strconv.Itoa(i)+"\x00"+v.Input] = f
+		row := ""
+		if d, ok := deviationByKey(f, r.Key); ok {
+			row = d.Row
+		}
+		s.keep(variant{devs: byte(min(len(deviationsOf(f)), 9)), row: row, op: f.Op, shape: fuzz.Shape(f.Input), flags: f.Flags}, f)
 	}
 	return s, nil
 }

@@ -35,6 +35,18 @@
  *                                longer than N bytes is answered "error OP: input of L bytes is
  *                                longer than this target's max-len=N"
  *     DIFFFUZZ_PHP_FLUSH=line    one write per answer (see the last decision below)
+ *     DIFFFUZZ_PHP_UTF8_DECODE=EXPR
+ *                                a PHP expression of the string $s answered in place of
+ *                                utf8_decode($s), such as mb_convert_encoding($s, 'ISO-8859-1',
+ *                                'UTF-8'): is it a drop-in replacement? (utf8_decode is then
+ *                                advertised even where utf8_decode() no longer exists)
+ *     DIFFFUZZ_PHP_JSON_ENCODE=EXPR
+ *                                a PHP expression of $s and $flags answered in place of
+ *                                json_encode($s, $flags) (false or a string; json_last_error()
+ *                                is read after it)
+ *
+ * An EXPR that does not compile, or whose value is not a string (or false, for JSON_ENCODE) on
+ * the empty string, makes the script print one line to stderr and exit 2 before its hello.
  *
  * They restrict what PHP is asked, not how it answers: PHP implements every option, so MASK
  * only serves to check a client against a target that announces a subset (DESIGN.md §6), or to
@@ -101,7 +113,41 @@ ini_set('memory_limit', '-1');
 
 const HEX_CHARS = '0123456789abcdefABCDEF';
 
-$haveUTF8Decode = function_exists('utf8_decode');
+/**
+ * The function EXPR of the environment variable $name computes, of the parameters $params
+ * (such as "string $s"), or $default when it is unset or empty; prints one line to stderr and
+ * exits 2 when it does not compile or its value on the empty string is not a string (or false,
+ * when $falseOK).
+ */
+function env_expression(string $name, string $params, callable $default, bool $falseOK): callable
+{
+    $expr = getenv($name);
+    if ($expr === false || $expr === '') {
+        return $default;
+    }
+    try {
+        $fn = eval('return static function (' . $params . ') { return (' . $expr . '); };');
+        $probe = $params === 'string $s' ? $fn('') : $fn('', 0);
+    } catch (Throwable $e) {
+        fwrite(STDERR, sprintf("difffuzz-target.php: %s=\"%s\": %s\n", $name,
+            addcslashes(substr($expr, 0, 120), "\0..\37\"\\\177..\377"), strtok($e->getMessage(), "\n")));
+        exit(2);
+    }
+    if (!is_string($probe) && !($falseOK && $probe === false)) {
+        fwrite(STDERR, sprintf("difffuzz-target.php: %s=\"%s\": its value on the empty string is %s, not a string\n",
+            $name, addcslashes(substr($expr, 0, 120), "\0..\37\"\\\177..\377"), get_debug_type($probe)));
+        exit(2);
+    }
+    return $fn;
+}
+
+// What answers utf8_decode and escape: PHP's functions, or the expressions of the environment.
+$utf8Decode = env_expression('DIFFFUZZ_PHP_UTF8_DECODE', 'string $s',
+    static fn (string $s) => utf8_decode($s), false);
+$jsonEncode = env_expression('DIFFFUZZ_PHP_JSON_ENCODE', 'string $s, int $flags',
+    static fn (string $s, int $flags) => json_encode($s, $flags), true);
+
+$haveUTF8Decode = function_exists('utf8_decode') || getenv('DIFFFUZZ_PHP_UTF8_DECODE') !== false && getenv('DIFFFUZZ_PHP_UTF8_DECODE') !== '';
 $ops = ['escape'];
 if ($haveUTF8Decode) {
     $ops[] = 'utf8_decode';
@@ -226,16 +272,17 @@ function answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int
             if (($refusal = too_long('escape', $s, $maxLen)) !== null) {
                 return $refusal;
             }
+            global $jsonEncode;
             if (($flags & JSON_THROW_ON_ERROR) && !($flags & JSON_PARTIAL_OUTPUT_ON_ERROR)) {
                 try {
-                    $r = json_encode($s, $flags);
+                    $r = $jsonEncode($s, $flags);
                     $err = 0;
                 } catch (JsonException $e) {
                     $r = false;
                     $err = $e->getCode();
                 }
             } else {
-                $r = json_encode($s, $flags);
+                $r = $jsonEncode($s, $flags);
                 $err = json_last_error();
             }
             return ($r === false ? 'false' : to_hex($r)) . ' ' . $err;
@@ -253,7 +300,8 @@ function answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask, ?int
             if (($refusal = too_long('utf8_decode', $s, $maxLen)) !== null) {
                 return $refusal;
             }
-            return to_hex(utf8_decode($s));
+            global $utf8Decode;
+            return to_hex($utf8Decode($s));
         case 'decode':
             return 'error operation decode is not supported by this target (it supports: ' . implode(' ', $ops)
                 . '): PHP userland cannot observe php_next_utf8_char() steps exactly';
@@ -317,7 +365,17 @@ function bench_answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask
     if (strncmp($r, 'error ', 6) === 0) {
         return $r;
     }
-    if ($op === 'escape') {
+    if ($op === 'escape' && getenv('DIFFFUZZ_PHP_JSON_ENCODE') !== false && getenv('DIFFFUZZ_PHP_JSON_ENCODE') !== '') {
+        global $jsonEncode; // the expression in place of json_encode is what is timed
+        $t0 = hrtime(true);
+        for ($i = 0; $i < $n; $i++) {
+            try {
+                $jsonEncode($s, $flags);
+            } catch (JsonException $e) {
+            }
+        }
+        $ns = hrtime(true) - $t0;
+    } elseif ($op === 'escape') {
         if (($flags & JSON_THROW_ON_ERROR) && !($flags & JSON_PARTIAL_OUTPUT_ON_ERROR)) {
             $t0 = hrtime(true);
             for ($i = 0; $i < $n; $i++) {
@@ -334,6 +392,13 @@ function bench_answer(string $line, array $ops, bool $haveUTF8Decode, ?int $mask
             }
             $ns = hrtime(true) - $t0;
         }
+    } elseif (getenv('DIFFFUZZ_PHP_UTF8_DECODE') !== false && getenv('DIFFFUZZ_PHP_UTF8_DECODE') !== '') {
+        global $utf8Decode; // the expression in place of utf8_decode is what is timed
+        $t0 = hrtime(true);
+        for ($i = 0; $i < $n; $i++) {
+            $utf8Decode($s);
+        }
+        $ns = hrtime(true) - $t0;
     } else { // utf8_decode: answer() has refused it where utf8_decode() does not exist
         $t0 = hrtime(true);
         for ($i = 0; $i < $n; $i++) {
