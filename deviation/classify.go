@@ -26,8 +26,14 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 			return ds
 		}
 	}
-	if k := r.i - 1; k >= 0 && units[k].failed() && len(units[k].want) > 0 && r.p >= len(units[k].want) {
-		if ds, ok := acceptedAt(units, k, in, got[r.p-len(units[k].want):], opts, decode, d); ok {
+	// Or a failed step a few steps back, whose output happened to read as PHP's up to here.
+	back := 0
+	for k := r.i - 1; k >= 0 && k >= r.i-4; k-- {
+		back += len(units[k].want)
+		if !units[k].failed() || len(units[k].want) == 0 || r.p < back {
+			continue
+		}
+		if ds, ok := acceptedAt(units, k, in, got[r.p-back:], opts, decode, d); ok {
 			if _, n, _ := bits(in[units[k].in:], false); units[k].in+n > units[k].inEnd {
 				return ds
 			}
@@ -123,6 +129,23 @@ func acceptedAt(units []unit, k int, in, rest []byte, opts jsonopt.Options, deco
 		out = append(out, w)
 	}
 	return out, true
+}
+
+// acceptedWalk is acceptedAt for walk: also how many bytes of b the decoded step wrote and
+// where its input ends.
+func acceptedWalk(units []unit, k int, in, b []byte, opts jsonopt.Options, decode bool) ([]Deviation, int, int, bool) {
+	ds, ok := acceptedAt(units, k, in, b, opts, decode, Deviation{CP: -1})
+	if !ok {
+		return nil, 0, 0, false
+	}
+	u := units[k]
+	cp, n, _ := bits(in[u.in:], in[u.in] < 0xC2)
+	for _, f := range [][]byte{encode(cp, opts, decode), in[u.in : u.in+n], uEscape(cp, false), uEscape(cp, true)} {
+		if len(f) > 0 && bytes.HasPrefix(b, f) {
+			return ds, len(f), u.in + n, true
+		}
+	}
+	return nil, 0, 0, false
 }
 
 // resumesAfter reports whether, after the candidate's writing of a decoded step (one of the
@@ -238,6 +261,13 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 			a.Detail = "swallows"
 		case m > nMarked:
 			a.Detail = "split"
+			// Only a failure of several bytes can be split: name its family.
+			for _, u := range us {
+				if u.failed() && u.inEnd-u.in >= 2 {
+					a.Family = u.exit.Family()
+					break
+				}
+			}
 		case m < nMarked && len(g) > 0:
 			a.Detail = "merged"
 		default:

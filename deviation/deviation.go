@@ -37,6 +37,7 @@ const (
 	ErrorCode  What = "error-code"  // the same bytes with another json_last_error()
 	Extra      What = "extra"       // writes bytes PHP does not write (Got holds them)
 	Wrong      What = "wrong"       // writes another character than PHP (nothing above fits)
+	Model      What = "as-model"    // answers as a known other rule does (Detail: its name; package reference)
 )
 
 // Deviation is one stretch where the candidate's answer departs from PHP's.
@@ -126,8 +127,10 @@ func align(units []unit, got []byte, writes func(unit, []byte) bool, divides fun
 			// Too far to divide step by step (classifyAll): resume where one step matches.
 			r, _ = resync(units, got, i, p, func(j, q int) bool { return resumes(j, q, 1) })
 		}
-		if r.j == i && i < len(units) && len(units[i].want) == 0 {
-			r.j++ // the bytes are what the candidate wrote for the step PHP drops
+		// Steps PHP drops (INVALID_UTF8_IGNORE) where the stretch ends belong to it when it
+		// has bytes: they may be what the candidate wrote for them.
+		for r.j < len(units) && len(units[r.j].want) == 0 && r.q > r.p && units[r.j].inEnd > units[r.j].in {
+			r.j++
 		}
 		if whole := (region{i, len(units), p, len(got)}); r.j < len(units) && r.j-r.i >= 2 && !divides(r) && divides(whole) {
 			// PHP's answer resumed by chance (a quote the candidate wrote for another step):
@@ -168,13 +171,20 @@ func resync(units []unit, got []byte, i, p int, resumes func(j, q int) bool) (re
 	return region{i, len(units), p, len(got)}, false
 }
 
+// ascii reports whether u is an ASCII byte's step: its output says which step it is. (A '?'
+// of utf8_decode or a \ufffd may be any failed step's, or a code point's.)
+func ascii(u unit) bool {
+	return u.exit == oracle.ExitASCII || u.exit == oracle.ExitNone && u.inEnd > u.in
+}
+
 // leftmost moves a stretch that only removes steps' bytes, or only adds bytes, left while the
-// step before it reads the same as its last step (or its last bytes), not past unit done.
+// step before it is an ASCII byte's that reads the same as its last step (or its last bytes),
+// not past unit done.
 func leftmost(units []unit, got []byte, r region, done int) region {
 	switch {
 	case r.p == r.q && r.j > r.i:
 		// Not across a failed step: its marker reading as the next one's is no reason to move.
-		for r.i > done && bytes.Equal(units[r.i-1].want, units[r.j-1].want) && len(units[r.i-1].want) > 0 && !units[r.i-1].failed() {
+		for r.i > done && bytes.Equal(units[r.i-1].want, units[r.j-1].want) && len(units[r.i-1].want) > 0 && ascii(units[r.i-1]) {
 			r.i, r.j = r.i-1, r.j-1
 			r.p -= len(units[r.i].want)
 			r.q = r.p
@@ -182,7 +192,7 @@ func leftmost(units []unit, got []byte, r region, done int) region {
 	case r.i == r.j && r.q > r.p:
 		for r.i > done {
 			w := units[r.i-1].want
-			if len(w) == 0 || r.q-r.p < len(w) || r.p < len(w) || !bytes.Equal(got[r.q-len(w):r.q], w) {
+			if len(w) == 0 || !ascii(units[r.i-1]) || r.q-r.p < len(w) || r.p < len(w) || !bytes.Equal(got[r.q-len(w):r.q], w) {
 				break
 			}
 			r.i, r.j = r.i-1, r.j-1
@@ -251,9 +261,16 @@ func widen(units []unit, got []byte, r region, marker []byte) region {
 	case r.i == r.j && isMarker(r.j): // a marker more, before a failure: that failure split
 		r.j++
 		r.q += len(marker)
-	case r.i == r.j && isMarker(r.i-1): // a marker more, after a failure
-		r.i--
-		r.p -= len(marker)
+	case r.i == r.j && isMarker(r.i-1): // a marker more, after a failure: back to one that can split
+		k := r.i - 1
+		for k > 0 && units[k].inEnd-units[k].in < 2 && isMarker(k-1) && r.i-k < 4 {
+			k--
+		}
+		if units[k].inEnd-units[k].in < 2 {
+			k = r.i - 1
+		}
+		r.p -= len(marker) * (r.i - k)
+		r.i = k
 	case len(g) == 0 && isMarker(r.i-1) && units[r.i].inEnd > units[r.i].in: // steps lost after a failure: it swallowed them
 		r.i--
 		r.p -= len(marker)
@@ -470,6 +487,9 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
 	parts := split(units, in, got, r, opts, decode)
 	if parts == nil {
+		if ds, ok := walk(units, in, got, r, marker, opts, decode); ok {
+			return ds
+		}
 		return classify(units, in, got, r, marker, opts, decode)
 	}
 	var out []Deviation
@@ -489,6 +509,52 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 		out = append(out, ds...)
 	}
 	return out
+}
+
+// walk divides a stretch step by step from its start when split cannot (a decoded step took
+// the bytes of the steps after it): at each step, a failed step decoded by its bits
+// (acceptedAt) takes its bytes and what it wrote; any other step takes one of its writings
+// (PHP's first). It reports false when some step's bytes read as none of them.
+func walk(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) ([]Deviation, bool) {
+	if r.j-r.i < 2 || r.j-r.i > maxSplit {
+		return nil, false
+	}
+	var out []Deviation
+	x, k := r.p, r.i
+	for k < r.j {
+		u := units[k]
+		if ds, used, end, ok := acceptedWalk(units, k, in, got[x:], opts, decode); ok && x+used <= r.q {
+			out = append(out, ds...)
+			x += used
+			for k < r.j && units[k].in < end {
+				k++
+			}
+			continue
+		}
+		w, ok := writingAt(u, in, got[x:r.q], opts, decode)
+		if !ok {
+			return nil, false
+		}
+		if !bytes.Equal(w, u.want) {
+			out = append(out, classify(units, in, got, region{k, k + 1, x, x + len(w)}, marker, opts, decode)...)
+		}
+		x += len(w)
+		k++
+	}
+	return out, x == r.q
+}
+
+// writingAt is the first writing of u (PHP's first) that b starts with.
+func writingAt(u unit, in, b []byte, opts jsonopt.Options, decode bool) ([]byte, bool) {
+	for _, w := range writings(u, in[u.in:u.inEnd], opts, decode) {
+		if len(w) == 0 && len(u.want) > 0 && u.inEnd > u.in {
+			continue
+		}
+		if bytes.HasPrefix(b, w) {
+			return w, true
+		}
+	}
+	return nil, false
 }
 
 // bitsGive reports whether got is the step the bits of b's first sequence give (bits).

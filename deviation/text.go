@@ -20,6 +20,12 @@ var familyText = map[string]string{
 	"end":          "a step at the end of the input (§2.1)",
 }
 
+// modelText names the known behaviours of package reference (Deviation.Detail of a Model).
+var modelText = map[string]string{
+	"maximal-subpart": "splits failed steps as the Unicode maximal-subpart practice does (W3C/WHATWG, ICU, mbstring: " +
+		"each maximal subpart of an ill-formed sequence is one '?'), not as PHP's php_next_utf8_char (§2.2)",
+}
+
 // FamilyText is a family (Deviation.Family) in the spec's words.
 func FamilyText(f string) string {
 	if t, ok := familyText[f]; ok {
@@ -110,6 +116,11 @@ func Title(op string, d Deviation, rows []string) string {
 		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step as: %s), where PHP returns false (json_last_error()=5)", how)
 	case ErrorCode:
 		return fmt.Sprintf("sets json_last_error()=%s, where PHP sets another code", d.Detail)
+	case Model:
+		if t, ok := modelText[d.Detail]; ok {
+			return t
+		}
+		return "answers as " + d.Detail + " does, not as PHP"
 	case Extra:
 		if d.Family == "failed" {
 			return fmt.Sprintf("writes %x after a failed step besides what PHP writes for it", d.Got)

@@ -10,6 +10,7 @@ import (
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/reference"
 )
 
 // deviationsOf is what the candidate did where f's answer differs from PHP's (package
@@ -19,6 +20,11 @@ func deviationsOf(f *fuzz.Finding) []deviation.Deviation {
 	case f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError):
 		return deviation.Escape(f.Input, f.Flags, f.Got, f.GotErr, f.GotErr != 0 && len(f.Got) == 0)
 	case f.Op == fuzz.OpUTF8Decode && f.Kind == fuzz.KindOutput:
+		if bytes.Equal(f.Got, reference.MaximalSubpartLatin1(f.Input)) {
+			// The whole answer is another known rule's: one deviation, named after it.
+			return []deviation.Deviation{{What: deviation.Model, Detail: "maximal-subpart", Family: "failed",
+				In: 0, InEnd: len(f.Input), Want: f.Want, Got: f.Got, CP: -1}}
+		}
 		return deviation.UTF8Decode(f.Input, f.Got)
 	case f.Op == fuzz.OpDecode && f.Kind == fuzz.KindStep:
 		return deviation.Step(f.Input, f.Pos, f.GotStep)

@@ -11,7 +11,9 @@ import (
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/internal/testlevel"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/reference"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // manyFaults are combinations of eight planted faults whose triggers overlap: a substitute byte
@@ -128,4 +130,19 @@ func TestManyFaults(t *testing.T) {
 			assert.Less(t, j.lines, 300)
 		})
 	}
+}
+
+// A candidate that follows another known rule (package reference) is one defect named after
+// that rule, not one per §2.2 family its answers differ in: utf8_decode as a converter that
+// writes one '?' per maximal subpart (mb_convert_encoding, WHATWG, ICU).
+func TestReferenceModelOneDefect(t *testing.T) {
+	im := fuzz.Impl{Name: "maximal-subpart", Escape: fuzz.Oracle.Escape, NextChar: fuzz.Oracle.NextChar,
+		UTF8Decode: func(dst, src []byte) []byte { return append(dst, reference.MaximalSubpartLatin1(src)...) }}
+	classes, _, total := inProcess(t, im)
+	require.NotZero(t, total)
+	defects := Defects(classes)
+	require.Len(t, defects, 1, "%d classes", len(classes))
+	assert.Equal(t, "deviation as-model|maximal-subpart|failed", defects[0].Cause)
+	assert.Contains(t, defects[0].Title(), "maximal-subpart practice")
+	assert.Equal(t, total, defects[0].Findings, "every finding answers as the model does")
 }

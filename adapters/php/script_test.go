@@ -217,6 +217,10 @@ func TestScriptBadEnvironment(t *testing.T) {
 		{"DIFFFUZZ_PHP_MAX_LEN=2147483648", `DIFFFUZZ_PHP_MAX_LEN="2147483648" is not`},
 		{"DIFFFUZZ_PHP_MAX_LEN=1k", `DIFFFUZZ_PHP_MAX_LEN="1k" is not`},
 		{"DIFFFUZZ_PHP_MAX_LEN=1\n2", `DIFFFUZZ_PHP_MAX_LEN="1\n2" is not`},
+		{"DIFFFUZZ_PHP_UTF8_DECODE=utf8_decode($s", `difffuzz-target.php: DIFFFUZZ_PHP_UTF8_DECODE="utf8_decode($s": syntax error`},
+		{"DIFFFUZZ_PHP_UTF8_DECODE=strlen($s)", `DIFFFUZZ_PHP_UTF8_DECODE="strlen($s)": its value on the empty string is int, not a string`},
+		{"DIFFFUZZ_PHP_UTF8_DECODE=no_such_function($s)", `DIFFFUZZ_PHP_UTF8_DECODE="no_such_function($s)": Call to undefined function no_such_function()`},
+		{"DIFFFUZZ_PHP_JSON_ENCODE=null", `DIFFFUZZ_PHP_JSON_ENCODE="null": its value on the empty string is null, not a string`},
 	}
 	for _, tc := range tests {
 		lines, stderr, status := runScript(t, []string{tc.env}, "escape 0 41\n")
@@ -381,4 +385,26 @@ func TestScriptBenchClient(t *testing.T) {
 	_, resp, err = c0.Bench(protocol.Request{Op: protocol.OpEscape, Input: []byte("<")}, 10, 0)
 	require.NoError(t, err, "after the refusal")
 	assert.Equal(t, "223c22 0", resp.String())
+}
+
+// DIFFFUZZ_PHP_UTF8_DECODE and DIFFFUZZ_PHP_JSON_ENCODE answer with a PHP expression in place
+// of utf8_decode($s) and json_encode($s, $flags), plain requests and bench alike; unset, the
+// functions answer.
+func TestScriptExpressions(t *testing.T) {
+	const in = "utf8_decode c3a980\nescape 0 c3a9\nbench utf8_decode 0 c3a980 3\n"
+	lines, stderr, status := runScript(t, nil, in)
+	require.Equal(t, 0, status, stderr)
+	require.Len(t, lines, 4, stderr)
+	assert.Equal(t, []string{"e93f", "225c753030653922 0"}, lines[1:3])
+	assert.Regexp(t, `^[0-9]+ e93f$`, lines[3])
+
+	lines, stderr, status = runScript(t, []string{
+		`DIFFFUZZ_PHP_UTF8_DECODE=str_replace("?", "\x1a", utf8_decode($s))`,
+		`DIFFFUZZ_PHP_JSON_ENCODE=strtoupper(json_encode($s, $flags))`,
+	}, in)
+	require.Equal(t, 0, status, stderr)
+	require.Len(t, lines, 4, stderr)
+	assert.Equal(t, "difffuzz-target 1 escape utf8_decode bench", lines[0])
+	assert.Equal(t, []string{"e91a", "225c553030453922 0"}, lines[1:3], `the \x1a and the upper-case \U00E9`)
+	assert.Regexp(t, `^[0-9]+ e91a$`, lines[3], "bench times the expression and answers as it does")
 }
