@@ -211,14 +211,6 @@ func betterWitness(o, s *DevStat) bool {
 	return smaller(o.Witness, s.Witness)
 }
 
-// better prefers a minimized witness, then the smaller.
-func better(a, b *fuzz.Finding) bool {
-	if a.Minimized != b.Minimized {
-		return a.Minimized
-	}
-	return smaller(a, b)
-}
-
 // RowList is the rows the deviation was seen in, in the spec's order.
 func (s *DevStat) RowList() []string {
 	var rows []string
