@@ -39,7 +39,7 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 			}
 		}
 	}
-	if h := hexCase(want, g); h != "" && r.j > r.i {
+	if h := HexCase(want, g); h != "" && r.j > r.i {
 		// The same escapes with the hex digits in the other case, whatever rule wrote them
 		// (a control byte, a code point, \ufffd): one mistake, as printf("%04X") makes it.
 		d.What, d.Detail, d.In, d.InEnd = Form, h+"-hex", units[r.i].in, units[r.j-1].inEnd
@@ -369,9 +369,9 @@ func shortEscape(c byte) []byte {
 	return nil
 }
 
-// hexCase says whether got is want with hex letters in the other case only: "upper" when got
+// HexCase says whether got is want with hex letters in the other case only: "upper" when got
 // has upper-case letters where want has lower-case ones, "lower" for the reverse, "" otherwise.
-func hexCase(want, got []byte) string {
+func HexCase(want, got []byte) string {
 	if len(want) != len(got) || bytes.Equal(want, got) {
 		return ""
 	}

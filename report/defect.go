@@ -33,7 +33,7 @@ type Defect struct {
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
 // around the bytes it names (positional); "options" when the candidate answers as if
 // option bits were not set; "hex-case/upper" or "hex-case/lower" when the escape differs
-// from PHP's only in the case of hex digits (hexCase); "2.2/FAMILY" for a decoder step (the rows merged); the class rule
+// from PHP's only in the case of hex digits (deviation.HexCase); "2.2/FAMILY" for a decoder step (the rows merged); the class rule
 // without its row otherwise ("1.3-slash"; the three §1.4 rules that write \uXXXX are one,
 // "1.4-escape", and the quotes of §1.2, "1.2-quotes"); for kinds without a rule, the kind (a
 // panic: and its message).
@@ -44,10 +44,10 @@ func causeOf(c *Class) string {
 	switch {
 	case c.Ignored != 0:
 		return "options"
-	case c.Kind == fuzz.KindOutput && c.Witness.Op == fuzz.OpEscape && hexCase(c.Witness.Want, c.Witness.Got) != "":
+	case c.Kind == fuzz.KindOutput && c.Witness.Op == fuzz.OpEscape && deviation.HexCase(c.Witness.Want, c.Witness.Got) != "":
 		// Whatever rule wrote the \uXXXX (a control byte, a code point, \ufffd, HEX_TAG's
 		// literal), the fault is the digits' case: one defect, not one per rule.
-		return "hex-case/" + hexCase(c.Witness.Want, c.Witness.Got)
+		return "hex-case/" + deviation.HexCase(c.Witness.Want, c.Witness.Got)
 	case strings.HasPrefix(c.Rule, "2.2-"):
 		_, fam, _ := strings.Cut(c.Rule, "/")
 		return "2.2/" + fam
@@ -64,36 +64,6 @@ func causeOf(c *Class) string {
 		return "1.2-quotes" // the quotes around every string
 	}
 	return r
-}
-
-// hexCase says whether got is want with hex letters (a-f) in the other case only: "upper"
-// when got has upper-case letters where want has lower-case ones, "lower" for the reverse, ""
-// otherwise (other differences, or both directions).
-func hexCase(want, got []byte) string {
-	if len(want) != len(got) || bytes.Equal(want, got) {
-		return ""
-	}
-	dir := ""
-	for i, w := range want {
-		g := got[i]
-		if w == g {
-			continue
-		}
-		var d string
-		switch {
-		case 'a' <= w && w <= 'f' && g == w-'a'+'A':
-			d = "upper"
-		case 'A' <= w && w <= 'F' && g == w-'A'+'a':
-			d = "lower"
-		default:
-			return ""
-		}
-		if dir != "" && d != dir {
-			return ""
-		}
-		dir = d
-	}
-	return dir
 }
 
 // positional reports whether the class's minimal witness is filler around the bytes it names:

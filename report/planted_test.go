@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -521,7 +522,7 @@ func TestHexCaseOneDefect(t *testing.T) {
 	assert.Contains(t, defects[0].Title(), "writes upper-case hex digits")
 
 	// HEX_TAG's literal \u003C written in lower case is the other direction.
-	assert.Equal(t, "lower", hexCase([]byte(`"\u003C"`), []byte(`"\u003c"`)))
-	assert.Equal(t, "", hexCase([]byte(`"\u00e9"`), []byte(`"\U00e9"`)), "not a hex digit")
-	assert.Equal(t, "", hexCase([]byte(`"\u003C\u00e9"`), []byte(`"\u003c\u00E9"`)), "both directions")
+	assert.Equal(t, "lower", deviation.HexCase([]byte(`"\u003C"`), []byte(`"\u003c"`)))
+	assert.Equal(t, "", deviation.HexCase([]byte(`"\u00e9"`), []byte(`"\U00e9"`)), "not a hex digit")
+	assert.Equal(t, "", deviation.HexCase([]byte(`"\u003C\u00e9"`), []byte(`"\u003c\u00E9"`)), "both directions")
 }
