@@ -27,10 +27,10 @@ type What string
 // The kinds of deviation.
 const (
 	RawCopy    What = "raw-copy"    // copies the input bytes where PHP writes something else
-	Substitute What = "substitute"  // writes a constant (Detail, hex; "" = nothing) where PHP writes its own
-	Advance    What = "advance"     // ends failed steps elsewhere: Detail "split", "merged", "swallows", "longer", "shorter"
+	Substitute What = "substitute"  // writes a constant where PHP writes its own (Detail: its hex, "" for nothing, "other" when not one constant)
+	Advance    What = "advance"     // ends failed steps elsewhere: Detail "split", "merged", "swallows"
 	Accepted   What = "accepted"    // decodes a sequence PHP fails on as a code point (Detail "bits": the code point its bits give)
-	Rejected   What = "rejected"    // fails on a valid sequence PHP decodes (Detail: what it writes instead, hex)
+	Rejected   What = "rejected"    // fails on a valid sequence PHP decodes (Got holds what it writes instead)
 	Form       What = "escape-form" // writes the same character in another form (Detail: "u-for-short", "short-for-u", "upper-hex", "lower-hex", "escapes", "unescaped")
 	Lost       What = "lost"        // returns false or nothing where PHP has output (Detail "false", "empty")
 	NotFalse   What = "not-false"   // has output where PHP returns false (Detail: what it writes for the first failed step)
@@ -47,8 +47,9 @@ type Deviation struct {
 	// Family is the PHP rule family the deviation departs from: "failed" (a failed decoder
 	// step), "valid" (a valid multi-byte sequence), an exit family for the decoder ("overlong",
 	// "surrogate", "above-max", "bad-sequence", "never-a-lead"), an ASCII rule of §1.3 (its
-	// oracle.Rule id), "quotes", "string" (the whole answer), or for Substitute the PHP output
-	// it replaces ("?", `\ufffd`, ...).
+	// oracle.Rule id), "quotes", "string" (the whole answer), for Substitute the PHP output it
+	// replaces ("?", `\ufffd`, ...), or "" where the deviation is the same whatever the rule
+	// (the case of hex digits, non-ASCII written raw).
 	Family string
 	// Row names the part of the spec the witness hit, for listing: the §2.2 row of a decoder
 	// step ("80..C1"), "wide" for a code point above U+00FF in utf8_decode, the byte for ASCII.
