@@ -297,7 +297,7 @@ func markerName(m []byte) string {
 
 // validStretch describes a valid sequence (or, in utf8_decode, any step) written otherwise.
 func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
-	cp, _, _ := lenient(src)
+	cp, _, _ := bits(src, true)
 	d.Family, d.Row = "valid", u.exit.Row()
 	if decode && u.rule == oracle.RuleWide {
 		d.Family, d.Row = "?", "wide"
@@ -397,8 +397,8 @@ func HexCase(want, got []byte) string {
 	return dir
 }
 
-// period is the shortest b such that g is b repeated m times (nil, 0 for an empty g; nil and
-// the length for a g that repeats nothing shorter than 6 bytes... such a g is its own unit).
+// period is the shortest b such that g is b repeated m times; nil, 0 for an empty g, and for a
+// g longer than 6 bytes that repeats nothing shorter (too long to be a substitute).
 func period(g []byte) ([]byte, int) {
 	if len(g) == 0 {
 		return nil, 0
@@ -413,10 +413,6 @@ func period(g []byte) ([]byte, int) {
 	}
 	return nil, 0
 }
-
-// lenient decodes the first sequence of b by its bits alone, as a decoder without the overlong,
-// surrogate and range checks does (continuation bytes checked).
-func lenient(b []byte) (cp uint32, n int, ok bool) { return bits(b, true) }
 
 // encode is how PHP would write the code point cp: utf8_decode's byte (or '?'), json_encode's
 // \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its shortest UTF-8.

@@ -16,6 +16,7 @@ var familyText = map[string]string{
 	"above-max":    "a sequence above U+10FFFF (§2.2: F4 90..BF xx xx)",
 	"quotes":       "the quotes around the string (§1.2)",
 	"string":       "the whole answer",
+	"?":            "a code point above U+00FF (§3.1)",
 	"ascii":        "an ASCII byte (§1.3)",
 	"end":          "a step at the end of the input (§2.1)",
 }

@@ -77,14 +77,19 @@ func positional(c *Class) (at, n int, ok bool) {
 
 // positionalWitness is positional for a witness w and its attribution a.
 func positionalWitness(w *fuzz.Finding, a fuzz.Attribution) (at, n int, ok bool) {
-	in := w.Input
-	if !w.Minimized || !w.Anchored || a.In < 0 || a.InEnd < a.In || a.InEnd > len(in) || len(in)-(a.InEnd-a.In) < fuzz.MinFiller {
+	if !w.Minimized || !w.Anchored || !fillerAround(w.Input, a.In, a.InEnd, fuzz.MinFiller) {
 		return 0, 0, false
 	}
-	if len(bytes.Trim(in[:a.In], "a")) > 0 || len(bytes.Trim(in[a.InEnd:], "a")) > 0 {
-		return 0, 0, false
+	return a.In, len(w.Input), true
+}
+
+// fillerAround reports whether in is the bytes [from, to) and at least min filler bytes 'a'
+// around them (the minimizer's filler), and nothing else.
+func fillerAround(in []byte, from, to, min int) bool {
+	if from < 0 || to < from || to > len(in) || len(in)-(to-from) < min {
+		return false
 	}
-	return a.In, len(in), true
+	return len(bytes.Trim(in[:from], "a")) == 0 && len(bytes.Trim(in[to:], "a")) == 0
 }
 
 // Defects groups classes by candidate and what the candidate does: one defect per deviation
@@ -327,19 +332,14 @@ const shortWitness = 4
 // long (a vector kernel that takes over at 16 bytes). 0 otherwise.
 func lengthOf(c *Class) int {
 	w := c.Witness
-	ds := deviationsOf(w)
-	in := w.Input
-	if !w.Minimized || w.Anchored || len(ds) == 0 {
+	if !w.Minimized || w.Anchored {
 		return 0
 	}
-	from, to := ds[0].In, ds[0].InEnd // the bytes the deviation names
-	if from < 0 || to < from || to > len(in) || len(in)-(to-from) < fuzz.MinFiller {
+	// The bytes the deviation names, and filler.
+	if ds := deviationsOf(w); len(ds) == 0 || !fillerAround(w.Input, ds[0].In, ds[0].InEnd, fuzz.MinFiller) {
 		return 0
 	}
-	if len(bytes.Trim(in[:from], "a")) > 0 || len(bytes.Trim(in[to:], "a")) > 0 {
-		return 0
-	}
-	return len(in)
+	return len(w.Input)
 }
 
 // classKey is a deviation key of c's findings as its defect is keyed: with the length the

@@ -102,12 +102,8 @@ func defectDoes(d *Defect) string {
 // deviation with that key (whatever else it shows, and wherever its first difference is).
 func hasDeviation(key string) func(*fuzz.Finding) bool {
 	return func(f *fuzz.Finding) bool {
-		for _, d := range deviationsOf(f) {
-			if d.Key() == key {
-				return true
-			}
-		}
-		return false
+		_, ok := deviationByKey(f, key)
+		return ok
 	}
 }
 
@@ -148,7 +144,7 @@ func newDevStat(d deviation.Deviation) *DevStat {
 }
 
 // add counts f, which shows d.
-func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int) {
+func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int, shape string) {
 	single := devs == 1
 	s.Findings++
 	s.Ops[f.Op]++
@@ -164,7 +160,7 @@ func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int) {
 	}
 	// Findings that show fewer deviations come first: an example that needs another fault to
 	// show would send its reader to the wrong code.
-	s.keep(variant{devs: byte(min(devs, 9)), row: d.Row, op: f.Op, shape: fuzz.Shape(f.Input), flags: f.Flags}, f)
+	s.keep(variant{devs: byte(min(devs, 9)), row: d.Row, op: f.Op, shape: shape, flags: f.Flags}, f)
 }
 
 // keep makes f the example of variant v when it is the first or a smaller one (at most
@@ -213,27 +209,11 @@ func betterWitness(o, s *DevStat) bool {
 
 // RowList is the rows the deviation was seen in, in the spec's order.
 func (s *DevStat) RowList() []string {
-	var rows []string
-	for r := range s.Rows {
-		rows = append(rows, r)
-	}
-	order := []string{"00..7F", "80..C1", "C2..DF", "E0..EF", "F0..F4", "F5..FF", "wide", "end"}
-	rank := func(r string) int {
-		for i, o := range order {
-			if o == r {
-				return i
-			}
-		}
-		return len(order)
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rank(rows[i]) != rank(rows[j]) {
-			return rank(rows[i]) < rank(rows[j])
-		}
-		return rows[i] < rows[j]
-	})
-	return rows
+	return sortedKeys(s.Rows, rowOrder)
 }
+
+// rowOrder is the order of the spec's rows in a list.
+var rowOrder = []string{"00..7F", "80..C1", "C2..DF", "E0..EF", "F0..F4", "F5..FF", "wide", "end"}
 
 // Examples are up to n findings that show the deviation besides the witness: one per row and
 // shape first (rows the witness is not in first), the smallest of each.
@@ -299,14 +279,32 @@ func devCount(s *DevStat, f *fuzz.Finding) byte {
 
 // addDeviations counts f's deviations in m.
 func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviation) {
+	if len(ds) == 0 {
+		return
+	}
+	shape := fuzz.Shape(f.Input) // once a finding, not once a deviation
 	for _, d := range ds {
 		s := m[d.Key()]
 		if s == nil {
 			s = newDevStat(d)
 			m[d.Key()] = s
 		}
-		s.add(f, d, len(ds))
+		s.add(f, d, len(ds), shape)
 	}
+}
+
+// mergeDevs adds the deviations of src to dst (made when nil) and returns it.
+func mergeDevs(dst, src map[string]*DevStat) map[string]*DevStat {
+	if dst == nil {
+		dst = map[string]*DevStat{}
+	}
+	for k, s := range src {
+		if dst[k] == nil {
+			dst[k] = newDevStat(s.Dev)
+		}
+		dst[k].merge(s)
+	}
+	return dst
 }
 
 // hiddenShare: a deviation no class witness shows gets a witness of its own (and so a defect)
@@ -338,8 +336,11 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 	}
 	for _, c := range classes {
 		for k, s := range c.Deviations {
-			if ds := deviationsOf(c.Witness); c.Minimized && (len(ds) == 1 || !s.alone) && hasDeviation(k)(c.Witness) {
-				s.Witness, s.alone = c.Witness, len(ds) == 1
+			if d, ok := deviationByKey(c.Witness, k); ok && c.Minimized {
+				// The deviation as the witness shows it: the title and the deviates line read it.
+				if alone := len(deviationsOf(c.Witness)) == 1; alone || !s.alone {
+					s.Witness, s.Dev, s.alone = c.Witness, d, alone
+				}
 			}
 			key := c.Impl + "\x00" + k
 			if o := byKey[key]; o == nil || betterWitness(s, o) {

@@ -218,15 +218,7 @@ func Merge(shards [][]*Class, examples int) []*Class {
 			}
 			m.Findings += c.Findings
 			m.NotRun += c.NotRun
-			if m.Deviations == nil {
-				m.Deviations = map[string]*DevStat{}
-			}
-			for k, s := range c.Deviations {
-				if m.Deviations[k] == nil {
-					m.Deviations[k] = newDevStat(s.Dev)
-				}
-				m.Deviations[k].merge(s)
-			}
+			m.Deviations = mergeDevs(m.Deviations, c.Deviations)
 			for s, n := range c.Spaces {
 				m.Spaces[s] += n
 			}
@@ -241,7 +233,7 @@ func Merge(shards [][]*Class, examples int) []*Class {
 	}
 	for _, m := range out {
 		sort.SliceStable(m.Examples, func(i, j int) bool { return smaller(m.Examples[i], m.Examples[j]) })
-		m.Examples = m.Examples[:min(len(m.Examples), examples)]
+		m.Examples, m.examples = m.Examples[:min(len(m.Examples), examples)], examples
 	}
 	number(out)
 	return out

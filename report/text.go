@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,17 +52,20 @@ func spacesText(m map[string]uint64) string {
 
 // spaceNames is the spaces of a class's counts in report order (spaceOrder, then by name).
 func spaceNames(m map[string]uint64) []string {
-	var names []string
+	return sortedKeys(m, spaceOrder)
+}
+
+// sortedKeys is the keys of m in the order of order, then the others by name.
+func sortedKeys(m map[string]uint64, order []string) []string {
+	names := make([]string, 0, len(m))
 	for s := range m {
 		names = append(names, s)
 	}
 	rank := func(s string) int {
-		for i, o := range spaceOrder {
-			if o == s {
-				return i
-			}
+		if i := slices.Index(order, s); i >= 0 {
+			return i
 		}
-		return len(spaceOrder)
+		return len(order)
 	}
 	sort.Slice(names, func(i, j int) bool {
 		if rank(names[i]) != rank(names[j]) {
@@ -561,7 +565,11 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
 		row("deviates", "%s: the oracle writes %s, %s writes %s", where, clip(fuzz.QuoteBytes(dev.Want), 40), side(f), clip(fuzz.QuoteBytes(dev.Got), 40))
 	}
-	for i, e := range d.Dev.Examples(max(len(d.Classes[0].Examples), 3)) {
+	n := 0 // as many as --examples asks for
+	for _, c := range d.Classes {
+		n = max(n, c.examples)
+	}
+	for i, e := range d.Dev.Examples(n) {
 		label := ""
 		if i == 0 {
 			label = "more"

@@ -308,6 +308,9 @@ type Class struct {
 	// deviation key: a finding that shows two deviations counts in both.
 	Deviations map[string]*DevStat
 	groups     []*group
+	// examples is how many further witnesses were asked for (Config.Examples, merge's
+	// --examples): a defect block prints as many of its deviation's.
+	examples int
 }
 
 // add puts a group's findings in c.
@@ -323,15 +326,7 @@ func (c *Class) add(g *group) {
 		c.Kinds = map[fuzz.Kind]uint64{}
 	}
 	c.Kinds[g.smallest[0].Kind] += g.count
-	if c.Deviations == nil {
-		c.Deviations = map[string]*DevStat{}
-	}
-	for k, s := range g.devs {
-		if c.Deviations[k] == nil {
-			c.Deviations[k] = newDevStat(s.Dev)
-		}
-		c.Deviations[k].merge(s)
-	}
+	c.Deviations = mergeDevs(c.Deviations, g.devs)
 	c.groups = append(c.groups, g)
 	g.class = c
 }
@@ -358,10 +353,7 @@ func compactKey(g *group) string {
 // lenient decoder's lead before a backslash it swallowed, E1 5C 61, named after the backslash).
 func onlyNamed(w *fuzz.Finding) bool {
 	a := fuzz.Attribute(w)
-	if a.In < 0 || a.InEnd < a.In || a.InEnd > len(w.Input) {
-		return false
-	}
-	return len(bytes.Trim(w.Input[:a.In], "a")) == 0 && len(bytes.Trim(w.Input[a.InEnd:], "a")) == 0
+	return fillerAround(w.Input, a.In, a.InEnd, 0)
 }
 
 // positionPeriod is the widest chunk of vector code (bytes): a position-dependent defect strikes
@@ -503,7 +495,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	t.minimizeDeviations(ctx, recheck, classes, &minimized)
 	for _, c := range classes {
 		c.Attribution = fuzz.Attribute(c.Witness)
-		c.Examples = examples(c, t.cfg.Examples)
+		c.Examples, c.examples = examples(c, t.cfg.Examples), t.cfg.Examples
 	}
 	for _, nr := range t.notRun {
 		rule, unit, pos := localKey(nr.witness)
