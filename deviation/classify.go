@@ -14,8 +14,12 @@ import (
 func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
 	g := got[r.p:r.q]
 	var want []byte
-	for _, u := range units[r.i:r.j] {
-		want = append(want, u.want...)
+	if r.j-r.i == 1 {
+		want = units[r.i].want // read only
+	} else {
+		for _, u := range units[r.i:r.j] {
+			want = append(want, u.want...)
+		}
 	}
 	d := Deviation{Want: want, Got: g, CP: -1}
 	// A failed step decoded by its bits together with the bytes after it: the stretch may begin
@@ -438,15 +442,18 @@ func encode(cp uint32, opts jsonopt.Options, decode bool) []byte {
 
 // uEscape is cp as \uXXXX (a surrogate pair above U+FFFF), lower-case hex unless upper.
 func uEscape(cp uint32, upper bool) []byte {
-	f := `\u%04x`
+	digits := "0123456789abcdef"
 	if upper {
-		f = `\u%04X`
+		digits = "0123456789ABCDEF"
+	}
+	one := func(b []byte, u uint32) []byte {
+		return append(b, '\\', 'u', digits[u>>12&0xF], digits[u>>8&0xF], digits[u>>4&0xF], digits[u&0xF])
 	}
 	if cp >= 0x10000 {
 		cp -= 0x10000
-		return fmt.Appendf(nil, f+f, 0xD800+cp>>10, 0xDC00+cp&0x3FF)
+		return one(one(make([]byte, 0, 12), 0xD800+cp>>10), 0xDC00+cp&0x3FF)
 	}
-	return fmt.Appendf(nil, f, cp)
+	return one(make([]byte, 0, 6), cp)
 }
 
 // utf8Bytes is cp's shortest UTF-8 encoding (surrogates included, as bits).
@@ -489,7 +496,8 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 		return nil
 	}
 	var parts []region
-	dead := map[[2]int]bool{} // (step, offset) pairs from which no division reaches the end
+	var dead map[[2]int]bool        // (step, offset) pairs from which no division reaches the end
+	ws := make([][][]byte, r.j-r.i) // the writings of each step, made once
 	var walk func(k, x int) bool
 	walk = func(k, x int) bool {
 		if k == r.j {
@@ -499,7 +507,10 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 			return false
 		}
 		u := units[k]
-		for _, w := range writings(u, in[u.in:u.inEnd], opts, decode) {
+		if ws[k-r.i] == nil {
+			ws[k-r.i] = writings(u, in[u.in:u.inEnd], opts, decode)
+		}
+		for _, w := range ws[k-r.i] {
 			// Nothing is a writing of a quote (dropped) or of a step PHP drops, not of another.
 			if len(w) == 0 && len(u.want) > 0 && u.inEnd > u.in || !bytes.HasPrefix(got[x:r.q], w) {
 				continue
@@ -509,6 +520,9 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 				return true
 			}
 			parts = parts[:len(parts)-1]
+		}
+		if dead == nil {
+			dead = map[[2]int]bool{}
 		}
 		dead[[2]int{k, x}] = true
 		return false
@@ -528,10 +542,19 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 // maxSplit bounds the steps of a stretch split divides.
 const maxSplit = 64
 
+// The substitutes implementations write for a failed step (read only).
+var (
+	subFFFD     = []byte(`\ufffd`)
+	subFFFDRaw  = []byte("\xef\xbf\xbd")
+	subQuestion = []byte("?")
+	sub1A       = []byte{0x1a}
+)
+
 // writings are the ways a candidate might write one step's bytes src: PHP's, raw, the escapes
 // of the code point its bits give, the usual substitutes.
 func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
-	ws := [][]byte{u.want, src, []byte(`\ufffd`), []byte("\xef\xbf\xbd"), []byte("?"), {0x1a}, nil}
+	ws := make([][]byte, 0, 11)
+	ws = append(ws, u.want, src, subFFFD, subFFFDRaw, subQuestion, sub1A, nil)
 	if cp, n, ok := bits(src, false); ok && n == len(src) {
 		// The code point the bits give, continuation bytes checked or not.
 		ws = append(ws, encode(cp, opts, decode), uEscape(cp, false), uEscape(cp, true))

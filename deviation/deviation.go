@@ -14,6 +14,7 @@ package deviation
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -217,7 +218,10 @@ func writesFor(in []byte) func(unit, []byte) bool {
 		if len(src) == 0 {
 			return false
 		}
-		for _, w := range [][]byte{src, []byte(`\ufffd`), []byte("\xef\xbf\xbd"), []byte("?"), {0x1a}} {
+		if bytes.HasPrefix(b, src) {
+			return true
+		}
+		for _, w := range [][]byte{subFFFD, subFFFDRaw, subQuestion, sub1A} {
 			if bytes.HasPrefix(b, w) {
 				return true
 			}
@@ -289,6 +293,12 @@ func widen(units []unit, got []byte, r region, marker []byte) region {
 // json_last_error(), gotFalse set when it returned false) from PHP's for input in under opts.
 func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bool) []Deviation {
 	want, spans, werr := oracle.EscapeExplain(nil, in, opts)
+	return EscapeExplained(in, opts, want, spans, werr, got, gotErr, gotFalse)
+}
+
+// EscapeExplained is Escape with PHP's explained answer given (want, spans, werr: what
+// oracle.EscapeExplain returns for in and opts), for a caller that has it already.
+func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
 	whole := func(w What, detail string, row string) []Deviation {
 		return []Deviation{{What: w, Detail: detail, Family: "string", Row: row, In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
@@ -319,12 +329,7 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 	if len(got) == 0 && len(want) > 0 {
 		return whole(Lost, "empty", "")
 	}
-	var out []Deviation
-	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, opts, false)) {
-		r = widen(units, got, r, marker)
-		out = append(out, classifyAll(units, in, got, r, marker, opts, false)...)
-	}
-	return dedupe(out)
+	return classifyRegions(units, in, got, align(units, got, writesFor(in), dividesFor(units, in, got, opts, false)), marker, opts, false)
 }
 
 // lostFalse describes a false where PHP has an answer: under INVALID_UTF8_IGNORE or _SUBSTITUTE
@@ -438,12 +443,7 @@ func UTF8Decode(in, got []byte) []Deviation {
 		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
 	units := escapeUnits(spans, want)
-	var out []Deviation
-	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, 0, true)) {
-		r = widen(units, got, r, []byte("?"))
-		out = append(out, classifyAll(units, in, got, r, []byte("?"), 0, true)...)
-	}
-	return dedupe(out)
+	return classifyRegions(units, in, got, align(units, got, writesFor(in), dividesFor(units, in, got, 0, true)), subQuestion, 0, true)
 }
 
 // Step is the deviation of a candidate's php_next_utf8_char step got at pos from PHP's (none
@@ -483,6 +483,19 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 	return []Deviation{d}
 }
 
+// classifyRegions is the deviations of the stretches align found, each widened to the failed
+// steps next to it (widen) and classified (classifyAll), one per key (dedupe).
+func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	if len(rs) == 1 { // the usual case: no second slice to gather into
+		return dedupe(classifyAll(units, in, got, widen(units, got, rs[0], marker), marker, opts, decode))
+	}
+	var out []Deviation
+	for _, r := range rs {
+		out = append(out, classifyAll(units, in, got, widen(units, got, r, marker), marker, opts, decode)...)
+	}
+	return dedupe(out)
+}
+
 // classifyAll is classify of the stretch, or of each of its steps when it divides among them
 // (split).
 func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
@@ -492,6 +505,9 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 			return ds
 		}
 		return classify(units, in, got, r, marker, opts, decode)
+	}
+	if len(parts) == 1 {
+		return classify(units, in, got, parts[0], marker, opts, decode)
 	}
 	var out []Deviation
 	covered := 0 // input bytes a decoded step took, past its own: their steps are part of it
@@ -590,19 +606,18 @@ func swallowsValid(in []byte, from, to int) bool {
 // dedupe drops repeated keys of one answer (a substitute byte written for five failed steps
 // is one deviation of the answer), keeping the first of each and the rows of all.
 func dedupe(ds []Deviation) []Deviation {
-	var out []Deviation
-	seen := map[string]int{}
+	out := ds[:0] // in place: out never passes the element being read
 	for _, d := range ds {
-		if k, ok := seen[d.Key()]; ok {
-			if d.Row != "" && !strings.Contains(out[k].Row, d.Row) {
-				rows := append(strings.Split(out[k].Row, ", "), d.Row)
-				sort.Strings(rows)
-				out[k].Row = strings.Trim(strings.Join(rows, ", "), ", ")
-			}
+		k := slices.IndexFunc(out, func(o Deviation) bool { return o.What == d.What && o.Detail == d.Detail && o.Family == d.Family })
+		if k < 0 {
+			out = append(out, d)
 			continue
 		}
-		seen[d.Key()] = len(out)
-		out = append(out, d)
+		if d.Row != "" && !strings.Contains(out[k].Row, d.Row) {
+			rows := append(strings.Split(out[k].Row, ", "), d.Row)
+			sort.Strings(rows)
+			out[k].Row = strings.Trim(strings.Join(rows, ", "), ", ")
+		}
 	}
 	return out
 }

@@ -103,6 +103,25 @@ func (a Attribution) Where() string {
 //   - step-differs (decode): the exit of the oracle's step at f.Pos.
 //   - every other kind has no rule; In is the finding's location when it has one.
 func Attribute(f *Finding) Attribution {
+	var ex Explanation
+	if f.Op == OpEscape && (f.Kind == KindOutput || f.Kind == KindError) {
+		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplain(nil, f.Input, f.Flags)
+	}
+	return AttributeExplained(f, ex)
+}
+
+// Explanation is the oracle's explained json_encode answer for a finding's input and options
+// (oracle.EscapeExplain), computed once for the readers of one finding (Attribute, package
+// deviation).
+type Explanation struct {
+	Want  []byte
+	Spans []oracle.Span
+	Err   error
+}
+
+// AttributeExplained is Attribute with the oracle's explained answer of an escape finding
+// (output or error) given: ex must be oracle.EscapeExplain of f's input and options.
+func AttributeExplained(f *Finding, ex Explanation) Attribution {
 	a := Attribution{In: -1, InEnd: -1, Out: -1, CtxIn: -1, CtxEnd: -1}
 	switch {
 	case f.Kind == KindStep:
@@ -110,7 +129,7 @@ func Attribute(f *Finding) Attribution {
 		a.Exit, a.In, a.InEnd = e, f.Pos, min(f.Pos+st.Advance, len(f.Input))
 		return a
 	case (f.Kind == KindOutput || f.Kind == KindError) && f.Op == OpEscape:
-		want, spans, werr := oracle.EscapeExplain(nil, f.Input, f.Flags)
+		want, spans, werr := ex.Want, ex.Spans, ex.Err
 		if len(spans) == 0 {
 			return a // not reached: every answer has a span
 		}

@@ -194,7 +194,7 @@ type Span struct {
 // JSON_NUMERIC_CHECK is one span with Rule RuleNumber covering the whole input and the number.
 // It allocates the spans.
 func EscapeExplain(dst, src []byte, opts jsonopt.Options) (out []byte, spans []Span, err error) {
-	o := optionSet{opts: opts, explain: true}
+	o := optionSet{opts: opts, explain: true, spans: make([]Span, 0, len(src)+2)}
 	out, err = escape(dst, src, &o)
 	return out, o.spans, err
 }
@@ -278,6 +278,7 @@ func NextCharExplain(s []byte, pos int) (jsonopt.Step, Exit) {
 // per decoder step (spec §3.1), with RuleLatin1, RuleWide or RuleQuestion and the step's exit.
 func UTF8DecodeExplain(dst, src []byte) (out []byte, spans []Span) {
 	base := len(dst)
+	spans = make([]Span, 0, len(src))
 	for pos := 0; pos < len(src); {
 		st, e := NextCharExplain(src, pos)
 		at := len(dst)

@@ -126,9 +126,10 @@ func (t *Triage) Total() uint64 {
 // Add places one raw finding in its group (fuzz.Sink). It calls the oracle (fuzz.Attribute),
 // never the candidate.
 func (t *Triage) Add(f *fuzz.Finding) {
-	rule, unit, pos := localKey(f)
+	ex := explain(f)
+	rule, unit, pos := localKey(f, ex)
 	key := strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit, pos}, "\x00")
-	devs := deviationsOf(f)
+	devs := deviationsExplained(f, ex)
 	var line []byte
 	if t.cfg.Spool {
 		line, _ = json.Marshal(findingJSON(f))
@@ -205,8 +206,8 @@ func smaller(a, b *fuzz.Finding) bool {
 // difference (or, for kinds without one, the normalized detail), the byte classes of the input
 // bytes around it (fuzz.Attribution.CtxIn..CtxEnd), and their position relative to the chunk
 // edges.
-func localKey(f *fuzz.Finding) (rule, unit, pos string) {
-	a := fuzz.Attribute(f)
+func localKey(f *fuzz.Finding, ex fuzz.Explanation) (rule, unit, pos string) {
+	a := fuzz.AttributeExplained(f, ex)
 	rule = a.ID()
 	switch {
 	case a.Valid:
@@ -498,7 +499,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		c.Examples, c.examples = examples(c, t.cfg.Examples), t.cfg.Examples
 	}
 	for _, nr := range t.notRun {
-		rule, unit, pos := localKey(nr.witness)
+		rule, unit, pos := localKey(nr.witness, explain(nr.witness))
 		key := strings.Join([]string{string(nr.witness.Op), nr.witness.Impl, string(nr.witness.Kind), rule, unit, pos}, "\x00")
 		if g := t.groups[key]; g != nil && g.class != nil {
 			g.class.NotRun += nr.cases

@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -38,15 +40,26 @@ func BenchmarkTriage(b *testing.B) {
 	}
 	recheck := func(string) (fuzz.Impl, fuzz.CheckOne, bool) { return im, fuzz.OneCheck(plainCheck), true }
 	b.ReportMetric(float64(len(c.fs)), "findings")
-	b.ResetTimer()
-	for range b.N {
-		tr := New(Config{})
-		for _, f := range c.fs {
-			tr.Add(f)
-		}
-		if len(tr.Classes(ctx, recheck)) == 0 {
-			b.Fatal("no classes")
-		}
-		tr.Close()
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		// A campaign's workers give their findings to the triage as they find them (Add is
+		// called from each); workers=1 is the triage alone on one core.
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for range b.N {
+				tr := New(Config{})
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() {
+						for i := w; i < len(c.fs); i += workers {
+							tr.Add(c.fs[i])
+						}
+					})
+				}
+				wg.Wait()
+				if len(tr.Classes(ctx, recheck)) == 0 {
+					b.Fatal("no classes")
+				}
+				tr.Close()
+			}
+		})
 	}
 }
