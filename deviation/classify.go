@@ -22,12 +22,81 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 		}
 	}
 	d := Deviation{Want: want, Got: g, CP: -1}
+	if decode && onlyMarkers(want, marker) && onlyMarkers(g, marker) && len(g) > 0 {
+		// utf8_decode writes '?' for a failed step and for a code point above U+00FF alike: a
+		// run of '?' only counts steps. Read it as failed steps ended elsewhere; a sequence
+		// decoded by its bits (to one above U+00FF) is the other reading.
+		ds := classifyRest(units, in, got, r, marker, opts, decode, d)
+		if v, ok := droppedValid(units[r.i:r.j], d, decode); ok && len(g) < len(want) && nFailedIn(units[r.i:r.j]) == 0 {
+			// Code points above U+00FF and fewer '?': some were dropped.
+			v.In, v.InEnd = units[r.i].in, units[r.j-1].inEnd
+			ds = []Deviation{v}
+		}
+		if acc, ok := accepted(units, in, got, r, opts, decode, d); ok {
+			if len(ds) != 1 || ds[0].What != Advance && !(ds[0].What == Substitute && ds[0].Family == "valid") {
+				return acc
+			}
+			if len(acc) == 1 {
+				ds[0].Alts = append(ds[0].Alts, acc[0].Key())
+			}
+		}
+		return ds
+	}
+	if ds, ok := accepted(units, in, got, r, opts, decode, d); ok {
+		return acceptedOr(ds, units, in, got, r, marker, opts, decode)
+	}
+	return classifyRest(units, in, got, r, marker, opts, decode, d)
+}
+
+// acceptedOr gives a utf8_decode stretch read as one failed step decoded by its bits (ds) the
+// other reading of it, when that is failed steps ended elsewhere or a code point dropped: a
+// decoder that takes bytes by their bits alone explains many answers, and '?' then a dropped
+// U+00AD is E1 C2 AD decoded by its bits as well as the U+00AD dropped.
+func acceptedOr(ds []Deviation, units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	if len(ds) != 1 || !decode || ds[0].What != Accepted {
+		return ds
+	}
+	d := Deviation{Want: bytes.Join(wantsOf(units[r.i:r.j]), nil), Got: got[r.p:r.q], CP: -1}
+	if rest := classifyRest(units, in, got, r, marker, opts, decode, d); len(rest) == 1 && (rest[0].What == Advance || rest[0].What == Substitute && rest[0].Family == "valid") {
+		ds[0].Alts = append(append(ds[0].Alts, rest[0].Key()), rest[0].Alts...)
+	}
+	return ds
+}
+
+// wantsOf is PHP's output of each step of us.
+func wantsOf(us []unit) [][]byte {
+	out := make([][]byte, len(us))
+	for k, u := range us {
+		out[k] = u.want
+	}
+	return out
+}
+
+// nFailedIn counts the failed steps of us.
+func nFailedIn(us []unit) int {
+	n := 0
+	for _, u := range us {
+		if u.failed() {
+			n++
+		}
+	}
+	return n
+}
+
+// onlyMarkers reports whether b is marker repeated (PHP's output for failed steps).
+func onlyMarkers(b, marker []byte) bool {
+	return len(marker) > 0 && len(b)%len(marker) == 0 && bytes.Equal(b, bytes.Repeat(marker, len(b)/len(marker)))
+}
+
+// accepted is the stretch read as a failed step decoded by its bits (acceptedAt), at its start
+// or a few steps back.
+func accepted(units []unit, in, got []byte, r region, opts jsonopt.Options, decode bool, d Deviation) ([]Deviation, bool) {
 	// A failed step decoded by its bits together with the bytes after it: the stretch may begin
 	// at the failed step (its written code point is an insertion before PHP's failure) or after
 	// it (its output happened to read as PHP's, the bytes it swallowed are the stretch).
 	if r.j > r.i || r.j < len(units) {
 		if ds, ok := acceptedAt(units, min(r.i, len(units)-1), in, got[r.p:], opts, decode, d); ok && r.i < len(units) {
-			return ds
+			return ds, true
 		}
 	}
 	// Or a failed step a few steps back, whose output happened to read as PHP's up to here.
@@ -39,10 +108,16 @@ func classify(units []unit, in, got []byte, r region, marker []byte, opts jsonop
 		}
 		if ds, ok := acceptedAt(units, k, in, got[r.p-back:], opts, decode, d); ok {
 			if _, n, _ := bits(in[units[k].in:], false); units[k].in+n > units[k].inEnd {
-				return ds
+				return ds, true
 			}
 		}
 	}
+	return nil, false
+}
+
+// classifyRest is classify of a stretch that is not a failed step decoded by its bits.
+func classifyRest(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool, d Deviation) []Deviation {
+	g, want := d.Got, d.Want
 	if h := HexCase(want, g); h != "" && r.j > r.i {
 		// The same escapes with the hex digits in the other case, whatever rule wrote them
 		// (a control byte, a code point, \ufffd): one mistake, as printf("%04X") makes it.
@@ -241,6 +316,25 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 			}
 		}
 	}
+	if c, hasC, masked, ok := maskedAndConstant(us, src, g, d.In); decode && ok && masked && (hasC || len(g) != len(us)) {
+		// Stray bytes written & 0x7F beside failures written as one constant, or failures
+		// split into bytes so written (faults of one converter): each, not "other".
+		var out []Deviation
+		s := d
+		s.What, s.Family = Substitute, markerName(marker)
+		if hasC {
+			s.Detail = constant([]byte{c})
+			out = append(out, s)
+		}
+		s.Detail = "low-7-bits"
+		out = append(out, s)
+		if len(g) > nMarked {
+			a := d
+			a.What, a.Detail, a.Family = Advance, "split", splitFamily(us)
+			out = append(out, a)
+		}
+		return out
+	}
 	var out []Deviation
 	if bytes.Equal(marker, []byte(`\ufffd`)) && bytes.Equal(unitBytes, []byte("\xef\xbf\xbd")) {
 		// U+FFFD raw where PHP escapes it: the form of non-ASCII, as a valid sequence raw.
@@ -250,6 +344,17 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 	} else if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
 		s := d
 		s.What, s.Detail, s.Family = Substitute, constant(unitBytes), markerName(marker)
+		if decode && lowBits(us, src, g, d.In) {
+			// Each stray byte written with its top bit cleared: a byte computed from the
+			// input, which a known constant (9A & 0x7F is 0x1A) only happens to equal.
+			if s.Detail == "other" {
+				s.Detail = "low-7-bits"
+			} else {
+				a := s
+				a.Detail = "low-7-bits"
+				s.Alts = []string{a.Key()}
+			}
+		}
 		if unitBytes == nil && m == 0 && len(g) > 0 {
 			s.What, s.Detail, s.Family = Wrong, "failed-step", "failed"
 		}
@@ -265,11 +370,18 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 			a.Detail = "swallows"
 		case m > nMarked:
 			a.Detail = "split"
-			// Only a failure of several bytes can be split: name its family.
+			// Only a failure of several bytes can be split: name its family (the first; when
+			// another family's could be the one split, that is the other reading).
+			found := false
 			for _, u := range us {
-				if u.failed() && u.inEnd-u.in >= 2 {
-					a.Family = u.exit.Family()
-					break
+				if f := u.exit.Family(); u.failed() && u.inEnd-u.in >= 2 {
+					if !found {
+						a.Family, found = f, true
+					} else if f != a.Family {
+						o := a
+						o.Family = f
+						a.Alts = append(a.Alts, o.Key())
+					}
 				}
 			}
 		case m < nMarked && len(g) > 0:
@@ -277,7 +389,18 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		default:
 			a.Detail = ""
 		}
-		if a.Detail != "" {
+		if a.Detail == "merged" || a.Detail == "swallows" {
+			if v, ok := droppedValid(us, d, decode); ok && !failedBefore(us) {
+				// Fewer '?' than a run holding a multi-byte code point with no failed step
+				// before it that could have swallowed it: the code point dropped (a fault
+				// that drops characters), or failures merged, are as likely.
+				v.Alts = append([]string{a.Key()}, a.Alts...)
+				a = v
+			} else if ok {
+				a.Alts = append(a.Alts, v.Key())
+			}
+		}
+		if a.Detail != "" || a.What == Substitute {
 			out = append(out, a)
 		}
 	}
@@ -286,6 +409,127 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		out = append(out, d)
 	}
 	return out
+}
+
+// splitFamily is the family of the first failed step of several bytes in us (only such a
+// failure can be split), "failed" when there is none.
+func splitFamily(us []unit) string {
+	for _, u := range us {
+		if u.failed() && u.inEnd-u.in >= 2 {
+			return u.exit.Family()
+		}
+	}
+	return "failed"
+}
+
+// lowBits reports whether utf8_decode's bytes g for the steps us (src their input, from
+// offset at) are one byte a step, each PHP's or, for a failed step of one byte, that byte with
+// its top bit cleared (byte & 0x7F, as a converter that masks to 7 bits writes it), the latter
+// at least once.
+func lowBits(us []unit, src, g []byte, at int) bool {
+	if len(g) != len(us) {
+		return false
+	}
+	masked := false
+	for k, u := range us {
+		switch {
+		case u.failed() && u.inEnd-u.in == 1 && g[k] == src[u.in-at]&0x7F:
+			masked = true
+		case !bytes.Equal(g[k:k+1], u.want):
+			return false
+		}
+	}
+	return masked
+}
+
+// failedBefore reports whether a failed step comes before the first valid multi-byte step of
+// us.
+func failedBefore(us []unit) bool {
+	for _, u := range us {
+		switch {
+		case u.failed():
+			return true
+		case u.multiByte():
+			return false
+		}
+	}
+	return false
+}
+
+// droppedValid is the stretch us of utf8_decode read as a valid multi-byte sequence dropped,
+// when it holds one: fewer steps' output than PHP's around a failure may be the failure
+// swallowing or merging, or the code point dropped (a '?' above U+00FF looks like a failure's).
+func droppedValid(us []unit, d Deviation, decode bool) (Deviation, bool) {
+	if !decode {
+		return d, false
+	}
+	for _, u := range us {
+		if !u.failed() && u.multiByte() {
+			d.What, d.Detail, d.Family, d.Row = Substitute, "", "valid", u.exit.Row()
+			if string(u.want) == "?" {
+				d.Row = "wide"
+			}
+			return d, true
+		}
+	}
+	return d, false
+}
+
+// maskedAndConstant reads utf8_decode's bytes g for the steps us (src their input, from offset
+// at) one byte a candidate step — a step each of PHP's when as many, else each input byte
+// when as many (failures split into bytes) — as PHP's, a stray continuation byte & 0x7F, or
+// one constant c (not '?'). c is 0 and hasC false when no byte is a constant; masked is set
+// when some byte is the masked one and not c. ok is false when the bytes read otherwise.
+func maskedAndConstant(us []unit, src, g []byte, at int) (c byte, hasC, masked, ok bool) {
+	type step struct {
+		want     byte
+		in       byte
+		one, bad bool // one input byte; a failure (or a '?' above U+00FF)
+	}
+	var steps []step
+	switch {
+	case len(g) == len(us):
+		for _, u := range us {
+			if len(u.want) != 1 {
+				return 0, false, false, false
+			}
+			steps = append(steps, step{u.want[0], src[u.in-at], u.inEnd-u.in == 1, u.failed() || string(u.want) == "?"})
+		}
+	case len(g) == len(src):
+		for _, u := range us {
+			if !u.failed() {
+				return 0, false, false, false
+			}
+			for _, b := range src[u.in-at : u.inEnd-at] {
+				steps = append(steps, step{'?', b, true, true})
+			}
+		}
+	default:
+		return 0, false, false, false
+	}
+	var consts []byte
+	var maskedAt []int
+	for k, st := range steps {
+		switch {
+		case g[k] == st.want:
+		case st.bad && st.one && st.in >= 0x80 && st.in <= 0xBF && g[k] == st.in&0x7F:
+			maskedAt = append(maskedAt, k)
+		case st.bad:
+			consts = append(consts, g[k])
+		default:
+			return 0, false, false, false
+		}
+	}
+	if len(consts) > 0 && len(bytes.ReplaceAll(consts, consts[:1], nil)) > 0 {
+		return 0, false, false, false
+	}
+	if len(consts) > 0 {
+		c, hasC = consts[0], true
+	}
+	for _, k := range maskedAt {
+		masked = masked || !hasC || g[k] != c
+	}
+	return c, hasC, masked, true
 }
 
 // markerName is PHP's output for a failed step, as a family name.

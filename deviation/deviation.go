@@ -58,6 +58,11 @@ type Deviation struct {
 	In, InEnd int    // the input bytes of the stretch
 	Want, Got []byte // PHP's and the candidate's output for them
 	CP        rune   // for Accepted: the code point; -1 otherwise
+	// Alts are the keys of other readings of the same stretch, as likely on this answer alone
+	// (0x1A written for the stray byte 9A is the constant 0x1A and 9A & 0x7F): the report
+	// files the deviation under one when the candidate's other answers show it and nearly
+	// every answer that shows this key could be read so.
+	Alts []string
 }
 
 // Key is what the findings of one defect share: the kind, its detail and the family.
@@ -96,7 +101,7 @@ const maxSkip = 64
 // removes or only adds whole steps' bytes is moved as far left as it can go (as a variant
 // caller normalises an indel): "?aaaa" against "?a" lost the "aaa" after the failure, not at
 // the end.
-func align(units []unit, got []byte, writes func(unit, []byte) bool, divides func(region) bool) []region {
+func align(units []unit, got []byte, paired bool, writes func(unit, []byte) bool, divides func(region) bool) []region {
 	resumes := func(j, q, steps int) bool {
 		for n := 0; ; n++ {
 			for j < len(units) && len(units[j].want) == 0 {
@@ -124,10 +129,10 @@ func align(units []unit, got []byte, writes func(unit, []byte) bool, divides fun
 			i++
 			continue
 		}
-		r, ok := resync(units, got, i, p, func(j, q int) bool { return resumes(j, q, resumeSteps) })
+		r, ok := resync(units, got, i, p, paired, func(j, q int) bool { return resumes(j, q, resumeSteps) })
 		if !ok && len(units)-i > maxSplit {
 			// Too far to divide step by step (classifyAll): resume where one step matches.
-			r, _ = resync(units, got, i, p, func(j, q int) bool { return resumes(j, q, 1) })
+			r, _ = resync(units, got, i, p, paired, func(j, q int) bool { return resumes(j, q, 1) })
 		}
 		// Steps PHP drops (INVALID_UTF8_IGNORE) where the stretch ends belong to it when it
 		// has bytes: they may be what the candidate wrote for them.
@@ -153,12 +158,34 @@ const resumeSteps = 3
 // PHP's answer resumes (see align); ok false when none lies within maxSkip (the stretch then
 // runs to the end of both).
 //
-// The cost of a point is the steps and bytes skipped, and one more for a stretch that only
-// removes or only adds: a quote written raw is one step written otherwise, not a quote added
-// here and one lost later.
-func resync(units []unit, got []byte, i, p int, resumes func(j, q int) bool) (region, bool) {
-	try := func(dj, dq int) bool { return p+dq <= len(got) && resumes(i+dj, p+dq) }
+// The cost of a point that skips dj steps and dq bytes is dj+dq, one more for a stretch that
+// only removes or only adds: a quote written raw is one step written otherwise, not a quote
+// added here and one lost later. With paired set it is max(dj, dq), one more when they are
+// not as many (each step paired with bytes written otherwise, the rest added or lost): three
+// stray bytes written 1A 1A 1A where PHP writes ??? are three steps written otherwise, not
+// one written as 1A 1A 1A and two '?' lost at the end. Of points as near, the one that
+// consumes more steps, then the one with more bytes.
+func resync(units []unit, got []byte, i, p int, paired bool, resumes func(j, q int) bool) (region, bool) {
+	try := func(dj, dq int) bool {
+		return (dj > 0 || dq > 0) && i+dj <= len(units) && p+dq <= len(got) && resumes(i+dj, p+dq)
+	}
 	for c := 1; c <= maxSkip; c++ {
+		if paired {
+			if try(c, c) {
+				return region{i, i + c, p, p + c}, true
+			}
+			for dq := c - 2; dq >= 0; dq-- { // c-1 steps
+				if try(c-1, dq) {
+					return region{i, i + c - 1, p, p + dq}, true
+				}
+			}
+			for dj := c - 2; dj >= 0; dj-- { // c-1 bytes
+				if try(dj, c-1) {
+					return region{i, i + dj, p, p + c - 1}, true
+				}
+			}
+			continue
+		}
 		for dj := min(c, len(units)-i); dj >= 0; dj-- {
 			switch {
 			case dj > 0 && c-dj > 0 && try(dj, c-dj): // steps written otherwise
@@ -329,7 +356,7 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	if len(got) == 0 && len(want) > 0 {
 		return whole(Lost, "empty", "")
 	}
-	return classifyRegions(units, in, got, align(units, got, writesFor(in), dividesFor(units, in, got, opts, false)), marker, opts, false)
+	return read(units, in, got, marker, opts, false)
 }
 
 // lostFalse describes a false where PHP has an answer: under INVALID_UTF8_IGNORE or _SUBSTITUTE
@@ -370,7 +397,7 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	var rest []Deviation
 	var dec *Deviation
 	matchedFirst := true
-	for _, r := range align(units, got, writesFor(in), dividesFor(units, in, got, sub, false)) {
+	for _, r := range align(units, got, false, writesFor(in), dividesFor(units, in, got, sub, false)) {
 		r = widen(units, got, r, marker)
 		for _, d := range classifyAll(units, in, got, r, marker, sub, false) {
 			onFailed := false
@@ -443,7 +470,7 @@ func UTF8Decode(in, got []byte) []Deviation {
 		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
 	units := escapeUnits(spans, want)
-	return classifyRegions(units, in, got, align(units, got, writesFor(in), dividesFor(units, in, got, 0, true)), subQuestion, 0, true)
+	return read(units, in, got, subQuestion, 0, true)
 }
 
 // Step is the deviation of a candidate's php_next_utf8_char step got at pos from PHP's (none
@@ -483,17 +510,189 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 	return []Deviation{d}
 }
 
+// read is the deviations of got against PHP's units: of the alignments (align, steps and bytes
+// skipped counted apart or paired; for utf8_decode also alignBytes), the one read as fewer
+// and more definite deviations (vagueness), the first when as good. A run of '?' can line up
+// with a candidate's bytes more than one way; the reading that needs fewer things to have
+// gone wrong, each a known behaviour, is the likelier.
+func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	writes, divides := writesFor(in), dividesFor(units, in, got, opts, decode)
+	rs := align(units, got, false, writes, divides)
+	ds := classifyRegions(units, in, got, rs, marker, opts, decode)
+	if v := vagueness(ds); len(rs) < 2 && v < 2 || len(marker) == 0 && v == len(ds) {
+		return ds // one definite deviation, or definite ones and no run of markers to read otherwise
+	}
+	alts := [][]region{align(units, got, true, writes, divides)}
+	if decode {
+		alts = append(alts, alignBytes(units, got))
+	}
+	for _, ps := range alts {
+		if ps == nil || slices.Equal(ps, rs) {
+			continue
+		}
+		if pds := classifyRegions(units, in, got, ps, marker, opts, decode); vagueness(pds) < vagueness(ds) {
+			rs, ds = ps, pds
+		}
+	}
+	return ds
+}
+
+// vagueness scores a reading: one for each deviation, three for one that names no known
+// behaviour (bytes other than PHP's, not one constant; bytes added; another character).
+func vagueness(ds []Deviation) int {
+	n := 0
+	for _, d := range ds {
+		switch {
+		case d.What == Wrong || d.What == Extra || d.Detail == "other":
+			n += 3
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// maxCells bounds the table alignBytes fills (steps times bytes between the common prefix and
+// suffix); past it there is no third reading.
+const maxCells = 1 << 16
+
+// alignBytes aligns utf8_decode's answer, one byte a step, with PHP's by the fewest steps and
+// bytes written otherwise, lost or added (an edit distance; of equal ones, pairing first): a
+// run of '?' one longer than PHP's on each side of an 'a' is two failed steps split, not one
+// 'a' written as "?a?". It returns the stretches that differ, nil when the table would be too
+// large or a step writes other than one byte.
+func alignBytes(units []unit, got []byte) []region {
+	for _, u := range units {
+		if len(u.want) != 1 {
+			return nil
+		}
+	}
+	lo := 0
+	for lo < len(units) && lo < len(got) && units[lo].want[0] == got[lo] {
+		lo++
+	}
+	n, m := len(units)-lo, len(got)-lo
+	for n > 0 && m > 0 && units[lo+n-1].want[0] == got[lo+m-1] {
+		n, m = n-1, m-1
+	}
+	if (n+1)*(m+1) > maxCells {
+		return nil
+	}
+	w := m + 1
+	cost := make([]int32, (n+1)*w)
+	for k := 0; k <= n; k++ {
+		for q := 0; q <= m; q++ {
+			switch {
+			case k == 0:
+				cost[q] = int32(q)
+			case q == 0:
+				cost[k*w] = int32(k)
+			default:
+				c := cost[(k-1)*w+q-1]
+				if units[lo+k-1].want[0] != got[lo+q-1] {
+					c++
+				}
+				cost[k*w+q] = min(c, cost[(k-1)*w+q]+1, cost[k*w+q-1]+1)
+			}
+		}
+	}
+	// Back from the end: a pair (match or step written otherwise) first, then a step lost,
+	// then a byte added; differing moves next to each other are one stretch.
+	var out []region
+	k, q := n, m
+	open := false
+	for k > 0 || q > 0 {
+		k0, q0 := k, q
+		same := false
+		switch {
+		case k > 0 && q > 0 && cost[k*w+q] == cost[(k-1)*w+q-1]+b2i(units[lo+k-1].want[0] != got[lo+q-1]):
+			same = units[lo+k-1].want[0] == got[lo+q-1]
+			k, q = k-1, q-1
+		case k > 0 && cost[k*w+q] == cost[(k-1)*w+q]+1:
+			k--
+		default:
+			q--
+		}
+		switch {
+		case same:
+			open = false
+		case open:
+			out[len(out)-1].i, out[len(out)-1].p = lo+k, lo+q
+		default:
+			out = append(out, region{lo + k, lo + k0, lo + q, lo + q0})
+			open = true
+		}
+	}
+	slices.Reverse(out)
+	return out
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // classifyRegions is the deviations of the stretches align found, each widened to the failed
 // steps next to it (widen) and classified (classifyAll), one per key (dedupe).
 func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
-	if len(rs) == 1 { // the usual case: no second slice to gather into
+	if len(rs) == 1 && len(marker) == 0 { // the usual case: no second slice to gather into
 		return dedupe(classifyAll(units, in, got, widen(units, got, rs[0], marker), marker, opts, decode))
 	}
 	var out []Deviation
-	for _, r := range rs {
-		out = append(out, classifyAll(units, in, got, widen(units, got, r, marker), marker, opts, decode)...)
+	prev := region{}
+	for k, r := range rs {
+		r = widen(units, got, r, marker)
+		if len(marker) > 0 {
+			next := region{len(units), len(units), len(got), len(got)}
+			if k+1 < len(rs) {
+				next = rs[k+1]
+			}
+			r = markerRun(units, got, r, prev, next, marker)
+		}
+		out = append(out, classifyAll(units, in, got, r, marker, opts, decode)...)
+		prev = r
 	}
 	return dedupe(out)
+}
+
+// markersOnly reports whether PHP's steps in r and the candidate's bytes there are all
+// markers.
+func markersOnly(units []unit, got []byte, r region, marker []byte) bool {
+	if !onlyMarkers(got[r.p:r.q], marker) {
+		return false
+	}
+	for _, u := range units[r.i:r.j] {
+		if !bytes.Equal(u.want, marker) {
+			return false
+		}
+	}
+	return true
+}
+
+// markerRun widens a stretch of markers against markers (PHP's '?' of utf8_decode, its
+// \ufffd under SUBSTITUTE) to the whole run of steps PHP writes the marker for (in
+// utf8_decode failed steps and code points above U+00FF alike) and the markers they matched,
+// between the stretches before and after it: which step wrote which marker does not show, only
+// how many the run has.
+func markerRun(units []unit, got []byte, r, prev, next region, marker []byte) region {
+	if !onlyMarkers(got[r.p:r.q], marker) && r.q > r.p {
+		return r
+	}
+	for _, u := range units[r.i:r.j] {
+		if !bytes.Equal(u.want, marker) {
+			return r
+		}
+	}
+	n := len(marker)
+	for r.i > prev.j && r.p-n >= prev.q && bytes.Equal(units[r.i-1].want, marker) && bytes.Equal(got[r.p-n:r.p], marker) {
+		r.i, r.p = r.i-1, r.p-n
+	}
+	for r.j < next.i && r.q+n <= next.p && bytes.Equal(units[r.j].want, marker) && bytes.HasPrefix(got[r.q:], marker) {
+		r.j, r.q = r.j+1, r.q+n
+	}
+	return r
 }
 
 // classifyAll is classify of the stretch, or of each of its steps when it divides among them
@@ -502,7 +701,7 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 	parts := split(units, in, got, r, opts, decode)
 	if parts == nil {
 		if ds, ok := walk(units, in, got, r, marker, opts, decode); ok {
-			return ds
+			return acceptedOr(ds, units, in, got, r, marker, opts, decode)
 		}
 		return classify(units, in, got, r, marker, opts, decode)
 	}
@@ -533,8 +732,8 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 // (acceptedAt) takes its bytes and what it wrote; any other step takes one of its writings
 // (PHP's first). It reports false when some step's bytes read as none of them.
 func walk(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) ([]Deviation, bool) {
-	if r.j-r.i < 2 || r.j-r.i > maxSplit {
-		return nil, false
+	if r.j-r.i < 2 || r.j-r.i > maxSplit || decode && markersOnly(units, got, r, marker) {
+		return nil, false // a run of '?' against '?' counts steps (classify)
 	}
 	var out []Deviation
 	x, k := r.p, r.i

@@ -76,6 +76,9 @@ func Title(op string, d Deviation, rows []string) string {
 		case "quotes":
 			return "drops a quote PHP writes around the string (§1.2 steps 3 and 8)"
 		}
+		if d.Detail == "low-7-bits" {
+			return fmt.Sprintf("writes a stray byte with its top bit cleared (byte & 0x7F) where PHP writes %s%s", d.Family, r)
+		}
 		return fmt.Sprintf("writes %s where PHP writes %s%s", hexText(d.Detail), d.Family, r)
 	case Advance:
 		switch d.Detail {

@@ -28,6 +28,9 @@ type Defect struct {
 	// deviation over all its classes: counts, rows, witness, examples. Nil for the kinds without
 	// an answer to compare (crashes, panics, memory faults), grouped by causeOf.
 	Dev *DevStat
+	// byClass is, for a defect named by a deviation, the findings of each class it counts
+	// (those of the class's keys filed under the defect's).
+	byClass map[*Class]uint64
 }
 
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
@@ -113,11 +116,18 @@ func Defects(classes []*Class) []*Defect {
 		return d
 	}
 	confirmed := confirmedKeys(classes)
+	folded := foldedKeys(classes, confirmed)
 	for _, c := range classes {
 		keys := make([]string, 0, len(c.Deviations))
+		filed := map[string]string{} // key -> the key it is filed under
 		for k := range c.Deviations {
-			if confirmed[c.Impl+"\x00"+classKey(c, k)] {
+			kk := k
+			if a, ok := folded[c.Impl+"\x00"+k]; ok {
+				kk = a
+			}
+			if confirmed[c.Impl+"\x00"+classKey(c, kk)] {
 				keys = append(keys, k)
+				filed[k] = kk
 			}
 		}
 		if _, _, pos := positional(c); len(keys) == 0 || c.Ignored != 0 || pos {
@@ -131,11 +141,17 @@ func Defects(classes []*Class) []*Defect {
 		sort.Strings(keys)
 		for _, k := range keys {
 			s := c.Deviations[k]
-			d := get(c, "deviation "+classKey(c, k))
+			d := get(c, "deviation "+classKey(c, filed[k]))
 			if d.Dev == nil {
-				d.Dev = newDevStat(s.Dev)
+				d.Dev, d.byClass = newDevStat(s.Dev), map[*Class]uint64{}
 			}
-			d.Dev.merge(s)
+			d.byClass[c] += s.Findings
+			if filed[k] != k {
+				// Findings read the other way: counted, but the defect keeps its own witness.
+				d.Dev.countOnly(s)
+			} else {
+				d.Dev.merge(s)
+			}
 			d.Findings += s.Findings
 			d.Ignored |= c.Ignored
 		}
@@ -146,6 +162,55 @@ func Defects(classes []*Class) []*Defect {
 	}
 	return out
 }
+
+// foldedKeys maps a candidate's deviation key ("IMPL\x00KEY") to the key its findings are
+// filed under: the other reading (DevStat.Alts) of more than foldShare of its findings over all
+// classes, when the candidate shows that reading elsewhere (confirmed) and it is not filed
+// under another in turn. A stray 9A written as 1A by a candidate that writes every stray byte
+// & 0x7F is that, not a constant SUB; a run of '?' one longer than PHP's, read as a sequence
+// decoded by its bits, is a failed step split when the candidate splits them elsewhere.
+func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
+	all := map[string]*DevStat{}
+	for _, c := range classes {
+		for k, s := range c.Deviations {
+			key := c.Impl + "\x00" + k
+			if all[key] == nil {
+				all[key] = &DevStat{}
+			}
+			all[key].Findings += s.Findings
+			for a, n := range s.Alts {
+				all[key].addAlt(a, n)
+			}
+		}
+	}
+	out := map[string]string{}
+	for key, s := range all {
+		impl, _, _ := strings.Cut(key, "\x00")
+		for a, n := range s.Alts {
+			if float64(n) > foldShare*float64(s.Findings) && confirmed[impl+"\x00"+a] && all[impl+"\x00"+a] != nil {
+				if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && a < b {
+					out[key] = a // the most shared, then the first in order
+				}
+			}
+		}
+	}
+	chained := map[string]bool{}
+	for key, a := range out {
+		impl, _, _ := strings.Cut(key, "\x00")
+		if _, folded := out[impl+"\x00"+a]; folded {
+			chained[key] = true // no chains: a reading filed elsewhere files nothing
+		}
+	}
+	for key := range chained {
+		delete(out, key)
+	}
+	return out
+}
+
+// A key is filed under its other reading when more than foldShare of its findings have it: a
+// fault of its own shows in many answers that read only one way (the short ones of the
+// exhaustive spaces), an artifact of another fault's reading in few.
+const foldShare = 0.5
 
 // confirmedKeys are the candidate and deviation keys ("IMPL\x00KEY") that a minimized witness
 // shows: every deviation of a class's witness, and the key a deviation's own witness was

@@ -36,12 +36,19 @@ func deviationsExplained(f *fuzz.Finding, ex fuzz.Explanation) []deviation.Devia
 	case f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError):
 		return deviation.EscapeExplained(f.Input, f.Flags, ex.Want, ex.Spans, ex.Err, f.Got, f.GotErr, f.GotErr != 0 && len(f.Got) == 0)
 	case f.Op == fuzz.OpUTF8Decode && f.Kind == fuzz.KindOutput:
+		ds := deviation.UTF8Decode(f.Input, f.Got)
 		if bytes.Equal(f.Got, reference.MaximalSubpartLatin1(f.Input)) {
-			// The whole answer is another known rule's: one deviation, named after it.
-			return []deviation.Deviation{{What: deviation.Model, Detail: "maximal-subpart", Family: "failed",
-				In: 0, InEnd: len(f.Input), Want: f.Want, Got: f.Got, CP: -1}}
+			// The whole answer is another known rule's: one deviation, named after it. When it
+			// reads as one deviation of PHP's terms too, that is its other reading (a candidate
+			// that only splits bad sequences answers as the model on some inputs).
+			m := deviation.Deviation{What: deviation.Model, Detail: "maximal-subpart", Family: "failed",
+				In: 0, InEnd: len(f.Input), Want: f.Want, Got: f.Got, CP: -1}
+			if len(ds) == 1 {
+				m.Alts = []string{ds[0].Key()}
+			}
+			return []deviation.Deviation{m}
 		}
-		return deviation.UTF8Decode(f.Input, f.Got)
+		return ds
 	case f.Op == fuzz.OpDecode && f.Kind == fuzz.KindStep:
 		return deviation.Step(f.Input, f.Pos, f.GotStep)
 	}
@@ -143,6 +150,10 @@ type DevStat struct {
 	// examples that teach: other rows and shapes of the same deviation, not filler variants.
 	variants map[variant]*fuzz.Finding
 	kept     [10]int // variants kept by their number of deviations
+	// Alts counts the findings counted here by their other reading (deviation.Deviation.Alts):
+	// Defects files the stat under one when nearly all have it and the candidate shows it
+	// elsewhere (foldedKeys).
+	Alts map[string]uint64
 }
 
 // variant is what tells examples apart: how many deviations the finding shows (fewer first),
@@ -162,6 +173,9 @@ func newDevStat(d deviation.Deviation) *DevStat {
 // add counts f, which shows d.
 func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int, shape string) {
 	single := devs == 1
+	for _, a := range d.Alts {
+		s.addAlt(a, 1)
+	}
 	s.Findings++
 	s.Ops[f.Op]++
 	if strings.Contains(d.Row, ", ") {
@@ -194,6 +208,9 @@ func (s *DevStat) keep(v variant, f *fuzz.Finding) {
 
 // merge adds o's counts and examples to s.
 func (s *DevStat) merge(o *DevStat) {
+	for a, n := range o.Alts {
+		s.addAlt(a, n)
+	}
 	s.Findings += o.Findings
 	for r, n := range o.Rows {
 		s.Rows[r] += n
@@ -207,6 +224,29 @@ func (s *DevStat) merge(o *DevStat) {
 	for v, f := range o.variants {
 		s.keep(v, f)
 	}
+}
+
+// countOnly adds o's counts to s, not its witness or examples (findings of another key filed
+// here: their witness shows that key).
+func (s *DevStat) countOnly(o *DevStat) {
+	s.Findings += o.Findings
+	for r, n := range o.Rows {
+		s.Rows[r] += n
+	}
+	for op, n := range o.Ops {
+		s.Ops[op] += n
+	}
+}
+
+// addAlt counts n findings whose other reading is alt (none when "").
+func (s *DevStat) addAlt(alt string, n uint64) {
+	if alt == "" {
+		return
+	}
+	if s.Alts == nil {
+		s.Alts = map[string]uint64{}
+	}
+	s.Alts[alt] += n
 }
 
 // betterWitness reports whether o's witness is better than s's: alone, then minimized, then

@@ -132,6 +132,28 @@ func TestManyFaults(t *testing.T) {
 	}
 }
 
+// TestSingleFaultOneDefect: the report of each fault planted alone is one defect (issue 32's
+// bound), for the faults whose deviations overlap in many combinations (TestPlantedFaults
+// checks the others, with their rules). utf8_decode writes '?' for a failed step and for a
+// code point above U+00FF alike, so a run of '?' reads several ways; each must come out as
+// the fault's own deviation, not as a second defect.
+func TestSingleFaultOneDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign per fault")
+	}
+	for _, f := range []planted.Fault{planted.SplitBadSequence, planted.LongC080, planted.Sub1A, planted.WideRaw, planted.TrailAnd7F,
+		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse} {
+		t.Run(string(f), func(t *testing.T) {
+			classes, _, _ := inProcess(t, plantedImpl(f))
+			var titles []string
+			for _, d := range Defects(classes) {
+				titles = append(titles, d.Title())
+			}
+			assert.Len(t, titles, 1, "%s", strings.Join(titles, "\n"))
+		})
+	}
+}
+
 // A candidate that follows another known rule (package reference) is one defect named after
 // that rule, not one per §2.2 family its answers differ in: utf8_decode as a converter that
 // writes one '?' per maximal subpart (mb_convert_encoding, WHATWG, ICU).

@@ -101,11 +101,13 @@ type DevRecord struct {
 	Ops      map[fuzz.Op]uint64 `json:"ops"`
 	Witness  FindingRecord      `json:"witness"`
 	Variants []FindingRecord    `json:"variants"`
+	// Alts counts the findings by their other reading (DevStat.Alts), when they have one.
+	Alts map[string]uint64 `json:"alts,omitempty"`
 }
 
 // record is s as a DevRecord.
 func (s *DevStat) record(key string) DevRecord {
-	r := DevRecord{Key: key, Findings: s.Findings, Rows: s.Rows, Ops: s.Ops, Witness: RecordOf(s.Witness), Variants: []FindingRecord{}}
+	r := DevRecord{Key: key, Findings: s.Findings, Rows: s.Rows, Ops: s.Ops, Witness: RecordOf(s.Witness), Variants: []FindingRecord{}, Alts: s.Alts}
 	for _, v := range sortedVariants(s) {
 		r.Variants = append(r.Variants, RecordOf(v))
 	}
@@ -124,6 +126,9 @@ func (r DevRecord) stat() (*DevStat, error) {
 	}
 	s := newDevStat(dev)
 	s.Findings, s.Witness, s.alone = r.Findings, w, len(deviationsOf(w)) == 1
+	for a, n := range r.Alts {
+		s.addAlt(a, n)
+	}
 	for k, n := range r.Rows {
 		s.Rows[k] = n
 	}

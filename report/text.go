@@ -579,7 +579,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	row("replay", "%s", replayText(f))
 	var ids []string
 	for _, c := range d.Classes {
-		ids = append(ids, c.ID+" "+Count(c.Deviations[d.Dev.Dev.Key()].Findings))
+		ids = append(ids, c.ID+" "+Count(d.byClass[c]))
 	}
 	row("classes", "%s", clip(strings.Join(ids, " · "), 160))
 }
