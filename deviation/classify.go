@@ -168,6 +168,13 @@ func classifyRest(units []unit, in, got []byte, r region, marker []byte, opts js
 // a code point, or raw under UNESCAPED_UNICODE; in utf8_decode a '?' for one above U+00FF
 // counts only when it took more bytes than PHP's failure.
 func acceptedAt(units []unit, k int, in, rest []byte, opts jsonopt.Options, decode bool, d Deviation) ([]Deviation, bool) {
+	return acceptedAtLoose(units, k, in, rest, opts, decode, d, false)
+}
+
+// acceptedAtLoose is acceptedAt; with loose, the answer after the decoded step may also go on
+// with a substitute (0x1A, '?', U+FFFD) where PHP's next step fails: walk checks each step
+// after it anyway, so a candidate with a second fault there is still read.
+func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options, decode bool, d Deviation, loose bool) ([]Deviation, bool) {
 	u := units[k]
 	if !u.failed() || in[u.in] < 0xC0 || in[u.in] > 0xF4 {
 		return nil, false
@@ -188,12 +195,13 @@ func acceptedAt(units []unit, k int, in, rest []byte, opts jsonopt.Options, deco
 	written := bytes.HasPrefix(rest, encode(cp, opts, decode)) ||
 		!decode && (bytes.HasPrefix(rest, uEscape(cp, false)) || bytes.HasPrefix(rest, uEscape(cp, true))) ||
 		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
-	if !written || !resumesAfter(in, u.in+n, rest, encode(cp, opts, decode), in[u.in:u.in+n], opts, decode, 0) {
+	if !written || !resumesAfter(in, u.in+n, rest, encode(cp, opts, decode), in[u.in:u.in+n], opts, decode, 0) &&
+		!(loose && substituteAfter(in, u.in+n, rest, encode(cp, opts, decode))) {
 		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
 	d.In, d.InEnd, d.Want = u.in, u.in+n, u.want
-	d.Family = acceptedFamily(cp, n, u.exit.Family())
+	d.Family = acceptedFamily(cp, in[u.in:u.in+n], u.exit.Family())
 	out := []Deviation{d}
 	switch {
 	case wideRaw:
@@ -213,7 +221,7 @@ func acceptedAt(units []unit, k int, in, rest []byte, opts jsonopt.Options, deco
 // acceptedWalk is acceptedAt for walk: also how many bytes of b the decoded step wrote and
 // where its input ends.
 func acceptedWalk(units []unit, k int, in, b []byte, opts jsonopt.Options, decode bool) ([]Deviation, int, int, bool) {
-	ds, ok := acceptedAt(units, k, in, b, opts, decode, Deviation{CP: -1})
+	ds, ok := acceptedAtLoose(units, k, in, b, opts, decode, Deviation{CP: -1}, true)
 	if !ok {
 		return nil, 0, 0, false
 	}
@@ -225,6 +233,24 @@ func acceptedWalk(units []unit, k int, in, b []byte, opts jsonopt.Options, decod
 		}
 	}
 	return nil, 0, 0, false
+}
+
+// substituteAfter reports whether rest is the written code point enc, then a substitute a
+// candidate writes for a failed step, where PHP's first step after end fails.
+func substituteAfter(in []byte, end int, rest, enc []byte) bool {
+	if end >= len(in) || !bytes.HasPrefix(rest, enc) {
+		return false
+	}
+	if st := oracle.NextChar(in, end); st.OK {
+		return false
+	}
+	after := rest[len(enc):]
+	for _, w := range [][]byte{sub1A, subQuestion, subFFFD, subFFFDRaw} {
+		if bytes.HasPrefix(after, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // resumesAfter reports whether, after the candidate's writing of a decoded step (one of the
@@ -806,6 +832,12 @@ func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
 			ws = append(ws, s)
 		}
 	}
+	if u.failed() && len(u.want) > 0 {
+		// A failure split: PHP's marker once a piece, up to one a byte (longest first).
+		for k := len(src); k >= 2; k-- {
+			ws = append(ws, bytes.Repeat(u.want, k))
+		}
+	}
 	return ws
 }
 
@@ -820,10 +852,18 @@ func constant(b []byte) string {
 	return "other"
 }
 
-// acceptedFamily is the family of a sequence decoded as cp from n bytes where PHP fails: what
-// the code point shows (overlong, surrogate, above U+10FFFF) whatever exit PHP took first (C0 80
-// is two never-a-lead failures in PHP, an overlong to a decoder that accepts it), else exit.
-func acceptedFamily(cp uint32, n int, exit string) string {
+// acceptedFamily is the family of a sequence seq decoded as cp where PHP fails: a lead without
+// all of its continuation bytes when a byte after the lead is not one (a decoder that does not
+// check them; the code point it makes means nothing); else what the code point shows
+// (overlong, surrogate, above U+10FFFF) whatever exit PHP took first (C0 80 is two
+// never-a-lead failures in PHP, an overlong to a decoder that accepts it); else exit.
+func acceptedFamily(cp uint32, seq []byte, exit string) string {
+	n := len(seq)
+	for _, b := range seq[min(1, n):] {
+		if b < 0x80 || b > 0xBF {
+			return "bad-sequence"
+		}
+	}
 	switch {
 	case n == 2 && cp < 0x80, n == 3 && cp < 0x800, n == 4 && cp < 0x10000:
 		return "overlong"

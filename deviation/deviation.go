@@ -280,6 +280,13 @@ func widen(units []unit, got []byte, r region, marker []byte) region {
 		r.q += len(marker)
 		return r
 	}
+	if len(marker) > 0 && r.j > r.i && bytes.HasPrefix(g, marker) && !bytes.HasPrefix(units[r.i].want, marker) && isMarker(r.i-1) && r.p >= len(marker) {
+		// A marker more before a step PHP writes otherwise, after a failure: that failure
+		// split (split divides the rest).
+		r.i--
+		r.p -= len(marker)
+		return r
+	}
 	if len(marker) == 0 || len(g) > 0 && len(bytes.ReplaceAll(g, marker, nil)) > 0 {
 		return r
 	}
@@ -405,8 +412,12 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 				onFailed = onFailed || u.failed() && u.in <= d.In && d.In < u.inEnd
 			}
 			switch {
-			case (d.What == Accepted || d.What == Advance) && dec == nil:
+			case d.What == Accepted && dec == nil:
 				dec = &d
+			case d.What == Advance:
+				// Failed steps ended elsewhere, and written: a fault of its own beside the
+				// answer where PHP has none.
+				rest = append(rest, d)
 			case d.What == Form && d.Detail == "unescaped" && dec != nil:
 				rest = append(rest, d) // the decoded step written raw: a second fault
 			case onFailed || d.Family == "failed" || isExitFamily(d.Family):
@@ -486,7 +497,7 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 		// Decoded by the bits of the lead and the bytes after it, whatever they are (a decoder
 		// that does not check continuation bytes swallows what PHP decodes on its own).
 		d.What, d.Detail, d.CP = Accepted, "bits", rune(got.CP)
-		d.Family = acceptedFamily(got.CP, got.Advance, d.Family)
+		d.Family = acceptedFamily(got.CP, in[pos:min(pos+got.Advance, len(in))], d.Family)
 	case !want.OK && got.OK && got.Advance > want.Advance && swallowsValid(in, pos+want.Advance, pos+got.Advance):
 		d.What, d.Detail = Advance, "swallows"
 	case !want.OK && got.OK:

@@ -112,7 +112,9 @@ func Defects(classes []*Class) []*Defect {
 			byKey[k] = d
 			out = append(out, d)
 		}
-		d.Classes = append(d.Classes, c)
+		if len(d.Classes) == 0 || d.Classes[len(d.Classes)-1] != c { // once, whatever keys it files here
+			d.Classes = append(d.Classes, c)
+		}
 		return d
 	}
 	confirmed := confirmedKeys(classes)
@@ -145,14 +147,16 @@ func Defects(classes []*Class) []*Defect {
 			if d.Dev == nil {
 				d.Dev, d.byClass = newDevStat(s.Dev), map[*Class]uint64{}
 			}
-			d.byClass[c] += s.Findings
+			// A finding that shows two keys filed here counts once: at most the class's findings.
+			n := min(s.Findings, c.Findings-d.byClass[c])
+			d.byClass[c] += n
 			if filed[k] != k {
 				// Findings read the other way: counted, but the defect keeps its own witness.
 				d.Dev.countOnly(s)
 			} else {
 				d.Dev.merge(s)
 			}
-			d.Findings += s.Findings
+			d.Findings += n
 			d.Ignored |= c.Ignored
 		}
 	}

@@ -281,10 +281,14 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		}
 		vs = append(vs, v)
 	}
-	// Fewest deviations first, then the smallest.
+	// Fewest deviations first, then the readable ones, then the smallest.
+	long := func(v variant) bool { return len(s.variants[v].Input) > exampleLen }
 	sort.Slice(vs, func(i, j int) bool {
 		if vs[i].devs != vs[j].devs {
 			return vs[i].devs < vs[j].devs
+		}
+		if long(vs[i]) != long(vs[j]) {
+			return !long(vs[i])
 		}
 		return smaller(s.variants[vs[i]], s.variants[vs[j]])
 	})
@@ -301,7 +305,7 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		if d, ok := deviationByKey(f, s.Dev.Key()); ok {
 			row = d.Row
 		}
-		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs {
+		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs && long(v) == long(vs[0]) {
 			seenRow[row] = true
 			out = append(out, f)
 			continue
@@ -314,6 +318,9 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 			if len(out) == n || len(out) > 0 && devCount(s, f) > devCount(s, out[0]) {
 				break // no example that shows more deviations than the cleanest one
 			}
+			if len(out) > 0 && len(f.Input) > exampleLen {
+				continue // a long answer, where other faults may shift what it shows
+			}
 			if slices.Contains(out, f) || distinct && (s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) || slices.ContainsFunc(out, func(g *fuzz.Finding) bool { return bytes.Equal(g.Input, f.Input) })) {
 				continue
 			}
@@ -322,6 +329,10 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 	}
 	return out
 }
+
+// exampleLen: longer inputs are examples only when there is no shorter one (a reader cannot
+// take in a long answer, and in one the other faults of the candidate may shift what shows).
+const exampleLen = 48
 
 // devCount is how many deviations f, one of s's examples, shows.
 func devCount(s *DevStat, f *fuzz.Finding) byte {

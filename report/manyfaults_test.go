@@ -88,6 +88,7 @@ func judge(t *testing.T, faults []planted.Fault) judgement {
 			j.examples++
 			if got := faultsShowing(faults, e, key); len(got) != 1 || got[0] != by[0] {
 				j.off++
+				j.table = append(j.table, fmt.Sprintf("  off in defect %d (%s): %s % x %v shows %s in %v", d.N, by[0], e.Op, e.Input, e.Flags, key, got))
 			}
 		}
 	}

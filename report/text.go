@@ -577,9 +577,17 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		row(label, "%s", clip(fmt.Sprintf("%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)), 200))
 	}
 	row("replay", "%s", replayText(f))
-	var ids []string
-	for _, c := range d.Classes {
-		ids = append(ids, c.ID+" "+Count(d.byClass[c]))
+	label, line := "classes", ""
+	for _, c := range d.Classes { // every class it counts, wrapped
+		id := c.ID + " " + Count(d.byClass[c])
+		if line != "" && len(line)+len(id) > 100 {
+			row(label, "%s ·", line)
+			label, line = "", ""
+		}
+		if line != "" {
+			line += " · "
+		}
+		line += id
 	}
-	row("classes", "%s", clip(strings.Join(ids, " · "), 160))
+	row(label, "%s", line)
 }
