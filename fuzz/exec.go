@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"time"
 
@@ -151,6 +152,11 @@ func ShardTargetSpaces(spaces []TargetSpace, shard, shards int) []TargetSpace {
 			panic("fuzz: ShardTargetSpaces: space " + sp.Space + " " + string(sp.Op) + " does not have OptionSets cases per string")
 		}
 		part := sp
+		if sp.within != nil {
+			part.within = func(mask jsonopt.Options) TargetSpace {
+				return ShardTargetSpaces([]TargetSpace{sp.within(mask)}, shard, shards)[0]
+			}
+		}
 		part.Strings = countMod(0, sp.Strings, k, n)
 		part.Total = part.Strings * sets
 		seq := sp.Seq
@@ -199,6 +205,31 @@ type TargetSpace struct {
 	OptionSets int
 	Total      uint64         // number of cases Seq yields
 	Seq        iter.Seq[Case] // the cases, streamed
+	// within, when set, is the space with only option sets inside a mask (each projected
+	// onto it, duplicates of an input dropped): RunTarget builds it for a target that announced
+	// options=, so that what is counted and shown in progress is what is sent.
+	within func(mask jsonopt.Options) TargetSpace
+}
+
+// Within is the space with only option sets inside mask (see TargetSpace.within); the space
+// itself when it has no other or mask has every bit.
+func (sp TargetSpace) Within(mask jsonopt.Options) TargetSpace {
+	if sp.within == nil || mask == ^jsonopt.Options(0) {
+		return sp
+	}
+	return sp.within(mask)
+}
+
+// MaskOptions is opts projected onto mask (o & mask), duplicates dropped, in order: the option
+// sets a target that implements only mask's bits can be asked.
+func MaskOptions(opts []jsonopt.Options, mask jsonopt.Options) []jsonopt.Options {
+	out := make([]jsonopt.Options, 0, len(opts))
+	for _, o := range opts {
+		if !slices.Contains(out, o&mask) {
+			out = append(out, o&mask)
+		}
+	}
+	return out
 }
 
 // RunTarget runs each space's cases through the target (skipping operations it did not
@@ -213,6 +244,12 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 	}
 	rep := &Report{}
 	for _, sp := range spaces {
+		if sp.within != nil && sp.Op == OpEscape && t.caps.Options != ^jsonopt.Options(0) {
+			// Only what it can take is sent, counted and shown; the string options outside
+			// its mask are not checked (Unchecked).
+			sp = sp.Within(t.caps.Options)
+			t.unchecked |= (jsonopt.StringOptions | jsonopt.PreserveZeroFraction) &^ t.caps.Options
+		}
 		if !t.Has(sp.Op) || sp.Total == 0 {
 			continue
 		}
@@ -288,8 +325,12 @@ func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []Targ
 			if op == OpEscape {
 				sets = len(opts)
 			}
-			out = append(out, TargetSpace{Space: "exhaustive", Op: op, Len: n, Strings: pow256(n), OptionSets: sets,
-				Total: pow256(n) * uint64(sets), Seq: ExhaustiveCases(op, n, opts)})
+			sp := TargetSpace{Space: "exhaustive", Op: op, Len: n, Strings: pow256(n), OptionSets: sets,
+				Total: pow256(n) * uint64(sets), Seq: ExhaustiveCases(op, n, opts)}
+			sp.within = func(mask jsonopt.Options) TargetSpace {
+				return ExhaustiveTargetSpaces([]Op{op}, n, MaskOptions(opts, mask))[n-1]
+			}
+			out = append(out, sp)
 		}
 	}
 	return out

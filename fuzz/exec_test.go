@@ -480,3 +480,37 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinMask: the spaces of a target that announced options= hold only option sets inside
+// the mask, each input's sets projected and without duplicates, and Total counts exactly what
+// Seq yields (what progress shows is what is sent) — exhaustive, boundary (stratified inputs,
+// families that rotate their sets and families that take all), random, and a shard of one.
+func TestWithinMask(t *testing.T) {
+	spaces := append(DefaultTargetSpaces(AllOps), BoundaryTargetSpaces(AllOps, nil, 50, 0, 1)...)
+	spaces = append(spaces, RandomTargetSpace(OpEscape, 7, 3000, 0, nil))
+	spaces = append(spaces, ShardTargetSpaces(DefaultTargetSpaces([]Op{OpEscape}), 1, 3)...)
+	for _, mask := range []jsonopt.Options{0, jsonopt.HexTag | jsonopt.UnescapedSlashes, jsonopt.InvalidUTF8Substitute} {
+		for _, full := range spaces {
+			sp := full.Within(mask)
+			var n uint64
+			var last []byte
+			seen := map[jsonopt.Options]bool{}
+			dup := 0
+			for c := range sp.Seq {
+				n++
+				require.Zero(t, c.Flags&^mask, "%s %s: options %v outside mask %v", sp.Space, sp.Op, c.Flags, mask)
+				if !bytes.Equal(c.Input, last) {
+					last, seen = append(last[:0], c.Input...), map[jsonopt.Options]bool{}
+				} else if seen[c.Flags] && sp.Space != "random" {
+					dup++
+				}
+				seen[c.Flags] = true
+			}
+			assert.Equal(t, sp.Total, n, "%s %s under mask %v: Total is what Seq yields", sp.Space, sp.Op, mask)
+			assert.Zero(t, dup, "%s %s under mask %v: an input asked twice under the same options", sp.Space, sp.Op, mask)
+			if sp.Op == OpEscape && sp.Space == "exhaustive" && mask == 0 {
+				assert.Equal(t, sp.Strings, sp.Total, "one option set (0) per string")
+			}
+		}
+	}
+}

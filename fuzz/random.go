@@ -300,6 +300,24 @@ func minimizeAll(fs []*Finding, impls []Impl, check CheckFunc) []*Finding {
 // with each input's option set), for external targets; stop, if not nil, ends the sequence
 // early (a time budget).
 func RandomCases(op Op, seed int64, count uint64, maxLen int, stop func() bool) iter.Seq[Case] {
+	return randomCases(op, seed, count, maxLen, stop, ^jsonopt.Options(0))
+}
+
+// RandomTargetSpace is the random space of op for an external target: inputs 0..count-1 of
+// seed (RandomCases); for a target that announced options=, each input's option set is drawn
+// inside the mask (projected onto it).
+func RandomTargetSpace(op Op, seed int64, count uint64, maxLen int, stop func() bool) TargetSpace {
+	sp := TargetSpace{Space: "random", Origin: fmt.Sprintf("random --seed %d", seed), Op: op, Strings: count, OptionSets: 1, Total: count,
+		Seq: RandomCases(op, seed, count, maxLen, stop)}
+	sp.within = func(mask jsonopt.Options) TargetSpace {
+		r := sp
+		r.Seq, r.within = randomCases(op, seed, count, maxLen, stop, mask), nil
+		return r
+	}
+	return sp
+}
+
+func randomCases(op Op, seed int64, count uint64, maxLen int, stop func() bool, mask jsonopt.Options) iter.Seq[Case] {
 	return func(yield func(Case) bool) {
 		g := NewGenerator(seed)
 		if maxLen > 0 {
@@ -312,7 +330,7 @@ func RandomCases(op Op, seed int64, count uint64, maxLen int, stop func() bool) 
 			s := g.Sample(i)
 			c := Case{Op: op, Input: s.Input}
 			if op == OpEscape {
-				c.Flags = s.Opts
+				c.Flags = s.Opts & mask
 			}
 			if !yield(c) {
 				return

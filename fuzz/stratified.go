@@ -124,6 +124,12 @@ func StratifiedEdgeInputs() int { return len(stratifiedInputs()) }
 // BoundaryTargetCounts is the size of BoundaryTargetSpaces(ops, families, sample, shard,
 // shards) for each operation, without building it.
 func BoundaryTargetCounts(ops []Op, families []string, sample uint64, shard, shards int) []BoundaryTargetCount {
+	return boundaryTargetCounts(ops, families, sample, shard, shards, ^jsonopt.Options(0))
+}
+
+// boundaryTargetCounts is BoundaryTargetCounts with escape's option sets inside mask
+// (MaskOptions).
+func boundaryTargetCounts(ops []Op, families []string, sample uint64, shard, shards int, mask jsonopt.Options) []BoundaryTargetCount {
 	if shards < 1 {
 		shard, shards = 0, 1
 	}
@@ -140,7 +146,7 @@ func BoundaryTargetCounts(ops []Op, families []string, sample uint64, shard, sha
 		// Inputs are dealt round-robin by their index: the stratified inputs first, then the
 		// sampled placements of all families, in order.
 		c.StratifiedInput = countMod(0, strat, k, m)
-		c.StratifiedCases = c.StratifiedInput * uint64(len(stratOptions(op)))
+		c.StratifiedCases = c.StratifiedInput * uint64(len(MaskOptions(stratOptions(op), mask)))
 		first := strat
 		for _, f := range fams {
 			s := f.Sample(sample)
@@ -154,7 +160,7 @@ func BoundaryTargetCounts(ops []Op, families []string, sample uint64, shard, sha
 			if opts, rotate := familyOptions(cfg, f); rotate {
 				c.PlacementCases += n
 			} else {
-				c.PlacementCases += n * uint64(len(opts))
+				c.PlacementCases += n * uint64(len(MaskOptions(opts, mask)))
 			}
 		}
 		out = append(out, c)
@@ -174,18 +180,29 @@ func BoundaryTargetCounts(ops []Op, families []string, sample uint64, shard, sha
 // inputs, then the sampled placements of all families, counted in order) whose index is shard
 // modulo shards (--shard), each with all its option sets.
 func BoundaryTargetSpaces(ops []Op, families []string, sample uint64, shard, shards int) []TargetSpace {
+	return boundaryTargetSpaces(ops, families, sample, shard, shards, ^jsonopt.Options(0))
+}
+
+// boundaryTargetSpaces is BoundaryTargetSpaces with escape's option sets inside mask
+// (MaskOptions; a family that rotates its option sets projects each).
+func boundaryTargetSpaces(ops []Op, families []string, sample uint64, shard, shards int, mask jsonopt.Options) []TargetSpace {
 	if shards < 1 {
 		shard, shards = 0, 1
 	}
 	fams := boundaryFamilies(families)
 	var out []TargetSpace
-	for _, c := range BoundaryTargetCounts(ops, families, sample, shard, shards) {
+	for _, c := range boundaryTargetCounts(ops, families, sample, shard, shards, mask) {
 		sets := 1
 		if c.Op == OpEscape {
 			sets = 0
 		}
-		out = append(out, TargetSpace{Space: "boundary", Op: c.Op, Strings: c.Strings(), OptionSets: sets, Total: c.Cases(),
-			Seq: boundaryCases(c.Op, families == nil, fams, sample, uint64(shard), uint64(shards))})
+		sp := TargetSpace{Space: "boundary", Op: c.Op, Strings: c.Strings(), OptionSets: sets, Total: c.Cases(),
+			Seq: boundaryCases(c.Op, families == nil, fams, sample, uint64(shard), uint64(shards), mask)}
+		op := c.Op
+		sp.within = func(m jsonopt.Options) TargetSpace {
+			return boundaryTargetSpaces([]Op{op}, families, sample, shard, shards, m&mask)[0]
+		}
+		out = append(out, sp)
 	}
 	return out
 }
@@ -205,11 +222,11 @@ func countMod(first, n, k, m uint64) uint64 {
 // boundaryCases yields the cases of BoundaryTargetSpaces for op: the stratified inputs (if
 // strat), then the sampled placements of fams, those whose index over all of them is shard
 // modulo shards.
-func boundaryCases(op Op, strat bool, fams []*boundary.Family, sample, shard, shards uint64) iter.Seq[Case] {
+func boundaryCases(op Op, strat bool, fams []*boundary.Family, sample, shard, shards uint64, mask jsonopt.Options) iter.Seq[Case] {
 	return func(yield func(Case) bool) {
 		var idx uint64 // input index: stratified inputs, then placements over all families
 		if strat {
-			opts := stratOptions(op)
+			opts := MaskOptions(stratOptions(op), mask)
 			for _, si := range stratifiedInputs() {
 				if idx%shards == shard {
 					x := si.Input[:len(si.Input):len(si.Input)]
@@ -229,6 +246,9 @@ func boundaryCases(op Op, strat bool, fams []*boundary.Family, sample, shard, sh
 			opts, rotate := []jsonopt.Options{0}, false
 			if op == OpEscape {
 				opts, rotate = familyOptions(cfg, f)
+				if !rotate {
+					opts = MaskOptions(opts, mask)
+				}
 			}
 			for k := uint64(0); k < s.Len; k, idx = k+1, idx+1 {
 				if idx%shards != shard {
@@ -240,7 +260,7 @@ func boundaryCases(op Op, strat bool, fams []*boundary.Family, sample, shard, sh
 					if rotate && uint64(oi) != i%uint64(len(opts)) {
 						continue
 					}
-					if !yield(Case{Op: op, Input: x, Flags: o}) {
+					if !yield(Case{Op: op, Input: x, Flags: o & mask}) {
 						return
 					}
 				}

@@ -318,12 +318,12 @@ func TestLaneLastTargets(t *testing.T) {
 	uniform := map[int]int{} // the same for the uniform sample alone (the campaign before)
 	fams := boundaryFamilies(nil)
 	for _, w := range StratifiedWidths {
-		for c := range boundaryCases(OpEscape, true, nil, 0, 0, 1) {
+		for c := range boundaryCases(OpEscape, true, nil, 0, 0, 1, ^jsonopt.Options(0)) {
 			if laneLastHit(c, w) {
 				strat[w]++
 			}
 		}
-		for c := range boundaryCases(OpEscape, false, fams, DefaultTargetBoundarySample, 0, 1) {
+		for c := range boundaryCases(OpEscape, false, fams, DefaultTargetBoundarySample, 0, 1, ^jsonopt.Options(0)) {
 			if laneLastHit(c, w) {
 				uniform[w]++
 			}
@@ -393,7 +393,7 @@ func TestStratifiedStrata(t *testing.T) {
 	for _, si := range stratifiedInputs() {
 		strata(si.Input, strat)
 	}
-	for c := range boundaryCases(OpDecode, false, boundaryFamilies(nil), DefaultTargetBoundarySample, 0, 1) {
+	for c := range boundaryCases(OpDecode, false, boundaryFamilies(nil), DefaultTargetBoundarySample, 0, 1, ^jsonopt.Options(0)) {
 		strata(c.Input, uniform)
 	}
 	t.Logf("(unit, width, position) strata: %d; the stratified inputs hold %d, the uniform sample %d", all, len(strat), len(uniform))

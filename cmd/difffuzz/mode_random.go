@@ -153,8 +153,7 @@ func randomTarget(ctx context.Context, t *fuzz.Target, ops []fuzz.Op, seed int64
 			}
 			return time.Now().After(end)
 		}
-		spaces = append(spaces, fuzz.TargetSpace{Space: "random", Origin: fmt.Sprintf("random --seed %d", seed), Op: op, Strings: total, OptionSets: 1, Total: total,
-			Seq: fuzz.RandomCases(op, seed, total, 0, stop)})
+		spaces = append(spaces, fuzz.RandomTargetSpace(op, seed, total, 0, stop))
 	}
 	rep, err := fuzz.RunTarget(ctx, t, spaces, progress)
 	var inputs uint64
