@@ -2,6 +2,7 @@ package deviation
 
 import (
 	"fmt"
+	"github.com/difffuzz/difffuzz/reference"
 	"strings"
 )
 
@@ -19,12 +20,6 @@ var familyText = map[string]string{
 	"?":            "a code point above U+00FF (§3.1)",
 	"ascii":        "an ASCII byte (§1.3)",
 	"end":          "a step at the end of the input (§2.1)",
-}
-
-// modelText names the known behaviours of package reference (Deviation.Detail of a Model).
-var modelText = map[string]string{
-	"maximal-subpart": "splits failed steps as the Unicode maximal-subpart practice does (W3C/WHATWG, ICU, mbstring: " +
-		"each maximal subpart of an ill-formed sequence is one '?'), not as PHP's php_next_utf8_char (§2.2)",
 }
 
 // FamilyText is a family (Deviation.Family) in the spec's words.
@@ -121,10 +116,11 @@ func Title(op string, d Deviation, rows []string) string {
 	case ErrorCode:
 		return fmt.Sprintf("sets json_last_error()=%s, where PHP sets another code", d.Detail)
 	case Model:
-		if t, ok := modelText[d.Detail]; ok {
-			return t
+		t, ok := reference.Texts[d.Detail]
+		if !ok {
+			t = d.Detail
 		}
-		return "answers as " + d.Detail + " does, not as PHP"
+		return "answers as " + t + " answers, not as PHP"
 	case Extra:
 		if d.Family == "failed" {
 			return fmt.Sprintf("writes %x after a failed step besides what PHP writes for it", d.Got)

@@ -24,3 +24,45 @@ func TestMaximalSubpartLatin1(t *testing.T) {
 		}
 	}
 }
+
+// The facts: ECMA-262's QuoteJSONString table (the five short escapes, \u00xx lower case for
+// the other controls, everything else as it is) and the WHATWG decoder's U+FFFD per maximal
+// subpart, as a browser's JSON.stringify(new TextDecoder().decode(bytes)) answers.
+func TestJSONStringify(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", `""`},
+		{"a/b", `"a/b"`},
+		{"\"\\", `"\"\\"`},
+		{"\b\t\n\f\r", `"\b\t\n\f\r"`},
+		{"\x00\x1f\x7f", `"\u0000\u001f` + "\x7f\""},
+		{"\xc3\xa9\xe2\x80\xa8", "\"\xc3\xa9\xe2\x80\xa8\""}, // é and U+2028 as they are
+		{"\xe1\x80\x41", "\"\xef\xbf\xbdA\""},                // one U+FFFD for the subpart E1 80
+		{"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""},
+	} {
+		if got := string(JSONStringify([]byte(tc.in))); got != tc.want {
+			t.Errorf("JSONStringify(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The facts of encoding/json's documentation: HTML-safe escapes, U+2028 and U+2029 escaped,
+// invalid UTF-8 coerced to U+FFFD (one per bad byte), \n, \r, \t short.
+func TestGoJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<a&b>", `"\u003ca\u0026b\u003e"`},
+		{"\xe2\x80\xa8", `"\u2028"`},
+		{"\xe1\x80", `"\ufffd\ufffd"`},
+		{"a/\n", `"a/\n"`},
+		{"\xc3\xa9", "\"\xc3\xa9\""},
+	} {
+		if got := string(GoJSON([]byte(tc.in))); got != tc.want {
+			t.Errorf("GoJSON(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestLatin1ToUTF8(t *testing.T) {
+	if got := string(Latin1ToUTF8([]byte("a\xe9\x80"))); got != "a\xc3\xa9\xc2\x80" {
+		t.Errorf("Latin1ToUTF8 = %q", got)
+	}
+}

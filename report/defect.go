@@ -11,6 +11,7 @@ import (
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/reference"
 )
 
 // Defect is what the terminal report prints as one block: the classes of one candidate that
@@ -119,7 +120,22 @@ func Defects(classes []*Class) []*Defect {
 	}
 	confirmed := confirmedKeys(classes)
 	folded := foldedKeys(classes, confirmed)
+	models := candidateModels(classes)
 	for _, c := range classes {
+		if m := models[c.Impl]; m != "" {
+			// Every finding of the candidate is a known behaviour's answer: one defect, named
+			// after it (a JSON.stringify port is not a dozen faults).
+			d := get(c, "model "+m)
+			if d.Dev == nil {
+				d.Dev, d.byClass = newDevStat(deviation.Deviation{What: deviation.Model, Detail: m, Family: "string", CP: -1}), map[*Class]uint64{}
+			}
+			for _, k := range sortedDevKeys(c) {
+				d.Dev.merge(c.Deviations[k])
+			}
+			d.byClass[c] += c.Findings
+			d.Findings += c.Findings
+			continue
+		}
 		keys := make([]string, 0, len(c.Deviations))
 		filed := map[string]string{} // key -> the key it is filed under
 		for k := range c.Deviations {
@@ -165,6 +181,58 @@ func Defects(classes []*Class) []*Defect {
 		d.N = i + 1
 	}
 	return out
+}
+
+// candidateModels maps each candidate every finding of which is answered as one known
+// behaviour (DevStat.Models: JSON.stringify, Go's encoding/json, ...) to its name: every class
+// holds only answers (outputs, errors) and every deviation of it has that model for all its
+// findings (when two models fit, the first of modelOrder).
+func candidateModels(classes []*Class) map[string]string {
+	fit := map[string][]string{} // by candidate: the models every deviation so far fits
+	bad := map[string]bool{}
+	for _, c := range classes {
+		for k, n := range c.Kinds {
+			if k != fuzz.KindOutput && k != fuzz.KindError && n > 0 {
+				bad[c.Impl] = true
+			}
+		}
+		if len(c.Deviations) == 0 {
+			bad[c.Impl] = true
+		}
+		for _, k := range sortedDevKeys(c) {
+			s := c.Deviations[k]
+			var all []string
+			for _, m := range modelOrder {
+				if s.Findings > 0 && s.Models[m] == s.Findings {
+					all = append(all, m)
+				}
+			}
+			if prev, ok := fit[c.Impl]; ok {
+				all = slices.DeleteFunc(all, func(m string) bool { return !slices.Contains(prev, m) })
+			}
+			fit[c.Impl] = all
+		}
+	}
+	out := map[string]string{}
+	for impl, ms := range fit {
+		if len(ms) > 0 && !bad[impl] {
+			out[impl] = ms[0]
+		}
+	}
+	return out
+}
+
+// modelOrder is the order of preference of the known behaviours when several fit.
+var modelOrder = []string{"json-stringify", "go-json", "latin1-json", "passthrough"}
+
+// sortedDevKeys are the deviation keys of c, sorted.
+func sortedDevKeys(c *Class) []string {
+	keys := make([]string, 0, len(c.Deviations))
+	for k := range c.Deviations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // foldedKeys maps a candidate's deviation key ("IMPL\x00KEY") to the key its findings are
@@ -355,6 +423,9 @@ func (d *Defect) specTitle() string {
 // devTitle is the title of a defect named by a deviation: package deviation's title, the
 // operations it was seen in when several, and where position or options explain it.
 func (d *Defect) devTitle() string {
+	if m, ok := strings.CutPrefix(d.Cause, "model "); ok {
+		return deviation.Title("", deviation.Deviation{What: deviation.Model, Detail: m}, nil)
+	}
 	var ops []string
 	for _, op := range fuzz.AllOps {
 		if d.Dev.Ops[op] > 0 {
@@ -371,6 +442,9 @@ func (d *Defect) devTitle() string {
 	}
 	if _, n, ok := strings.Cut(d.Cause, "|len>="); ok {
 		t += "; only in strings of " + n + " bytes or more (the witness's filler cannot go, and the bytes fail at any offset in it)"
+	}
+	if m := d.Dev.Model(); m != "" {
+		t += "; every finding is answered as " + reference.Texts[m] + " answers"
 	}
 	return t
 }

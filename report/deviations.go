@@ -154,6 +154,10 @@ type DevStat struct {
 	// Defects files the stat under one when nearly all have it and the candidate shows it
 	// elsewhere (foldedKeys).
 	Alts map[string]uint64
+	// Models counts the findings counted here by the known behaviour (modelsOf) whose answer
+	// theirs is; a model some finding did not fit is in unfit and no longer asked.
+	Models map[string]uint64
+	unfit  modelSet
 }
 
 // variant is what tells examples apart: how many deviations the finding shows (fewer first),
@@ -211,6 +215,10 @@ func (s *DevStat) merge(o *DevStat) {
 	for a, n := range o.Alts {
 		s.addAlt(a, n)
 	}
+	for m, n := range o.Models {
+		s.addModel(m, n)
+	}
+	s.unfit |= o.unfit
 	s.Findings += o.Findings
 	for r, n := range o.Rows {
 		s.Rows[r] += n
@@ -229,6 +237,10 @@ func (s *DevStat) merge(o *DevStat) {
 // countOnly adds o's counts to s, not its witness or examples (findings of another key filed
 // here: their witness shows that key).
 func (s *DevStat) countOnly(o *DevStat) {
+	for m, n := range o.Models {
+		s.addModel(m, n)
+	}
+	s.unfit |= o.unfit
 	s.Findings += o.Findings
 	for r, n := range o.Rows {
 		s.Rows[r] += n
@@ -350,6 +362,7 @@ func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviat
 		return
 	}
 	shape := fuzz.Shape(f.Input) // once a finding, not once a deviation
+	checked, fits := modelSet(0), modelSet(0)
 	for _, d := range ds {
 		s := m[d.Key()]
 		if s == nil {
@@ -357,7 +370,77 @@ func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviat
 			m[d.Key()] = s
 		}
 		s.add(f, d, len(ds), shape)
+		// Only the models every finding counted here so far fits are asked (once a finding).
+		if ask := modelSet(1<<len(modelOrder)-1) &^ s.unfit &^ checked; ask != 0 {
+			fits |= modelsOf(f, ask)
+			checked |= ask
+		}
+		for i, name := range modelOrder {
+			switch bit := modelSet(1) << i; {
+			case s.unfit&bit != 0:
+			case fits&bit != 0:
+				s.addModel(name, 1)
+			default:
+				s.unfit |= bit
+			}
+		}
 	}
+}
+
+// modelSet is a set of the known behaviours of modelOrder, bit i for modelOrder[i].
+type modelSet uint8
+
+// modelsOf are those of the known behaviours in ask (package reference) whose answer for f's
+// input is the candidate's: ECMAScript JSON.stringify, Go's encoding/json, PHP's rule on the
+// bytes read as ISO-8859-1 (escape, the answer an output); a no-op (utf8_decode).
+func modelsOf(f *fuzz.Finding, ask modelSet) modelSet {
+	if f.GotErr != 0 || f.Kind != fuzz.KindOutput && f.Kind != fuzz.KindError {
+		return 0
+	}
+	var out modelSet
+	for i, name := range modelOrder {
+		if ask&(1<<i) == 0 {
+			continue
+		}
+		var answer []byte
+		switch {
+		case f.Op == fuzz.OpEscape && (len(f.Got) < 2 || f.Got[0] != '"'):
+			continue // every model quotes its answer
+		case f.Op == fuzz.OpEscape && name == "json-stringify":
+			answer = reference.JSONStringify(f.Input)
+		case f.Op == fuzz.OpEscape && name == "go-json":
+			answer = reference.GoJSON(f.Input)
+		case f.Op == fuzz.OpEscape && name == "latin1-json":
+			answer, _ = fuzz.Oracle.Escape(nil, reference.Latin1ToUTF8(f.Input), f.Flags)
+		case f.Op == fuzz.OpUTF8Decode && name == "passthrough":
+			answer = f.Input
+		default:
+			continue
+		}
+		if bytes.Equal(f.Got, answer) {
+			out |= 1 << i
+		}
+	}
+	return out
+}
+
+// addModel counts n findings answered as the known behaviour name answers.
+func (s *DevStat) addModel(name string, n uint64) {
+	if s.Models == nil {
+		s.Models = map[string]uint64{}
+	}
+	s.Models[name] += n
+}
+
+// Model is the known behaviour (package reference) every finding counted here is answered as,
+// "" when there is none.
+func (s *DevStat) Model() string {
+	for _, name := range sortedKeys(s.Models, modelOrder) {
+		if s.Models[name] == s.Findings && s.Findings > 0 {
+			return name
+		}
+	}
+	return ""
 }
 
 // mergeDevs adds the deviations of src to dst (made when nil) and returns it.

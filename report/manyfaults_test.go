@@ -169,3 +169,44 @@ func TestReferenceModelOneDefect(t *testing.T) {
 	assert.Contains(t, defects[0].Title(), "maximal-subpart practice")
 	assert.Equal(t, total, defects[0].Findings, "every finding answers as the model does")
 }
+
+// TestKnownBehavioursNamed: a port that calls another language's JSON encoder, or never decodes
+// UTF-8, is named after what it calls (package reference) in every defect its findings make —
+// and a planted fault that only sometimes answers as one (a raw slash is JSON.stringify's
+// answer for "/") is not.
+func TestKnownBehavioursNamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign per model")
+	}
+	escapeAs := func(name string, enc func([]byte) []byte) fuzz.Impl {
+		return fuzz.Impl{Name: name, NextChar: fuzz.Oracle.NextChar, UTF8Decode: fuzz.Oracle.UTF8Decode,
+			Escape: func(dst, src []byte, _ jsonopt.Options) ([]byte, error) { return append(dst, enc(src)...), nil }}
+	}
+	latin1 := func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+		return fuzz.Oracle.Escape(dst, reference.Latin1ToUTF8(src), o)
+	}
+	for _, tc := range []struct {
+		im   fuzz.Impl
+		text string
+	}{
+		{escapeAs("js", reference.JSONStringify), "ECMAScript JSON.stringify"},
+		{escapeAs("go", reference.GoJSON), "Go's encoding/json"},
+		{fuzz.Impl{Name: "latin1", NextChar: fuzz.Oracle.NextChar, UTF8Decode: fuzz.Oracle.UTF8Decode, Escape: latin1}, "PHP for the bytes read as ISO-8859-1"},
+		{fuzz.Impl{Name: "noop", NextChar: fuzz.Oracle.NextChar, Escape: fuzz.Oracle.Escape,
+			UTF8Decode: func(dst, src []byte) []byte { return append(dst, src...) }}, "a no-op"},
+	} {
+		t.Run(tc.im.Name, func(t *testing.T) {
+			classes, _, _ := inProcess(t, tc.im)
+			defects := Defects(classes)
+			require.Len(t, defects, 1, "one defect named after the model")
+			assert.Equal(t, "answers as "+tc.text, defects[0].Title()[:len("answers as ")+len(tc.text)])
+			var buf bytes.Buffer
+			WriteText(&buf, classes)
+			assert.Contains(t, buf.String(), "witness", "the defect block shows a witness")
+		})
+	}
+	classes, _, _ := inProcess(t, plantedImpl(planted.RawSlash))
+	for _, d := range Defects(classes) {
+		assert.NotContains(t, d.Title(), "answered as", "a raw slash alone is not JSON.stringify")
+	}
+}

@@ -103,11 +103,13 @@ type DevRecord struct {
 	Variants []FindingRecord    `json:"variants"`
 	// Alts counts the findings by their other reading (DevStat.Alts), when they have one.
 	Alts map[string]uint64 `json:"alts,omitempty"`
+	// Models counts the findings by the known behaviour they are answered as (DevStat.Models).
+	Models map[string]uint64 `json:"models,omitempty"`
 }
 
 // record is s as a DevRecord.
 func (s *DevStat) record(key string) DevRecord {
-	r := DevRecord{Key: key, Findings: s.Findings, Rows: s.Rows, Ops: s.Ops, Witness: RecordOf(s.Witness), Variants: []FindingRecord{}, Alts: s.Alts}
+	r := DevRecord{Key: key, Findings: s.Findings, Rows: s.Rows, Ops: s.Ops, Witness: RecordOf(s.Witness), Variants: []FindingRecord{}, Alts: s.Alts, Models: s.Models}
 	for _, v := range sortedVariants(s) {
 		r.Variants = append(r.Variants, RecordOf(v))
 	}
@@ -128,6 +130,9 @@ func (r DevRecord) stat() (*DevStat, error) {
 	s.Findings, s.Witness, s.alone = r.Findings, w, len(deviationsOf(w)) == 1
 	for a, n := range r.Alts {
 		s.addAlt(a, n)
+	}
+	for m, n := range r.Models {
+		s.addModel(m, n)
 	}
 	for k, n := range r.Rows {
 		s.Rows[k] = n
