@@ -404,8 +404,12 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	var rest []Deviation
 	var dec *Deviation
 	matchedFirst := true
+	prev := region{}
 	for _, r := range align(units, got, false, writesFor(in), dividesFor(units, in, got, sub, false)) {
-		r = widen(units, got, r, marker)
+		if w := widen(units, got, r, marker); widened(units, got, r, w, prev) {
+			r = w
+		}
+		prev = r
 		for _, d := range classifyAll(units, in, got, r, marker, sub, false) {
 			onFailed := false
 			for _, u := range units[r.i:r.j] {
@@ -649,12 +653,18 @@ func b2i(b bool) int32 {
 // steps next to it (widen) and classified (classifyAll), one per key (dedupe).
 func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
 	if len(rs) == 1 && len(marker) == 0 { // the usual case: no second slice to gather into
-		return dedupe(classifyAll(units, in, got, widen(units, got, rs[0], marker), marker, opts, decode))
+		r := rs[0]
+		if w := widen(units, got, r, marker); widened(units, got, r, w, region{}) {
+			r = w
+		}
+		return dedupe(classifyAll(units, in, got, r, marker, opts, decode))
 	}
 	var out []Deviation
 	prev := region{}
 	for k, r := range rs {
-		r = widen(units, got, r, marker)
+		if w := widen(units, got, r, marker); widened(units, got, r, w, prev) {
+			r = w
+		}
 		if len(marker) > 0 {
 			next := region{len(units), len(units), len(got), len(got)}
 			if k+1 < len(rs) {
@@ -666,6 +676,23 @@ func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, o
 		prev = r
 	}
 	return dedupe(out)
+}
+
+// widened reports whether w, the stretch r widened, is one: within the answers, not into the
+// stretch before it (prev), and what it takes on either side is steps got matched as PHP
+// writes them.
+func widened(units []unit, got []byte, r, w, prev region) bool {
+	if w.i < prev.j || w.p < prev.q || w.i > r.i || w.p > r.p || w.j < r.j || w.q < r.q || w.j > len(units) || w.q > len(got) {
+		return false
+	}
+	var left, right []byte
+	for _, u := range units[w.i:r.i] {
+		left = append(left, u.want...)
+	}
+	for _, u := range units[r.j:w.j] {
+		right = append(right, u.want...)
+	}
+	return bytes.Equal(left, got[w.p:r.p]) && bytes.Equal(right, got[r.q:w.q])
 }
 
 // markersOnly reports whether PHP's steps in r and the candidate's bytes there are all
