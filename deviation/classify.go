@@ -152,7 +152,11 @@ func classifyRest(units []unit, in, got []byte, r region, marker []byte, opts js
 		return failedStretch(units[r.i:r.j], src, g, d, marker, opts, decode, nMarked)
 	case first.in == first.inEnd: // a quote (or the empty string's two)
 		d.What, d.Detail, d.Family = Wrong, "quotes", "quotes"
-		if len(g) < len(want) && bytes.Contains(want, g) {
+		switch {
+		case r.i == len(units)-1 && len(g) == 0:
+			// The closing quote dropped: the answer's last byte (lastByte).
+			d.What, d.Detail, d.Family = Lost, "last-byte", "string"
+		case len(g) < len(want) && bytes.Contains(want, g):
 			d.What, d.Detail = Substitute, "" // a quote dropped
 		}
 		return []Deviation{d}

@@ -1,6 +1,7 @@
 package deviation
 
 import (
+	"github.com/stretchr/testify/assert"
 	"strings"
 	"testing"
 
@@ -53,6 +54,15 @@ func TestUTF8Decode(t *testing.T) {
 	}
 }
 
+// An answer cut one byte short is one deviation whatever it is: a string without its closing
+// quote, the null of PARTIAL_OUTPUT_ON_ERROR as "nul" (with json_last_error()=5), a number.
+func TestLastByte(t *testing.T) {
+	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("\x80"), jsonopt.PartialOutputOnError, []byte("nul"), 5, false)))
+	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("12"), jsonopt.NumericCheck, []byte("1"), 0, false)))
+	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("a"), 0, []byte(`"a`), 0, false)))
+	assert.Equal(t, "", keys(Escape([]byte("\x80"), 0, nil, 5, true)), "PHP's false is no deviation")
+}
+
 func TestEscape(t *testing.T) {
 	const sub, uu, ign = jsonopt.InvalidUTF8Substitute, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore
 	for _, tc := range []struct {
@@ -83,9 +93,9 @@ func TestEscape(t *testing.T) {
 		{"escapes under unescaped unicode", "\xc3\xa9", uu, `"\u00e9"`, false, "escape-form|escapes|valid"},
 		{"overlong accepted where false", "a\xe0\x80\x80", 0, `"a\u0000"`, false, "accepted|bits|overlong"},
 		{"surrogate accepted where false, slash raw", "/\xed\xa0\x80", 0, `"/\ud800"`, false, "accepted|bits|surrogate ; raw-copy||1.3-slash"},
-		{"upper hex and no closing quote", "\xc2\x8a", 0, `"\u008A`, false, "escape-form|upper-hex| ; substitute||quotes"},
-		{"raw control, fffd, no closing quote", "\x01\x80", sub, "\"\x01\\ufffd", false, "raw-copy||1.3-control ; substitute||quotes"},
-		{"missing close quote", "ab", 0, `"ab`, false, "substitute||quotes"},
+		{"upper hex and no closing quote", "\xc2\x8a", 0, `"\u008A`, false, "escape-form|upper-hex| ; lost|last-byte|string"},
+		{"raw control, fffd, no closing quote", "\x01\x80", sub, "\"\x01\\ufffd", false, "raw-copy||1.3-control ; lost|last-byte|string"},
+		{"missing close quote", "ab", 0, `"ab`, false, "lost|last-byte|string"},
 	} {
 		got := keys(Escape([]byte(tc.in), tc.opts, []byte(tc.got), map[bool]int{true: 5}[tc.gotFalse], tc.gotFalse))
 		if got != tc.want {

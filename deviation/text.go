@@ -103,8 +103,8 @@ func Title(op string, d Deviation, rows []string) string {
 				return "returns false for invalid UTF-8 under INVALID_UTF8_IGNORE or INVALID_UTF8_SUBSTITUTE, where PHP writes the string"
 			}
 			return "returns false for valid UTF-8, where PHP writes the string"
-		case "prefix":
-			return "writes only the start of the answer, where PHP writes all of it"
+		case "last-byte":
+			return "writes the answer without its last byte (a string's closing quote, a number's last digit, the l of null)"
 		}
 		return "writes nothing, where PHP has an answer"
 	case NotFalse:
