@@ -221,6 +221,9 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 	defer timer.Stop()
 	select {
 	case m, ok := <-c.lines:
+		if ok && errors.Is(m.err, ErrLineTooLong) {
+			return nil, c.fail(&TargetError{Kind: Malformed, Index: -1, Detail: "its hello line is " + ErrLineTooLong.Error()})
+		}
 		if !ok || m.err != nil {
 			return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "exited before its hello line" + readErr(m.err)})
 		}
@@ -372,6 +375,9 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 	for i := 0; i < len(reqs); {
 		select {
 		case m, ok := <-c.lines:
+			if ok && errors.Is(m.err, ErrLineTooLong) {
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Detail: "its answer is " + ErrLineTooLong.Error()})
+			}
 			if !ok || m.err != nil {
 				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, m.err)})
 			}
@@ -487,6 +493,9 @@ func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Dur
 	for {
 		select {
 		case m, ok := <-c.lines:
+			if ok && errors.Is(m.err, ErrLineTooLong) {
+				return 0, Response{}, c.fail(&TargetError{Kind: Malformed, Index: -1, Request: reqLine, Detail: "its bench answer is " + ErrLineTooLong.Error()})
+			}
 			if !ok || m.err != nil {
 				return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: c.exitDetail(writeErr, m.err)})
 			}

@@ -101,6 +101,17 @@ func fakeTarget(mode string) int {
 		io.Copy(io.Discard, in)
 		time.Sleep(time.Minute)
 		return 0
+	case "endless", "endlesshello": // a line that never ends (cat /dev/zero), after the hello or as it
+		if mode == "endless" {
+			os.Stdout.WriteString(hello)
+			readLine(in, nil)
+		}
+		zeros := make([]byte, 1<<20)
+		for {
+			if _, err := os.Stdout.Write(zeros); err != nil {
+				return 0
+			}
+		}
 	case "garbage":
 		os.Stdout.WriteString(hello)
 		for {
@@ -370,6 +381,9 @@ func TestClientFailures(t *testing.T) {
 		{"silent", true, TimedOut, -1, 0, []string{"no hello line within 300ms"}},
 		{"badcaps", true, Malformed, -1, 0, []string{`bad hello line "difffuzz-target 1 escape decode utf8_decode max-len=0"`, `hello: max-len="0": N is not a decimal integer in [1, 2147483647]`}},
 		{"exitearly", true, Exited, -1, 0, []string{"exited before its hello line", "exit status 7", "cannot open configuration file"}},
+		// A line without end is a malformed answer at MaxLine bytes, not memory until the timeout.
+		{"endless", false, Malformed, 0, 0, []string{"its answer is a line longer than 16777216 bytes", "request #0: escape 0 61"}},
+		{"endlesshello", true, Malformed, -1, 0, []string{"its hello line is a line longer than 16777216 bytes"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {

@@ -106,6 +106,20 @@ func Serve(r io.Reader, w io.Writer, h Handler) error {
 		if err == io.EOF {
 			return bw.Flush()
 		}
+		if errors.Is(err, ErrLineTooLong) {
+			// Refuse it and go on with the next line, without holding this one.
+			if err == errLineOpen {
+				if err = skipLine(br); err != nil && err != io.EOF {
+					bw.Flush()
+					return err
+				}
+			}
+			out = append(Response{ErrorMsg: "request " + ErrLineTooLong.Error()}.AppendTo(out[:0]), '\n')
+			if _, err := bw.Write(out); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			bw.Flush()
 			return err
@@ -269,13 +283,42 @@ func completeLineBuffered(br *bufio.Reader) bool {
 	return bytes.IndexByte(b, '\n') >= 0
 }
 
+// MaxLine is the longest line, in bytes without its newline, that a client or `serve` reads
+// (DESIGN.md §6): protocol lines are hex of inputs and answers of kilobytes, so a longer one
+// is a target (or a client) gone wrong, not an answer to wait for.
+const MaxLine = 16 << 20
+
+// ErrLineTooLong is readLine's error for a line longer than MaxLine (errLineOpen, which wraps
+// it, when the rest of the line is still unread).
+var (
+	ErrLineTooLong = fmt.Errorf("a line longer than %d bytes", MaxLine)
+	errLineOpen    = fmt.Errorf("%w", ErrLineTooLong)
+)
+
+// skipLine reads br up to and including the next newline, keeping none of it.
+func skipLine(br *bufio.Reader) error {
+	for {
+		_, err := br.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			return err
+		}
+	}
+}
+
 // readLine appends the next line of br, without "\n" or "\r\n", to buf and returns it. A
 // last line without a newline is returned with a nil error; the following call returns
-// io.EOF. Lines of any length are read.
+// io.EOF. A line longer than MaxLine is ErrLineTooLong as soon as it is (buf as it came; the
+// rest of the line unread when the error is errLineOpen: skipLine).
 func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 	start := len(buf)
 	for {
 		frag, err := br.ReadSlice('\n')
+		switch n := len(buf) - start + len(frag); {
+		case err == nil && n > MaxLine+2:
+			return buf[:start], ErrLineTooLong // the line is read
+		case err != nil && n > MaxLine:
+			return buf[:start], errLineOpen
+		}
 		buf = append(buf, frag...)
 		switch {
 		case err == nil:

@@ -87,6 +87,18 @@ func TestServe(t *testing.T) {
 		caps.Answer(Request{Op: OpUTF8Decode, Input: []byte("ab")}).String(), "Answer refuses as Serve does")
 }
 
+// A request line longer than MaxLine is refused with one error line, without holding it, and
+// serve goes on with the next request.
+func TestServeTooLongLine(t *testing.T) {
+	long := "escape 0 " + strings.Repeat("61", MaxLine/2+1)
+	var out bytes.Buffer
+	require.NoError(t, Serve(strings.NewReader(long+"\nescape 0 62\n"), &out, fakeHandler))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 3, "hello, the refusal, the next answer")
+	assert.Equal(t, "error request a line longer than 16777216 bytes", lines[1])
+	assert.Equal(t, "226222 0", lines[2], `"b", then the next answer`)
+}
+
 func TestServeLastLineWithoutNewline(t *testing.T) {
 	got := serveLines(t, fakeHandler, "escape 0 41\nutf8_decode c3a9", "difffuzz-target 1 escape decode utf8_decode bench")
 	assert.Equal(t, []string{"224122 0", "e9"}, got)

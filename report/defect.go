@@ -413,7 +413,13 @@ func (d *Defect) specTitle() string {
 	case fuzz.Attribute(c.Witness).ID() == "":
 		t := string(c.Kind)
 		if c.Rule != "" {
-			t += ": " + c.Rule
+			// The witness's own words, numbers kept (the class rule has them as #).
+			w, _, _ := strings.Cut(c.Witness.Detail, " (request #")
+			w, _, _ = strings.Cut(w, "\n")
+			if w == "" {
+				w = c.Rule
+			}
+			t += ": " + clip(w, 100)
 		}
 		return t
 	}

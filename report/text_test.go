@@ -76,3 +76,17 @@ func TestDefectTitleRows(t *testing.T) {
 	assert.Equal(t, familyText["overlong"], title("overlong", "2.2-E0..EF/overlong", "1.3-slash"))
 	assert.Equal(t, familyText["surrogate"], title("surrogate", "2.2-E0..EF/surrogate"))
 }
+
+// A defect with no rule is titled by its witness's own words, numbers kept (issue 33 #18: the
+// class rule writes them as #).
+func TestTitleKeepsNumbers(t *testing.T) {
+	tr := New(Config{})
+	defer tr.Close()
+	for _, in := range []string{"", "a"} {
+		tr.Add(&fuzz.Finding{Op: fuzz.OpEscape, Impl: "t", Kind: fuzz.KindTargetProtocol, Input: []byte(in),
+			Detail: "its answer is a line longer than 16777216 bytes (request #3: escape 0 61)"})
+	}
+	defects := Defects(tr.Classes(context.Background(), nil))
+	require.Len(t, defects, 1)
+	assert.Equal(t, "target-protocol: its answer is a line longer than 16777216 bytes", defects[0].Title())
+}
