@@ -32,6 +32,10 @@ type Defect struct {
 	// byClass is, for a defect named by a deviation, the findings of each class it counts
 	// (those of the class's keys filed under the defect's).
 	byClass map[*Class]uint64
+	// model is the known behaviour every finding of the defect is answered as, when the
+	// candidate answers so in at least two deviations (one alone is weak evidence: a raw
+	// slash is JSON.stringify's answer for "/").
+	model string
 }
 
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
@@ -176,6 +180,12 @@ func Defects(classes []*Class) []*Defect {
 			d.Ignored |= c.Ignored
 		}
 	}
+	supported := supportedModels(classes)
+	for _, d := range out {
+		if d.Dev != nil && !strings.HasPrefix(d.Cause, "model ") && supported[d.Impl+"\x00"+d.Dev.Model()] {
+			d.model = d.Dev.Model()
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
@@ -214,8 +224,9 @@ func candidateModels(classes []*Class) map[string]string {
 		}
 	}
 	out := map[string]string{}
+	supported := supportedModels(classes)
 	for impl, ms := range fit {
-		if len(ms) > 0 && !bad[impl] {
+		if len(ms) > 0 && !bad[impl] && supported[impl+"\x00"+ms[0]] {
 			out[impl] = ms[0]
 		}
 	}
@@ -224,6 +235,40 @@ func candidateModels(classes []*Class) map[string]string {
 
 // modelOrder is the order of preference of the known behaviours when several fit.
 var modelOrder = []string{"json-stringify", "go-json", "latin1-json", "passthrough"}
+
+// supportedModels are the candidates and known behaviours ("IMPL\x00MODEL") that answer all the
+// findings of at least two of the candidate's deviation keys (over all its classes).
+func supportedModels(classes []*Class) map[string]bool {
+	type tally struct{ findings, fit map[string]uint64 }
+	byKey := map[string]*tally{} // by candidate and key
+	for _, c := range classes {
+		for k, s := range c.Deviations {
+			t := byKey[c.Impl+"\x00"+k]
+			if t == nil {
+				t = &tally{map[string]uint64{}, map[string]uint64{}}
+				byKey[c.Impl+"\x00"+k] = t
+			}
+			t.findings[""] += s.Findings
+			for m, n := range s.Models {
+				t.fit[m] += n
+			}
+		}
+	}
+	keys := map[string]int{}
+	for key, t := range byKey {
+		impl, _, _ := strings.Cut(key, "\x00")
+		for m, n := range t.fit {
+			if n == t.findings[""] && n > 0 {
+				keys[impl+"\x00"+m]++
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, n := range keys {
+		out[k] = n >= 2
+	}
+	return out
+}
 
 // sortedDevKeys are the deviation keys of c, sorted.
 func sortedDevKeys(c *Class) []string {
@@ -449,7 +494,7 @@ func (d *Defect) devTitle() string {
 	if _, n, ok := strings.Cut(d.Cause, "|len>="); ok {
 		t += "; only in strings of " + n + " bytes or more (the witness's filler cannot go, and the bytes fail at any offset in it)"
 	}
-	if m := d.Dev.Model(); m != "" {
+	if m := d.model; m != "" {
 		t += "; every finding is answered as " + reference.Texts[m] + " answers"
 	}
 	return t
