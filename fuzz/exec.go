@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-shellwords"
@@ -38,6 +39,12 @@ func SplitCommand(cmd string) ([]string, error) {
 	argv, err := p.Parse(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("cannot split command %q: %v", cmd, err)
+	}
+	if p.Position >= 0 {
+		// The parser stops at an unquoted ; | & > <: the rest would be dropped silently.
+		op := strings.TrimSpace(cmd[p.Position:])
+		op = op[:len(op)-len(strings.TrimLeft(op, ";|&<>"))]
+		return nil, fmt.Errorf("command %q has an unquoted shell operator %q at byte %d; it is run without a shell: for a pipe, a list or a redirection give sh -c '...'", cmd, op, p.Position)
 	}
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("empty command %q", cmd)

@@ -97,8 +97,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(rest) > 0 {
 		return exitUsage, usagef("unexpected argument %q", rest[0])
 	}
-	if *workers < 1 {
-		return exitUsage, usagef("--workers must be at least 1, got %d", *workers)
+	if *workers < 1 || *workers > maxWorkers {
+		return exitUsage, usagef("--workers must be between 1 and %d, got %d", maxWorkers, *workers)
 	}
 	maxLenSet := false
 	fs.Visit(func(f *flag.Flag) { maxLenSet = maxLenSet || f.Name == "max-len" })
@@ -416,6 +416,10 @@ func commandLine(args []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// maxWorkers bounds --workers: each worker holds its buffers (and, with --exec, a target
+// process); more than a few per core only waits.
+const maxWorkers = 256
 
 // stringPath are the option bits PHP's string path reads: the eleven of jsonopt.StringOptions
 // and PRESERVE_ZERO_FRACTION (for a double under NUMERIC_CHECK).

@@ -45,6 +45,14 @@ func TestBadInput(t *testing.T) {
 		{"bad max-len", []string{"--max-len", "9"}, "--max-len"},
 		{"zero max-len", []string{"--max-len", "0"}, "--max-len"},
 		{"bad workers", []string{"--workers", "0"}, "--workers"},
+		// Issue 33 #11, #12, #2: a worker count that stalls, an empty budget, a shell operator
+		// that would drop the rest of the command.
+		{"too many workers", []string{"--workers", "100000000"}, "--workers must be between 1 and 256"},
+		{"empty random", []string{"--random", ""}, "--random needs a count"},
+		{"exec pipe", []string{"--exec", "difffuzz serve --impl oracle | proxy wrongall"}, `unquoted shell operator "|"`},
+		{"exec list", []string{"--exec", "difffuzz serve; echo"}, `unquoted shell operator ";"`},
+		{"exec and", []string{"--exec", "difffuzz serve && echo"}, `unquoted shell operator "&&"`},
+		{"exec redirect", []string{"--exec", "difffuzz serve > log"}, `unquoted shell operator ">"`},
 		{"bad int flag", []string{"--workers", "many"}, "invalid value"},
 		{"flags too big", []string{"escape", "--flags", "99999999999", "--hex", "41"}, "32-bit"},
 		{"serve argument", []string{"serve", "x"}, "no arguments"},

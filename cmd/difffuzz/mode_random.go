@@ -20,25 +20,32 @@ const defaultRandomCount = 50000
 
 func init() {
 	var (
-		budget  string
-		seed    int64
-		seedSet bool
-		stats   bool
-		count   uint64
-		dur     time.Duration
+		budget    string
+		budgetSet bool
+		seed      int64
+		seedSet   bool
+		stats     bool
+		count     uint64
+		dur       time.Duration
 	)
 	addMode(&mode{
 		name: "random", order: 30, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
-			seedSet, count, dur = false, 0, 0 // a fresh run (tests run several in one process)
-			fs.StringVar(&budget, "random", "", "check random inputs: a count like 100000x or a duration like 30s")
+			seedSet, budgetSet, budget, count, dur = false, false, "", 0, 0 // a fresh run (tests run several in one process)
+			fs.Func("random", "check random inputs: a count like 100000x or a duration like 30s", func(v string) error {
+				budget, budgetSet = v, true
+				return nil
+			})
 			fs.Var(&seedFlag{&seed, &seedSet}, "seed", "seed of the random inputs of --random or the default campaign (default: a new one; it is always printed)")
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
 		},
-		selected: func() bool { return budget != "" },
+		selected: func() bool { return budgetSet },
 		check: func(runs bool) error {
 			if !runs && (seedSet || stats) {
 				return usagef("--seed and --stats go with --random N|DURATION (or the default campaign, which runs random inputs)")
+			}
+			if budgetSet && budget == "" {
+				return usagef("--random needs a count like 100000x or a duration like 30s, got an empty value")
 			}
 			if budget == "" {
 				return nil
