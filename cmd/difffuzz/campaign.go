@@ -162,6 +162,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err := distinctPaths(outs); err != nil {
 		return exitUsage, err
 	}
+	for _, flag := range []string{"--findings", "--junit"} {
+		if outs[flag] != "" && *checkpointFile != "" && logGeneration(outs[flag], *checkpointFile) {
+			return exitUsage, usagef("%s %s is a name the checkpoint's findings log takes when a resume compacts it: give another", flag, outs[flag])
+		}
+	}
 	var findingsOut *os.File
 	if *findingsFile != "" {
 		// Opened now, so that a path that cannot be written fails before the campaign; emptied
@@ -517,17 +522,48 @@ func distinctPaths(paths map[string]string) error {
 	return nil
 }
 
-// samePath is whether two paths name one file: the same absolute path, or (both existing) the
-// same file through a link.
+// samePath is whether two paths name one file: the same path once links are followed (a link
+// to a file not yet written included), or (both existing) the same file.
 func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	if err1 == nil && err2 == nil && aa == bb {
+	if resolvedPath(a) == resolvedPath(b) {
 		return true
 	}
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// resolvedPath is p absolute with its symbolic links followed, the last one too when what it
+// points to does not exist yet (os.Stat cannot tell such a link from its target).
+func resolvedPath(p string) string {
+	for range 40 { // as the kernel's limit on links followed
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(d, filepath.Base(p))
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// logGeneration reports whether out is a findings log the checkpoint at ck may write
+// (CK.findings.N, when a resume compacts the log).
+func logGeneration(out, ck string) bool {
+	rest, ok := strings.CutPrefix(resolvedPath(out), resolvedPath(ck)+".findings.")
+	return ok && rest != "" && strings.Trim(rest, "0123456789") == ""
 }
 
 // stringList collects a repeatable string flag.

@@ -236,9 +236,11 @@ func TestCheckpointDamage(t *testing.T) {
 	assert.Contains(t, err.Error(), "another difffuzz is using it")
 	require.NoError(t, ck.close())
 
-	// Two outputs that are one file.
+	// Two outputs that are one file (issue 33 #7: through a link to a file not yet written).
+	require.NoError(t, os.Symlink("same3", filepath.Join(dir, "link3")))
 	for _, extra := range [][]string{
 		{"--junit", filepath.Join(dir, "same"), "--findings", filepath.Join(dir, "same")},
+		{"--junit", filepath.Join(dir, "same3"), "--findings", filepath.Join(dir, "link3")},
 		{"--checkpoint", filepath.Join(dir, "c.json"), "--junit", filepath.Join(dir, "c.json.findings")},
 		{"--checkpoint", filepath.Join(dir, "c.json"), "--findings", filepath.Join(dir, "c.json")},
 	} {
@@ -246,6 +248,10 @@ func TestCheckpointDamage(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", extra)
 		assert.Regexp(t, `^difffuzz: --\S+( \S+)* and --\S+( \S+)* are the same file \(.*\): one would overwrite the other\n$`, errs)
 	}
+	// Issue 33 #14: a name the findings log takes when a resume compacts it.
+	code, _, errs = runArgs(t, "", append(args, "--checkpoint", filepath.Join(dir, "ck"), "--findings", filepath.Join(dir, "ck.findings.1"))...)
+	assert.Equal(t, 2, code)
+	assert.Regexp(t, `^difffuzz: --findings .*ck.findings.1 is a name the checkpoint's findings log takes`, errs)
 }
 
 func replaceIn(t *testing.T, path, old, new string) {
