@@ -34,10 +34,18 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := processSignals()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// processSignals is how the process takes signals: SIGINT and SIGTERM cancel the context (the
+// summary is printed); a closed pipe on stdout or stderr (| head) is a write error that run
+// reports, not a SIGPIPE that ends the run before --junit and --findings are written.
+func processSignals() (context.Context, context.CancelFunc) {
+	signal.Ignore(syscall.SIGPIPE)
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // Exit codes, as diff's.
@@ -74,6 +82,8 @@ Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1
 // run is the whole command: main only wires the process to it, so tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
+	out := &firstError{w: stdout} // a failed write to stdout (a full disk, a closed pipe) is an error
+	stdout = out
 	cmd := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -104,11 +114,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	if err == nil && out.err != nil && code != exitUsage { // (a campaign says so itself)
+		err = fmt.Errorf("writing the standard output: %v", out.err)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(err))
 		return exitUsage
 	}
 	return code
+}
+
+// firstError is a writer that keeps the first error of the writes to w (and drops the writes
+// after it).
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.w.Write(p)
+	f.err = err
+	return n, err
 }
 
 // oneLine is an error on one line: a target's stderr lines ("...:\n\tline\n\tline") joined

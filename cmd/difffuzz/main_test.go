@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/difffuzz/difffuzz/internal/planted"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,6 +82,23 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("stderr %q, want one line starting \"difffuzz: \" containing %q", errs, tc.want)
 			}
 		})
+	}
+}
+
+// brokenWriter fails every write, as a full disk or a closed pipe does.
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A command whose standard output cannot be written says so and exits 2 (issue 33 #13: decode,
+// list, repro and mutate --list exited 0).
+func TestStdoutWriteError(t *testing.T) {
+	for _, args := range [][]string{{"decode", "--hex", "41"}, {"utf8-decode", "--hex", "41"}, {"escape", "--hex", "41"}, {"list"},
+		{"mutate", "--dir", "../..", "--list"}} {
+		var errb bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), brokenWriter{}, &errb)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Regexp(t, `(^|\n)difffuzz: .*no space left on device\n$`, errb.String(), "%v: the last line says so", args)
 	}
 }
 
@@ -270,4 +291,37 @@ func TestFindingsFileKeptOnError(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "kept\n", string(b))
+}
+
+// A closed pipe on stdout or on stderr (| head -1) does not end the run by SIGPIPE: --junit and
+// --findings are written whole, and the exit status says what happened (issue 33 #3, #4).
+func TestClosedPipe(t *testing.T) {
+	for _, which := range []string{"stdout", "stderr"} {
+		t.Run(which, func(t *testing.T) {
+			dir := t.TempDir()
+			junit, findings := filepath.Join(dir, "f.xml"), filepath.Join(dir, "g.jsonl")
+			cmd := exec.Command(os.Args[0], "--exhaustive", "--max-len", "1", "--impl", planted.New(planted.RawSlash).Name(), "--junit", junit, "--findings", findings)
+			cmd.Env = append(os.Environ(), mainEnv+"="+string(planted.RawSlash))
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			require.NoError(t, r.Close()) // the reader is gone before the first write
+			if which == "stdout" {
+				cmd.Stdout = w
+			} else {
+				cmd.Stderr = w
+			}
+			err = cmd.Run()
+			w.Close()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				ws := ee.Sys().(syscall.WaitStatus)
+				require.False(t, ws.Signaled(), "killed by %v", ws.Signal())
+			}
+			for _, f := range []string{junit, findings} {
+				fi, err := os.Stat(f)
+				require.NoError(t, err)
+				assert.NotZero(t, fi.Size(), "%s written", f)
+			}
+		})
+	}
 }
