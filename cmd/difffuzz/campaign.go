@@ -171,14 +171,14 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *findingsFile != "" {
 		// Opened now, so that a path that cannot be written fails before the campaign; emptied
 		// only when the findings are written at its end.
-		if findingsOut, err = os.OpenFile(*findingsFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+		if findingsOut, err = openOutput(*findingsFile); err != nil {
 			return exitUsage, usagef("--findings: %v", err)
 		}
 		defer findingsOut.Close()
 	}
 	var junitOut *os.File
 	if *junitFile != "" {
-		if junitOut, err = os.OpenFile(*junitFile, os.O_WRONLY|os.O_CREATE, 0o644); err != nil {
+		if junitOut, err = openOutput(*junitFile); err != nil {
 			return exitUsage, usagef("--junit: %v", err)
 		}
 		defer junitOut.Close()
@@ -520,6 +520,16 @@ func distinctPaths(paths map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// openOutput opens an output file (--findings, --junit) for writing, created when missing. A
+// named pipe or a socket is refused: opening one blocks until a reader comes, and no signal
+// ends the wait.
+func openOutput(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0 {
+		return nil, fmt.Errorf("%s is a named pipe or a socket: give a regular file", path)
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 }
 
 // samePath is whether two paths name one file: the same path once links are followed (a link

@@ -27,6 +27,8 @@ func runArgs(t *testing.T, stdin string, args ...string) (code int, stdout, stde
 
 // Every kind of bad input gets exactly one "difffuzz: " line on stderr and exit 2.
 func TestBadInput(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -68,6 +70,9 @@ func TestBadInput(t *testing.T) {
 		{"examples overflow", []string{"--examples", "99999999999999999999"}, "-examples: value out of range"},
 		{"out not a directory", []string{"--out", "/dev/null/x"}, "--out"},
 		{"findings not writable", []string{"--findings", "/nonexistent-dir/f.jsonl"}, "--findings"},
+		// Issue 33 #5: a FIFO with no reader blocked forever, deaf to SIGINT and SIGTERM.
+		{"findings a fifo", []string{"--findings", fifo}, "is a named pipe or a socket"},
+		{"junit a fifo", []string{"--junit", fifo}, "is a named pipe or a socket"},
 		{"exec exits before hello", []string{"--exec", "sh -c 'echo oops >&2; echo more >&2; exit 3'"}, "its stderr ends with: oops | more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
