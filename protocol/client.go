@@ -584,6 +584,7 @@ func (c *Client) kill() {
 		case <-time.After(c.cfg.Grace):
 		}
 	}
+	killGroup(c.cmd) // what it left running in the background
 	c.stdin.Close()
 	c.stdout.Close()
 }
@@ -621,6 +622,7 @@ func (c *Client) Close() error {
 		c.broken = errors.New("protocol: client closed")
 		return &TargetError{Kind: TimedOut, Target: c.name, Index: -1, Detail: fmt.Sprintf("did not exit within %v of the end of its input; killed", c.cfg.Grace), Stderr: c.stderr.lastLines(c.cfg.StderrLines)}
 	}
+	killGroup(c.cmd) // what it left running in the background
 	c.stdout.Close()
 	c.broken = errors.New("protocol: client closed")
 	if c.wait != nil {

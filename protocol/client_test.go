@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +37,16 @@ func fakeTarget(mode string) int {
 		return benchFake(in, func(string) string { return reply })
 	}
 	switch mode {
+	case "bgchild": // leaves a child in its process group (sleep 777 &), then serves
+		child := exec.Command("sleep", "777")
+		if err := child.Start(); err != nil {
+			return 9
+		}
+		os.WriteFile(os.Getenv("FAKE_CHILD_PID"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+		if err := Serve(in, os.Stdout, fakeHandler); err != nil {
+			return 1
+		}
+		return 0
 	case "nobench": // Serve's answers (bench included), but a hello without bench
 		os.Stdout.WriteString(hello)
 		for {

@@ -14,3 +14,6 @@ func killProcess(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// killGroup does nothing outside Unix (no process groups).
+func killGroup(cmd *exec.Cmd) {}

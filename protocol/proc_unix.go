@@ -23,3 +23,12 @@ func killProcess(cmd *exec.Cmd) error {
 	}
 	return nil
 }
+
+// killGroup sends SIGKILL to what is left of the target's process group once the target
+// itself has exited (its background children); the group outlives its leader while it has
+// members, and nothing else can have its id then.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package protocol
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A target's background children (a shell's `sleep 777 &`) do not outlive the session, whether
+// the target exits at the end of its input or is killed (issue 33 #10).
+func TestClientEndsProcessGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	c, err := startFake(t, "bgchild", Config{Timeout: 5 * time.Second, Grace: 2 * time.Second, Env: []string{"FAKE_CHILD_PID=" + pidFile}})
+	require.NoError(t, err)
+	_, err = c.Do([]Request{{Op: OpEscape, Input: []byte("a")}})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(string(b))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return syscall.Kill(pid, 0) != nil // gone (or a zombie reaped by init)
+	}, 5*time.Second, 20*time.Millisecond, "child %d of the target still runs", pid)
+}
