@@ -179,6 +179,9 @@ func (r ClassRecord) Class() (*Class, error) {
 	if err != nil {
 		return nil, fmt.Errorf("class %s %s: witness: %v", r.Op, r.Impl, err)
 	}
+	if r.Op != w.Op {
+		return nil, fmt.Errorf("class %q %s: its op is not its witness's (%s)", r.Op, r.Impl, w.Op)
+	}
 	c := &Class{Signature: r.Signature, Witness: w, Attribution: fuzz.Attribute(w), Ignored: jsonopt.Options(r.Ignored),
 		Minimized: r.Minimized, Note: r.Note, Findings: r.Findings, Spaces: r.Spaces, Kinds: r.Kinds, NotRun: r.NotRun}
 	for i, e := range r.Examples {

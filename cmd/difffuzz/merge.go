@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -211,6 +212,9 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 	var findings []*fuzz.Finding
 	for _, r := range shards {
 		for _, s := range r.Spaces {
+			if _, err := fuzz.ParseOps(string(s.Op)); err != nil || s.Op == "" {
+				return nil, usagef("merge: %s: a space of op %q: want escape, decode or utf8_decode", r.file, s.Op)
+			}
 			k := mergeKey(s)
 			i, ok := index[k]
 			if !ok {
@@ -220,11 +224,19 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 				continue
 			}
 			m := &out.rep.Spaces[i]
-			m.Strings += s.Strings
-			m.Cases += s.Cases
-			m.NotRun += s.NotRun
-			m.Skipped += s.Skipped
-			m.Differences += s.Differences
+			var overflow bool
+			for _, p := range []struct {
+				sum *uint64
+				n   uint64
+			}{{&m.Strings, s.Strings}, {&m.Cases, s.Cases}, {&m.NotRun, s.NotRun},
+				{&m.Skipped, s.Skipped}, {&m.Differences, s.Differences}} {
+				var carry uint64
+				*p.sum, carry = bits.Add64(*p.sum, p.n, 0)
+				overflow = overflow || carry != 0
+			}
+			if overflow {
+				return nil, usagef("merge: %s: the counts of space %s %s add up past 2^64: not a shard report difffuzz wrote", r.file, s.Space, s.Op)
+			}
 			m.Elapsed += s.Elapsed
 			m.Complete = m.Complete && s.Complete
 			m.Distinct = max(m.Distinct, s.Distinct)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -237,4 +238,47 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	code, _, errs = runArgs(t, "", "merge", good)
 	assert.Equal(t, 1, code, errs)
+}
+
+// Edited shard reports that are each well formed but do not merge (issue 33 #16): counts that
+// wrap past 2^64 across shards, a class of an unknown op. Each was merged and printed before.
+func TestMergeRefusesEdited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two exhaustive 3-byte shards")
+	}
+	lenient := withPlanted(t, planted.Lenient)
+	var shards []string
+	for k := range 2 {
+		code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "3", "--ops", "decode", "--impl", lenient, "--json", "--shard", fmt.Sprintf("%d/2", k))
+		require.Equal(t, 1, code, errs)
+		shards = append(shards, out)
+	}
+	edit := func(out string, change func(m map[string]any)) string {
+		d := json.NewDecoder(strings.NewReader(out))
+		d.UseNumber()
+		var m map[string]any
+		require.NoError(t, d.Decode(&m))
+		change(m)
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		f := filepath.Join(t.TempDir(), "shard.json")
+		require.NoError(t, os.WriteFile(f, b, 0o644))
+		return f
+	}
+	wrapped := edit(shards[0], func(m map[string]any) {
+		sp := m["spaces"].([]any)
+		sp[len(sp)-1].(map[string]any)["cases"] = json.Number("18446744073709551615") // the 3-byte space both shards hold
+	})
+	frob := edit(shards[0], func(m map[string]any) {
+		m["records"].(map[string]any)["classes"].([]any)[0].(map[string]any)["op"] = "frob"
+	})
+	other := edit(shards[1], func(map[string]any) {})
+	for _, tc := range []struct{ file, want string }{
+		{wrapped, "add up past 2^64"},
+		{frob, `class "frob"`},
+	} {
+		code, out, errs := runArgs(t, "", "merge", tc.file, other)
+		assert.Equal(t, 2, code, "%s: %s", tc.want, out)
+		assert.Regexp(t, `^difffuzz: merge: .*`+regexp.QuoteMeta(tc.want)+`.*\n$`, errs)
+	}
 }
