@@ -246,6 +246,9 @@ func (st *ckState) check(logName string, full bool) error {
 		if p == nil {
 			return fmt.Errorf("part %q is empty", k)
 		}
+		if name, _, _ := strings.Cut(k, " "); !slices.ContainsFunc(modes, func(m *mode) bool { return m.name == name }) {
+			return fmt.Errorf("part %q is of no mode difffuzz has", k)
+		}
 		for i, r := range p.Findings {
 			if _, err := r.Finding(); err != nil {
 				return fmt.Errorf("part %q, finding %d: %v", k, i+1, err)
@@ -618,6 +621,7 @@ func (ck *checkpoint) save() error {
 	}
 	tmp := ck.path + ".tmp"
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		os.Remove(tmp) // a full disk leaves no empty .tmp behind
 		return err
 	}
 	return os.Rename(tmp, ck.path)

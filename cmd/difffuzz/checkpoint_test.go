@@ -206,6 +206,8 @@ func TestCheckpointDamage(t *testing.T) {
 			b = append(b[:i], b[i+1:]...) // two lines made one: same length less a byte
 			require.NoError(t, os.WriteFile(log, append(b, ' '), 0o644))
 		}, "findings log ck.json.findings, line 1:"},
+		// Issue 33 #17: a part of no mode was accepted silently.
+		{"a part of no mode", func(ck, log string) { replaceIn(t, ck, `"parts": {}`, `"parts": {"frob": {}}`) }, `part "frob" is of no mode difffuzz has`},
 		{"a checkpoint that is a directory", func(ck, log string) { require.NoError(t, os.Remove(ck)); require.NoError(t, os.Mkdir(ck, 0o755)) }, "not a regular file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
