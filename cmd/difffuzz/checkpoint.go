@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"maps"
@@ -26,7 +29,7 @@ import (
 )
 
 // checkpointVersion is the version of the --checkpoint file's layout.
-const checkpointVersion = 1
+const checkpointVersion = 2
 
 // checkpointEvery is how often a running campaign writes its checkpoint (it also writes it
 // when it ends, interrupted or not).
@@ -67,6 +70,22 @@ type ckState struct {
 	LogLines uint64              `json:"log_lines"`
 	Written  time.Time           `json:"written"`
 	Elapsed  time.Duration       `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
+	// LogSum is the SHA-256 of the log's first LogBytes bytes, and Sum the SHA-256 of this
+	// file written with Sum empty: an edited checkpoint or log is refused, not resumed into a
+	// report that does not add up.
+	LogSum string `json:"log_sha256"`
+	Sum    string `json:"sha256"`
+}
+
+// sum is the SHA-256 of st as saved, with Sum empty.
+func (st ckState) sum() (string, []byte, error) {
+	st.Sum = ""
+	data, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return "", nil, err
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), data, nil
 }
 
 // ckLine is one line of the findings log: a raw finding, the part that made it and, for a
@@ -102,6 +121,7 @@ type checkpoint struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	logErr   error         // the first write to the findings log that failed: the checkpoint is no longer written
+	logSum   hash.Hash     // SHA-256 of the log's bytes written so far (st.LogSum when saved)
 	resumed  bool          // the file was there: this run goes on with an earlier one
 	opened   time.Time     // when this run opened it
 	before   time.Duration // st.Elapsed as loaded: the wall time of earlier runs
@@ -143,7 +163,7 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 			ck.unlock()
 			return nil, usagef("--checkpoint: %v", err)
 		}
-		ck.logw = bufio.NewWriterSize(ck.log, 1<<16)
+		ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
 		if err := ck.save(); err != nil {
 			ck.release()
 			return nil, usagef("--checkpoint: %v", err)
@@ -163,6 +183,9 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	}
 	if ck.st.Version != checkpointVersion {
 		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+	}
+	if sum, _, err := ck.st.sum(); err != nil || sum != ck.st.Sum {
+		return nil, usagef("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
 	}
 	if ck.st.Config != config || ck.st.Shard != shard {
 		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
@@ -367,7 +390,8 @@ func (ck *checkpoint) replay() (string, error) {
 	kept := bufio.NewWriterSize(out, 1<<16)
 	var lines, read uint64
 	var size int64
-	sc := bufio.NewScanner(io.LimitReader(f, ck.st.LogBytes))
+	oldSum, newSum := sha256.New(), sha256.New()
+	sc := bufio.NewScanner(io.TeeReader(io.LimitReader(f, ck.st.LogBytes), oldSum))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		read++
@@ -389,6 +413,8 @@ func (ck *checkpoint) replay() (string, error) {
 		ck.triage.Add(fd)
 		kept.Write(sc.Bytes())
 		kept.WriteByte('\n')
+		newSum.Write(sc.Bytes())
+		newSum.Write([]byte{'\n'})
 		size += int64(len(sc.Bytes())) + 1
 		lines++
 	}
@@ -398,10 +424,13 @@ func (ck *checkpoint) replay() (string, error) {
 	if read != ck.st.LogLines {
 		return fail(fmt.Errorf("findings log %s: %d findings where the checkpoint vouches for %d (cut short or replaced)", ck.st.Log, read, ck.st.LogLines))
 	}
+	if got := hex.EncodeToString(oldSum.Sum(nil)); got != ck.st.LogSum {
+		return fail(fmt.Errorf("findings log %s: its first %d bytes are not those the checkpoint vouches for (SHA-256 %s, not %s): edited or damaged", ck.st.Log, ck.st.LogBytes, got, ck.st.LogSum))
+	}
 	if err := kept.Flush(); err != nil {
 		return fail(err)
 	}
-	ck.log, ck.logw = out, bufio.NewWriterSize(out, 1<<16)
+	ck.log, ck.logw, ck.logSum = out, bufio.NewWriterSize(out, 1<<16), newSum
 	ck.st.Log, ck.st.LogBytes, ck.st.LogLines = newLog, size, lines
 	return oldPath, nil
 }
@@ -445,6 +474,7 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 		if err == nil {
 			ck.st.LogBytes += int64(len(line))
 			ck.st.LogLines++
+			ck.logSum.Write(line)
 		} else {
 			// The finding still counts in this run, but a resume could not know it: from
 			// here on the checkpoint is not written again (it stays at its last good state).
@@ -614,6 +644,11 @@ func (ck *checkpoint) save() error {
 	}
 	ck.st.Written = time.Now().UTC()
 	ck.st.Elapsed = ck.before + time.Since(ck.opened)
+	ck.st.LogSum = hex.EncodeToString(ck.logSum.Sum(nil))
+	sum, _, err := ck.st.sum()
+	if err == nil {
+		ck.st.Sum = sum
+	}
 	data, err := json.MarshalIndent(ck.st, "", " ")
 	ck.mu.Unlock()
 	if err != nil {

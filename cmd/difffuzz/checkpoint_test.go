@@ -188,34 +188,66 @@ func TestCheckpointDamage(t *testing.T) {
 	require.Greater(t, bytes.Count(logData, []byte("\n")), 1000)
 
 	for _, tc := range []struct {
-		name string
-		edit func(ck, log string) // edits the copies
-		want string
+		name   string
+		edit   func(ck, log string) // edits the copies
+		want   string
+		unseal bool // the checkpoint's own checksum left as it was (else made again after the edit)
 	}{
-		{"a null space", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"decode/2": null, "x": {`) }, "space \"decode/2\" is empty"},
-		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"utf8_decode/2": {`) }, `space "utf8_decode/2" holds op "decode", length 2`},
-		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not ck.json.findings[.N] beside it`},
+		{"a null space", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"decode/2": null, "x": {`) }, "space \"decode/2\" is empty", false},
+		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"utf8_decode/2": {`) }, `space "utf8_decode/2" holds op "decode", length 2`, false},
+		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not ck.json.findings[.N] beside it`, false},
 		{"a log cut at a line", func(ck, log string) {
 			b, _ := os.ReadFile(log)
 			require.NoError(t, os.WriteFile(log, b[:bytes.IndexByte(b, '\n')+1], 0o644))
-		}, "bytes, the checkpoint vouches for"},
-		{"an emptied log", func(ck, log string) { require.NoError(t, os.WriteFile(log, nil, 0o644)) }, "0 bytes, the checkpoint vouches for"},
+		}, "bytes, the checkpoint vouches for", false},
+		{"an emptied log", func(ck, log string) { require.NoError(t, os.WriteFile(log, nil, 0o644)) }, "0 bytes, the checkpoint vouches for", false},
 		{"a line less, same size", func(ck, log string) {
 			b, _ := os.ReadFile(log)
 			i := bytes.IndexByte(b, '\n')
 			b = append(b[:i], b[i+1:]...) // two lines made one: same length less a byte
 			require.NoError(t, os.WriteFile(log, append(b, ' '), 0o644))
-		}, "findings log ck.json.findings, line 1:"},
+		}, "findings log ck.json.findings, line 1:", false},
 		// Issue 33 #17: a part of no mode was accepted silently.
-		{"a part of no mode", func(ck, log string) { replaceIn(t, ck, `"parts": {}`, `"parts": {"frob": {}}`) }, `part "frob" is of no mode difffuzz has`},
-		{"a checkpoint that is a directory", func(ck, log string) { require.NoError(t, os.Remove(ck)); require.NoError(t, os.Mkdir(ck, 0o755)) }, "not a regular file"},
+		{"a part of no mode", func(ck, log string) { replaceIn(t, ck, `"parts": {}`, `"parts": {"frob": {}}`) }, `part "frob" is of no mode difffuzz has`, false},
+		{"a checkpoint that is a directory", func(ck, log string) { require.NoError(t, os.Remove(ck)); require.NoError(t, os.Mkdir(ck, 0o755)) }, "not a regular file", false},
+		// Issue 33 #8: edits that keep the file well formed, each resumed before into a report
+		// that merge then refused as inconsistent.
+		{"a space's differences + 1", func(ck, log string) { replaceIn(t, ck, `"differences": `, `"differences": 1`) }, "edited or damaged", true},
+		{"a findings line deleted, log_lines and log_bytes adjusted", func(ck, log string) {
+			b, _ := os.ReadFile(log)
+			i := bytes.IndexByte(b, '\n')
+			require.NoError(t, os.WriteFile(log, b[i+1:], 0o644))
+			var st ckState
+			c, _ := os.ReadFile(ck)
+			require.NoError(t, json.Unmarshal(c, &st))
+			st.LogBytes -= int64(i + 1)
+			st.LogLines--
+			c, _ = json.MarshalIndent(st, "", " ")
+			require.NoError(t, os.WriteFile(ck, c, 0o644))
+		}, "are not those the checkpoint vouches for", false},
+		{"a findings line duplicated, log_lines and log_bytes adjusted", func(ck, log string) {
+			b, _ := os.ReadFile(log)
+			i := bytes.IndexByte(b, '\n')
+			require.NoError(t, os.WriteFile(log, append(append([]byte(nil), b[:i+1]...), b...), 0o644))
+			var st ckState
+			c, _ := os.ReadFile(ck)
+			require.NoError(t, json.Unmarshal(c, &st))
+			st.LogBytes += int64(i + 1)
+			st.LogLines++
+			c, _ = json.MarshalIndent(st, "", " ")
+			require.NoError(t, os.WriteFile(ck, c, 0o644))
+		}, "are not those the checkpoint vouches for", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := t.TempDir()
 			ck := filepath.Join(d, "ck.json")
 			require.NoError(t, os.WriteFile(ck, bytes.ReplaceAll(data, []byte("base.json.findings"), []byte("ck.json.findings")), 0o644))
+			reseal(t, ck)
 			require.NoError(t, os.WriteFile(ck+".findings", logData, 0o644))
 			tc.edit(ck, ck+".findings")
+			if !tc.unseal {
+				reseal(t, ck) // so that the check the case is about is reached
+			}
 			code, out, errs := runArgs(t, "", append(args, "--checkpoint", ck)...)
 			assert.Equal(t, 2, code, errs)
 			assert.Empty(t, out)
@@ -254,6 +286,26 @@ func TestCheckpointDamage(t *testing.T) {
 	code, _, errs = runArgs(t, "", append(args, "--checkpoint", filepath.Join(dir, "ck"), "--findings", filepath.Join(dir, "ck.findings.1"))...)
 	assert.Equal(t, 2, code)
 	assert.Regexp(t, `^difffuzz: --findings .*ck.findings.1 is a name the checkpoint's findings log takes`, errs)
+}
+
+// reseal makes the checksum of the checkpoint at path again, when it is one (a checkpoint
+// edited on purpose, to reach the checks after the checksum's).
+func reseal(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var st ckState
+	if json.Unmarshal(b, &st) != nil {
+		return
+	}
+	sum, _, err := st.sum()
+	require.NoError(t, err)
+	st.Sum = sum
+	b, err = json.MarshalIndent(st, "", " ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
 
 func replaceIn(t *testing.T, path, old, new string) {
