@@ -234,12 +234,13 @@ var ErrTargetGaveUp = errors.New("too many restarts")
 // going on would make every request a hang of the whole Timeout, for hours.
 var ErrTargetSilent = errors.New("answered its hello but not one request")
 
-// silence counts a process that timed out before answering anything. At the second in a
+// silence counts a process that timed out (or exited, or closed its standard output) before
+// answering anything. At the second in a
 // row, a third process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
 // is answered the hangs were real and are reported as usual; when it is not, silence gives up
 // with ErrTargetSilent. Once the target has answered once, a timeout is a hang finding.
 func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit Case) error {
-	if t.heard || te.Kind != protocol.TimedOut {
+	if t.heard || te.Kind != protocol.TimedOut && te.Kind != protocol.Exited {
 		return nil
 	}
 	t.silent++
@@ -260,6 +261,12 @@ func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit 
 	t.client = nil
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if te.Kind == protocol.Exited {
+		// Every process ends its answers before the first (it exits, or closes its standard
+		// output and runs on): each restart would cost a grace period, for every input.
+		return fmt.Errorf("target %s: %w: each of %d processes exited or closed its standard output before its first answer (the last one asked only %s of %q; %s)",
+			t.Name, ErrTargetSilent, t.silent+1, probe.Op, probe.Input, te.Status)
 	}
 	return fmt.Errorf("target %s: %w within %v, in %d processes (the last one asked only %s of %q): it must write each answer line and flush its standard output when it has no further request to read (target protocol v1; Python: print(..., flush=True) or PYTHONUNBUFFERED=1, C: fflush(stdout), PHP CLI: fflush(STDOUT)), unless it hangs on every input",
 		t.Name, ErrTargetSilent, t.timeout, t.silent+1, probe.Op, probe.Input)

@@ -163,3 +163,17 @@ func TestUnflushedTarget(t *testing.T) {
 	assert.Contains(t, out, "difffuzz: nothing checked (stopped early): 0 strings")
 	assert.Less(t, time.Since(start), 20*time.Second)
 }
+
+// TestStdoutClosedTarget: a target that closes its standard output after its hello and runs
+// on (issue 33 #6: 37 of 100 inputs in 15 minutes, 292 restarts) gives up after three
+// processes with one line, exit 2, in seconds.
+func TestStdoutClosedTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three grace periods of a target that will not exit")
+	}
+	start := time.Now()
+	code, out, errs := runArgs(t, "", "--exec", "sh -c 'echo difffuzz-target 1 escape; exec 1>&-; sleep 1000'", "--random", "100x", "--seed", "1")
+	assert.Equal(t, 2, code, "%s\n%s", out, errs)
+	assert.Regexp(t, `(?m)^difffuzz: target .*: answered its hello but not one request: each of 3 processes exited or closed its standard output before its first answer`, errs)
+	assert.Less(t, time.Since(start), 30*time.Second)
+}
