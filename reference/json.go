@@ -26,21 +26,9 @@ var Texts = map[string]string{
 func JSONStringify(src []byte) []byte {
 	out := []byte{'"'}
 	for _, r := range decodeWHATWG(src) {
-		switch {
-		case r == '"':
-			out = append(out, '\\', '"')
-		case r == '\\':
-			out = append(out, '\\', '\\')
-		case r == '\b':
-			out = append(out, '\\', 'b')
-		case r == '\t':
-			out = append(out, '\\', 't')
-		case r == '\n':
-			out = append(out, '\\', 'n')
-		case r == '\f':
-			out = append(out, '\\', 'f')
-		case r == '\r':
-			out = append(out, '\\', 'r')
+		switch e, short := quoteJSONString[r]; {
+		case short:
+			out = append(out, e...)
 		case r < 0x20:
 			const hex = "0123456789abcdef"
 			out = append(out, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
@@ -50,6 +38,9 @@ func JSONStringify(src []byte) []byte {
 	}
 	return append(out, '"')
 }
+
+// quoteJSONString are ECMA-262's short escapes (the table of QuoteJSONString).
+var quoteJSONString = map[rune]string{'"': `\"`, '\\': `\\`, '\b': `\b`, '\t': `\t`, '\n': `\n`, '\f': `\f`, '\r': `\r`}
 
 // decodeWHATWG is src decoded as UTF-8 with U+FFFD for each maximal subpart of an ill-formed
 // sequence (WHATWG Encoding Standard; the same subparts as MaximalSubpartLatin1).

@@ -13,38 +13,12 @@ package reference
 // error, or the one byte that cannot start one.
 func MaximalSubpartLatin1(src []byte) []byte {
 	out := make([]byte, 0, len(src))
-	for i := 0; i < len(src); {
-		c := src[i]
-		if c < 0x80 {
-			out = append(out, c)
-			i++
-			continue
+	for _, r := range decodeWHATWG(src) {
+		if r <= 0xFF {
+			out = append(out, byte(r))
+		} else {
+			out = append(out, '?') // an error (U+FFFD) or a code point above U+00FF
 		}
-		n, lo, hi := sequence(c)
-		if n == 0 {
-			out = append(out, '?') // C0, C1, F5..FF, a lone continuation byte
-			i++
-			continue
-		}
-		j := i + 1
-		cp := uint32(c) & (0x7F >> n)
-		for k := 1; k < n && j < len(src); k++ {
-			b := src[j]
-			if k == 1 && (b < lo || b > hi) || k > 1 && (b < 0x80 || b > 0xBF) {
-				break
-			}
-			cp = cp<<6 | uint32(b&0x3F)
-			j++
-		}
-		switch {
-		case j-i < n:
-			out = append(out, '?') // the maximal subpart src[i:j] is one error
-		case cp <= 0xFF:
-			out = append(out, byte(cp))
-		default:
-			out = append(out, '?')
-		}
-		i = j
 	}
 	return out
 }

@@ -215,17 +215,7 @@ func (s *DevStat) merge(o *DevStat) {
 	for a, n := range o.Alts {
 		s.addAlt(a, n)
 	}
-	for m, n := range o.Models {
-		s.addModel(m, n)
-	}
-	s.unfit |= o.unfit
-	s.Findings += o.Findings
-	for r, n := range o.Rows {
-		s.Rows[r] += n
-	}
-	for op, n := range o.Ops {
-		s.Ops[op] += n
-	}
+	s.countOnly(o)
 	if s.Witness == nil || betterWitness(o, s) {
 		s.Witness, s.Dev, s.alone = o.Witness, o.Dev, o.alone
 	}
