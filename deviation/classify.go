@@ -403,46 +403,7 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		out = append(out, s)
 	}
 	if unitBytes != nil || len(g) == 0 {
-		a := d
-		a.What, a.Family = Advance, first.exit.Family()
-		switch {
-		case len(marker) == 0:
-			a.Detail = "" // PHP writes nothing for a failed step: its length does not show
-		case nMarked < len(us) && m <= nMarked:
-			a.Detail = "swallows"
-		case m > nMarked:
-			a.Detail = "split"
-			// Only a failure of several bytes can be split: name its family (the first; when
-			// another family's could be the one split, that is the other reading).
-			found := false
-			for _, u := range us {
-				if f := u.exit.Family(); u.failed() && u.inEnd-u.in >= 2 {
-					if !found {
-						a.Family, found = f, true
-					} else if f != a.Family {
-						o := a
-						o.Family = f
-						a.Alts = append(a.Alts, o.Key())
-					}
-				}
-			}
-		case m < nMarked && len(g) > 0:
-			a.Detail = "merged"
-		default:
-			a.Detail = ""
-		}
-		if a.Detail == "merged" || a.Detail == "swallows" {
-			if v, ok := droppedValid(us, d, decode); ok && !failedBefore(us) {
-				// Fewer '?' than a run holding a multi-byte code point with no failed step
-				// before it that could have swallowed it: the code point dropped (a fault
-				// that drops characters), or failures merged, are as likely.
-				v.Alts = append([]string{a.Key()}, a.Alts...)
-				a = v
-			} else if ok {
-				a.Alts = append(a.Alts, v.Key())
-			}
-		}
-		if a.Detail != "" || a.What == Substitute {
+		if a, ok := advanceOf(us, d, first, marker, decode, nMarked, m, len(g)); ok {
 			out = append(out, a)
 		}
 	}
@@ -451,6 +412,52 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 		out = append(out, d)
 	}
 	return out
+}
+
+// advanceOf is how a stretch of failed steps us ended elsewhere than PHP's: the candidate
+// wrote m markers (or bytes a step) for nMarked of PHP's, gotLen bytes in all; ok false when
+// the count does not show a difference.
+func advanceOf(us []unit, d Deviation, first unit, marker []byte, decode bool, nMarked, m, gotLen int) (Deviation, bool) {
+	a := d
+	a.What, a.Family = Advance, first.exit.Family()
+	switch {
+	case len(marker) == 0:
+		a.Detail = "" // PHP writes nothing for a failed step: its length does not show
+	case nMarked < len(us) && m <= nMarked:
+		a.Detail = "swallows"
+	case m > nMarked:
+		a.Detail = "split"
+		// Only a failure of several bytes can be split: name its family (the first; when
+		// another family's could be the one split, that is the other reading).
+		found := false
+		for _, u := range us {
+			if f := u.exit.Family(); u.failed() && u.inEnd-u.in >= 2 {
+				if !found {
+					a.Family, found = f, true
+				} else if f != a.Family {
+					o := a
+					o.Family = f
+					a.Alts = append(a.Alts, o.Key())
+				}
+			}
+		}
+	case m < nMarked && gotLen > 0:
+		a.Detail = "merged"
+	default:
+		a.Detail = ""
+	}
+	if a.Detail == "merged" || a.Detail == "swallows" {
+		if v, ok := droppedValid(us, d, decode); ok && !failedBefore(us) {
+			// Fewer '?' than a run holding a multi-byte code point with no failed step
+			// before it that could have swallowed it: the code point dropped (a fault
+			// that drops characters), or failures merged, are as likely.
+			v.Alts = append([]string{a.Key()}, a.Alts...)
+			a = v
+		} else if ok {
+			a.Alts = append(a.Alts, v.Key())
+		}
+	}
+	return a, a.Detail != "" || a.What == Substitute
 }
 
 // splitFamily is the family of the first failed step of several bytes in us (only such a

@@ -129,15 +129,7 @@ func Defects(classes []*Class) []*Defect {
 		if m := models[c.Impl]; m != "" {
 			// Every finding of the candidate is a known behaviour's answer: one defect, named
 			// after it (a JSON.stringify port is not a dozen faults).
-			d := get(c, "model "+m)
-			if d.Dev == nil {
-				d.Dev, d.byClass = newDevStat(deviation.Deviation{What: deviation.Model, Detail: m, Family: "string", CP: -1}), map[*Class]uint64{}
-			}
-			for _, k := range sortedDevKeys(c) {
-				d.Dev.merge(c.Deviations[k])
-			}
-			d.byClass[c] += c.Findings
-			d.Findings += c.Findings
+			addToModel(get(c, "model "+m), c, m)
 			continue
 		}
 		keys := make([]string, 0, len(c.Deviations))
@@ -180,17 +172,34 @@ func Defects(classes []*Class) []*Defect {
 			d.Ignored |= c.Ignored
 		}
 	}
-	supported := supportedModels(classes)
-	for _, d := range out {
-		if d.Dev != nil && !strings.HasPrefix(d.Cause, "model ") && supported[d.Impl+"\x00"+d.Dev.Model()] {
-			d.model = d.Dev.Model()
-		}
-	}
+	nameModels(out, supportedModels(classes))
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
 	}
 	return out
+}
+
+// nameModels sets the model of each defect all of whose findings a known behaviour the
+// candidate shows elsewhere (supported) answers.
+func nameModels(defects []*Defect, supported map[string]bool) {
+	for _, d := range defects {
+		if d.Dev != nil && !strings.HasPrefix(d.Cause, "model ") && supported[d.Impl+"\x00"+d.Dev.Model()] {
+			d.model = d.Dev.Model()
+		}
+	}
+}
+
+// addToModel counts class c in d, the defect of a candidate that answers as model m does.
+func addToModel(d *Defect, c *Class, m string) {
+	if d.Dev == nil {
+		d.Dev, d.byClass = newDevStat(deviation.Deviation{What: deviation.Model, Detail: m, Family: "string", CP: -1}), map[*Class]uint64{}
+	}
+	for _, k := range sortedDevKeys(c) {
+		d.Dev.merge(c.Deviations[k])
+	}
+	d.byClass[c] += c.Findings
+	d.Findings += c.Findings
 }
 
 // candidateModels maps each candidate every finding of which is answered as one known
