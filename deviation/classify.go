@@ -358,7 +358,9 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 			}
 		}
 	}
-	if c, hasC, masked, ok := maskedAndConstant(us, src, g, d.In); decode && ok && masked && (hasC || len(g) != len(us)) {
+	c, hasC, masked, mok := maskedAndConstant(us, src, g, d.In)
+	mok = mok && decode
+	if mok && masked && (hasC || len(g) != len(us)) {
 		// Stray bytes written & 0x7F beside failures written as one constant, or failures
 		// split into bytes so written (faults of one converter): each, not "other".
 		var out []Deviation
@@ -386,7 +388,7 @@ func failedStretch(us []unit, src, g []byte, d Deviation, marker []byte, opts js
 	} else if !bytes.Equal(unitBytes, marker) && !(len(g) == 0 && len(marker) == 0) {
 		s := d
 		s.What, s.Detail, s.Family = Substitute, constant(unitBytes), markerName(marker)
-		if decode && lowBits(us, src, g, d.In) {
+		if mok && len(g) == len(us) && masked && !hasC {
 			// Each stray byte written with its top bit cleared: a byte computed from the
 			// input, which a known constant (9A & 0x7F is 0x1A) only happens to equal.
 			if s.Detail == "other" {
@@ -469,26 +471,6 @@ func splitFamily(us []unit) string {
 		}
 	}
 	return "failed"
-}
-
-// lowBits reports whether utf8_decode's bytes g for the steps us (src their input, from
-// offset at) are one byte a step, each PHP's or, for a failed step of one byte, that byte with
-// its top bit cleared (byte & 0x7F, as a converter that masks to 7 bits writes it), the latter
-// at least once.
-func lowBits(us []unit, src, g []byte, at int) bool {
-	if len(g) != len(us) {
-		return false
-	}
-	masked := false
-	for k, u := range us {
-		switch {
-		case u.failed() && u.inEnd-u.in == 1 && g[k] == src[u.in-at]&0x7F:
-			masked = true
-		case !bytes.Equal(g[k:k+1], u.want):
-			return false
-		}
-	}
-	return masked
 }
 
 // failedBefore reports whether a failed step comes before the first valid multi-byte step of

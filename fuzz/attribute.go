@@ -103,11 +103,17 @@ func (a Attribution) Where() string {
 //   - step-differs (decode): the exit of the oracle's step at f.Pos.
 //   - every other kind has no rule; In is the finding's location when it has one.
 func Attribute(f *Finding) Attribution {
+	return AttributeExplained(f, Explain(f))
+}
+
+// Explain is the oracle's explained answer of an escape finding (output or error), for the
+// readers of one finding to share; empty for other findings.
+func Explain(f *Finding) Explanation {
 	var ex Explanation
 	if f.Op == OpEscape && (f.Kind == KindOutput || f.Kind == KindError) {
 		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplain(nil, f.Input, f.Flags)
 	}
-	return AttributeExplained(f, ex)
+	return ex
 }
 
 // Explanation is the oracle's explained json_encode answer for a finding's input and options

@@ -251,7 +251,7 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 	}
 	rep := &Report{}
 	for _, sp := range spaces {
-		if sp.within != nil && sp.Op == OpEscape && t.caps.Options != ^jsonopt.Options(0) {
+		if sp.within != nil && sp.Op == OpEscape && t.Has(sp.Op) && t.caps.Options != ^jsonopt.Options(0) {
 			// Only what it can take is sent, counted and shown; the string options outside
 			// its mask are not checked (Unchecked).
 			sp = sp.Within(t.caps.Options)

@@ -124,7 +124,8 @@ func Defects(classes []*Class) []*Defect {
 	}
 	confirmed := confirmedKeys(classes)
 	folded := foldedKeys(classes, confirmed)
-	models := candidateModels(classes)
+	supported := supportedModels(classes)
+	models := candidateModels(classes, supported)
 	for _, c := range classes {
 		if m := models[c.Impl]; m != "" {
 			// Every finding of the candidate is a known behaviour's answer: one defect, named
@@ -172,7 +173,7 @@ func Defects(classes []*Class) []*Defect {
 			d.Ignored |= c.Ignored
 		}
 	}
-	nameModels(out, supportedModels(classes))
+	nameModels(out, supported)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
@@ -206,7 +207,7 @@ func addToModel(d *Defect, c *Class, m string) {
 // behaviour (DevStat.Models: JSON.stringify, Go's encoding/json, ...) to its name: every class
 // holds only answers (outputs, errors) and every deviation of it has that model for all its
 // findings (when two models fit, the first of modelOrder).
-func candidateModels(classes []*Class) map[string]string {
+func candidateModels(classes []*Class, supported map[string]bool) map[string]string {
 	fit := map[string][]string{} // by candidate: the models every deviation so far fits
 	bad := map[string]bool{}
 	for _, c := range classes {
@@ -233,7 +234,6 @@ func candidateModels(classes []*Class) map[string]string {
 		}
 	}
 	out := map[string]string{}
-	supported := supportedModels(classes)
 	for impl, ms := range fit {
 		if len(ms) > 0 && !bad[impl] && supported[impl+"\x00"+ms[0]] {
 			out[impl] = ms[0]
@@ -248,16 +248,19 @@ var modelOrder = []string{"json-stringify", "go-json", "latin1-json", "passthrou
 // supportedModels are the candidates and known behaviours ("IMPL\x00MODEL") that answer all the
 // findings of at least two of the candidate's deviation keys (over all its classes).
 func supportedModels(classes []*Class) map[string]bool {
-	type tally struct{ findings, fit map[string]uint64 }
+	type tally struct {
+		findings uint64
+		fit      map[string]uint64 // findings by the model they fit
+	}
 	byKey := map[string]*tally{} // by candidate and key
 	for _, c := range classes {
 		for k, s := range c.Deviations {
 			t := byKey[c.Impl+"\x00"+k]
 			if t == nil {
-				t = &tally{map[string]uint64{}, map[string]uint64{}}
+				t = &tally{fit: map[string]uint64{}}
 				byKey[c.Impl+"\x00"+k] = t
 			}
-			t.findings[""] += s.Findings
+			t.findings += s.Findings
 			for m, n := range s.Models {
 				t.fit[m] += n
 			}
@@ -267,7 +270,7 @@ func supportedModels(classes []*Class) map[string]bool {
 	for key, t := range byKey {
 		impl, _, _ := strings.Cut(key, "\x00")
 		for m, n := range t.fit {
-			if n == t.findings[""] && n > 0 {
+			if n == t.findings && n > 0 {
 				keys[impl+"\x00"+m]++
 			}
 		}

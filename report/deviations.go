@@ -10,27 +10,16 @@ import (
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
-	"github.com/difffuzz/difffuzz/oracle"
 	"github.com/difffuzz/difffuzz/reference"
 )
 
 // deviationsOf is what the candidate did where f's answer differs from PHP's (package
 // deviation); nil for kinds without an answer to compare (crashes, panics, memory faults).
 func deviationsOf(f *fuzz.Finding) []deviation.Deviation {
-	return deviationsExplained(f, explain(f))
+	return deviationsExplained(f, fuzz.Explain(f))
 }
 
-// explain is the oracle's explained answer of an escape finding (output or error), computed
-// once for its attribution and its deviations; empty for other findings.
-func explain(f *fuzz.Finding) fuzz.Explanation {
-	var ex fuzz.Explanation
-	if f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError) {
-		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplain(nil, f.Input, f.Flags)
-	}
-	return ex
-}
-
-// deviationsExplained is deviationsOf with explain(f) given.
+// deviationsExplained is deviationsOf with fuzz.Explain(f) given.
 func deviationsExplained(f *fuzz.Finding, ex fuzz.Explanation) []deviation.Deviation {
 	switch {
 	case f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError):

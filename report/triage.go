@@ -126,7 +126,7 @@ func (t *Triage) Total() uint64 {
 // Add places one raw finding in its group (fuzz.Sink). It calls the oracle (fuzz.Attribute),
 // never the candidate.
 func (t *Triage) Add(f *fuzz.Finding) {
-	ex := explain(f)
+	ex := fuzz.Explain(f) // once, for the attribution and the deviations
 	rule, unit, pos := localKey(f, ex)
 	key := strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit, pos}, "\x00")
 	devs := deviationsExplained(f, ex)
@@ -499,7 +499,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		c.Examples, c.examples = examples(c, t.cfg.Examples), t.cfg.Examples
 	}
 	for _, nr := range t.notRun {
-		rule, unit, pos := localKey(nr.witness, explain(nr.witness))
+		rule, unit, pos := localKey(nr.witness, fuzz.Explain(nr.witness))
 		key := strings.Join([]string{string(nr.witness.Op), nr.witness.Impl, string(nr.witness.Kind), rule, unit, pos}, "\x00")
 		if g := t.groups[key]; g != nil && g.class != nil {
 			g.class.NotRun += nr.cases
