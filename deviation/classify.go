@@ -208,11 +208,13 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 	if decode && cp > 0xFF && n <= u.inEnd-u.in && !wideRaw {
 		return nil, false // '?' for it is PHP's answer too
 	}
-	written := bytes.HasPrefix(rest, encode(cp, opts, decode)) ||
-		!decode && (bytes.HasPrefix(rest, uEscape(cp, false)) || bytes.HasPrefix(rest, uEscape(cp, true))) ||
+	var eb, ub [12]byte
+	enc := appendEncode(eb[:0], cp, opts, decode)
+	written := bytes.HasPrefix(rest, enc) ||
+		!decode && (bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, false)) || bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, true))) ||
 		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
-	if !written || !resumesAfter(in, u.in+n, rest, encode(cp, opts, decode), in[u.in:u.in+n], opts, decode, 0) &&
-		!(loose && substituteAfter(in, u.in+n, rest, encode(cp, opts, decode))) {
+	if !written || !resumesAfter(in, u.in+n, rest, enc, in[u.in:u.in+n], opts, decode, 0) &&
+		!(loose && substituteAfter(in, u.in+n, rest, enc)) {
 		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
@@ -243,7 +245,8 @@ func acceptedWalk(units []unit, k int, in, b []byte, opts jsonopt.Options, decod
 	}
 	u := units[k]
 	cp, n, _ := bits(in[u.in:], in[u.in] < 0xC2)
-	for _, f := range [][]byte{encode(cp, opts, decode), in[u.in : u.in+n], uEscape(cp, false), uEscape(cp, true)} {
+	var eb, lb, ub [12]byte
+	for _, f := range [...][]byte{appendEncode(eb[:0], cp, opts, decode), in[u.in : u.in+n], appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true)} {
 		if len(f) > 0 && bytes.HasPrefix(b, f) {
 			return ds, len(f), u.in + n, true
 		}
@@ -276,10 +279,11 @@ func substituteAfter(in []byte, end int, rest, enc []byte) bool {
 // written for 9A) is not taken for one.
 func resumesAfter(in []byte, end int, rest, enc, raw []byte, opts jsonopt.Options, decode bool, depth int) bool {
 	next := nextAnswer(in[end:], opts, decode)
-	forms := [][]byte{enc, raw}
+	var lb, ub, rb [12]byte // rb for the next step's code point
+	forms := [...][]byte{enc, raw, nil, nil}
 	if !decode {
 		cp, _, _ := bits(raw, false)
-		forms = append(forms, uEscape(cp, false), uEscape(cp, true))
+		forms[2], forms[3] = appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true)
 	}
 	for _, f := range forms {
 		if len(f) == 0 || !bytes.HasPrefix(rest, f) {
@@ -299,7 +303,7 @@ func resumesAfter(in []byte, end int, rest, enc, raw []byte, opts jsonopt.Option
 		case depth < 3:
 			// Or the next bytes are decoded the same way (a lenient decoder is lenient twice).
 			if cp, n, ok := bits(in[end:], in[end] < 0xC2); ok && n >= 2 && in[end] >= 0xC0 && in[end] <= 0xF4 &&
-				resumesAfter(in, end+n, after, encode(cp, opts, decode), in[end:end+n], opts, decode, depth+1) {
+				resumesAfter(in, end+n, after, appendEncode(rb[:0], cp, opts, decode), in[end:end+n], opts, decode, depth+1) {
 				return true
 			}
 		}
@@ -315,17 +319,22 @@ func nextAnswer(rest []byte, opts jsonopt.Options, decode bool) []byte {
 		return nil
 	}
 	if decode {
-		out, spans := oracle.UTF8DecodeExplain(nil, rest)
+		// The first step reads at most 4 bytes.
+		out, spans := oracle.UTF8DecodeExplain(nil, rest[:min(len(rest), 4)])
 		return out[spans[0].Out:spans[0].OutEnd]
 	}
 	opts &^= jsonopt.NumericCheck
-	out, spans, err := oracle.EscapeExplain(nil, rest, opts)
-	if err != nil {
-		out, spans, _ = oracle.EscapeExplain(nil, rest, opts|jsonopt.InvalidUTF8Substitute)
-	}
-	for _, sp := range spans {
-		if sp.InEnd > sp.In && sp.OutEnd > sp.Out {
-			return out[sp.Out:sp.OutEnd]
+	// The first bytes are enough when the step found starts 4 bytes before their end (a step
+	// reads at most 4 bytes; a failure further on changes no step before it).
+	for _, n := range [2]int{min(len(rest), 12), len(rest)} {
+		out, spans, err := oracle.EscapeExplain(nil, rest[:n], opts)
+		if err != nil {
+			out, spans, _ = oracle.EscapeExplain(nil, rest[:n], opts|jsonopt.InvalidUTF8Substitute)
+		}
+		for _, sp := range spans {
+			if sp.InEnd > sp.In && sp.OutEnd > sp.Out && (n == len(rest) || sp.In+4 <= n) {
+				return out[sp.Out:sp.OutEnd]
+			}
 		}
 	}
 	return []byte(`"`) // every step dropped (INVALID_UTF8_IGNORE): the closing quote
@@ -629,24 +638,21 @@ func asciiStretch(u unit, src, g []byte, d Deviation) []Deviation {
 	return []Deviation{d}
 }
 
-// shortEscape is the two-byte escape JSON has for c, nil when it has none.
+// shortEscape is the two-byte escape JSON has for c, nil when it has none (read only).
 func shortEscape(c byte) []byte {
-	switch c {
-	case '"', '\\', '/':
-		return []byte{'\\', c}
-	case '\b':
-		return []byte(`\b`)
-	case '\f':
-		return []byte(`\f`)
-	case '\n':
-		return []byte(`\n`)
-	case '\r':
-		return []byte(`\r`)
-	case '\t':
-		return []byte(`\t`)
-	}
-	return nil
+	return shortEscapes[c]
 }
+
+var shortEscapes = func() (t [256][]byte) {
+	for _, e := range []string{`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`} {
+		c := map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[e[1]]
+		if c == 0 {
+			c = e[1]
+		}
+		t[c] = []byte(e)
+	}
+	return t
+}()
 
 // HexCase says whether got is want with hex letters in the other case only: "upper" when got
 // has upper-case letters where want has lower-case ones, "lower" for the reverse, "" otherwise.
@@ -696,27 +702,37 @@ func period(g []byte) ([]byte, int) {
 // encode is how PHP would write the code point cp: utf8_decode's byte (or '?'), json_encode's
 // \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its shortest UTF-8.
 func encode(cp uint32, opts jsonopt.Options, decode bool) []byte {
+	return appendEncode(make([]byte, 0, 12), cp, opts, decode)
+}
+
+// appendEncode is encode appended to dst (a caller's buffer: no allocation when it has room).
+func appendEncode(dst []byte, cp uint32, opts jsonopt.Options, decode bool) []byte {
 	switch {
 	case decode && cp <= 0xFF:
-		return []byte{byte(cp)}
+		return append(dst, byte(cp))
 	case decode:
-		return []byte("?")
+		return append(dst, '?')
 	case cp < 0x80:
 		if s := shortEscape(byte(cp)); s != nil && cp != '/' {
-			return s
+			return append(dst, s...)
 		}
 		if cp < 0x20 {
-			return uEscape(cp, false)
+			return appendUEscape(dst, cp, false)
 		}
-		return []byte{byte(cp)}
+		return append(dst, byte(cp))
 	case opts&jsonopt.UnescapedUnicode != 0:
-		return utf8Bytes(cp)
+		return appendUTF8(dst, cp)
 	}
-	return uEscape(cp, false)
+	return appendUEscape(dst, cp, false)
 }
 
 // uEscape is cp as \uXXXX (a surrogate pair above U+FFFF), lower-case hex unless upper.
 func uEscape(cp uint32, upper bool) []byte {
+	return appendUEscape(make([]byte, 0, 12), cp, upper)
+}
+
+// appendUEscape is uEscape appended to dst.
+func appendUEscape(dst []byte, cp uint32, upper bool) []byte {
 	digits := "0123456789abcdef"
 	if upper {
 		digits = "0123456789ABCDEF"
@@ -726,22 +742,22 @@ func uEscape(cp uint32, upper bool) []byte {
 	}
 	if cp >= 0x10000 {
 		cp -= 0x10000
-		return one(one(make([]byte, 0, 12), 0xD800+cp>>10), 0xDC00+cp&0x3FF)
+		return one(one(dst, 0xD800+cp>>10), 0xDC00+cp&0x3FF)
 	}
-	return one(make([]byte, 0, 6), cp)
+	return one(dst, cp)
 }
 
-// utf8Bytes is cp's shortest UTF-8 encoding (surrogates included, as bits).
-func utf8Bytes(cp uint32) []byte {
+// appendUTF8 is cp's shortest UTF-8 encoding (surrogates included, as bits) appended to dst.
+func appendUTF8(dst []byte, cp uint32) []byte {
 	switch {
 	case cp < 0x80:
-		return []byte{byte(cp)}
+		return append(dst, byte(cp))
 	case cp < 0x800:
-		return []byte{0xC0 | byte(cp>>6), 0x80 | byte(cp&0x3F)}
+		return append(dst, 0xC0|byte(cp>>6), 0x80|byte(cp&0x3F))
 	case cp < 0x10000:
-		return []byte{0xE0 | byte(cp>>12), 0x80 | byte(cp>>6&0x3F), 0x80 | byte(cp&0x3F)}
+		return append(dst, 0xE0|byte(cp>>12), 0x80|byte(cp>>6&0x3F), 0x80|byte(cp&0x3F))
 	}
-	return []byte{0xF0 | byte(cp>>18), 0x80 | byte(cp>>12&0x3F), 0x80 | byte(cp>>6&0x3F), 0x80 | byte(cp&0x3F)}
+	return append(dst, 0xF0|byte(cp>>18), 0x80|byte(cp>>12&0x3F), 0x80|byte(cp>>6&0x3F), 0x80|byte(cp&0x3F))
 }
 
 // split divides a stretch of several steps among them when the candidate's bytes read as one
@@ -771,8 +787,7 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 		return nil
 	}
 	var parts []region
-	var dead map[[2]int]bool        // (step, offset) pairs from which no division reaches the end
-	ws := make([][][]byte, r.j-r.i) // the writings of each step, made once
+	var dead map[[2]int]bool // (step, offset) pairs from which no division reaches the end
 	var walk func(k, x int) bool
 	walk = func(k, x int) bool {
 		if k == r.j {
@@ -782,19 +797,20 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 			return false
 		}
 		u := units[k]
-		if ws[k-r.i] == nil {
-			ws[k-r.i] = writings(u, in[u.in:u.inEnd], opts, decode)
-		}
-		for _, w := range ws[k-r.i] {
-			// Nothing is a writing of a quote (dropped) or of a step PHP drops, not of another.
-			if len(w) == 0 && len(u.want) > 0 && u.inEnd > u.in || !bytes.HasPrefix(got[x:r.q], w) {
-				continue
+		found := false
+		writings(u, in[u.in:u.inEnd], got[x:r.q], opts, decode, func(n int) bool {
+			if n == 0 && len(u.want) > 0 && u.inEnd > u.in {
+				return true // nothing is a writing of a quote (dropped) or of a step PHP drops, not of another
 			}
-			parts = append(parts, region{k, k + 1, x, x + len(w)})
-			if walk(k+1, x+len(w)) {
-				return true
+			parts = append(parts, region{k, k + 1, x, x + n})
+			if found = walk(k+1, x+n); found {
+				return false
 			}
 			parts = parts[:len(parts)-1]
+			return true
+		})
+		if found {
+			return true
 		}
 		if dead == nil {
 			dead = map[[2]int]bool{}
@@ -825,25 +841,48 @@ var (
 	sub1A       = []byte{0x1a}
 )
 
-// writings are the ways a candidate might write one step's bytes src: PHP's, raw, the escapes
-// of the code point its bits give, the usual substitutes.
-func writings(u unit, src []byte, opts jsonopt.Options, decode bool) [][]byte {
-	ws := make([][]byte, 0, 11)
-	ws = append(ws, u.want, src, subFFFD, subFFFDRaw, subQuestion, sub1A, nil)
+// writings calls yield with the length of each way a candidate might write one step's bytes
+// src that b starts with — PHP's, raw, the usual substitutes, nothing, the escapes of the code
+// point its bits give, PHP's marker once a piece of a split failure — in that order, until
+// yield returns false. It allocates nothing: split and walk try it at every step.
+func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield func(int) bool) {
+	try := func(w []byte) bool { return !bytes.HasPrefix(b, w) || yield(len(w)) }
+	for _, w := range [...][]byte{u.want, src, subFFFD, subFFFDRaw, subQuestion, sub1A, nil} {
+		if !try(w) {
+			return
+		}
+	}
 	if cp, n, ok := bits(src, false); ok && n == len(src) {
 		// The code point the bits give, continuation bytes checked or not.
-		ws = append(ws, encode(cp, opts, decode), uEscape(cp, false), uEscape(cp, true))
-		if s := shortEscape(byte(cp)); s != nil && cp < 0x80 {
-			ws = append(ws, s)
+		var buf [12]byte
+		if !try(appendEncode(buf[:0], cp, opts, decode)) || !try(appendUEscape(buf[:0], cp, false)) || !try(appendUEscape(buf[:0], cp, true)) {
+			return
+		}
+		if s := shortEscape(byte(cp)); s != nil && cp < 0x80 && !try(s) {
+			return
 		}
 	}
 	if u.failed() && len(u.want) > 0 {
 		// A failure split: PHP's marker once a piece, up to one a byte (longest first).
 		for k := len(src); k >= 2; k-- {
-			ws = append(ws, bytes.Repeat(u.want, k))
+			if repeats(b, u.want, k) && !yield(k*len(u.want)) {
+				return
+			}
 		}
 	}
-	return ws
+}
+
+// repeats reports whether b starts with w k times.
+func repeats(b, w []byte, k int) bool {
+	if len(b) < k*len(w) {
+		return false
+	}
+	for i := range k {
+		if !bytes.Equal(b[i*len(w):(i+1)*len(w)], w) {
+			return false
+		}
+	}
+	return true
 }
 
 // constant is a substitute as a key's detail: its hex when it is one of the substitutes

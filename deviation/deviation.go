@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -66,7 +67,12 @@ type Deviation struct {
 }
 
 // Key is what the findings of one defect share: the kind, its detail and the family.
-func (d Deviation) Key() string { return string(d.What) + "|" + d.Detail + "|" + d.Family }
+func (d Deviation) Key() string { return string(d.AppendKey(nil)) }
+
+// AppendKey appends the key to b (a map lookup through it allocates nothing).
+func (d Deviation) AppendKey(b []byte) []byte {
+	return append(append(append(append(append(b, d.What...), '|'), d.Detail...), '|'), d.Family...)
+}
 
 // unit is one step of PHP's answer: the input bytes it consumed and the bytes it wrote.
 type unit struct {
@@ -354,7 +360,9 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 			return whole(ErrorCode, fmt.Sprint(gotErr), "")
 		}
 	}
-	units := escapeUnits(spans, want)
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	units := *pu
 	marker := []byte(nil)
 	switch {
 	case opts&jsonopt.InvalidUTF8Ignore != 0: // §1.5: IGNORE is tested before SUBSTITUTE
@@ -405,7 +413,9 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	sub := opts | jsonopt.InvalidUTF8Substitute
 	sub &^= jsonopt.InvalidUTF8Ignore | jsonopt.PartialOutputOnError
 	want, sspans, _ := oracle.EscapeExplain(nil, in, sub)
-	units := escapeUnits(sspans, want)
+	pu := escapeUnits(sspans, want)
+	defer putUnits(pu)
+	units := *pu
 	marker := []byte(`\ufffd`)
 	if sub&jsonopt.UnescapedUnicode != 0 {
 		marker = []byte("\xef\xbf\xbd")
@@ -479,14 +489,27 @@ func isExitFamily(f string) bool {
 	return false
 }
 
-// escapeUnits are the oracle's spans as units.
-func escapeUnits(spans []oracle.Span, want []byte) []unit {
-	units := make([]unit, len(spans))
-	for k, sp := range spans {
-		units[k] = unit{in: sp.In, inEnd: sp.InEnd, want: want[sp.Out:sp.OutEnd], rule: sp.Rule, exit: sp.Exit}
+// escapeUnits are the oracle's spans as units, in a slice from a pool that putUnits returns
+// it to (a deviation copies what it needs of a unit: nothing keeps the slice).
+func escapeUnits(spans []oracle.Span, want []byte) *[]unit {
+	p := unitPool.Get().(*[]unit)
+	if cap(*p) < len(spans) {
+		*p = make([]unit, len(spans))
 	}
-	return units
+	*p = (*p)[:len(spans)]
+	for k, sp := range spans {
+		(*p)[k] = unit{in: sp.In, inEnd: sp.InEnd, want: want[sp.Out:sp.OutEnd], rule: sp.Rule, exit: sp.Exit}
+	}
+	return p
 }
+
+// putUnits returns units to the pool, cleared: the pool keeps no answer alive.
+func putUnits(p *[]unit) {
+	clear(*p)
+	unitPool.Put(p)
+}
+
+var unitPool = sync.Pool{New: func() any { return new([]unit) }}
 
 // UTF8Decode is the deviations of a candidate's utf8_decode answer got from PHP's for in.
 func UTF8Decode(in, got []byte) []Deviation {
@@ -494,7 +517,9 @@ func UTF8Decode(in, got []byte) []Deviation {
 	if len(got) == 0 && (len(want) > 1 || endsInside(in, spans)) {
 		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
-	units := escapeUnits(spans, want)
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	units := *pu
 	return read(units, in, got, subQuestion, 0, true)
 }
 
@@ -795,30 +820,30 @@ func walk(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Op
 			}
 			continue
 		}
-		w, ok := writingAt(u, in, got[x:r.q], opts, decode)
+		n, ok := writingAt(u, in, got[x:r.q], opts, decode)
 		if !ok {
 			return nil, false
 		}
-		if !bytes.Equal(w, u.want) {
-			out = append(out, classify(units, in, got, region{k, k + 1, x, x + len(w)}, marker, opts, decode)...)
+		if !bytes.Equal(got[x:x+n], u.want) {
+			out = append(out, classify(units, in, got, region{k, k + 1, x, x + n}, marker, opts, decode)...)
 		}
-		x += len(w)
+		x += n
 		k++
 	}
 	return out, x == r.q
 }
 
-// writingAt is the first writing of u (PHP's first) that b starts with.
-func writingAt(u unit, in, b []byte, opts jsonopt.Options, decode bool) ([]byte, bool) {
-	for _, w := range writings(u, in[u.in:u.inEnd], opts, decode) {
-		if len(w) == 0 && len(u.want) > 0 && u.inEnd > u.in {
-			continue
+// writingAt is the length of the first writing of u (PHP's first) that b starts with.
+func writingAt(u unit, in, b []byte, opts jsonopt.Options, decode bool) (int, bool) {
+	n, ok := 0, false
+	writings(u, in[u.in:u.inEnd], b, opts, decode, func(m int) bool {
+		if m == 0 && len(u.want) > 0 && u.inEnd > u.in {
+			return true
 		}
-		if bytes.HasPrefix(b, w) {
-			return w, true
-		}
-	}
-	return nil, false
+		n, ok = m, true
+		return false
+	})
+	return n, ok
 }
 
 // bitsGive reports whether got is the step the bits of b's first sequence give (bits).

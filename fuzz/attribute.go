@@ -109,9 +109,19 @@ func Attribute(f *Finding) Attribution {
 // Explain is the oracle's explained answer of an escape finding (output or error), for the
 // readers of one finding to share; empty for other findings.
 func Explain(f *Finding) Explanation {
+	return ExplainTo(f, nil)
+}
+
+// ExplainTo is Explain with the spans appended to spans[:0] (a buffer the caller reuses once
+// it is done with the explanation).
+func ExplainTo(f *Finding, spans []oracle.Span) Explanation {
 	var ex Explanation
 	if f.Op == OpEscape && (f.Kind == KindOutput || f.Kind == KindError) {
-		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplain(nil, f.Input, f.Flags)
+		if spans == nil {
+			spans = make([]oracle.Span, 0, len(f.Input)+2)
+		}
+		// Room for an answer twice the input, quotes and one escape: one allocation for most.
+		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplainTo(make([]byte, 0, 2*len(f.Input)+8), spans, f.Input, f.Flags)
 	}
 	return ex
 }

@@ -1,7 +1,7 @@
 package fuzz
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -46,10 +46,46 @@ func ByteClass(c byte) string {
 // of n > 1 clean ASCII bytes written "a×n" ("a×15 \"" for 15 clean bytes and a quote, "E0-EF
 // cont cont"); "(empty)" for the empty input.
 func Shape(in []byte) string {
-	if len(in) == 0 {
+	switch len(in) {
+	case 0:
 		return "(empty)"
+	case 1:
+		return shortShapes[classID[in[0]]]
+	case 2:
+		return shortShapes[len(classRep)*(1+int(classID[in[0]]))+int(classID[in[1]])]
 	}
-	var parts []string
+	return shape(in)
+}
+
+// classID numbers the byte classes (ByteClass) in the order bytes first show them, classRep
+// holds one byte of each, shortShapes the shapes of every input of one or two bytes by their
+// classes' numbers (Shape's answer for the many short findings, made once).
+var classID, classRep, shortShapes = func() (id [256]uint8, rep []byte, shapes []string) {
+	seen := map[string]uint8{}
+	for c := range 256 {
+		k, ok := seen[ByteClass(byte(c))]
+		if !ok {
+			k = uint8(len(rep))
+			seen[ByteClass(byte(c))] = k
+			rep = append(rep, byte(c))
+		}
+		id[c] = k
+	}
+	for _, a := range rep {
+		shapes = append(shapes, shape([]byte{a}))
+	}
+	for _, a := range rep {
+		for _, b := range rep {
+			shapes = append(shapes, shape([]byte{a, b}))
+		}
+	}
+	return id, rep, shapes
+}()
+
+// shape is Shape, worked out.
+func shape(in []byte) string {
+	var b strings.Builder
+	b.Grow(6 * len(in))
 	for i := 0; i < len(in); {
 		c := ByteClass(in[i])
 		n := 1
@@ -58,13 +94,17 @@ func Shape(in []byte) string {
 				n++
 			}
 		}
-		if n > 1 {
-			c = fmt.Sprintf("a×%d", n)
+		if i > 0 {
+			b.WriteByte(' ')
 		}
-		parts = append(parts, c)
+		b.WriteString(c)
+		if n > 1 {
+			b.WriteString("×")
+			b.WriteString(strconv.Itoa(n))
+		}
 		i += n
 	}
-	return strings.Join(parts, " ")
+	return b.String()
 }
 
 // representatives are the bytes the minimizer tries in place of a byte of each class (besides

@@ -194,7 +194,13 @@ type Span struct {
 // JSON_NUMERIC_CHECK is one span with Rule RuleNumber covering the whole input and the number.
 // It allocates the spans.
 func EscapeExplain(dst, src []byte, opts jsonopt.Options) (out []byte, spans []Span, err error) {
-	o := optionSet{opts: opts, explain: true, spans: make([]Span, 0, len(src)+2)}
+	return EscapeExplainTo(dst, make([]Span, 0, len(src)+2), src, opts)
+}
+
+// EscapeExplainTo is EscapeExplain with the spans appended to spans[:0]: a caller that
+// explains many answers reuses one buffer.
+func EscapeExplainTo(dst []byte, spans []Span, src []byte, opts jsonopt.Options) (out []byte, _ []Span, err error) {
+	o := optionSet{opts: opts, explain: true, spans: spans[:0]}
 	out, err = escape(dst, src, &o)
 	return out, o.spans, err
 }

@@ -138,7 +138,12 @@ type DevStat struct {
 	// variants are the smallest finding of each row and shape of the deviation's bytes, for
 	// examples that teach: other rows and shapes of the same deviation, not filler variants.
 	variants map[variant]*fuzz.Finding
-	kept     [10]int // variants kept by their number of deviations
+	kept     [10]int  // variants kept by their number of deviations
+	last     struct { // the variant keep saw last and its example (nil: not kept)
+		v  variant
+		f  *fuzz.Finding
+		ok bool
+	}
 	// Alts counts the findings counted here by their other reading (deviation.Deviation.Alts):
 	// Defects files the stat under one when nearly all have it and the candidate shows it
 	// elsewhere (foldedKeys).
@@ -189,14 +194,22 @@ func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int, shape st
 // keep makes f the example of variant v when it is the first or a smaller one (at most
 // maxVariants of each number of deviations).
 func (s *DevStat) keep(v variant, f *fuzz.Finding) {
-	if old, ok := s.variants[v]; ok {
-		if smaller(f, old) {
-			s.variants[v] = f
+	if s.last.ok && v == s.last.v { // findings in a row often share a variant: no hashing
+		if s.last.f != nil && smaller(f, s.last.f) {
+			s.variants[v], s.last.f = f, f
 		}
-	} else if s.kept[v.devs] < maxVariants {
-		s.variants[v] = f
+		return
+	}
+	cur, ok := s.variants[v]
+	switch {
+	case ok && smaller(f, cur):
+		s.variants[v], cur = f, f
+	case !ok && s.kept[v.devs] < maxVariants:
+		s.variants[v], cur = f, f
 		s.kept[v.devs]++
 	}
+	// A variant not kept now never is: the count only grows.
+	s.last.v, s.last.f, s.last.ok = v, cur, true
 }
 
 // merge adds o's counts and examples to s.
@@ -340,13 +353,20 @@ func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviat
 	if len(ds) == 0 {
 		return
 	}
-	shape := fuzz.Shape(f.Input) // once a finding, not once a deviation
+	// Once a finding, not once a deviation; a long input is an example only when there is no
+	// short one (Examples), so its shape tells nothing apart worth the cost.
+	shape := "long"
+	if len(f.Input) <= exampleLen {
+		shape = fuzz.Shape(f.Input)
+	}
 	checked, fits := modelSet(0), modelSet(0)
+	var kb [80]byte
 	for _, d := range ds {
-		s := m[d.Key()]
+		k := d.AppendKey(kb[:0])
+		s := m[string(k)]
 		if s == nil {
 			s = newDevStat(d)
-			m[d.Key()] = s
+			m[string(k)] = s
 		}
 		s.add(f, d, len(ds), shape)
 		// Only the models every finding counted here so far fits are asked (once a finding).

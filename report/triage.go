@@ -17,6 +17,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,7 +55,7 @@ type Triage struct {
 	cfg Config
 
 	mu     sync.Mutex
-	groups map[string]*group
+	groups map[groupKey]*group
 	list   []*group // in order of creation: spool ids
 	total  uint64
 	notRun []notRun
@@ -87,7 +88,7 @@ func (t *Triage) Stats() Stats {
 // difference of each, before anything is minimized.
 type group struct {
 	id       int
-	key      string
+	key      groupKey
 	rule     string // the local rule (fuzz.Attribution.ID or a normalized detail)
 	unit     string // Shape of the input bytes that rule consumed
 	count    uint64
@@ -95,6 +96,26 @@ type group struct {
 	smallest []*fuzz.Finding     // the smallest findings, at most Examples+1, in order
 	devs     map[string]*DevStat // what its findings show the candidate did (deviationsOf), by key
 	class    *Class
+}
+
+// groupKey is a group's local key: the operation, candidate and kind, then localKey's parts.
+type groupKey struct {
+	op              fuzz.Op
+	impl            string
+	kind            fuzz.Kind
+	rule, unit, pos string
+}
+
+// keyOf is f's group key; ex is fuzz.Explain(f).
+func keyOf(f *fuzz.Finding, ex fuzz.Explanation) groupKey {
+	rule, unit, pos := localKey(f, ex)
+	return groupKey{f.Op, f.Impl, f.Kind, rule, unit, pos}
+}
+
+// less orders keys field by field (Classes visits groups in a stable order).
+func (k groupKey) less(o groupKey) bool {
+	return cmp.Or(strings.Compare(string(k.op), string(o.op)), strings.Compare(k.impl, o.impl), strings.Compare(string(k.kind), string(o.kind)),
+		strings.Compare(k.rule, o.rule), strings.Compare(k.unit, o.unit), strings.Compare(k.pos, o.pos)) < 0
 }
 
 type notRun struct {
@@ -113,7 +134,7 @@ func New(cfg Config) *Triage {
 	if cfg.MaxMinimize <= 0 {
 		cfg.MaxMinimize = 2000
 	}
-	return &Triage{cfg: cfg, groups: map[string]*group{}}
+	return &Triage{cfg: cfg, groups: map[groupKey]*group{}}
 }
 
 // Total is the number of raw findings added so far.
@@ -126,9 +147,10 @@ func (t *Triage) Total() uint64 {
 // Add places one raw finding in its group (fuzz.Sink). It calls the oracle (fuzz.Attribute),
 // never the candidate.
 func (t *Triage) Add(f *fuzz.Finding) {
-	ex := fuzz.Explain(f) // once, for the attribution and the deviations
-	rule, unit, pos := localKey(f, ex)
-	key := strings.Join([]string{string(f.Op), f.Impl, string(f.Kind), rule, unit, pos}, "\x00")
+	sp := spanPool.Get().(*[]oracle.Span)
+	ex := fuzz.ExplainTo(f, *sp)                            // once, for the attribution and the deviations
+	defer func() { *sp = ex.Spans[:0]; spanPool.Put(sp) }() // neither keeps a span
+	key := keyOf(f, ex)
 	devs := deviationsExplained(f, ex)
 	var line []byte
 	if t.cfg.Spool {
@@ -138,7 +160,7 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	defer t.mu.Unlock()
 	g := t.groups[key]
 	if g == nil {
-		g = &group{id: len(t.list), key: key, rule: rule, unit: unit, spaces: map[string]uint64{}, devs: map[string]*DevStat{}}
+		g = &group{id: len(t.list), key: key, rule: key.rule, unit: key.unit, spaces: map[string]uint64{}, devs: map[string]*DevStat{}}
 		t.groups[key] = g
 		t.list = append(t.list, g)
 	}
@@ -151,6 +173,9 @@ func (t *Triage) Add(f *fuzz.Finding) {
 		t.spoolLine(g.id, line)
 	}
 }
+
+// spanPool holds the span buffers Add explains answers into.
+var spanPool = sync.Pool{New: func() any { s := make([]oracle.Span, 0, 64); return &s }}
 
 // AddNotRun records that cases inputs were not sent to a target because they contain the
 // witness of a crash or hang (fuzz.Target.Witnesses); witness must have been added.
@@ -404,7 +429,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		if len(a.Input) != len(b.Input) {
 			return len(a.Input) < len(b.Input)
 		}
-		return gs[i].key < gs[j].key
+		return gs[i].key.less(gs[j].key)
 	})
 	progress := t.cfg.Progress
 	if progress != nil {
@@ -499,9 +524,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		c.Examples, c.examples = examples(c, t.cfg.Examples), t.cfg.Examples
 	}
 	for _, nr := range t.notRun {
-		rule, unit, pos := localKey(nr.witness, fuzz.Explain(nr.witness))
-		key := strings.Join([]string{string(nr.witness.Op), nr.witness.Impl, string(nr.witness.Kind), rule, unit, pos}, "\x00")
-		if g := t.groups[key]; g != nil && g.class != nil {
+		if g := t.groups[keyOf(nr.witness, fuzz.Explain(nr.witness))]; g != nil && g.class != nil {
 			g.class.NotRun += nr.cases
 		}
 	}
