@@ -214,7 +214,7 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 		!decode && (bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, false)) || bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, true))) ||
 		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
 	if !written || !resumesAfter(in, u.in+n, rest, enc, in[u.in:u.in+n], opts, decode, 0) &&
-		!(loose && substituteAfter(in, u.in+n, rest, enc)) {
+		!(loose && (substituteAfter(in, u.in+n, rest, enc) || raw && substituteAfter(in, u.in+n, rest, in[u.in:u.in+n]))) {
 		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()

@@ -374,6 +374,13 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	if len(got) == 0 && len(want) > 0 {
 		return whole(Lost, "empty", "")
 	}
+	if n := len(units); n > 1 && units[n-1].in == len(in) && string(units[n-1].want) == `"` && got[len(got)-1] != '"' {
+		// The closing quote is missing (an answer that ends early): the rest is read without
+		// it, the quote named on its own — the one stretch that reaches the end would
+		// otherwise hold the quote and every difference before it.
+		ds := read(units[:n-1], in, got, marker, opts, false)
+		return dedupe(append(ds, classify(units, in, got, region{n - 1, n, len(got), len(got)}, marker, opts, false)...))
+	}
 	return read(units, in, got, marker, opts, false)
 }
 
@@ -421,8 +428,7 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 		marker = []byte("\xef\xbf\xbd")
 	}
 	nf := Deviation{What: NotFalse, Detail: "other", Family: "failed", Row: first.Exit.Row(), In: first.In, InEnd: first.InEnd, Got: got, CP: -1}
-	var rest []Deviation
-	var dec *Deviation
+	var rest, decs []Deviation
 	matchedFirst := true
 	prev := region{}
 	for _, r := range align(units, got, false, writesFor(in), dividesFor(units, in, got, sub, false)) {
@@ -436,13 +442,13 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 				onFailed = onFailed || u.failed() && u.in <= d.In && d.In < u.inEnd
 			}
 			switch {
-			case d.What == Accepted && dec == nil:
-				dec = &d
+			case d.What == Accepted:
+				decs = append(decs, d)
 			case d.What == Advance:
 				// Failed steps ended elsewhere, and written: a fault of its own beside the
 				// answer where PHP has none.
 				rest = append(rest, d)
-			case d.What == Form && d.Detail == "unescaped" && dec != nil:
+			case d.What == Form && d.Detail == "unescaped" && len(decs) > 0:
 				rest = append(rest, d) // the decoded step written raw: a second fault
 			case onFailed || d.Family == "failed" || isExitFamily(d.Family):
 				// How the candidate wrote a step PHP fails on: the NotFalse deviation says it.
@@ -458,12 +464,16 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	if matchedFirst {
 		nf.Detail = "fffd"
 	}
-	if dec != nil {
-		// The candidate decoded the step PHP fails on: that is the fault (decode and
-		// utf8_decode show it alike), PHP's false only its consequence.
-		nf = *dec
+	for k, d := range decs {
+		if d.In <= first.In && first.In < d.InEnd {
+			// The candidate decoded the step PHP fails on: that is the fault (decode and
+			// utf8_decode show it alike), PHP's false only its consequence.
+			nf, decs = d, slices.Delete(decs, k, k+1)
+			break
+		}
 	}
-	return dedupe(append([]Deviation{nf}, rest...))
+	// A step decoded after the first failed one is a fault of its own beside the answer.
+	return dedupe(append(append([]Deviation{nf}, decs...), rest...))
 }
 
 // notFalseDetail names how a candidate wrote the first step PHP fails on: U+FFFD in any form
@@ -818,6 +828,16 @@ func walk(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Op
 			for k < r.j && units[k].in < end {
 				k++
 			}
+			if last := units[k-1]; last.inEnd > end {
+				// The decoded step ended inside one of PHP's: the candidate's next step starts
+				// where PHP's does not (C3 CE 80 taken as C3 CE, then 80 alone).
+				ds, n, ok := fromInside(in, end, last.inEnd, got, x, r.q, marker, opts, decode)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, ds...)
+				x += n
+			}
 			continue
 		}
 		n, ok := writingAt(u, in, got[x:r.q], opts, decode)
@@ -831,6 +851,43 @@ func walk(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Op
 		k++
 	}
 	return out, x == r.q
+}
+
+// fromInside reads the candidate's answer from got[x:q] for the input bytes in[from:to], which
+// PHP decodes as part of a step that starts before from: against what PHP writes for those
+// bytes when a step starts at from. It returns the deviations, how many bytes of got they
+// took, false when the bytes read as no writing of those steps.
+func fromInside(in []byte, from, to int, got []byte, x, q int, marker []byte, opts jsonopt.Options, decode bool) ([]Deviation, int, bool) {
+	var want []byte
+	var spans []oracle.Span
+	if decode {
+		want, spans = oracle.UTF8DecodeExplain(nil, in[from:to])
+	} else {
+		var err error
+		opts &^= jsonopt.NumericCheck
+		if want, spans, err = oracle.EscapeExplain(nil, in[from:to], opts); err != nil {
+			want, spans, _ = oracle.EscapeExplain(nil, in[from:to], opts|jsonopt.InvalidUTF8Substitute)
+		}
+	}
+	var us []unit
+	for _, sp := range spans {
+		if sp.InEnd > sp.In { // not json_encode's quotes
+			us = append(us, unit{in: from + sp.In, inEnd: from + sp.InEnd, want: want[sp.Out:sp.OutEnd], rule: sp.Rule, exit: sp.Exit})
+		}
+	}
+	var out []Deviation
+	start := x
+	for j, u := range us {
+		n, ok := writingAt(u, in, got[x:q], opts, decode)
+		if !ok {
+			return nil, 0, false
+		}
+		if !bytes.Equal(got[x:x+n], u.want) {
+			out = append(out, classify(us, in, got, region{j, j + 1, x, x + n}, marker, opts, decode)...)
+		}
+		x += n
+	}
+	return out, x - start, true
 }
 
 // writingAt is the length of the first writing of u (PHP's first) that b starts with.

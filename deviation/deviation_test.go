@@ -46,6 +46,10 @@ func TestUTF8Decode(t *testing.T) {
 		{"stray trail as byte&0x7f", "a\x85b", "a\x05b", "substitute|low-7-bits|?"},
 		// 9A & 0x7F is 0x1A: the constant SUB, with the masked byte as the other reading.
 		{"stray 9A as 1A", "a\x9ab", "a\x1ab", "substitute|1a|? (or substitute|low-7-bits|?)"},
+		// A lenient decoder takes C3 CE by its bits; the 80 it leaves is a stray byte of its
+		// own, written 1A: two faults, though PHP never starts a step at the 80.
+		{"decoded into a step, then 1A", "\xc3\xce\x80", "\xce\x1a", "accepted|bits|bad-sequence ; substitute|1a|?"},
+		{"decoded raw into a step, then 1A", "\xd6\xc3\x80", "\xd6\xc3\x1a", "accepted|bits|bad-sequence ; raw-copy||? ; substitute|1a|?"},
 	} {
 		got := keys(UTF8Decode([]byte(tc.in), []byte(tc.got)))
 		if got != tc.want {
@@ -96,6 +100,10 @@ func TestEscape(t *testing.T) {
 		{"upper hex and no closing quote", "\xc2\x8a", 0, `"\u008A`, false, "escape-form|upper-hex| ; lost|last-byte|string"},
 		{"raw control, fffd, no closing quote", "\x01\x80", sub, "\"\x01\\ufffd", false, "raw-copy||1.3-control ; lost|last-byte|string"},
 		{"missing close quote", "ab", 0, `"ab`, false, "lost|last-byte|string"},
+		{"raw control, no closing quote", "\x02\xd6", uu | ign, "\"\x02", false, "raw-copy||1.3-control ; lost|last-byte|string"},
+		{"decoded, no closing quote", "\xd0\xff", sub, `"\u043f`, false, "accepted|bits|bad-sequence ; lost|last-byte|string"},
+		// The first failed step written as U+FFFD and a later one decoded: two faults.
+		{"fffd, then overlong decoded, where false", "\xa5ab\xf0\x87\xb4\xa9", uu, "\"\xef\xbf\xbdab\xf0\x87\xb4\xa9\"", false, "not-false|fffd|failed ; accepted|bits|overlong"},
 	} {
 		got := keys(Escape([]byte(tc.in), tc.opts, []byte(tc.got), map[bool]int{true: 5}[tc.gotFalse], tc.gotFalse))
 		if got != tc.want {
