@@ -631,6 +631,19 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// Kill ends the session at once: it kills the target (with its process group on Unix)
+// without waiting for it to exit on the end of its input, for a process whose answers are no
+// longer wanted (one replaced before it would stop answering). Every later call returns an
+// error.
+func (c *Client) Kill() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken == nil {
+		c.broken = errors.New("protocol: client killed")
+	}
+	c.kill()
+}
+
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	mu  sync.Mutex
