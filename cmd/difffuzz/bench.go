@@ -42,7 +42,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	passTime := fs.Duration("pass-time", 100*time.Millisecond, "about how long one pass of one candidate over one cell takes")
 	format := fs.String("format", "text", "report format: "+strings.Join(bench.Formats, ", "))
 	plotFile := fs.String("plot", "", "draw the speedups per cell to `FILE` (.svg or .png)")
-	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for an --exec target's hello and plain answers; a bench answer may take 20 pass times more")
+	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for an --exec target's hello and plain answers, at least 1ms; a bench answer may take 20 pass times more")
 	rest, err := parseFlags(fs, args, stderr, benchSynopsis)
 	if err != nil {
 		return exitUsage, err
@@ -59,8 +59,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if *passTime < time.Millisecond || *passTime > time.Minute {
 		return exitUsage, usagef("bench: --pass-time %v: want 1ms to 1m", *passTime)
 	}
-	if *timeout <= 0 {
-		return exitUsage, usagef("bench: --timeout %v: want a positive duration", *timeout)
+	if *timeout < minTimeout {
+		return exitUsage, usagef("bench: --timeout %v: want at least %v", *timeout, minTimeout)
 	}
 	if *plotFile != "" {
 		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".svg") && !strings.HasSuffix(ext, ".png") {

@@ -65,6 +65,10 @@ func addMode(m *mode) {
 // campaignCandidates resolves --impl (a variable so that tests can add planted candidates).
 var campaignCandidates = fuzz.Candidates
 
+// minTimeout is the least --timeout: a target's hello and answers cross two pipes and a
+// process switch, which a shorter wait would take for a hang.
+const minTimeout = time.Millisecond
+
 // maxExamples bounds --examples: the report is read by a person (--findings keeps them all).
 const maxExamples = 100
 
@@ -81,7 +85,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	var execs stringList
 	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
 	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not split: shard 0 checks them all")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target; after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target (at least 1ms); after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
 	checkpointFile := fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
@@ -122,8 +126,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			return exitUsage, err
 		}
 	}
-	if *timeout <= 0 {
-		return exitUsage, usagef("--timeout must be positive, got %v", *timeout)
+	if *timeout < minTimeout {
+		return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *timeout)
 	}
 	if *examples < 0 || *examples > maxExamples {
 		return exitUsage, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *examples)

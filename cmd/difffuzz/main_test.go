@@ -65,6 +65,10 @@ func TestBadInput(t *testing.T) {
 		{"bad shard", []string{"--shard", "4/4"}, "--shard"},
 		{"bad shard form", []string{"--shard", "1of4"}, "--shard"},
 		{"bad timeout", []string{"--timeout", "0s"}, "--timeout"},
+		// A timeout too short for any answer was refused only when the hello timed out.
+		{"timeout below 1ms", []string{"--timeout", "1ns", "--exec", "sh -c 'sleep 0.05; echo difffuzz-target 1 escape; cat >/dev/null'"}, "--timeout must be at least 1ms, got 1ns"},
+		{"repro timeout below 1ms", []string{"repro", "--timeout", "999us", "--exec", "true", "x"}, "--timeout must be at least 1ms"},
+		{"bench timeout below 1ms", []string{"bench", "--timeout", "1ns"}, "want at least 1ms"},
 		{"negative examples", []string{"--examples", "-1"}, "--examples"},
 		{"too many examples", []string{"--examples", "101"}, "--examples"},
 		{"examples overflow", []string{"--examples", "99999999999999999999"}, "-examples: value out of range"},

@@ -30,7 +30,7 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 	implList := fs.String("impl", "", "implementations to replay against, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+
 		"; default: the one a text record names if it is built in")
 	execCmd := fs.String("exec", "", "replay through this external target speaking target protocol v1, as a command line (as for the campaign's --exec)")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer (a hang is a finding)")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer, at least 1ms (a hang is a finding)")
 	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...")
 	if err != nil {
 		return exitUsage, err
@@ -41,8 +41,8 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 	if *implList != "" && *execCmd != "" {
 		return exitUsage, usagef("repro: give --impl or --exec, not both")
 	}
-	if *timeout <= 0 {
-		return exitUsage, usagef("--timeout: must be positive, not %v", *timeout)
+	if *timeout < minTimeout {
+		return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *timeout)
 	}
 	var chosen []fuzz.Impl
 	if *implList != "" {
