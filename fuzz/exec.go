@@ -198,6 +198,10 @@ var RepresentativeOptions = []jsonopt.Options{
 // replayExternal is the shell command that asks an external target the question of a finding.
 func replayExternal(f *Finding) string {
 	req := Case{Op: f.Op, Input: f.Input, Flags: f.Flags}.request()
+	if n, ok := LimitOf(f); ok {
+		// The target fails after n answers, whatever it is asked: n+1 requests show it.
+		return fmt.Sprintf("yes '%s' | head -n %d | %s", req.String(), n+1, f.Impl)
+	}
 	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), f.Impl)
 }
 
@@ -250,7 +254,7 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 		progress = noProgress{}
 	}
 	rep := &Report{}
-	for _, sp := range spaces {
+	for i, sp := range spaces {
 		if sp.within != nil && sp.Op == OpEscape && t.Has(sp.Op) && t.caps.Options != ^jsonopt.Options(0) {
 			// Only what it can take is sent, counted and shown; the string options outside
 			// its mask are not checked (Unchecked).
@@ -316,7 +320,7 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 			if ctx.Err() != nil {
 				return rep, nil
 			}
-			return rep, err
+			return rep, notChecked(err, t, sp, spaces[i+1:])
 		}
 	}
 	return rep, nil
@@ -358,4 +362,19 @@ func DefaultTargetSpaces(ops []Op) []TargetSpace {
 		out = append(out, sp[1])
 	}
 	return out
+}
+
+// notChecked adds to err what the target was not asked because of it: the rest of space sp
+// and the spaces after it.
+func notChecked(err error, t *Target, sp TargetSpace, rest []TargetSpace) error {
+	left := []string{"the rest of " + sp.Space + " " + string(sp.Op)}
+	for _, r := range rest {
+		if t.Has(r.Op) && r.Total > 0 {
+			name := r.Space + " " + string(r.Op)
+			if !slices.Contains(left, name) {
+				left = append(left, name)
+			}
+		}
+	}
+	return fmt.Errorf("%w; not checked: %s", err, strings.Join(left, ", "))
 }

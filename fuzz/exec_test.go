@@ -134,6 +134,11 @@ func TestHelperTarget(t *testing.T) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "hang-after-50", "exit-after-40", "extra-after-10", "hello-twice", "slow-e0", "flaky-process":
+		if err := protocol.Serve(in, hostile(name, &h), h); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "garbage-once": // prints one garbage line before its 100th answer, once in all its lives
 		marker := os.Getenv("DIFFFUZZ_FAKE_STATE") + "/garbage-done"
 		if _, err := os.Stat(marker); err == nil {

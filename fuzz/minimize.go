@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -66,9 +67,17 @@ func MinimizeWith(f *Finding, im Impl, check CheckOne, opt MinimizeOptions) *Fin
 	if check == nil {
 		check = OneCheck(DefaultCheck)
 	}
+	if _, ok := LimitOf(f); ok {
+		return f // its target fails after so many requests whatever they ask: no input to shrink
+	}
 	m := &minimizer{f: f, im: im, check: check, same: opt.Same}
 	opts := f.Flags
-	if m.test(f.Input, opts) == nil {
+	m.runs++
+	first := m.check(f.Op, im, f.Input, opts)
+	if g := flaky(f, first, im.Name); g != nil {
+		return g
+	}
+	if m.pick(first) == nil {
 		return f // not reproducible alone (flaky or order-dependent): keep as found
 	}
 	in := m.shrink(f.Input, opts)
@@ -143,12 +152,82 @@ type minimizer struct {
 // same, one same accepts).
 func (m *minimizer) test(in []byte, opts jsonopt.Options) *Finding {
 	m.runs++
-	for _, g := range m.check(m.f.Op, m.im, in, opts) {
+	return m.pick(m.check(m.f.Op, m.im, in, opts))
+}
+
+// pick is the finding of fs that still shows the defect, or nil.
+func (m *minimizer) pick(fs []*Finding) *Finding {
+	for _, g := range fs {
 		if g.Impl == m.im.Name && (m.same == nil && g.Kind == m.f.Kind || m.same != nil && m.same(g)) {
 			return g
 		}
 	}
 	return nil
+}
+
+// FlakyMarker starts the note Minimize adds to the detail of an external target's finding
+// whose answer changed when it was asked again (Flaky).
+const FlakyMarker = "; nondeterministic: "
+
+// Flaky returns the note on a finding whose target answered its input otherwise when asked
+// again alone (in a new process, or later in the same one): its witness may not reproduce.
+func Flaky(f *Finding) (string, bool) {
+	_, note, ok := strings.Cut(f.Detail, FlakyMarker)
+	return note, ok
+}
+
+// flaky returns f with a note when it is an external target's finding and the target's
+// answer changed when asked again (again: the findings of that): minimizing it would follow
+// the new answer, or nothing, so it is kept as found. nil when the answer is the same.
+func flaky(f *Finding, again []*Finding, impl string) *Finding {
+	if !f.External {
+		return nil
+	}
+	why := answerChanged(f, again, impl)
+	if why == "" {
+		return nil
+	}
+	g := *f
+	g.Detail += FlakyMarker + why
+	return &g
+}
+
+// answerChanged says how the target's answer in again (the findings of asking f's case
+// again) differs from the one f recorded, "" when it is the same.
+func answerChanged(f *Finding, again []*Finding, impl string) string {
+	var g *Finding
+	for _, h := range again {
+		if h.Impl == impl {
+			g = h
+			break
+		}
+	}
+	was := answerText(f)
+	switch {
+	case g == nil:
+		return fmt.Sprintf("asked again alone, the target answered as the oracle does, where it had answered %s: not minimized", was)
+	case g.Kind != f.Kind:
+		return fmt.Sprintf("asked again alone, the target answered %s, where it had answered %s: not minimized", answerText(g), was)
+	}
+	if now := answerText(g); now != was {
+		return fmt.Sprintf("asked again alone, the target answered %s, where it had answered %s: not minimized", now, was)
+	}
+	return ""
+}
+
+// answerText is the candidate's answer of a finding, for a note: the result or step, or the
+// kind of a failure.
+func answerText(f *Finding) string {
+	switch f.Kind {
+	case KindOutput, KindError:
+		return ResultText(f.Got, f.GotErr, f.Op == OpEscape)
+	case KindStep:
+		if f.Detail != "" && f.GotStep == (jsonopt.Step{}) {
+			return fmt.Sprintf("%q at offset %d", f.Detail, f.Pos)
+		}
+		return fmt.Sprintf("%s at offset %d", StepText(f.GotStep), f.Pos)
+	}
+	return string(f.Kind)
 }
 
 func (m *minimizer) fails(in []byte, opts jsonopt.Options) bool {

@@ -66,6 +66,16 @@ type Target struct {
 	witnesses []*Witness
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
 	slow      int             // stalls that were slow answers, not hangs (see Slow)
+
+	served  int                // answers of the running process, its first included
+	sent    []protocol.Request // the requests of the running Do (see do), answered up to sentAt
+	sentAt  int
+	limit   int      // > 0: every process stops answering after limit requests (see limit.go)
+	renewed int      // processes replaced on purpose, before they reach the limit
+	last    *stall   // the last failure of a process after an answer, for the limit test
+	pending *Finding // an unsolicited line not reproducible alone, held (see limitTest)
+	retired bool     // the process was ended on purpose (Retire): the next start is not a restart
+	slowest slowAnswers
 }
 
 // Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
@@ -126,13 +136,16 @@ func (t *Target) start(ctx context.Context) error {
 	}
 	// The first answer of a new process gets the whole Timeout too (a runtime warming up must
 	// not look like a hang); observe sets the current one after it.
-	t.client, t.fresh = c, true
+	t.client, t.fresh, t.served, t.retired = c, true, 0, false
 	return nil
 }
 
 // observe records one answer's wait and, once enough were seen, recalibrates the timeout.
 func (t *Target) observe(wait time.Duration) {
 	t.heard = true
+	t.served++
+	i := t.sentAt
+	t.sentAt++
 	if t.fresh {
 		t.fresh = false
 		if t.client != nil {
@@ -142,6 +155,7 @@ func (t *Target) observe(wait time.Duration) {
 	}
 	t.lat[bits.Len64(uint64(max(wait, 1)))]++
 	t.answers++
+	t.noteWait(i, wait)
 	if t.cfg.CalibrateAfter < 0 || t.answers < uint64(t.cfg.CalibrateAfter) || t.answers&1023 != 0 && t.calibrated {
 		return
 	}
@@ -179,7 +193,7 @@ func (t *Target) Floor() (now, configured time.Duration) { return t.floor, t.cfg
 
 // CanRun reports whether the target can still be started to answer a request (it has not
 // used up TargetConfig.MaxRestarts).
-func (t *Target) CanRun() bool { return t.client != nil || t.restarts < t.cfg.MaxRestarts }
+func (t *Target) CanRun() bool { return t.client != nil || t.retired || t.restarts < t.cfg.MaxRestarts }
 
 // Timeout says how long a request may wait now, and how that was decided: calibrated is false
 // while the configured Timeout applies; p99 is the answer latency it was calibrated from, over
@@ -211,9 +225,30 @@ func (t *Target) Has(op Op) bool {
 	return false
 }
 
-// Restarts is how many times the target was restarted after a crash or hang (minimizing one
-// included).
+// Restarts is how many times the target was restarted after a crash, hang or malformed line
+// (minimizing or confirming one included; see RestartCounts).
 func (t *Target) Restarts() int { return t.restarts + t.extra }
+
+// RestartCounts are the processes started after the first: failed after a failure of a
+// campaign input (bounded by TargetConfig.MaxRestarts), confirm to minimize a failure or to
+// confirm what caused it (at most MaxRestarts for each), renewed replaced on purpose before
+// they would stop answering (see Limit).
+func (t *Target) RestartCounts() (failed, confirm, renewed int) {
+	return t.restarts, t.extra, t.renewed
+}
+
+// Retire ends the running process (as Close does) so that the next request starts a new one,
+// counted as renewed (RestartCounts), not as a restart after a failure: findings re-checked
+// after it (minimization) are asked in another process than the one that made them, which
+// shows a target whose answers change between processes (Flaky).
+func (t *Target) Retire() error {
+	if t.client == nil {
+		return nil
+	}
+	err := t.Close()
+	t.retired = true
+	return err
+}
 
 // Close ends the target's session (closes its stdin and waits for it).
 func (t *Target) Close() error {
@@ -254,7 +289,7 @@ func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit 
 	if err := t.ensure(ctx, true); err != nil {
 		return err
 	}
-	if _, err := t.client.Do([]protocol.Request{probe.request()}); err == nil {
+	if _, err := t.do(ctx, []protocol.Request{probe.request()}); err == nil {
 		return nil // heard now: the culprit hangs it, not every input
 	}
 	_ = t.client.Close()
@@ -278,18 +313,23 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 	if t.client != nil {
 		return nil
 	}
-	if minimizing {
+	switch {
+	case t.retired:
+		t.retired = false
+		t.renewed++
+	case minimizing:
 		t.extra++
-	} else {
+	default:
 		if t.restarts >= t.cfg.MaxRestarts {
-			return fmt.Errorf("target %s: %w (%d)", t.Name, ErrTargetGaveUp, t.restarts)
+			return fmt.Errorf("target %s: %w: %d after failures of campaign inputs (at most %d; besides %d to minimize or confirm them)",
+				t.Name, ErrTargetGaveUp, t.restarts, t.cfg.MaxRestarts, t.extra)
 		}
 		t.restarts++
 	}
 	if err := t.start(ctx); err != nil {
 		return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
 	}
-	if t.good != nil {
+	if t.good != nil && t.limit == 0 {
 		// A new process first answers a request it answered before, with the whole Timeout,
 		// so that its warming up is not taken for a hang on the next case (nor a hang on the
 		// next case made to cost the whole Timeout). If it cannot, the next case gets the
@@ -331,10 +371,10 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 	send := t.filter(cases, st, progress)
 	for len(send) > 0 {
 		if err := ctx.Err(); err != nil {
-			return out, err
+			return t.flushPending(out), err
 		}
 		if err := t.ensure(ctx, false); err != nil {
-			return out, err
+			return t.flushPending(out), err
 		}
 		n := min(len(send), t.cfg.Batch)
 		batch := send[:n]
@@ -342,7 +382,7 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 		for i, cs := range batch {
 			reqs[i] = cs.request()
 		}
-		resps, err := t.client.Do(reqs)
+		resps, err := t.do(ctx, reqs)
 		for i := range resps {
 			if i >= n {
 				break
@@ -351,43 +391,15 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 		}
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
-		var te *protocol.TargetError
 		fresh := false // a new witness
 		if err != nil {
-			if !errors.As(err, &te) || te.Index < 0 || te.Index >= n {
+			out, answered, fresh, err = t.failed(ctx, &c, out, batch, answered, err)
+			if err != nil {
 				st.answered += uint64(answered)
-				return out, err
+				return t.flushPending(out), err
 			}
-			_ = t.client.Close()
-			t.client = nil
-			if err := t.silence(ctx, te, batch[te.Index]); err != nil {
-				st.answered += uint64(answered)
-				return out, err
-			}
-			if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
-				// The offending line was read as the answer to this request. Minimized as a
-				// crash is, its witness keeps the cases that contain it from costing a restart
-				// each (a debug line printed for one byte, under every option set).
-				out = append(out, t.minimizeFailure(ctx, targetFailure(t.Name, batch[te.Index], te)))
-				fresh = true
-				answered = te.Index + 1
-			} else {
-				// A target that buffers its answers dies or stalls after the request that
-				// caused it, taking earlier answers with it: find the culprit by sending
-				// the unanswered requests one at a time.
-				var k int
-				var f *Finding
-				out, f, k, err = t.isolate(ctx, &c, out, batch[te.Index:], te)
-				answered = te.Index + k
-				if err != nil {
-					st.answered += uint64(answered)
-					return out, err
-				}
-				if f != nil {
-					out = append(out, t.minimizeFailure(ctx, f))
-					fresh = true
-				}
-			}
+		} else {
+			out = t.flushPending(out)
 		}
 		st.answered += uint64(answered)
 		if progress != nil {
@@ -398,7 +410,51 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 			send = t.filter(send, st, progress)
 		}
 	}
-	return out, nil
+	return t.flushPending(out), nil
+}
+
+// failed handles the failure err of a Do of batch, after answered answers: a limit of the
+// target (see limitTest), a malformed line (a finding, minimized), or a crash or hang
+// (isolate finds the culprit). It returns how many cases of batch were answered or consumed,
+// and whether a new witness was recorded.
+func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch []Case, answered int, err error) ([]*Finding, int, bool, error) {
+	var te *protocol.TargetError
+	if !errors.As(err, &te) || te.Index < 0 || te.Index >= len(batch) {
+		return out, answered, false, err
+	}
+	served := t.served
+	_ = t.client.Close()
+	t.client = nil
+	culprit := batch[te.Index]
+	v, f, err := t.limitTest(ctx, te, culprit, served)
+	switch {
+	case v == limitFound:
+		return append(t.flushPending(out), f), te.Index, false, err
+	case err != nil:
+		return out, answered, false, err
+	case v == limitKnown || v == limitHeld:
+		return out, te.Index, false, nil
+	case v == limitBlame:
+		return append(t.flushPending(out), t.minimizeFailure(ctx, f)), te.Index + 1, true, nil
+	}
+	out = t.flushPending(out)
+	if err := t.silence(ctx, te, culprit); err != nil {
+		return out, answered, false, err
+	}
+	if te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion {
+		// The offending line was read as the answer to this request. Minimized as a crash
+		// is, its witness keeps the cases that contain it from costing a restart each (a
+		// debug line printed for one byte, under every option set).
+		return append(out, t.minimizeFailure(ctx, targetFailure(t.Name, culprit, te))), te.Index + 1, true, nil
+	}
+	// A target that buffers its answers dies or stalls after the request that caused it,
+	// taking earlier answers with it: find the culprit by sending the unanswered requests one
+	// at a time.
+	out, f, k, err := t.isolate(ctx, c, out, batch[te.Index:], te)
+	if err != nil || f == nil {
+		return out, te.Index + k, false, err
+	}
+	return append(out, t.minimizeFailure(ctx, f)), te.Index + k, true, nil
 }
 
 // remember keeps the shortest answered request, which a new process answers first (see one).
@@ -500,16 +556,28 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 		if err := t.ensure(ctx, false); err != nil {
 			return out, nil, i, err
 		}
-		resps, err := t.client.Do([]protocol.Request{cases[i].request()})
+		resps, err := t.do(ctx, []protocol.Request{cases[i].request()})
 		var te *protocol.TargetError
 		if err != nil {
 			if !errors.As(err, &te) {
 				return out, nil, i, err
 			}
+			served := t.served
 			_ = t.client.Close()
 			t.client = nil
 			if err := ctx.Err(); err != nil {
 				return out, nil, i, err // cancelled, not failed
+			}
+			switch v, f, err := t.limitTest(ctx, te, cases[i], served); {
+			case v == limitFound:
+				return append(out, f), nil, i, err
+			case err != nil:
+				return out, nil, i, err
+			case v == limitKnown || v == limitHeld:
+				i-- // not the culprit's fault: ask it again
+				continue
+			case v == limitBlame:
+				return out, f, i + 1, nil
 			}
 			if err := t.silence(ctx, te, cases[i]); err != nil {
 				return out, nil, i, err
@@ -525,6 +593,9 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
 		}
 		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+		if i == 0 && t.last != nil && sameCase(t.last.culprit, cases[0]) {
+			t.last.cleared = true // answered alone: the failure it was taken for is not its own
+		}
 	}
 	if first.Kind == protocol.TimedOut && t.timeout < t.cfg.Timeout {
 		// Under a calibrated timeout, a stall that no request reproduces alone was a slow
@@ -559,7 +630,7 @@ func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, b
 	}
 	t.client.SetTimeout(min(max(10*t.timeout, time.Second), t.cfg.Timeout))
 	start := time.Now()
-	resps, err := t.client.Do([]protocol.Request{cs.request()})
+	resps, err := t.do(ctx, []protocol.Request{cs.request()})
 	wait := time.Since(start)
 	if err != nil {
 		_ = t.client.Close()
@@ -636,7 +707,7 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		return nil
 	}
 	var c Checker
-	resps, err := t.client.Do([]protocol.Request{cs.request()})
+	resps, err := t.do(ctx, []protocol.Request{cs.request()})
 	var te *protocol.TargetError
 	if err != nil {
 		if !errors.As(err, &te) {

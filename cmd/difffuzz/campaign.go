@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -278,7 +279,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			triage.AddNotRun(w.Finding, w.NotRun)
 		}
 	}
+	for _, t := range c.targets {
+		// Findings are re-checked in a new process: a target whose answers change between
+		// processes is then said to be nondeterministic, not minimized into another defect.
+		if err := t.Retire(); err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
+		}
+	}
 	classes := triage.Classes(ctx, rechecker(ctx, c))
+	flakyNotes(stderr, classes)
 	if st := triage.Stats(); st.Groups > 0 {
 		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",
 			group(triage.Total()), group(uint64(st.Groups)), group(uint64(len(classes))), group(uint64(st.Minimized)), group(uint64(st.Merges)),
@@ -626,6 +635,23 @@ func rechecker(ctx context.Context, c *common) report.Rechecker {
 	}
 }
 
+// flakyNotes puts the note of a witness whose target answered otherwise when asked again
+// (fuzz.Flaky) on its class, and says it on stderr; and says of a target's limit (fuzz.LimitOf)
+// why it was not minimized.
+func flakyNotes(w io.Writer, classes []*report.Class) {
+	for _, cl := range classes {
+		if _, ok := fuzz.LimitOf(cl.Witness); ok && !cl.Minimized {
+			cl.Note = "not minimized: no input is to blame (see detail)"
+		}
+		note, ok := fuzz.Flaky(cl.Witness)
+		if !ok {
+			continue
+		}
+		cl.Note = "nondeterministic: " + note
+		fmt.Fprintf(w, "difffuzz: %s: --exec %q is nondeterministic: %s %s: %s\n", cl.ID, cl.Witness.Impl, cl.Witness.Op, clipHex(cl.Witness.Input), note)
+	}
+}
+
 // targetNotes says on stderr how a target was driven: the timeout, the option bits and
 // lengths it could not take, the inputs not sent for a crash or hang witness, restarts.
 func targetNotes(w io.Writer, t *fuzz.Target) {
@@ -670,9 +696,60 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout %s not taken for a hang (answered when sent again alone, or not reproducible alone)\n",
 			t.Name, plural(uint64(n), "slow answer"), verb)
 	}
-	if t.Restarts() > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: the process was started again %s (after each crash, hang or slow answer it is replaced)\n", t.Name, plural(uint64(t.Restarts()), "time"))
+	slowNotes(w, t)
+	restartNotes(w, t)
+}
+
+// restartNotes says how often a target's process was started again, and why.
+func restartNotes(w io.Writer, t *fuzz.Target) {
+	limit, _ := t.Limit()
+	if limit > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: it stops answering after %s in every process, whatever it is asked: each process was replaced after %s (one finding says so)\n",
+			t.Name, plural(uint64(limit), "request"), plural(uint64(limit), "answer"))
 	}
+	failed, confirm, renewed := t.RestartCounts()
+	if n := failed + confirm + renewed; n > 0 {
+		var why []string
+		if failed > 0 {
+			why = append(why, fmt.Sprintf("%s after a crash, hang or malformed line of a campaign input", group(uint64(failed))))
+		}
+		if confirm > 0 {
+			why = append(why, fmt.Sprintf("%s to minimize one or confirm what caused it", group(uint64(confirm))))
+		}
+		if renewed > 0 {
+			why = append(why, fmt.Sprintf("%s replaced on purpose (before it would stop answering, or to re-check findings in a new process)", group(uint64(renewed))))
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: the process was started again %s: %s\n", t.Name, plural(uint64(n), "time"), strings.Join(why, ", "))
+	}
+}
+
+// slowNotes names a target's answers that took far longer than the others without timing out.
+func slowNotes(w io.Writer, t *fuzz.Target) {
+	n, over, median, slowest := t.SlowAnswers()
+	if n == 0 || len(slowest) == 0 {
+		return
+	}
+	var ex []string
+	for _, a := range slowest {
+		what := fmt.Sprintf("%s of %s", a.Case.Op, clipHex(a.Case.Input))
+		if a.Case.Op == fuzz.OpEscape {
+			what += fmt.Sprintf(" (options %d)", uint32(a.Case.Flags))
+		}
+		ex = append(ex, what+" took "+a.Wait.Round(time.Microsecond).String())
+	}
+	fmt.Fprintf(w, "difffuzz: --exec %q: %s took %v or longer (the median answer about %v; not hangs, not findings); slowest: %s\n",
+		t.Name, plural(n, "answer"), over.Round(time.Microsecond), median, strings.Join(ex, "; "))
+}
+
+// clipHex is b as hex ("-" when empty), its first 32 bytes when longer.
+func clipHex(b []byte) string {
+	if len(b) == 0 {
+		return "-"
+	}
+	if len(b) > 32 {
+		return fmt.Sprintf("%x… (%d bytes)", b[:32], len(b))
+	}
+	return fmt.Sprintf("%x", b)
 }
 
 // targetsJSON is how each target was driven, for --json.
@@ -688,6 +765,15 @@ func targetsJSON(ts []*fuzz.Target) []map[string]any {
 		m := map[string]any{"command": t.Name, "ops": t.Ops(), "timeout_ns": d, "p99_ns": p99, "answers": answers,
 			"calibrated": calibrated, "restarts": t.Restarts(), "witnesses": len(t.Witnesses()), "not_run": notRun,
 			"unchecked_flags": uint32(t.Unchecked()), "unchecked_options": t.Unchecked().String()}
+		if limit, renewed := t.Limit(); limit > 0 || renewed > 0 {
+			m["limit"], m["renewed"] = limit, renewed
+		}
+		if n, over, _, slowest := t.SlowAnswers(); n > 0 {
+			m["slow_answers"], m["slow_over_ns"] = n, over
+			if len(slowest) > 0 {
+				m["slowest_ns"], m["slowest_input"] = slowest[0].Wait, hex.EncodeToString(slowest[0].Case.Input)
+			}
+		}
 		if caps.OptionsSet {
 			m["options"] = uint32(caps.Options)
 		}

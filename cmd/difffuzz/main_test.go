@@ -241,6 +241,21 @@ func TestExec(t *testing.T) {
 	}
 }
 
+// TestExecHelloTwice: a target that says hello twice (every process's first answer is a
+// line that is not one) is one target-protocol finding; the run stops at once, says which
+// operations were not checked and counts its restarts consistently, and fails (issue 33).
+func TestExecHelloTwice(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "oracle")
+	self := fmt.Sprintf("sh -c 'echo difffuzz-target 1 escape decode utf8_decode; exec %q -test.run=^TestHelperServe$'", os.Args[0])
+	code, out, errs := runArgs(t, "", "--exec", self, "--exhaustive", "--max-len", "1")
+	assert.Equal(t, 1, code, "%s\n%s", out, errs)
+	assert.Contains(t, out, "DEFECT 1 of 1 · target-protocol: writes a line that is not an answer")
+	assert.Contains(t, out, "0 passed, 1 failed")
+	assert.Contains(t, errs, "not checked: the rest of exhaustive escape, exhaustive decode, exhaustive utf8_decode")
+	assert.NotContains(t, errs, "too many restarts")
+	assert.Contains(t, errs, "started again 1 time: 1 to minimize one or confirm what caused it\n", "a probe, and no restart per input")
+}
+
 // --shard splits an external target's spaces as it does the built-in ones: the parts of all
 // shards are disjoint and together the whole space, without splitting a string's option sets.
 func TestExecShard(t *testing.T) {

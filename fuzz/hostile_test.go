@@ -1,0 +1,270 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// hostile sets up the fake target name of TestHelperTarget (issue 33, further hostile cases)
+// and returns the writer its answers go through. Lines are counted from the hello (line 1).
+func hostile(name string, h *protocol.Handler) io.Writer {
+	w := &eachLine{w: os.Stdout}
+	switch name {
+	case "hang-after-50": // answers 50 requests in every process, then hangs
+		w.before = func(k int) {
+			if k == 52 {
+				time.Sleep(time.Hour)
+			}
+		}
+	case "exit-after-40": // answers 40 requests in every process, then exits
+		w.before = func(k int) {
+			if k == 42 {
+				os.Exit(0)
+			}
+		}
+	case "extra-after-10": // writes an unsolicited line after its 10th answer in every process
+		w.after = func(k int) string {
+			if k == 11 {
+				return "unsolicited\n"
+			}
+			return ""
+		}
+	case "hello-twice": // says hello twice
+		w.after = func(k int) string {
+			if k == 1 {
+				return "difffuzz-target 1 escape decode utf8_decode\n"
+			}
+			return ""
+		}
+	case "slow-e0": // right, but 1,000× slower (20 ms) on inputs with an E0 byte
+		escape, decode := h.Escape, h.UTF8Decode
+		slow := func(src []byte) {
+			if bytes.IndexByte(src, 0xe0) >= 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) { slow(src); return escape(dst, src, o) }
+		h.UTF8Decode = func(dst, src []byte) []byte { slow(src); return decode(dst, src) }
+	case "flaky-process": // in its first process only, escapes 'z' as 'Z' (a counter across restarts)
+		state := filepath.Join(os.Getenv("DIFFFUZZ_FAKE_STATE"), "processes")
+		b, _ := os.ReadFile(state)
+		n, _ := strconv.Atoi(string(b))
+		if err := os.WriteFile(state, []byte(strconv.Itoa(n+1)), 0o644); err != nil {
+			os.Exit(1)
+		}
+		escape := h.Escape
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			start := len(dst)
+			out, err := escape(dst, src, o)
+			if n == 0 && err == nil {
+				copy(out[start:], bytes.ReplaceAll(out[start:], []byte("z"), []byte("Z")))
+			}
+			return out, err
+		}
+	}
+	return w
+}
+
+// eachLine writes the lines it is given one at a time, calling before(k) before the k-th
+// and writing what after(k) returns after it.
+type eachLine struct {
+	w      *os.File
+	k      int
+	before func(k int)
+	after  func(k int) string
+}
+
+func (l *eachLine) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		l.k++
+		if l.before != nil {
+			l.before(l.k)
+		}
+		if l.after != nil {
+			line = append(line, l.after(l.k)...)
+		}
+		if _, err := l.w.Write(line); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// limitSpaces are escape (1,024 cases), decode and utf8_decode (256 each): a campaign of
+// every operation, many times longer than a process of the limit targets lives.
+func limitSpaces() ([]TargetSpace, uint64) {
+	spaces := ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:4])
+	spaces = append(spaces, ExhaustiveTargetSpaces([]Op{OpDecode, OpUTF8Decode}, 1, nil)...)
+	var total uint64
+	for _, sp := range spaces {
+		total += sp.Total
+	}
+	return spaces, total
+}
+
+// TestTargetLimit: a target that hangs, exits or writes an unsolicited line after N requests
+// in every process, whatever they ask (issue 33 #9 and the further hostile cases), is one
+// finding that says so, not findings that blame innocent inputs; its processes are replaced
+// before they reach the limit, so every operation is still checked; and it costs a few
+// timeouts, not one per input.
+func TestTargetLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts some hundred target processes")
+	}
+	for _, tc := range []struct {
+		name  string
+		kind  Kind
+		limit int
+	}{
+		{"hang-after-50", KindTargetHang, 50},
+		{"exit-after-40", KindTargetCrash, 40},
+		{"extra-after-10", KindTargetProtocol, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := fakeTarget(t, tc.name)
+			tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+			spaces, total := limitSpaces()
+			start := time.Now()
+			rep, err := RunTarget(context.Background(), tg, spaces, nil)
+			require.NoError(t, err)
+			require.Len(t, rep.Findings, 1, "one finding: %v", rep.Findings)
+			f := rep.Findings[0]
+			assert.Equal(t, tc.kind, f.Kind)
+			n, ok := LimitOf(f)
+			assert.True(t, ok, f.Detail)
+			assert.Equal(t, tc.limit, n, f.Detail)
+			assert.Contains(t, f.Detail, "after "+strconv.Itoa(tc.limit)+" requests in every process")
+			assert.Contains(t, f.Replay(), "| head -n "+strconv.Itoa(tc.limit+1)+" |")
+			var cases uint64
+			for _, s := range rep.Spaces {
+				assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+				cases += s.Cases
+			}
+			assert.Equal(t, total, cases, "every case of every operation was answered and compared")
+			limit, renewed := tg.Limit()
+			assert.Equal(t, tc.limit, limit)
+			assert.GreaterOrEqual(t, renewed, int(total)/tc.limit-2)
+			failed, confirm, _ := tg.RestartCounts()
+			assert.LessOrEqual(t, failed, 2, "restarts after failures")
+			assert.LessOrEqual(t, confirm, 3, "restarts to confirm")
+			assert.Less(t, time.Since(start), 30*time.Second)
+			t.Logf("%v; %d processes replaced, %d restarts, %v", f.Detail, renewed, failed+confirm, time.Since(start))
+		})
+	}
+}
+
+// TestTargetHelloTwice: a target that writes a line that is not an answer before its first
+// answer in every process (a second hello) is one target-protocol finding, and the campaign
+// stops saying what was not checked, instead of a restart and a minimization per input.
+func TestTargetHelloTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "hello-twice")
+	spaces, _ := limitSpaces()
+	rep, err := RunTarget(context.Background(), tg, spaces, nil)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrTargetUnusable), "%v", err)
+	assert.Contains(t, err.Error(), "not checked: the rest of exhaustive escape, exhaustive decode, exhaustive utf8_decode")
+	require.Len(t, rep.Findings, 1, "%v", rep.Findings)
+	assert.Equal(t, KindTargetProtocol, rep.Findings[0].Kind)
+	assert.Contains(t, rep.Findings[0].Detail, "after 0 requests in every process, whatever they ask: before its first answer")
+	assert.Contains(t, rep.Findings[0].Replay(), "| head -n 1 |")
+	assert.LessOrEqual(t, tg.Restarts(), 2)
+}
+
+// TestTargetSlowClass: a target that is right but 1,000× slower on one class of inputs is
+// named: SlowAnswers counts them and keeps the slowest, an input of the class.
+func TestTargetSlowClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a target process")
+	}
+	tg := fakeTarget(t, "slow-e0")
+	rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:8]), nil)
+	require.NoError(t, err)
+	assert.Zero(t, rep.Differences)
+	n, over, median, slowest := tg.SlowAnswers()
+	assert.GreaterOrEqual(t, n, uint64(7), "E0 under 8 option sets (the first answer of a process is not counted)")
+	assert.Less(t, n, uint64(40))
+	require.NotEmpty(t, slowest)
+	for _, a := range slowest {
+		assert.Equal(t, []byte{0xe0}, a.Case.Input)
+		assert.GreaterOrEqual(t, a.Wait, over)
+	}
+	t.Logf("%d answers over %v (median %v); slowest %v", n, over, median, slowest[0].Wait)
+}
+
+// TestTargetFlaky: a finding whose target answers otherwise in a new process is not minimized
+// into another defect (or dropped): it keeps its answer and says the target is nondeterministic.
+func TestTargetFlaky(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "flaky-process")
+	rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, []jsonopt.Options{0}), nil)
+	require.NoError(t, err)
+	require.Len(t, rep.Findings, 1)
+	f := rep.Findings[0]
+	require.NoError(t, tg.Retire())
+	g := Minimize(f, Impl{Name: tg.Name}, tg.CheckOne(context.Background()))
+	note, ok := Flaky(g)
+	require.True(t, ok, "%v", g)
+	assert.Contains(t, note, `answered as the oracle does, where it had answered "\"Z\""`)
+	assert.Equal(t, f.Got, g.Got)
+	_, _, renewed := tg.RestartCounts()
+	assert.Equal(t, 1, renewed, "Retire's new process is not a restart after a failure")
+	assert.Zero(t, tg.Restarts())
+}
+
+// TestMinimizeNondeterministic: Minimize says so when an external target's answer changes
+// when asked again (another wrong answer, or the right one), and keeps the finding as found.
+func TestMinimizeNondeterministic(t *testing.T) {
+	f := &Finding{Kind: KindOutput, Op: OpEscape, Impl: "t", External: true, Input: []byte("ab"),
+		Want: []byte(`"ab"`), Got: []byte(`"aB"`)}
+	other := *f
+	other.Got = []byte(`"Ab"`)
+	for _, tc := range []struct {
+		again []*Finding
+		want  string
+	}{
+		{nil, `answered as the oracle does, where it had answered "\"aB\""`},
+		{[]*Finding{&other}, `answered "\"Ab\"", where it had answered "\"aB\""`},
+	} {
+		g := Minimize(f, Impl{Name: "t"}, func(Op, Impl, []byte, jsonopt.Options) []*Finding { return tc.again })
+		note, ok := Flaky(g)
+		require.True(t, ok, g.Detail)
+		assert.Contains(t, note, tc.want)
+		assert.False(t, g.Minimized)
+		assert.Equal(t, f.Input, g.Input)
+	}
+	// The same answer again: minimized as usual, no note.
+	same := func(_ Op, _ Impl, src []byte, _ jsonopt.Options) []*Finding {
+		if !strings.Contains(string(src), "b") {
+			return nil
+		}
+		g := *f
+		g.Input = src
+		return []*Finding{&g}
+	}
+	g := Minimize(f, Impl{Name: "t"}, same)
+	_, ok := Flaky(g)
+	assert.False(t, ok, g.Detail)
+	assert.True(t, g.Minimized)
+}

@@ -1,0 +1,256 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// A target may stop answering after the same number of requests in every process, whatever
+// it is asked: a hang, an exit or an unsolicited line after its N-th answer (a leak, a
+// request counter, a debug line). Blaming the request it stopped at would blame innocent
+// inputs, one restart (and, for a hang, one whole timeout) each. So each failure of a process
+// that had answered something is remembered (stall); when a later process fails the same way
+// after about as many answers, on another request, and both requests were answered when asked
+// first in a new process, the target has a limit: one finding says so (limitFinding), and from
+// then on each process is replaced before it reaches the limit (do), so the rest of the
+// campaign runs and is checked.
+
+// stall is a failure of a process after at least one answer, kept for the limit test.
+type stall struct {
+	kind    protocol.FailureKind
+	served  int    // answers the process had given
+	line    string // the offending line (Malformed)
+	culprit Case   // the request it failed on
+	cleared bool   // the culprit was answered when asked first in a new process
+}
+
+// limitVerdict is what limitTest made of a failure.
+type limitVerdict int
+
+const (
+	limitNone  limitVerdict = iota // no limit shown: handle the failure as usual
+	limitFound                     // a limit, found now: the finding says so; re-send the culprit
+	limitKnown                     // the known limit (perhaps lowered): re-send the culprit, no finding
+	limitBlame                     // the culprit failed again when asked first: the finding blames it
+	limitHeld                      // an unsolicited line, not reproducible alone: held (t.pending); re-send the culprit
+)
+
+// ErrTargetUnusable is returned when every process of a target writes a line that is not an
+// answer before its first answer, whatever it is asked: no answer can be read.
+var ErrTargetUnusable = errors.New("no answer can be read")
+
+// limitTolerance is how far apart two failures' answer counts may be and still show one limit.
+func limitTolerance(n int) int { return n / 16 }
+
+// limitTest looks at a failure te of a process on culprit after n answers (the process is
+// closed). It may start a new process and ask it culprit first (a probe; its restart counts as
+// one to confirm a failure), which it leaves running when it answered.
+func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culprit Case, n int) (limitVerdict, *Finding, error) {
+	malformed := te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion
+	if n == 0 {
+		if !malformed || t.limit > 0 {
+			return limitNone, nil, nil // silence's business (TimedOut, Exited)
+		}
+		return t.firstLine(ctx, te, culprit)
+	}
+	s := &stall{kind: te.Kind, served: n, line: te.Line, culprit: culprit}
+	prev := t.last
+	t.last = s
+	match := t.limit > 0 || prev != nil && prev.cleared && prev.kind == s.kind && prev.line == s.line &&
+		abs(prev.served-n) <= limitTolerance(max(prev.served, n)) && !sameCase(prev.culprit, culprit)
+	if !match && !malformed {
+		return limitNone, nil, nil // isolate asks the culprit first, and clears it (see isolate)
+	}
+	probe, err := t.probe(ctx, culprit)
+	if err != nil {
+		return limitNone, nil, err
+	}
+	if probe != nil {
+		return limitBlame, targetFailure(t.Name, culprit, probe), nil
+	}
+	s.cleared = true
+	switch {
+	case t.limit > 0:
+		t.limit = min(t.limit, n)
+		return limitKnown, nil, nil
+	case match:
+		t.limit = min(prev.served, n)
+		t.pending = nil // the unsolicited line held was this limit's
+		return limitFound, t.limitFinding(te, culprit, prev), nil
+	}
+	// An unsolicited line on a request answered alone: a finding unless the next process
+	// shows it after as many answers (a limit); held until then (flushPending).
+	f := targetFailure(t.Name, culprit, te)
+	f.Detail += fmt.Sprintf(" (after %d answers; asked first in a new process, the request was answered: not reproducible alone)", n)
+	t.pending = f
+	return limitHeld, nil, nil
+}
+
+// firstLine handles an offending line read as a process's first answer: a probe unlike the
+// culprit (the 1-byte input "a", or "b") asked first in a new process tells a target that
+// writes that line before every first answer (one finding, and ErrTargetUnusable) from one
+// that failed on the culprit (limitNone: blamed as usual).
+func (t *Target) firstLine(ctx context.Context, te *protocol.TargetError, culprit Case) (limitVerdict, *Finding, error) {
+	p := Case{Op: t.ops[0], Input: []byte("a")}
+	if sameCase(p, culprit) {
+		p.Input = []byte("b")
+	}
+	probe, err := t.probe(ctx, p)
+	if err != nil || probe == nil || probe.Line != te.Line || probe.Kind != te.Kind {
+		return limitNone, nil, err
+	}
+	f := targetFailure(t.Name, culprit, te)
+	f.Detail = fmt.Sprintf("writes a line that is not an answer (%q) after 0 requests in every process, whatever they ask: before its first answer (%s of %q too), so no answer can be read", te.Line, p.Op, p.Input)
+	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %q before its first answer", t.Name, ErrTargetUnusable, te.Line)
+}
+
+// probe starts a new process and asks it cs first. It returns the process's failure on cs
+// (the process is then closed), or nil when cs was answered (the process runs on).
+func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t.client != nil {
+		t.client.Kill()
+		t.client = nil
+	}
+	t.extra++
+	if err := t.start(ctx); err != nil {
+		return nil, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+	}
+	_, err := t.do(ctx, []protocol.Request{cs.request()})
+	if err == nil {
+		return nil, nil
+	}
+	_ = t.client.Close()
+	t.client = nil
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
+	var te *protocol.TargetError
+	if !errors.As(err, &te) {
+		return nil, err
+	}
+	return te, nil
+}
+
+// limitFinding is the one finding of a limit shown by the failures prev and te (on culprit).
+func (t *Target) limitFinding(te *protocol.TargetError, culprit Case, prev *stall) *Finding {
+	f := targetFailure(t.Name, culprit, te)
+	what := "stops answering"
+	switch te.Kind {
+	case protocol.Exited:
+		what = "exits (or closes its standard output)"
+	case protocol.Malformed, protocol.WrongVersion:
+		what = fmt.Sprintf("writes a line that is not an answer (%q)", te.Line)
+	}
+	f.Detail = fmt.Sprintf("%s after %d requests in every process, whatever they ask (no input is to blame: two processes failed so after %d and %d answers, on different requests, each answered when asked first in a new process); from then on each process was replaced after %d answers; the last failure: %s",
+		what, t.limit, prev.served, t.last.served, t.limit, te.Detail)
+	return f
+}
+
+// limitRE finds the limit in a limit finding's detail.
+var limitRE = regexp.MustCompile(` after (\d+) requests in every process, whatever they ask`)
+
+// LimitOf returns N when f says that its target fails after N requests in every process,
+// whatever they ask (no input is to blame for it).
+func LimitOf(f *Finding) (int, bool) {
+	if !f.External {
+		return 0, false
+	}
+	m := limitRE.FindStringSubmatch(f.Detail)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// Limit is how many requests each process of the target answers before it stops (hangs,
+// exits or writes an unsolicited line), whatever it is asked; 0 when no such limit was seen.
+// Renewed is how many processes were replaced on purpose (after Limit answers).
+func (t *Target) Limit() (limit, renewed int) { return t.limit, t.renewed }
+
+// do sends reqs to the running process. When the target has a limit it sends each process
+// at most the answers it has left, and replaces a process that used them up (Renewed, not a
+// restart after a failure). A *protocol.TargetError's Index counts from reqs[0].
+func (t *Target) do(ctx context.Context, reqs []protocol.Request) ([]protocol.Response, error) {
+	var out []protocol.Response
+	for len(out) < len(reqs) {
+		if t.client == nil { // retime ended it
+			if err := t.ensure(ctx, true); err != nil {
+				return out, err
+			}
+		}
+		if t.limit > 0 && t.served >= t.limit {
+			if err := t.renew(ctx); err != nil {
+				return out, err
+			}
+		}
+		n := len(reqs) - len(out)
+		if t.limit > 0 {
+			n = min(n, t.limit-t.served)
+		}
+		at := len(out)
+		t.sent, t.sentAt = reqs[at:at+n], 0
+		r, err := t.client.Do(reqs[at : at+n])
+		t.sent = nil
+		out = append(out, r...)
+		if err == nil && len(t.slowest.at) > 0 {
+			t.retime(ctx, reqs[at:at+n])
+		}
+		if err != nil {
+			t.slowest.at = nil
+			var te *protocol.TargetError
+			if errors.As(err, &te) && te.Index >= 0 && at > 0 {
+				e := *te
+				e.Index += at
+				return out, &e
+			}
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// renew replaces the running process by a new one without waiting for it to end.
+func (t *Target) renew(ctx context.Context) error {
+	if t.client != nil {
+		t.client.Kill()
+		t.client = nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t.renewed++
+	if err := t.start(ctx); err != nil {
+		return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+	}
+	return nil
+}
+
+// flushPending appends the held finding of an unsolicited line that no limit explained.
+func (t *Target) flushPending(out []*Finding) []*Finding {
+	if t.pending == nil {
+		return out
+	}
+	f := t.pending
+	t.pending = nil
+	return append(out, f)
+}
+
+func sameCase(a, b Case) bool {
+	return a.Op == b.Op && a.Flags == b.Flags && string(a.Input) == string(b.Input)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

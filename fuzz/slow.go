@@ -1,0 +1,153 @@
+package fuzz
+
+import (
+	"context"
+	"time"
+
+	"github.com/difffuzz/difffuzz/protocol"
+)
+
+// SlowAnswer is one of a target's slowest answers: the case asked and how long its answer
+// took (the wait from the previous answer, or from the request when none was pending).
+type SlowAnswer struct {
+	Case Case
+	Wait time.Duration
+}
+
+// keepSlowest is how many of the slowest answers a Target keeps.
+const keepSlowest = 3
+
+// slowAnswers keeps the slowest answers, slowest first; a faster answer costs one comparison.
+// A pipelined target that buffers its answers sends them in bursts, so the answer that waited
+// is not always the request that was slow: a wait that would enter the top is only noted
+// (at, the index in the running Do's requests), and do times the requests from there one at a
+// time (retime) to find the slow one.
+type slowAnswers struct {
+	top     []SlowAnswer
+	at      []int // requests of the running Do whose answer waited long, to retime
+	retimed bool  // retime is running: its answers are not noted
+}
+
+func (s *slowAnswers) slower(wait time.Duration) bool {
+	return len(s.top) < keepSlowest || wait > s.top[keepSlowest-1].Wait
+}
+
+func (s *slowAnswers) add(r protocol.Request, wait time.Duration) {
+	if !s.slower(wait) {
+		return
+	}
+	a := SlowAnswer{Case: Case{Op: Op(r.Op), Input: clone(r.Input), Flags: r.Flags}, Wait: wait}
+	i := len(s.top)
+	for i > 0 && s.top[i-1].Wait < wait {
+		i--
+	}
+	s.top = append(s.top, SlowAnswer{})
+	copy(s.top[i+1:], s.top[i:])
+	s.top[i] = a
+	if len(s.top) > keepSlowest {
+		s.top = s.top[:keepSlowest]
+	}
+}
+
+// note notes that the answer to request i of the running Do waited wait.
+func (t *Target) noteWait(i int, wait time.Duration) {
+	s := &t.slowest
+	if s.retimed || i >= len(t.sent) || t.answers < 100 || wait < t.slowOver() || !s.slower(wait) {
+		return
+	}
+	if len(s.at) < keepSlowest {
+		s.at = append(s.at, i)
+	}
+}
+
+// retime times the requests of reqs from each noted index on, one at a time, until one takes
+// at least the slow threshold: that one is kept among the slowest. It stops at a failure.
+func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
+	s := &t.slowest
+	at := s.at
+	s.at, s.retimed = nil, true
+	defer func() { s.retimed = false }()
+	for _, i := range at {
+		for k := i; k < min(len(reqs), i+max(t.cfg.Window, protocol.DefaultWindow)); k++ {
+			wait, err := t.timeOne(ctx, reqs[k])
+			if err != nil {
+				return
+			}
+			if wait < t.slowOver() {
+				continue
+			}
+			// Once more, so that a hiccup of the machine is not taken for the slow one.
+			again, err := t.timeOne(ctx, reqs[k])
+			if err != nil {
+				return
+			}
+			if wait = min(wait, again); wait >= t.slowOver() {
+				s.add(reqs[k], wait)
+				break
+			}
+		}
+	}
+}
+
+// slowOver is the wait from which an answer is slow: 2^slowFactor times the median answer
+// wait, rounded up to a power of two, and at least 2^slowFloorLog ns.
+func (t *Target) slowOver() time.Duration {
+	_, e := t.median()
+	return time.Duration(uint64(1) << max(e+slowFactor, slowFloorLog))
+}
+
+// median is the median answer wait rounded up to a power of two, and its log2.
+func (t *Target) median() (time.Duration, int) {
+	var seen uint64
+	for k, c := range t.lat {
+		seen += c
+		if 2*seen >= t.answers {
+			return time.Duration(uint64(1) << k), k
+		}
+	}
+	return 0, 0
+}
+
+// slowFactor and slowFloorLog say when an answer is slow (SlowAnswers): it took at least
+// 2^slowFactor times the median answer's wait (rounded up to a power of two), and at least
+// 2^slowFloorLog ns (about 1 ms), so that a scheduler's hiccup on a fast target is not one.
+const (
+	slowFactor   = 6
+	slowFloorLog = 20
+)
+
+// SlowAnswers says which answers of the campaign took far longer than the others, even
+// though none timed out: n answers took at least over (64 times the median answer wait,
+// rounded up to a power of two, and at least about 1 ms); slowest are the slowest answers
+// among them (at most 3, slowest first). n is 0 when no answer was that slow. A process's
+// first answer (its start) is not counted.
+func (t *Target) SlowAnswers() (n uint64, over, median time.Duration, slowest []SlowAnswer) {
+	if t.answers == 0 {
+		return 0, 0, 0, nil
+	}
+	median, med := t.median()
+	e := max(med+slowFactor, slowFloorLog)
+	over = time.Duration(uint64(1) << e)
+	for k := e + 1; k < len(t.lat); k++ {
+		n += t.lat[k] // waits of bits.Len64 == k are at least 2^(k-1) >= over
+	}
+	for _, a := range t.slowest.top {
+		if a.Wait >= over {
+			slowest = append(slowest, a)
+		}
+	}
+	return n, over, median, slowest
+}
+
+// timeOne is how long the running process takes to answer r alone.
+// A failure ends the process (the request was answered before: the campaign's own
+// requests find out what it was).
+func (t *Target) timeOne(ctx context.Context, r protocol.Request) (time.Duration, error) {
+	start := time.Now()
+	_, err := t.do(ctx, []protocol.Request{r})
+	if err != nil && t.client != nil {
+		t.client.Kill()
+		t.client = nil
+	}
+	return time.Since(start), err
+}
