@@ -14,6 +14,7 @@ package deviation
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -108,37 +109,20 @@ const maxSkip = 64
 // caller normalises an indel): "?aaaa" against "?a" lost the "aaa" after the failure, not at
 // the end.
 func align(units []unit, got []byte, paired bool, writes func(unit, []byte) bool, divides func(region) bool) []region {
-	resumes := func(j, q, steps int) bool {
-		for n := 0; ; n++ {
-			for j < len(units) && len(units[j].want) == 0 {
-				j++
-			}
-			switch {
-			case j == len(units):
-				return q == len(got)
-			case n == steps:
-				return true
-			case !bytes.HasPrefix(got[q:], units[j].want):
-				return false
-			}
-			q += len(units[j].want)
-			j++
-		}
-	}
 	var out []region
 	i, p, done := 0, 0, 0
 	for i < len(units) || p < len(got) {
 		// A step PHP drops matches when PHP's next step goes on there, or got shows nothing a
 		// candidate would write for it.
-		if i < len(units) && bytes.HasPrefix(got[p:], units[i].want) && (len(units[i].want) > 0 || resumes(i+1, p, 1) || !writes(units[i], got[p:])) {
+		if i < len(units) && bytes.HasPrefix(got[p:], units[i].want) && (len(units[i].want) > 0 || resumesAt(units, got, i+1, p, 1) || !writes(units[i], got[p:])) {
 			p += len(units[i].want)
 			i++
 			continue
 		}
-		r, ok := resync(units, got, i, p, paired, func(j, q int) bool { return resumes(j, q, resumeSteps) })
+		r, ok := resync(units, got, i, p, paired, resumeSteps)
 		if !ok && len(units)-i > maxSplit {
 			// Too far to divide step by step (classifyAll): resume where one step matches.
-			r, _ = resync(units, got, i, p, paired, func(j, q int) bool { return resumes(j, q, 1) })
+			r, _ = resync(units, got, i, p, paired, 1)
 		}
 		// Steps PHP drops (INVALID_UTF8_IGNORE) where the stretch ends belong to it when it
 		// has bytes: they may be what the candidate wrote for them.
@@ -157,6 +141,28 @@ func align(units []unit, got []byte, paired bool, writes func(unit, []byte) bool
 	return out
 }
 
+// resumesAt reports whether PHP's answer goes on in got at q from unit j for the next steps
+// steps that write something (or to the end of both).
+func resumesAt(units []unit, got []byte, j, q, steps int) bool {
+	for n := 0; ; n++ {
+		for j < len(units) && len(units[j].want) == 0 {
+			j++
+		}
+		switch {
+		case j == len(units):
+			return q == len(got)
+		case n == steps:
+			return true
+		}
+		w := units[j].want
+		if len(got)-q < len(w) || got[q] != w[0] || len(w) > 1 && !bytes.Equal(got[q+1:q+len(w)], w[1:]) {
+			return false
+		}
+		q += len(w)
+		j++
+	}
+}
+
 // resumeSteps is how many of PHP's steps after a resynchronisation point must match.
 const resumeSteps = 3
 
@@ -171,9 +177,31 @@ const resumeSteps = 3
 // stray bytes written 1A 1A 1A where PHP writes ??? are three steps written otherwise, not
 // one written as 1A 1A 1A and two '?' lost at the end. Of points as near, the one that
 // consumes more steps, then the one with more bytes.
-func resync(units []unit, got []byte, i, p int, paired bool, resumes func(j, q int) bool) (region, bool) {
+func resync(units []unit, got []byte, i, p int, paired bool, steps int) (region, bool) {
+	// first[dj] is the first byte PHP writes from unit i+dj on (-1: nothing, up to the end):
+	// a point where got holds another byte is no point, found without asking resumesAt.
+	var first [maxSkip + 1]int16
+	next, top := -1, min(maxSkip, len(units)-i)
+	for j := i + top; j < len(units); j++ { // past the window, for the steps PHP drops at its end
+		if len(units[j].want) > 0 {
+			next = int(units[j].want[0])
+			break
+		}
+	}
+	for dj := top; dj >= 0; dj-- {
+		if w := units[i+dj:]; len(w) > 0 && len(w[0].want) > 0 {
+			next = int(w[0].want[0])
+		}
+		first[dj] = int16(next)
+	}
 	try := func(dj, dq int) bool {
-		return (dj > 0 || dq > 0) && i+dj <= len(units) && p+dq <= len(got) && resumes(i+dj, p+dq)
+		if dj == 0 && dq == 0 || i+dj > len(units) || p+dq > len(got) {
+			return false
+		}
+		if b := first[dj]; b < 0 && p+dq != len(got) || b >= 0 && (p+dq == len(got) || int16(got[p+dq]) != b) {
+			return false
+		}
+		return resumesAt(units, got, i+dj, p+dq, steps)
 	}
 	for c := 1; c <= maxSkip; c++ {
 		if paired {
@@ -521,9 +549,18 @@ func putUnits(p *[]unit) {
 
 var unitPool = sync.Pool{New: func() any { return new([]unit) }}
 
+// costPool holds alignBytes's tables.
+var costPool = sync.Pool{New: func() any { return new([]int32) }}
+
+// spanPool holds the span buffers UTF8Decode explains PHP's answer into.
+var spanPool = sync.Pool{New: func() any { return new([]oracle.Span) }}
+
 // UTF8Decode is the deviations of a candidate's utf8_decode answer got from PHP's for in.
 func UTF8Decode(in, got []byte) []Deviation {
-	want, spans := oracle.UTF8DecodeExplain(nil, in)
+	sp := spanPool.Get().(*[]oracle.Span)
+	defer spanPool.Put(sp)
+	want, spans := oracle.UTF8DecodeExplainTo(make([]byte, 0, len(in)), *sp, in)
+	*sp = spans[:0] // the units copy what they need of a span
 	if len(got) == 0 && (len(want) > 1 || endsInside(in, spans)) {
 		return []Deviation{{What: Lost, Detail: "empty", Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
@@ -638,37 +675,42 @@ func alignBytes(units []unit, got []byte) []region {
 	if (n+1)*(m+1) > maxCells {
 		return nil
 	}
-	w := m + 1
-	cost := make([]int32, (n+1)*w)
-	for k := 0; k <= n; k++ {
-		for q := 0; q <= m; q++ {
-			switch {
-			case k == 0:
-				cost[q] = int32(q)
-			case q == 0:
-				cost[k*w] = int32(k)
-			default:
-				c := cost[(k-1)*w+q-1]
-				if units[lo+k-1].want[0] != got[lo+q-1] {
-					c++
-				}
-				cost[k*w+q] = min(c, cost[(k-1)*w+q]+1, cost[k*w+q-1]+1)
-			}
+	// The table is filled in a band of diagonals: those between the one from (0,0) and the one
+	// to (n,m), and band more on either side. A path that leaves the band takes band+1 bytes
+	// added and as many lost beyond the |m-n| it must: when the cost found in the band is
+	// below that, every cheapest path, and so the walk back below, lies in it. Else the band
+	// widens (a long answer with a few differences is the usual; one far off, rare).
+	buf := costPool.Get().(*[]int32)
+	defer costPool.Put(buf)
+	var t costBand
+	for band := 16; ; {
+		t = costBand{dlo: min(0, m-n) - band, dhi: max(0, m-n) + band}
+		t.w = t.dhi - t.dlo + 1
+		if cap(*buf) < (n+1)*t.w {
+			*buf = make([]int32, (n+1)*t.w)
 		}
+		t.cost = (*buf)[:(n+1)*t.w] // every cell read is written first
+		t.fill(units[lo:lo+n], got[lo:lo+m])
+		c := int(t.at(n, m))
+		if c <= abs(m-n)+2*band+1 || band >= n+m {
+			break
+		}
+		// A band as wide as the cost says is enough: the cost in it is at most c.
+		band = max(band*2, (c-abs(m-n))/2+1)
 	}
 	// Back from the end: a pair (match or step written otherwise) first, then a step lost,
 	// then a byte added; differing moves next to each other are one stretch.
 	var out []region
 	k, q := n, m
 	open := false
-	for k > 0 || q > 0 {
+	for (k > 0 || q > 0) && k >= 0 && q >= 0 {
 		k0, q0 := k, q
 		same := false
 		switch {
-		case k > 0 && q > 0 && cost[k*w+q] == cost[(k-1)*w+q-1]+b2i(units[lo+k-1].want[0] != got[lo+q-1]):
+		case k > 0 && q > 0 && t.at(k, q) == t.at(k-1, q-1)+b2i(units[lo+k-1].want[0] != got[lo+q-1]):
 			same = units[lo+k-1].want[0] == got[lo+q-1]
 			k, q = k-1, q-1
-		case k > 0 && cost[k*w+q] == cost[(k-1)*w+q]+1:
+		case k > 0 && t.at(k, q) == t.at(k-1, q)+1:
 			k--
 		default:
 			q--
@@ -686,6 +728,54 @@ func alignBytes(units []unit, got []byte) []region {
 	slices.Reverse(out)
 	return out
 }
+
+// costBand is alignBytes's table in a band of diagonals dlo <= q-k <= dhi, w cells a row;
+// a cell outside it costs more than any inside.
+type costBand struct {
+	cost        []int32
+	w, dlo, dhi int
+}
+
+// fill fills the band for PHP's steps us (one byte each) against the bytes g: the cell (k, q)
+// is the fewest steps and bytes written otherwise, lost or added that align us[:k] with g[:q].
+// A cell sits at k*w + q-k-dlo; its neighbours up-left, up and left are one row back on the
+// same diagonal, one row back on the next, and the cell before it.
+func (t *costBand) fill(us []unit, g []byte) {
+	n, m := len(us), len(g)
+	for k := 0; k <= n; k++ {
+		for q := max(0, k+t.dlo); q <= min(m, k+t.dhi); q++ {
+			d := q - k
+			at := k*t.w + d - t.dlo
+			switch {
+			case k == 0:
+				t.cost[at] = int32(q)
+			case q == 0:
+				t.cost[at] = int32(k)
+			default:
+				c := t.cost[at-t.w]
+				if us[k-1].want[0] != g[q-1] {
+					c++
+				}
+				if d+1 <= t.dhi {
+					c = min(c, t.cost[at-t.w+1]+1)
+				}
+				if d-1 >= t.dlo {
+					c = min(c, t.cost[at-1]+1)
+				}
+				t.cost[at] = c
+			}
+		}
+	}
+}
+
+func (t *costBand) at(k, q int) int32 {
+	if d := q - k; d < t.dlo || d > t.dhi || k < 0 {
+		return math.MaxInt32 / 2
+	}
+	return t.cost[k*t.w+q-k-t.dlo]
+}
+
+func abs(x int) int { return max(x, -x) }
 
 func b2i(b bool) int32 {
 	if b {

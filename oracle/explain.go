@@ -283,8 +283,14 @@ func NextCharExplain(s []byte, pos int) (jsonopt.Step, Exit) {
 // UTF8DecodeExplain is UTF8Decode that also says which rule produced each output byte: one span
 // per decoder step (spec §3.1), with RuleLatin1, RuleWide or RuleQuestion and the step's exit.
 func UTF8DecodeExplain(dst, src []byte) (out []byte, spans []Span) {
+	return UTF8DecodeExplainTo(dst, make([]Span, 0, len(src)), src)
+}
+
+// UTF8DecodeExplainTo is UTF8DecodeExplain with the spans appended to spans[:0] (a buffer a
+// caller reuses).
+func UTF8DecodeExplainTo(dst []byte, spans []Span, src []byte) (out []byte, _ []Span) {
 	base := len(dst)
-	spans = make([]Span, 0, len(src))
+	spans = spans[:0]
 	for pos := 0; pos < len(src); {
 		st, e := NextCharExplain(src, pos)
 		at := len(dst)
