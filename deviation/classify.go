@@ -699,13 +699,9 @@ func period(g []byte) ([]byte, int) {
 	return nil, 0
 }
 
-// encode is how PHP would write the code point cp: utf8_decode's byte (or '?'), json_encode's
-// \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its shortest UTF-8.
-func encode(cp uint32, opts jsonopt.Options, decode bool) []byte {
-	return appendEncode(make([]byte, 0, 12), cp, opts, decode)
-}
-
-// appendEncode is encode appended to dst (a caller's buffer: no allocation when it has room).
+// appendEncode appends how PHP would write the code point cp to dst: utf8_decode's byte (or
+// '?'), json_encode's \uXXXX (a surrogate pair above U+FFFF) or, under UNESCAPED_UNICODE, its
+// shortest UTF-8 (a caller's buffer: no allocation when it has room).
 func appendEncode(dst []byte, cp uint32, opts jsonopt.Options, decode bool) []byte {
 	switch {
 	case decode && cp <= 0xFF:
