@@ -199,7 +199,7 @@ func TestTargetSlowClass(t *testing.T) {
 	tg := fakeTarget(t, "slow-e0")
 	rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:8]), nil)
 	require.NoError(t, err)
-	assert.Zero(t, rep.Differences)
+	assert.Zero(t, rep.Differences, "%v", rep.Findings)
 	n, over, median, slowest := tg.SlowAnswers()
 	assert.GreaterOrEqual(t, n, uint64(7), "E0 under 8 option sets (the first answer of a process is not counted)")
 	assert.Less(t, n, uint64(40))

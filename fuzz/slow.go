@@ -26,7 +26,12 @@ type slowAnswers struct {
 	top     []SlowAnswer
 	at      []int // requests of the running Do whose answer waited long, to retime
 	retimed bool  // retime is running: its answers are not noted
+	bursts  int   // bursts retimed so far (at most maxRetimes: each costs a window of round trips)
 }
+
+// maxRetimes bounds the bursts a target's campaign retimes: on a busy machine a pause of a
+// few ms is common, and each burst retimed is up to a window of requests asked one at a time.
+const maxRetimes = 16
 
 func (s *slowAnswers) slower(wait time.Duration) bool {
 	return len(s.top) < keepSlowest || wait > s.top[keepSlowest-1].Wait
@@ -52,7 +57,7 @@ func (s *slowAnswers) add(r protocol.Request, wait time.Duration) {
 // note notes that the answer to request i of the running Do waited wait.
 func (t *Target) noteWait(i int, wait time.Duration) {
 	s := &t.slowest
-	if s.retimed || i >= len(t.sent) || t.answers < 100 || wait < t.slowOver() || !s.slower(wait) {
+	if s.retimed || s.bursts >= maxRetimes || i >= len(t.sent) || t.answers < 100 || wait < t.slowOver() || !s.slower(wait) {
 		return
 	}
 	if len(s.at) < keepSlowest {
@@ -68,6 +73,7 @@ func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
 	s.at, s.retimed = nil, true
 	defer func() { s.retimed = false }()
 	for _, i := range at {
+		s.bursts++
 		for k := i; k < min(len(reqs), i+max(t.cfg.Window, protocol.DefaultWindow)); k++ {
 			wait, err := t.timeOne(ctx, reqs[k])
 			if err != nil {
@@ -110,15 +116,16 @@ func (t *Target) median() (time.Duration, int) {
 
 // slowFactor and slowFloorLog say when an answer is slow (SlowAnswers): it took at least
 // 2^slowFactor times the median answer's wait (rounded up to a power of two), and at least
-// 2^slowFloorLog ns (about 1 ms), so that a scheduler's hiccup on a fast target is not one.
+// 2^slowFloorLog ns (about 4 ms), so that a hiccup of a busy machine (a pause of a ms or two,
+// twice in a row) on a fast target is not one.
 const (
 	slowFactor   = 6
-	slowFloorLog = 20
+	slowFloorLog = 22
 )
 
 // SlowAnswers says which answers of the campaign took far longer than the others, even
 // though none timed out: n answers took at least over (64 times the median answer wait,
-// rounded up to a power of two, and at least about 1 ms); slowest are the slowest answers
+// rounded up to a power of two, and at least about 4 ms); slowest are the slowest answers
 // among them (at most 3, slowest first). n is 0 when no answer was that slow. A process's
 // first answer (its start) is not counted.
 func (t *Target) SlowAnswers() (n uint64, over, median time.Duration, slowest []SlowAnswer) {
