@@ -206,3 +206,30 @@ func TestKnownBehavioursNamed(t *testing.T) {
 		assert.NotContains(t, d.Title(), "answered as", "a raw slash alone is not JSON.stringify")
 	}
 }
+
+// TestCutShortOneDefect: answers cut one byte short (substr($r, 0, -1) in a PHP adapter) are
+// one defect in escape and utf8_decode alike, though a cut utf8_decode answer also reads as
+// its last step dropped or merged: the cut is the other reading of each such finding.
+func TestCutShortOneDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign")
+	}
+	cut := func(b []byte) []byte { return b[:max(0, len(b)-1)] }
+	for _, both := range []bool{true, false} {
+		im := fuzz.Impl{Name: fmt.Sprintf("cut-%v", both), NextChar: fuzz.Oracle.NextChar, Escape: fuzz.Oracle.Escape,
+			UTF8Decode: func(dst, src []byte) []byte { return append(dst, cut(fuzz.Oracle.UTF8Decode(nil, src))...) }}
+		if both {
+			im.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+				out, err := fuzz.Oracle.Escape(nil, src, o)
+				return append(dst, cut(out)...), err
+			}
+		}
+		classes, _, _ := inProcess(t, im)
+		var titles []string
+		for _, d := range Defects(classes) {
+			titles = append(titles, d.Title())
+		}
+		require.Len(t, titles, 1, "%s", strings.Join(titles, "\n"))
+		assert.Contains(t, titles[0], "without its last byte")
+	}
+}
