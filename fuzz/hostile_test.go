@@ -211,6 +211,43 @@ func TestTargetSlowClass(t *testing.T) {
 	t.Logf("%d answers over %v (median %v); slowest %v", n, over, median, slowest[0].Wait)
 }
 
+// TestTargetSlowBurst: slow answers of a buffering target that wait behind each other (16 E0
+// requests, 320 ms, first in a Do so that they come in one burst) make a stall under the
+// calibrated timeout (100 ms) that no request reproduces alone; the requests asked alone then
+// recalibrate the timeout up to the whole Timeout (one answer in 32 is slow). The stall is a
+// slow answer (Slow), not a hang finding on an innocent input: what counts is the timeout the
+// stall ran out, not the one in force after the requests asked alone.
+func TestTargetSlowBurst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "slow-e0")
+	ctx := context.Background()
+	var fast, slow []Case
+	for i := range 1100 { // calibrated after 1,000 answers, to the floor
+		fast = append(fast, Case{Op: OpEscape, Input: []byte{byte(i % 0x80)}, Flags: AllCombos()[i%8]})
+	}
+	for _, o := range AllCombos()[:16] {
+		slow = append(slow, Case{Op: OpEscape, Input: []byte{0xe0}, Flags: o})
+	}
+	for i := range 1100 { // asked alone after the stall, past answer 2,048
+		in := []byte{byte(i % 0x80)}
+		if i%32 == 0 {
+			in = append(in, 0xe0)
+		}
+		slow = append(slow, Case{Op: OpEscape, Input: in, Flags: AllCombos()[i%8]})
+	}
+	for _, cases := range [][]Case{fast, slow} {
+		fs, n, err := tg.Check(ctx, cases, nil)
+		require.NoError(t, err)
+		assert.Empty(t, fs)
+		assert.Equal(t, len(cases), n)
+	}
+	assert.Equal(t, 1, tg.Slow(), "the burst stalled under the calibrated timeout")
+	timeout, p99, answers, _ := tg.Timeout()
+	t.Logf("%d slow stall; timeout %v (p99 %v over %d answers)", tg.Slow(), timeout, p99, answers)
+}
+
 // TestTargetFlaky: a finding whose target answers otherwise in a new process is not minimized
 // into another defect (or dropped): it keeps its answer and says the target is nondeterministic.
 func TestTargetFlaky(t *testing.T) {

@@ -583,7 +583,7 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 				return out, nil, i, err
 			}
 			if te.Kind == protocol.TimedOut {
-				if r, ok, err := t.confirmHang(ctx, cases[i]); err != nil {
+				if r, ok, err := t.confirmHang(ctx, cases[i], te.Timeout); err != nil {
 					return out, nil, i, err
 				} else if !ok {
 					out = c.compareResponse(out, t.Name, cases[i], r) // only slow
@@ -597,12 +597,15 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			t.last.cleared = true // answered alone: the failure it was taken for is not its own
 		}
 	}
-	if first.Kind == protocol.TimedOut && t.timeout < t.cfg.Timeout {
+	if first.Kind == protocol.TimedOut && first.Timeout < t.cfg.Timeout {
 		// Under a calibrated timeout, a stall that no request reproduces alone was a slow
-		// answer (a collection, a busy machine): double the floor instead of reporting it. A
-		// stall that keeps coming back reaches the whole Timeout and is reported then.
-		t.floor = min(max(t.floor, 2*t.timeout), t.cfg.Timeout)
-		t.timeout = t.floor
+		// answer (a collection, a busy machine, slow answers of a buffering target waiting
+		// behind each other): double the floor instead of reporting it. A stall that keeps
+		// coming back reaches the whole Timeout and is reported then. The timeout the stall
+		// ran out is what counts, not the current one: the answers asked alone above may
+		// have recalibrated it (up to the whole Timeout, when they were slow).
+		t.floor = min(max(t.floor, 2*first.Timeout), t.cfg.Timeout)
+		t.timeout = max(t.timeout, t.floor)
 		if t.client != nil {
 			t.client.SetTimeout(t.timeout)
 		}
@@ -615,20 +618,20 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 	return append(out, f), nil, window, nil
 }
 
-// confirmHang sends a case that timed out under a calibrated timeout alone again, to a new
-// process, with a longer wait: 10× the calibrated timeout, at least one second, at most
+// confirmHang sends a case that timed out after waiting waited, a calibrated timeout, alone
+// again, to a new process, with a longer wait: 10× waited, at least one second, at most
 // TargetConfig.Timeout (a hang costs that wait once, not the whole Timeout). When it is answered
 // after all, it was only slow: the answer is returned (ok false) and the calibrated timeout's
 // floor is raised above the wait, so that such answers are not taken for hangs again. ok true:
-// a hang.
-func (t *Target) confirmHang(ctx context.Context, cs Case) (protocol.Response, bool, error) {
-	if t.timeout >= t.cfg.Timeout {
+// a hang (at once when it waited the whole Timeout).
+func (t *Target) confirmHang(ctx context.Context, cs Case, waited time.Duration) (protocol.Response, bool, error) {
+	if waited >= t.cfg.Timeout {
 		return protocol.Response{}, true, nil
 	}
 	if err := t.ensure(ctx, true); err != nil {
 		return protocol.Response{}, false, err
 	}
-	t.client.SetTimeout(min(max(10*t.timeout, time.Second), t.cfg.Timeout))
+	t.client.SetTimeout(min(max(10*waited, time.Second), t.cfg.Timeout))
 	start := time.Now()
 	resps, err := t.do(ctx, []protocol.Request{cs.request()})
 	wait := time.Since(start)

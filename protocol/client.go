@@ -99,6 +99,9 @@ type TargetError struct {
 	Status  string   // the exit status ("exit status 3", "signal: killed"), if known
 	Stderr  []string // the target's last stderr lines
 	Detail  string   // what exactly went wrong
+	// Timeout is, for TimedOut, the wait that ran out: the per-request timeout in force when
+	// the answer was awaited (Config.Timeout or the last SetTimeout), the Grace of Close.
+	Timeout time.Duration
 }
 
 func (e *TargetError) Error() string {
@@ -237,7 +240,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 		}
 		c.ops, c.caps = ops, caps
 	case <-timer.C:
-		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v (does it flush its standard output after the hello?)", cfg.Timeout)})
+		return nil, c.fail(&TargetError{Kind: TimedOut, Index: -1, Detail: fmt.Sprintf("no hello line within %v (does it flush its standard output after the hello?)", cfg.Timeout), Timeout: cfg.Timeout})
 	case <-ctx.Done():
 		return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "cancelled before its hello line: " + ctx.Err().Error()})
 	}
@@ -369,7 +372,8 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 
 	out := make([]Response, 0, len(reqs))
 	waitStart := time.Now()
-	timer := time.NewTimer(time.Duration(c.timeout.Load()))
+	limit := time.Duration(c.timeout.Load()) // the wait for the next answer
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var writeErr error
 	for i := 0; i < len(reqs); {
@@ -393,12 +397,13 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 				c.cfg.OnAnswer(now.Sub(waitStart))
 				waitStart = now
 			}
-			timer.Reset(time.Duration(c.timeout.Load()))
+			limit = time.Duration(c.timeout.Load())
+			timer.Reset(limit)
 		case err := <-werr:
 			writeErr = err // the reader sees the exit; keep reading the answers already sent
 			werr = nil
 		case <-timer.C:
-			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", time.Duration(c.timeout.Load()))})
+			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", limit), Timeout: limit})
 		case <-c.ctx.Done():
 			return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: "cancelled: " + c.ctx.Err().Error()})
 		}
@@ -511,7 +516,7 @@ func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Dur
 			writeErr = err // the reader sees the exit
 			werr = nil
 		case <-timer.C:
-			return 0, Response{}, c.fail(&TargetError{Kind: TimedOut, Index: -1, Request: reqLine, Detail: fmt.Sprintf("no bench response within %v", wait)})
+			return 0, Response{}, c.fail(&TargetError{Kind: TimedOut, Index: -1, Request: reqLine, Detail: fmt.Sprintf("no bench response within %v", wait), Timeout: wait})
 		case <-c.ctx.Done():
 			return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: "cancelled: " + c.ctx.Err().Error()})
 		}
@@ -620,7 +625,7 @@ func (c *Client) Close() error {
 	case <-timer.C:
 		c.kill()
 		c.broken = errors.New("protocol: client closed")
-		return &TargetError{Kind: TimedOut, Target: c.name, Index: -1, Detail: fmt.Sprintf("did not exit within %v of the end of its input; killed", c.cfg.Grace), Stderr: c.stderr.lastLines(c.cfg.StderrLines)}
+		return &TargetError{Kind: TimedOut, Target: c.name, Index: -1, Detail: fmt.Sprintf("did not exit within %v of the end of its input; killed", c.cfg.Grace), Timeout: c.cfg.Grace, Stderr: c.stderr.lastLines(c.cfg.StderrLines)}
 	}
 	killGroup(c.cmd) // what it left running in the background
 	c.stdout.Close()
