@@ -36,20 +36,47 @@ const (
 // backslashes), without running a shell or expanding variables, globs or backticks.
 func SplitCommand(cmd string) ([]string, error) {
 	p := shellwords.NewParser()
-	argv, err := p.Parse(cmd)
+	argv, err := p.Parse(posixBackslashes(cmd))
 	if err != nil {
 		return nil, fmt.Errorf("cannot split command %q: %v", cmd, err)
 	}
 	if p.Position >= 0 {
 		// The parser stops at an unquoted ; | & > <: the rest would be dropped silently.
-		op := strings.TrimSpace(cmd[p.Position:])
+		op := strings.TrimSpace(posixBackslashes(cmd)[p.Position:])
 		op = op[:len(op)-len(strings.TrimLeft(op, ";|&<>"))]
-		return nil, fmt.Errorf("command %q has an unquoted shell operator %q at byte %d; it is run without a shell: for a pipe, a list or a redirection give sh -c '...'", cmd, op, p.Position)
+		return nil, fmt.Errorf("command %q has an unquoted shell operator %q; it is run without a shell: for a pipe, a list or a redirection give sh -c '...'", cmd, op)
 	}
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("empty command %q", cmd)
 	}
 	return argv, nil
+}
+
+// posixBackslashes doubles each backslash inside double quotes that a POSIX shell keeps:
+// one not before $ ` " \ or a newline ("a\b" is a, backslash, b; go-shellwords alone drops
+// the backslash, and reads \n as a newline).
+func posixBackslashes(cmd string) string {
+	var b strings.Builder
+	quote := byte(0) // the open quote, 0 outside quotes
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		b.WriteByte(c)
+		switch {
+		case quote == 0 && c == '\\' && i+1 < len(cmd): // escapes the next byte, whatever it is
+			i++
+			b.WriteByte(cmd[i])
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case c == quote:
+			quote = 0
+		case quote == '"' && c == '\\' && i+1 < len(cmd) && strings.IndexByte("$`\"\\\n", cmd[i+1]) >= 0:
+			i++
+			b.WriteByte(cmd[i])
+		case quote == '"' && c == '\\':
+			b.WriteByte('\\')
+		}
+	}
+	return b.String()
 }
 
 // request turns a case into a protocol request.

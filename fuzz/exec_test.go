@@ -473,6 +473,10 @@ func TestSplitCommand(t *testing.T) {
 		{"php adapters/php/difffuzz-target.php", []string{"php", "adapters/php/difffuzz-target.php"}},
 		{`sapi/cli/php -d 'memory_limit=-1' "a b.php"`, []string{"sapi/cli/php", "-d", "memory_limit=-1", "a b.php"}},
 		{`echo $HOME`, []string{"echo", "$HOME"}},
+		// Inside double quotes a backslash stays unless it escapes $ ` " \ or a newline, as
+		// in sh; outside quotes it escapes any byte; inside single quotes it is a byte.
+		{`php -r "echo \"a\nb\\c\$d\";"`, []string{"php", "-r", `echo "a\nb\c$d";`}},
+		{`x "a\b" a\b 'a\b'`, []string{"x", `a\b`, "ab", `a\b`}},
 	} {
 		got, err := SplitCommand(tc.in)
 		if err != nil || strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") {
