@@ -85,152 +85,13 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		if len(idx) == 0 {
 			continue
 		}
-		// one recheck run per equivalence killer, in parallel; a domain that shards is split
-		// into cfg.Workers shards (Killer.Shard) so that the longest one does not run alone
-		verdicts := make([]map[int]verdict, len(cfg.Equivalence))
-		perShard := make([][]map[int]verdict, len(cfg.Equivalence))
-		complete := make([]bool, len(cfg.Equivalence))
-		var errs []error
-		var mu sync.Mutex
-		rctx, cancel := context.WithCancel(ctx) // the first error stops the others
-		sem := make(chan struct{}, max(cfg.Workers, 1))
-		var wg sync.WaitGroup
-		for ki, k := range cfg.Equivalence {
-			var ids []int
-			for _, i := range idx {
-				if k.covers(results[i].Func) && g.traced[results[i].ID] {
-					ids = append(ids, results[i].ID)
-				}
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			shards := 1
-			if k.Main && k.Shard {
-				shards = max(cfg.Workers, 1)
-			}
-			perShard[ki], complete[ki] = make([]map[int]verdict, shards), true
-			for sh := range shards {
-				ks := k
-				if shards > 1 {
-					ks.Args = append(slices.Clone(k.Args), "--shard", fmt.Sprintf("%d/%d", sh, shards))
-				}
-				wg.Go(func() {
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					start := time.Now()
-					v, done, err := recheckRun(rctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
-					took := time.Since(start)
-					share := took / time.Duration(len(ids)) // each mutant's share of the run's time
-					mu.Lock()
-					defer mu.Unlock()
-					if err == nil && cfg.EquivalenceRun != nil {
-						cfg.EquivalenceRun(k.Name, sh, shards, took, done)
-					}
-					if err != nil {
-						if len(errs) == 0 || rctx.Err() == nil {
-							errs = append(errs, err) // the first, not the runs it cancelled
-						}
-						cancel()
-						return
-					}
-					complete[ki] = complete[ki] && done
-					perShard[ki][sh] = v
-					for _, i := range idx {
-						if _, ok := v[results[i].ID]; ok {
-							results[i].Elapsed += share
-						}
-					}
-				})
-			}
-		}
-		wg.Wait()
-		cancel()
-		// in shard order, whatever order they ended in: a difference in any shard decides
-		// (the first shard's witness), then a hang, then an unattributed divergence; proven
-		// only when every shard proves it
-		for ki, shards := range perShard {
-			if shards == nil {
-				continue
-			}
-			verdicts[ki] = map[int]verdict{}
-			for _, v := range shards {
-				for id, w := range v {
-					if prev, seen := verdicts[ki][id]; !seen || w.rank() > prev.rank() {
-						verdicts[ki][id] = w
-					}
-				}
-			}
-		}
-		if err := errors.Join(errs...); err != nil {
+		verdicts, complete, err := recheckAll(ctx, cfg, tmp, g, idx, results)
+		if err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		limit := cfg.equivalenceLimit()
-		undecided := map[int][]string{} // why a survivor is not decided, per result
-		// merge, killers in order; then runs of their own for what the rechecks left open
-		type pending struct{ i, k int }
-		var own []pending
-		for _, i := range idx {
-			r := &results[i]
-			decided := false
-			for ki, k := range cfg.Equivalence {
-				if !k.covers(r.Func) {
-					continue
-				}
-				v, ok := verdicts[ki][r.ID]
-				switch {
-				case decided:
-				case (!ok || v.kind == "") && !complete[ki] && g.traced[r.ID]:
-					// not one run a mutant: the domain's traced run did not finish
-					undecided[i] = append(undecided[i], fmt.Sprintf("equivalence on %s not decided: its traced run did not finish within %s", k.Domain, limit))
-				case !ok || v.kind == "unattributed":
-					own = append(own, pending{i, ki})
-				case v.kind == "differs":
-					r.note(cfg, k.Name, "killed")
-					r.Outcome, r.KilledBy, r.Gap, r.Evidence = Killed, k.Name, true, v.evidence
-					decided = true
-				case v.kind == "hang":
-					r.note(cfg, k.Name, "timed-out")
-					r.Outcome, r.KilledBy, r.Evidence, r.Detail = TimedOut, k.Name, v.evidence, "hangs on an input of the domain"
-					decided = true
-				default:
-					r.note(cfg, k.Name, "passed")
-					r.Domain = strings.TrimPrefix(r.Domain+"; "+k.Domain, "; ")
-					r.Traced = true
-				}
-			}
-			if decided {
-				own = slices.DeleteFunc(own, func(p pending) bool { return p.i == i })
-			}
-		}
-		var firstErr error
-		each(ctx, cfg.Workers, own, func(p pending) {
-			mu.Lock()
-			r := results[p.i]
-			mu.Unlock()
-			if r.Outcome != Survived {
-				return // another domain decided it meanwhile
-			}
-			start := time.Now()
-			_, err := equivalenceOne(ctx, cfg, cfg.Equivalence[p.k], g.build, g.shared, r.ID, tmp, &r)
-			r.Elapsed += time.Since(start)
-			mu.Lock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			if err == nil {
-				results[p.i] = r
-			}
-			mu.Unlock()
-		})
-		if firstErr != nil {
-			return firstErr
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		own, undecided := applyVerdicts(cfg, g, idx, results, verdicts, complete)
+		if err := runOwn(ctx, cfg, tmp, g, own, results); err != nil {
+			return err
 		}
 		for _, i := range idx {
 			r := &results[i]
@@ -245,6 +106,171 @@ func equivalencePhase(ctx context.Context, cfg Config, tmp string, groups []*gro
 		}
 	}
 	return nil
+}
+
+// recheckAll runs each equivalence killer once over g's traced survivors idx (recheckRun), in
+// parallel; a domain that shards is split into cfg.Workers shards (Killer.Shard) so that the
+// longest one does not run alone. It returns each killer's verdicts and whether its runs
+// finished; the first error stops the others.
+func recheckAll(ctx context.Context, cfg Config, tmp string, g *group, idx []int, results []Result) ([]map[int]verdict, []bool, error) {
+	perShard := make([][]map[int]verdict, len(cfg.Equivalence))
+	complete := make([]bool, len(cfg.Equivalence))
+	var errs []error
+	var mu sync.Mutex
+	rctx, cancel := context.WithCancel(ctx)
+	sem := make(chan struct{}, max(cfg.Workers, 1))
+	var wg sync.WaitGroup
+	for ki, k := range cfg.Equivalence {
+		var ids []int
+		for _, i := range idx {
+			if k.covers(results[i].Func) && g.traced[results[i].ID] {
+				ids = append(ids, results[i].ID)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		shards := 1
+		if k.Main && k.Shard {
+			shards = max(cfg.Workers, 1)
+		}
+		perShard[ki], complete[ki] = make([]map[int]verdict, shards), true
+		for sh := range shards {
+			ks := k
+			if shards > 1 {
+				ks.Args = append(slices.Clone(k.Args), "--shard", fmt.Sprintf("%d/%d", sh, shards))
+			}
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				start := time.Now()
+				v, done, err := recheckRun(rctx, cfg, filepath.Join(tmp, fmt.Sprint("eq", ki, "-", sh)), g, ks, ids)
+				took := time.Since(start)
+				share := took / time.Duration(len(ids)) // each mutant's share of the run's time
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil && cfg.EquivalenceRun != nil {
+					cfg.EquivalenceRun(k.Name, sh, shards, took, done)
+				}
+				if err != nil {
+					if len(errs) == 0 || rctx.Err() == nil {
+						errs = append(errs, err) // the first, not the runs it cancelled
+					}
+					cancel()
+					return
+				}
+				complete[ki] = complete[ki] && done
+				perShard[ki][sh] = v
+				for _, i := range idx {
+					if _, ok := v[results[i].ID]; ok {
+						results[i].Elapsed += share
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	cancel()
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	// In shard order, whatever order they ended in: a difference in any shard decides (the
+	// first shard's witness), then a hang, then an unattributed divergence; proven only when
+	// every shard proves it.
+	verdicts := make([]map[int]verdict, len(cfg.Equivalence))
+	for ki, shards := range perShard {
+		if shards == nil {
+			continue
+		}
+		verdicts[ki] = map[int]verdict{}
+		for _, v := range shards {
+			for id, w := range v {
+				if prev, seen := verdicts[ki][id]; !seen || w.rank() > prev.rank() {
+					verdicts[ki][id] = w
+				}
+			}
+		}
+	}
+	return verdicts, complete, nil
+}
+
+// pending is a survivor (result i) that equivalence killer k must run on alone.
+type pending struct{ i, k int }
+
+// applyVerdicts merges the killers' verdicts into the results idx, killers in order: a
+// difference kills, a hang times out, a proof names the domain. It returns what the rechecks
+// left open (own: runs of their own) and why a survivor is not decided, per result.
+func applyVerdicts(cfg Config, g *group, idx []int, results []Result, verdicts []map[int]verdict, complete []bool) ([]pending, map[int][]string) {
+	limit := cfg.equivalenceLimit()
+	undecided := map[int][]string{}
+	var own []pending
+	for _, i := range idx {
+		r := &results[i]
+		decided := false
+		for ki, k := range cfg.Equivalence {
+			if !k.covers(r.Func) {
+				continue
+			}
+			v, ok := verdicts[ki][r.ID]
+			switch {
+			case decided:
+			case (!ok || v.kind == "") && !complete[ki] && g.traced[r.ID]:
+				// not one run a mutant: the domain's traced run did not finish
+				undecided[i] = append(undecided[i], fmt.Sprintf("equivalence on %s not decided: its traced run did not finish within %s", k.Domain, limit))
+			case !ok || v.kind == "unattributed":
+				own = append(own, pending{i, ki})
+			case v.kind == "differs":
+				r.note(cfg, k.Name, "killed")
+				r.Outcome, r.KilledBy, r.Gap, r.Evidence = Killed, k.Name, true, v.evidence
+				decided = true
+			case v.kind == "hang":
+				r.note(cfg, k.Name, "timed-out")
+				r.Outcome, r.KilledBy, r.Evidence, r.Detail = TimedOut, k.Name, v.evidence, "hangs on an input of the domain"
+				decided = true
+			default:
+				r.note(cfg, k.Name, "passed")
+				r.Domain = strings.TrimPrefix(r.Domain+"; "+k.Domain, "; ")
+				r.Traced = true
+			}
+		}
+		if decided {
+			own = slices.DeleteFunc(own, func(p pending) bool { return p.i == i })
+		}
+	}
+	return own, undecided
+}
+
+// runOwn runs each pending survivor alone under its equivalence killer (equivalenceOne), on
+// cfg.Workers workers; one another domain decided meanwhile is skipped.
+func runOwn(ctx context.Context, cfg Config, tmp string, g *group, own []pending, results []Result) error {
+	var mu sync.Mutex
+	var firstErr error
+	each(ctx, cfg.Workers, own, func(p pending) {
+		mu.Lock()
+		r := results[p.i]
+		mu.Unlock()
+		if r.Outcome != Survived {
+			return // another domain decided it meanwhile
+		}
+		start := time.Now()
+		_, err := equivalenceOne(ctx, cfg, cfg.Equivalence[p.k], g.build, g.shared, r.ID, tmp, &r)
+		r.Elapsed += time.Since(start)
+		mu.Lock()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if err == nil {
+			results[p.i] = r
+		}
+		mu.Unlock()
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
 }
 
 // recheckRun is one run of equivalence killer k from g's schema build with the mutants ids
