@@ -184,41 +184,92 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 		return nil, sum, err
 	}
 	defer os.RemoveAll(tmp)
+	groups, err := groupTargets(cfg, targets, &builds)
+	if err != nil {
+		return nil, sum, err
+	}
+	jobs, err := prepareGroups(ctx, cfg, tmp, groups, &sum, &builds)
+	if err != nil {
+		return nil, sum, err
+	}
+	// results in the targets' order
+	order := map[string]int{}
+	for i, t := range targets {
+		order[t.File] = i
+	}
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		return order[a.g.targets[a.target].File] - order[b.g.targets[b.target].File]
+	})
+	results := make([]Result, len(jobs))
+	for i := range jobs {
+		jobs[i].index = i
+		results[i].Mutant = jobs[i].m
+	}
+	if cfg.Started != nil {
+		cfg.Started(sum)
+	}
+	firstErr := runJobs(ctx, cfg, tmp, jobs, results, &sum)
+	if firstErr != nil || len(cfg.Equivalence) == 0 {
+		sum.Builds += int(builds.Load())
+		return results, sum, firstErr
+	}
+	n := 0
+	for i, j := range jobs {
+		if j.schema && results[i].Outcome == Survived {
+			n++
+		}
+	}
+	if n > 0 && cfg.EquivalenceStarted != nil {
+		cfg.EquivalenceStarted(n)
+	}
+	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results)
+	sum.Builds += int(builds.Load())
+	return results, sum, err
+}
+
+// groupTargets groups the targets by the build their mutants need (BuildFor), in order.
+func groupTargets(cfg Config, targets []Target, builds *atomic.Int64) ([]*group, error) {
 	var groups []*group
 	byBuild := map[Build]*group{}
-	var results []Result
-	var jobs []job
 	for _, t := range targets {
 		abs := t.File
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cfg.Dir, t.File)
 		}
-		if abs, err = filepath.Abs(abs); err != nil {
-			return nil, sum, err
+		abs, err := filepath.Abs(abs)
+		if err != nil {
+			return nil, err
 		}
 		b, err := BuildFor(t.File, t.Src)
 		if err != nil {
-			return nil, sum, err
+			return nil, err
 		}
 		g := byBuild[b]
 		if g == nil {
-			g = &group{build: b, builds: &builds}
+			g = &group{build: b, builds: builds}
 			byBuild[b] = g
 			groups = append(groups, g)
 		}
 		g.targets = append(g.targets, t)
 		g.abs = append(g.abs, abs)
 	}
+	return groups, nil
+}
+
+// prepareGroups makes each group's schema build, runs its killers without a mutant (the
+// baseline), traces its schema mutants, and returns the jobs: one a mutant.
+func prepareGroups(ctx context.Context, cfg Config, tmp string, groups []*group, sum *Summary, builds *atomic.Int64) ([]job, error) {
+	var jobs []job
 	for gi, g := range groups {
 		gdir := filepath.Join(tmp, fmt.Sprint("g", gi))
 		g.traced = map[int]bool{}
-		inSchema, overlay, err := prepareSchemas(ctx, cfg, g, gdir, &sum)
+		inSchema, overlay, err := prepareSchemas(ctx, cfg, g, gdir, sum)
 		if err != nil {
-			return nil, sum, err
+			return nil, err
 		}
-		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: &builds}
+		g.shared = &binaries{dir: gdir, build: g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: builds}
 		if g.baseline, g.tests, err = baseline(ctx, cfg, g.shared); err != nil {
-			return nil, sum, err
+			return nil, err
 		}
 		if gi == 0 {
 			sum.Baseline = g.baseline
@@ -231,7 +282,7 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 			slices.Sort(ids)
 			start := time.Now()
 			if g.infected, err = traceAll(ctx, cfg, gdir, g, ids); err != nil {
-				return nil, sum, err
+				return nil, err
 			}
 			sum.Trace += time.Since(start)
 		}
@@ -246,23 +297,13 @@ func Run(ctx context.Context, cfg Config, targets []Target) ([]Result, Summary, 
 			}
 		}
 	}
-	// results in the targets' order
-	order := map[string]int{}
-	for i, t := range targets {
-		order[t.File] = i
-	}
-	slices.SortStableFunc(jobs, func(a, b job) int {
-		return order[a.g.targets[a.target].File] - order[b.g.targets[b.target].File]
-	})
-	results = make([]Result, len(jobs))
-	for i := range jobs {
-		jobs[i].index = i
-		results[i].Mutant = jobs[i].m
-	}
-	if cfg.Started != nil {
-		cfg.Started(sum)
-	}
-	// schema mutants first (the cheap ones, results soonest), separate builds after
+	return jobs, nil
+}
+
+// runJobs runs the jobs on cfg.Workers workers, schema mutants first (the cheap ones,
+// results soonest), separate builds after, into results; the first error (or the context's)
+// stops it.
+func runJobs(ctx context.Context, cfg Config, tmp string, jobs []job, results []Result, sum *Summary) error {
 	run := slices.Concat(
 		slices.DeleteFunc(slices.Clone(jobs), func(j job) bool { return !j.schema }),
 		slices.DeleteFunc(slices.Clone(jobs), func(j job) bool { return j.schema }))
@@ -310,22 +351,7 @@ feed:
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
-	if firstErr != nil || len(cfg.Equivalence) == 0 {
-		sum.Builds += int(builds.Load())
-		return results, sum, firstErr
-	}
-	n := 0
-	for i, j := range jobs {
-		if j.schema && results[i].Outcome == Survived {
-			n++
-		}
-	}
-	if n > 0 && cfg.EquivalenceStarted != nil {
-		cfg.EquivalenceStarted(n)
-	}
-	err = equivalencePhase(ctx, cfg, tmp, groups, jobs, results)
-	sum.Builds += int(builds.Load())
-	return results, sum, err
+	return firstErr
 }
 
 // baseline builds each killer's binary through bs and runs it with no mutant active,
