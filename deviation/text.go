@@ -148,7 +148,7 @@ func formTitle(detail, where string) string {
 	case "escapes":
 		return "escapes " + where + ", where PHP writes it raw"
 	case "unescaped":
-		return "writes non-ASCII raw (valid sequences, U+FFFD), where PHP writes \\uXXXX (as if JSON_UNESCAPED_UNICODE were set)"
+		return "writes non-ASCII raw, where PHP writes \\uXXXX (as if JSON_UNESCAPED_UNICODE were set)"
 	case "u-for-short":
 		return "writes \\u00XX for " + where + ", where PHP writes the two-byte escape"
 	case "short-for-u":

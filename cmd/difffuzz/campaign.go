@@ -226,7 +226,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		names = append(names, im.Name)
 	}
 	for _, t := range c.targets {
-		names = append(names, fmt.Sprintf("%q (%s)", t.Name, joinOps(t.Ops())))
+		// The operations it is asked: those it announced that --ops selects.
+		ops := slices.DeleteFunc(slices.Clone(t.Ops()), func(o fuzz.Op) bool { return !slices.Contains(c.ops, o) })
+		names = append(names, fmt.Sprintf("%q (%s)", t.Name, joinOps(ops)))
 	}
 	modeNames := make([]string, len(run))
 	for i, m := range run {

@@ -375,3 +375,12 @@ func TestUsageDocumented(t *testing.T) {
 	block, _, _ := strings.Cut(sec, "```\n")
 	assert.Equal(t, strings.Join(synopsis, "\n")+"\n", block, "DESIGN.md §5")
 }
+
+// The campaign's first line names the operations each target is asked: those --ops selects.
+func TestExecOpsNamed(t *testing.T) {
+	t.Setenv("DIFFFUZZ_CMD_SERVE", "oracle")
+	self := fmt.Sprintf("%q -test.run=^TestHelperServe$", os.Args[0])
+	code, out, errs := runArgs(t, "", "--exec", self, "--exhaustive", "--max-len", "1", "--ops", "utf8_decode")
+	require.Equal(t, 0, code, "%s\n%s", out, errs)
+	assert.Contains(t, errs, `-test.run=^TestHelperServe$" (utf8_decode) against the oracle`)
+}
