@@ -218,7 +218,14 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
-	d.In, d.InEnd, d.Want = u.in, u.in+n, u.want
+	d.In, d.InEnd, d.Want, d.Got = u.in, u.in+n, u.want, nil
+	var lb [12]byte
+	for _, w := range [...][]byte{enc, appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true), in[u.in : u.in+n]} {
+		if len(w) > 0 && bytes.HasPrefix(rest, w) {
+			d.Got = rest[:len(w)] // what it wrote for the step (rest is the answer's)
+			break
+		}
+	}
 	d.Family = acceptedFamily(cp, in[u.in:u.in+n], u.exit.Family())
 	out := []Deviation{d}
 	switch {

@@ -563,7 +563,12 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	answerRows(row, f)
 	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
-		row("deviates", "%s: the oracle writes %s, %s writes %s", where, clip(fuzz.QuoteBytes(dev.Want), 40), side(f), clip(fuzz.QuoteBytes(dev.Got), 40))
+		oracle := "the oracle writes " + clip(fuzz.QuoteBytes(dev.Want), 40)
+		if f.Op == fuzz.OpEscape && f.WantErr != 0 {
+			// PHP's answer is false: the stretch was read against INVALID_UTF8_SUBSTITUTE's.
+			oracle = "the oracle fails the string (under INVALID_UTF8_SUBSTITUTE it would write " + clip(fuzz.QuoteBytes(dev.Want), 40) + ")"
+		}
+		row("deviates", "%s: %s, %s writes %s", where, oracle, side(f), clip(fuzz.QuoteBytes(dev.Got), 40))
 	}
 	n := 0 // as many as --examples asks for
 	for _, c := range d.Classes {
