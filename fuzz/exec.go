@@ -38,6 +38,13 @@ func SplitCommand(cmd string) ([]string, error) {
 	p := shellwords.NewParser()
 	argv, err := p.Parse(posixBackslashes(cmd))
 	if err != nil {
+		paren, open := quoteState(cmd)
+		switch {
+		case paren >= 0:
+			return nil, fmt.Errorf("command %q has an unquoted %q at byte %d (a shell would start a subshell there): quote the word that holds it ('f($s)')", cmd, cmd[paren], paren)
+		case open != 0:
+			return nil, fmt.Errorf("command %q has an unterminated %c quote", cmd, open)
+		}
 		return nil, fmt.Errorf("cannot split command %q: %v", cmd, err)
 	}
 	if p.Position >= 0 {
@@ -77,6 +84,27 @@ func posixBackslashes(cmd string) string {
 		}
 	}
 	return b.String()
+}
+
+// quoteState is where cmd has its first unquoted ( or ) (-1 if none) and the quote left open
+// at its end (0 if none), read as posixBackslashes reads quotes.
+func quoteState(cmd string) (paren int, open byte) {
+	paren = -1
+	for i := 0; i < len(cmd); i++ {
+		switch c := cmd[i]; {
+		case open == 0 && c == '\\':
+			i++ // escapes the next byte
+		case open == 0 && (c == '\'' || c == '"'):
+			open = c
+		case open == 0 && (c == '(' || c == ')') && paren < 0:
+			paren = i
+		case c == open:
+			open = 0
+		case open == '"' && c == '\\':
+			i++ // inside double quotes a backslash takes the next byte with it
+		}
+	}
+	return paren, open
 }
 
 // request turns a case into a protocol request.

@@ -483,10 +483,19 @@ func TestSplitCommand(t *testing.T) {
 			t.Errorf("SplitCommand(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "   ", `php "unterminated`} {
-		if _, err := SplitCommand(bad); err == nil {
-			t.Errorf("SplitCommand(%q) succeeded", bad)
+	for bad, says := range map[string]string{
+		"": "empty command", "   ": "empty command",
+		`php "unterminated`:                            `unterminated " quote`,
+		`env 'X=1' 'Y=2 php a.php`:                     `unterminated ' quote`,
+		`env DIFFFUZZ_PHP_UTF8_DECODE=f($s) php a.php`: `unquoted '(' at byte 30`,
+	} {
+		_, err := SplitCommand(bad)
+		if err == nil || !strings.Contains(err.Error(), says) {
+			t.Errorf("SplitCommand(%q) = %v, want an error saying %q", bad, err, says)
 		}
+	}
+	if _, err := SplitCommand(`env 'DIFFFUZZ_PHP_UTF8_DECODE=f($s)' php a.php`); err != nil {
+		t.Errorf("a quoted ( is no error: %v", err)
 	}
 }
 
