@@ -148,8 +148,13 @@ func (t *Triage) Total() uint64 {
 // never the candidate.
 func (t *Triage) Add(f *fuzz.Finding) {
 	sp := spanPool.Get().(*[]oracle.Span)
-	ex := fuzz.ExplainTo(f, *sp)                            // once, for the attribution and the deviations
-	defer func() { *sp = ex.Spans[:0]; spanPool.Put(sp) }() // neither keeps a span
+	ex := fuzz.ExplainTo(f, *sp) // once, for the attribution and the deviations
+	defer func() {               // neither keeps a span; a finding with none leaves the buffer as it was
+		if ex.Spans != nil {
+			*sp = ex.Spans[:0]
+		}
+		spanPool.Put(sp)
+	}()
 	key := keyOf(f, ex)
 	devs := deviationsExplained(f, ex)
 	var line []byte
