@@ -36,9 +36,9 @@ const (
 // backslashes), without running a shell or expanding variables, globs or backticks.
 func SplitCommand(cmd string) ([]string, error) {
 	p := shellwords.NewParser()
-	argv, err := p.Parse(posixBackslashes(cmd))
+	posix, paren, open := readQuotes(cmd)
+	argv, err := p.Parse(posix)
 	if err != nil {
-		paren, open := quoteState(cmd)
 		switch {
 		case paren >= 0:
 			return nil, fmt.Errorf("command %q has an unquoted %q at byte %d (a shell would start a subshell there): quote the word that holds it ('f($s)')", cmd, cmd[paren], paren)
@@ -49,7 +49,7 @@ func SplitCommand(cmd string) ([]string, error) {
 	}
 	if p.Position >= 0 {
 		// The parser stops at an unquoted ; | & > <: the rest would be dropped silently.
-		op := strings.TrimSpace(posixBackslashes(cmd)[p.Position:])
+		op := strings.TrimSpace(posix[p.Position:])
 		op = op[:len(op)-len(strings.TrimLeft(op, ";|&<>"))]
 		return nil, fmt.Errorf("command %q has an unquoted shell operator %q; it is run without a shell: for a pipe, a list or a redirection give sh -c '...'", cmd, op)
 	}
@@ -59,52 +59,35 @@ func SplitCommand(cmd string) ([]string, error) {
 	return argv, nil
 }
 
-// posixBackslashes doubles each backslash inside double quotes that a POSIX shell keeps:
-// one not before $ ` " \ or a newline ("a\b" is a, backslash, b; go-shellwords alone drops
-// the backslash, and reads \n as a newline).
-func posixBackslashes(cmd string) string {
+// readQuotes reads cmd's quotes as a POSIX shell does. posix is cmd with each backslash inside
+// double quotes that sh keeps doubled: one not before $ ` " \ or a newline ("a\b" is a,
+// backslash, b; go-shellwords alone drops the backslash, and reads \n as a newline). paren is
+// where cmd has its first unquoted ( or ) (-1 if none); open is the quote left open at its end
+// (0 if none).
+func readQuotes(cmd string) (posix string, paren int, open byte) {
 	var b strings.Builder
-	quote := byte(0) // the open quote, 0 outside quotes
+	paren = -1
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
 		b.WriteByte(c)
 		switch {
-		case quote == 0 && c == '\\' && i+1 < len(cmd): // escapes the next byte, whatever it is
+		case open == 0 && c == '\\' && i+1 < len(cmd): // escapes the next byte, whatever it is
 			i++
 			b.WriteByte(cmd[i])
-		case quote == 0 && (c == '\'' || c == '"'):
-			quote = c
-		case c == quote:
-			quote = 0
-		case quote == '"' && c == '\\' && i+1 < len(cmd) && strings.IndexByte("$`\"\\\n", cmd[i+1]) >= 0:
-			i++
-			b.WriteByte(cmd[i])
-		case quote == '"' && c == '\\':
-			b.WriteByte('\\')
-		}
-	}
-	return b.String()
-}
-
-// quoteState is where cmd has its first unquoted ( or ) (-1 if none) and the quote left open
-// at its end (0 if none), read as posixBackslashes reads quotes.
-func quoteState(cmd string) (paren int, open byte) {
-	paren = -1
-	for i := 0; i < len(cmd); i++ {
-		switch c := cmd[i]; {
-		case open == 0 && c == '\\':
-			i++ // escapes the next byte
 		case open == 0 && (c == '\'' || c == '"'):
 			open = c
 		case open == 0 && (c == '(' || c == ')') && paren < 0:
 			paren = i
 		case c == open:
 			open = 0
+		case open == '"' && c == '\\' && i+1 < len(cmd) && strings.IndexByte("$`\"\\\n", cmd[i+1]) >= 0:
+			i++
+			b.WriteByte(cmd[i])
 		case open == '"' && c == '\\':
-			i++ // inside double quotes a backslash takes the next byte with it
+			b.WriteByte('\\')
 		}
 	}
-	return paren, open
+	return b.String(), paren, open
 }
 
 // request turns a case into a protocol request.
