@@ -220,7 +220,7 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
 	d.In, d.InEnd, d.Want, d.Got = u.in, u.in+n, u.want, nil
 	var lb [12]byte
-	for _, w := range [...][]byte{enc, appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true), in[u.in : u.in+n]} {
+	for _, w := range [...][]byte{enc, in[u.in : u.in+n], appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true)} {
 		if len(w) > 0 && bytes.HasPrefix(rest, w) {
 			d.Got = rest[:len(w)] // what it wrote for the step (rest is the answer's)
 			break
@@ -247,18 +247,10 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 // where its input ends.
 func acceptedWalk(units []unit, k int, in, b []byte, opts jsonopt.Options, decode bool) ([]Deviation, int, int, bool) {
 	ds, ok := acceptedAtLoose(units, k, in, b, opts, decode, Deviation{CP: -1}, true)
-	if !ok {
+	if !ok || len(ds[0].Got) == 0 {
 		return nil, 0, 0, false
 	}
-	u := units[k]
-	cp, n, _ := bits(in[u.in:], in[u.in] < 0xC2)
-	var eb, lb, ub [12]byte
-	for _, f := range [...][]byte{appendEncode(eb[:0], cp, opts, decode), in[u.in : u.in+n], appendUEscape(lb[:0], cp, false), appendUEscape(ub[:0], cp, true)} {
-		if len(f) > 0 && bytes.HasPrefix(b, f) {
-			return ds, len(f), u.in + n, true
-		}
-	}
-	return nil, 0, 0, false
+	return ds, len(ds[0].Got), ds[0].InEnd, true // Got: the form it wrote the step in
 }
 
 // substituteAfter reports whether rest is the written code point enc, then a substitute a
