@@ -238,9 +238,32 @@ func replayExternal(f *Finding) string {
 	req := Case{Op: f.Op, Input: f.Input, Flags: f.Flags}.request()
 	if n, ok := LimitOf(f); ok {
 		// The target fails after n answers, whatever it is asked: n+1 requests show it.
-		return fmt.Sprintf("yes '%s' | head -n %d | %s", req.String(), n+1, f.Impl)
+		return fmt.Sprintf("yes '%s' | head -n %d | %s", req.String(), n+1, ShellCommand(f.Impl))
 	}
-	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), f.Impl)
+	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), ShellCommand(f.Impl))
+}
+
+// ShellCommand is the --exec command cmd written for a shell so that it runs the words
+// difffuzz runs: each word that a shell would read otherwise ($, quotes, spaces ...) in single
+// quotes (difffuzz splits without expanding anything). cmd itself when it does not split.
+func ShellCommand(cmd string) string {
+	argv, err := SplitCommand(cmd)
+	if err != nil {
+		return cmd
+	}
+	for i, w := range argv {
+		argv[i] = ShellQuote(w)
+	}
+	return strings.Join(argv, " ")
+}
+
+// ShellQuote is w as one shell word: itself when it holds only bytes no shell reads specially,
+// else in single quotes (a ' in it as '\”).
+func ShellQuote(w string) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%") == "" {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // TargetSpace is one part of a campaign against an external target: its cases and how to

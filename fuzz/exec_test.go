@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -496,6 +497,23 @@ func TestSplitCommand(t *testing.T) {
 	}
 	if _, err := SplitCommand(`env 'DIFFFUZZ_PHP_UTF8_DECODE=f($s)' php a.php`); err != nil {
 		t.Errorf("a quoted ( is no error: %v", err)
+	}
+}
+
+// TestShellCommand: a replay line's command runs in a shell the words difffuzz ran (no $
+// expanded, quotes kept), and plain commands stay as written.
+func TestShellCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"bin/planted-target raw-slash,crash-fe": "bin/planted-target raw-slash,crash-fe",
+		`env "X=f($s, 'a')" php a.php`:          `env 'X=f($s, '\''a'\'')' php a.php`,
+		`php -r "echo \"a\nb\";"`:               `php -r 'echo "a\nb";'`,
+	} {
+		got := ShellCommand(in)
+		assert.Equal(t, want, got)
+		a, err1 := SplitCommand(in)
+		b, err2 := SplitCommand(got)
+		require.NoError(t, errors.Join(err1, err2))
+		assert.Equal(t, a, b, "the same words")
 	}
 }
 

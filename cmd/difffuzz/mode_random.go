@@ -109,7 +109,7 @@ func init() {
 			} else {
 				again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
 				for _, t := range c.targets {
-					again += " --exec '" + strings.ReplaceAll(t.Name, "'", `'\''`) + "'"
+					again += " --exec " + fuzz.ShellQuote(t.Name)
 				}
 				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
 			}
