@@ -83,6 +83,12 @@ const (
 	LostAtEnd Fault = "lost-at-end"
 	// RawUnicode copies valid non-ASCII raw in json_encode, as if JSON_UNESCAPED_UNICODE.
 	RawUnicode Fault = "raw-unicode"
+	// LastLost16 loses the last character (decoder step) of strings of 16 bytes or more in
+	// json_encode and utf8_decode: a vector loop whose scalar tail starts one step late.
+	LastLost16 Fault = "last-lost-16"
+	// Stop40 reads only the first 40 bytes of the input (up to the last step boundary at or
+	// before byte 40) in json_encode and utf8_decode, as a fixed-size buffer does.
+	Stop40 Fault = "stop-40"
 	// FFFDNotFalse writes invalid UTF-8 as \ufffd where json_encode returns false (no
 	// INVALID_UTF8_* option), as if JSON_INVALID_UTF8_SUBSTITUTE.
 	FFFDNotFalse Fault = "fffd-not-false"
@@ -100,7 +106,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Stop40, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -198,6 +204,7 @@ func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
 
 // Escape is json_encode with the decoder and escaper faults.
 func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	src = p.cut(src)
 	if p.faults[IgnoreOptions] {
 		opts = 0
 	}
@@ -279,6 +286,29 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	return append(dst, '"'), nil
 }
 
+// cut is the part of src that Stop40 and LastLost16 read: every step (by NextChar) that ends at
+// or before byte 40, or every step but the last in a string of 16 bytes or more.
+func (p *Impl) cut(src []byte) []byte {
+	if !p.faults[Stop40] && !(p.faults[LastLost16] && len(src) >= 16) {
+		return src
+	}
+	last, end := 0, 0 // the start of the last step, the end of the last one within 40 bytes
+	for pos := 0; pos < len(src); {
+		next := pos + max(1, p.NextChar(src, pos).Advance)
+		if next <= 40 {
+			end = next
+		}
+		last, pos = pos, next
+	}
+	if p.faults[Stop40] && len(src) > 40 {
+		src = src[:end]
+	}
+	if p.faults[LastLost16] && len(src) >= 16 {
+		src = src[:min(last, len(src))]
+	}
+	return src
+}
+
 // appendU appends \uXXXX for a code unit, lower-case unless UpperUnicode.
 func (p *Impl) appendU(dst []byte, u uint32) []byte {
 	if p.faults[UpperUnicode] {
@@ -289,6 +319,7 @@ func (p *Impl) appendU(dst []byte, u uint32) []byte {
 
 // UTF8Decode is utf8_decode with the decoder faults.
 func (p *Impl) UTF8Decode(dst, src []byte) []byte {
+	src = p.cut(src)
 	q := byte('?')
 	if p.faults[Sub1A] {
 		q = 0x1A
