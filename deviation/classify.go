@@ -3,6 +3,7 @@ package deviation
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -268,7 +269,8 @@ func substituteAfter(in []byte, end int, rest, enc []byte) bool {
 			return true
 		}
 	}
-	return false
+	// A stray continuation byte written with its top bit cleared (byte & 0x7F).
+	return in[end] >= 0x80 && in[end] <= 0xBF && len(after) > 0 && after[0] == in[end]&0x7F
 }
 
 // resumesAfter reports whether, after the candidate's writing of a decoded step (one of the
@@ -781,48 +783,99 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 	if allFailed {
 		return nil
 	}
-	var parts []region
-	var dead map[[2]int]bool // (step, offset) pairs from which no division reaches the end
-	var walk func(k, x int) bool
-	walk = func(k, x int) bool {
-		if k == r.j {
-			return x == r.q
-		}
-		if dead[[2]int{k, x}] {
-			return false
-		}
-		u := units[k]
-		found := false
-		writings(u, in[u.in:u.inEnd], got[x:r.q], opts, decode, func(n int) bool {
-			if n == 0 && len(u.want) > 0 && u.inEnd > u.in {
-				return true // nothing is a writing of a quote (dropped) or of a step PHP drops, not of another
-			}
-			parts = append(parts, region{k, k + 1, x, x + n})
-			if found = walk(k+1, x+n); found {
-				return false
-			}
-			parts = parts[:len(parts)-1]
-			return true
-		})
-		if found {
-			return true
-		}
-		if dead == nil {
-			dead = map[[2]int]bool{}
-		}
-		dead[[2]int{k, x}] = true
-		return false
-	}
-	if !walk(r.i, r.p) {
+	sp := splitPool.Get().(*splitter)
+	defer func() { // the pool keeps no answer alive
+		sp.units, sp.in, sp.got = nil, nil, nil
+		splitPool.Put(sp)
+	}()
+	*sp = splitter{units: units, in: in, got: got, r: r, opts: opts, decode: decode, parts: sp.parts[:0], dead: sp.dead}
+	// PHP's writings first; then one valid character written as nothing; then the end lost.
+	if !sp.run(0, false) && !sp.run(1, false) && !sp.run(0, true) {
 		return nil
 	}
 	var out []region
-	for _, pr := range parts {
+	for _, pr := range sp.parts {
 		if !bytes.Equal(got[pr.p:pr.q], units[pr.i].want) {
 			out = append(out, pr)
 		}
 	}
 	return out
+}
+
+// splitter is one division split tries: the parts so far, and the (step, offset) pairs from
+// which no division reaches the end (a bitset over the stretch, reused through splitPool).
+type splitter struct {
+	units       []unit
+	in, got     []byte
+	r           region
+	opts        jsonopt.Options
+	decode, cut bool // cut: the steps to the end may be lost together
+	parts       []region
+	dead        []uint64
+}
+
+var splitPool = sync.Pool{New: func() any { return new(splitter) }}
+
+// run divides the stretch with drops valid characters written as nothing allowed (and with
+// the steps to the end lost together when cut); it reports whether a division was found.
+func (s *splitter) run(drops int, cut bool) bool {
+	s.cut, s.parts = cut, s.parts[:0]
+	n := (s.r.j - s.r.i + 1) * (s.r.q - s.r.p + 1) * 2
+	if cap(s.dead) < (n+63)/64 {
+		s.dead = make([]uint64, (n+63)/64)
+	}
+	s.dead = s.dead[:(n+63)/64]
+	clear(s.dead)
+	return s.walk(s.r.i, s.r.p, drops)
+}
+
+// bit is the index of (k, x, drops) in dead.
+func (s *splitter) bit(k, x, drops int) int {
+	return ((k-s.r.i)*(s.r.q-s.r.p+1)+(x-s.r.p))*2 + drops
+}
+
+// walk divides the steps from k, the candidate's bytes from x, with drops valid characters
+// written as nothing still allowed.
+func (s *splitter) walk(k, x, drops int) bool {
+	r, units := s.r, s.units
+	if k == r.j {
+		return x == r.q
+	}
+	b := s.bit(k, x, drops)
+	if s.dead[b/64]&(1<<(b%64)) != 0 {
+		return false
+	}
+	if s.cut && x == r.q && k > r.i && !units[k-1].failed() && units[r.j-1].inEnd == len(s.in) && units[r.j-1].inEnd > units[r.j-1].in {
+		// The candidate's bytes end here and PHP's steps go on to the end of the input:
+		// they are lost together (the input cut short), one stretch written as nothing
+		// (after a failed step, a failure that swallowed them: widen reads that).
+		s.parts = append(s.parts, region{k, r.j, x, x})
+		return true
+	}
+	u := units[k]
+	found := false
+	writings(u, s.in[u.in:u.inEnd], s.got[x:r.q], s.opts, s.decode, func(n int) bool {
+		left := drops
+		if n == 0 && len(u.want) > 0 && u.inEnd > u.in {
+			// Nothing is a writing of a quote (dropped) or of a step PHP drops, not of
+			// another — but for one valid character when the rest divides no other way
+			// (a dropped default-ignorable character beside another fault).
+			if drops == 0 || !u.multiByte() {
+				return true
+			}
+			left--
+		}
+		s.parts = append(s.parts, region{k, k + 1, x, x + n})
+		if found = s.walk(k+1, x+n, left); found {
+			return false
+		}
+		s.parts = s.parts[:len(s.parts)-1]
+		return true
+	})
+	if !found {
+		s.dead[b/64] |= 1 << (b % 64)
+	}
+	return found
 }
 
 // maxSplit bounds the steps of a stretch split divides.
@@ -857,11 +910,20 @@ func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield fu
 			return
 		}
 	}
+	if u.failed() && len(src) == 1 && src[0] >= 0x80 && !try([]byte{src[0] & 0x7F}) {
+		return // a stray byte with its top bit cleared
+	}
 	if u.failed() && len(u.want) > 0 {
-		// A failure split: PHP's marker once a piece, up to one a byte (longest first).
-		for k := len(src); k >= 2; k-- {
-			if repeats(b, u.want, k) && !yield(k*len(u.want)) {
-				return
+		// A failure split: PHP's marker once a piece, up to one a byte (longest first); then
+		// another substitute so (a candidate that splits failures and writes 0x1A for each).
+		for i, w := range [...][]byte{u.want, sub1A, subQuestion, subFFFD, subFFFDRaw} {
+			if i > 0 && bytes.Equal(w, u.want) {
+				continue // PHP's, tried first
+			}
+			for k := len(src); k >= 2; k-- {
+				if repeats(b, w, k) && !yield(k*len(w)) {
+					return
+				}
 			}
 		}
 	}

@@ -370,6 +370,17 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	whole := func(w What, detail string, row string) []Deviation {
 		return []Deviation{{What: w, Detail: detail, Family: "string", Row: row, In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
+	if werr == nil && !gotFalse && gotErr == 0 && (len(want) == 0 || want[0] != '"' || len(got) == 0 || got[0] != '"') {
+		// A number (NUMERIC_CHECK) on either side: the cut is read on the answers whole.
+		if t, ok := lastStepCut(in, want, got, opts); ok {
+			if !lastByte(want, werr, got, gotErr, gotFalse) {
+				return []Deviation{t}
+			}
+			ds := whole(Lost, "last-byte", "")
+			ds[0].Alts = []string{t.Key()}
+			return ds
+		}
+	}
 	if lastByte(want, werr, got, gotErr, gotFalse) {
 		return whole(Lost, "last-byte", "")
 	}
@@ -402,6 +413,7 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	if len(got) == 0 && len(want) > 0 {
 		return whole(Lost, "empty", "")
 	}
+	t, cut := tailOf(in, units, want, got, `"`, escapeAgain(opts))
 	if n := len(units); n > 1 && units[n-1].in == len(in) && string(units[n-1].want) == `"` && got[len(got)-1] != '"' {
 		// The closing quote is missing (an answer that ends early): the rest is read without
 		// it, the quote named on its own — the one stretch that reaches the end would
@@ -409,7 +421,10 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 		ds := read(units[:n-1], in, got, marker, opts, false)
 		return dedupe(append(ds, classify(units, in, got, region{n - 1, n, len(got), len(got)}, marker, opts, false)...))
 	}
-	return read(units, in, got, marker, opts, false)
+	if cut {
+		return withTail(read(units, in, got, marker, opts, false), t)
+	}
+	return dropsToEnd(read(units, in, got, marker, opts, false), units, in)
 }
 
 // lastByte reports whether the candidate's answer is PHP's without its last byte, with the
@@ -454,6 +469,9 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	marker := []byte(`\ufffd`)
 	if sub&jsonopt.UnescapedUnicode != 0 {
 		marker = []byte("\xef\xbf\xbd")
+	}
+	if t, ok := tailOf(in, units, want, got, `"`, escapeAgain(opts)); ok {
+		return []Deviation{t} // PHP's answer for the start of the input: the failure is in what it lost
 	}
 	nf := Deviation{What: NotFalse, Detail: "other", Family: "failed", Row: first.Exit.Row(), In: first.In, InEnd: first.InEnd, Got: got, CP: -1}
 	var rest, decs []Deviation
@@ -501,7 +519,7 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 		}
 	}
 	// A step decoded after the first failed one is a fault of its own beside the answer.
-	return dedupe(append(append([]Deviation{nf}, decs...), rest...))
+	return dropsToEnd(dedupe(append(append([]Deviation{nf}, decs...), rest...)), units, in)
 }
 
 // notFalseDetail names how a candidate wrote the first step PHP fails on: U+FFFD in any form
@@ -561,15 +579,22 @@ func UTF8Decode(in, got []byte) []Deviation {
 	defer spanPool.Put(sp)
 	want, spans := oracle.UTF8DecodeExplainTo(make([]byte, 0, len(in)), *sp, in)
 	*sp = spans[:0] // the units copy what they need of a span
+	return UTF8DecodeExplained(in, want, spans, got)
+}
+
+// UTF8DecodeExplained is UTF8Decode with PHP's explained answer given (want, spans: what
+// oracle.UTF8DecodeExplain returns for in), for a caller that has it already.
+func UTF8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
 	whole := func(detail string) []Deviation {
 		return []Deviation{{What: Lost, Detail: detail, Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
 	var ds []Deviation
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	t, cut := tailOf(in, *pu, want, got, "", utf8DecodeAgain)
 	if len(got) == 0 && (len(want) > 1 || endsInside(in, spans)) {
 		ds = whole("empty")
 	} else {
-		pu := escapeUnits(spans, want)
-		defer putUnits(pu)
 		ds = read(*pu, in, got, subQuestion, 0, true)
 	}
 	if len(want) > 0 && bytes.Equal(got, want[:len(want)-1]) {
@@ -579,11 +604,24 @@ func UTF8Decode(in, got []byte) []Deviation {
 		// findings under when the candidate cuts answers elsewhere (json_encode's closing
 		// quote) and nearly all of them read so. Else the cut is the deviation.
 		if len(ds) != 1 || vagueness(ds) != 1 {
-			return whole("last-byte")
+			ds = whole("last-byte")
+		} else {
+			ds[0].Alts = append(ds[0].Alts, whole("last-byte")[0].Key())
 		}
-		ds[0].Alts = append(ds[0].Alts, whole("last-byte")[0].Key())
+		if cut {
+			// The last step lost is the cut too: its other reading (a candidate that stops
+			// early in json_encode as well is filed there).
+			ds[0].Alts = append(ds[0].Alts, t.Key())
+		}
+		return ds
 	}
-	return ds
+	if cut {
+		return withTail(ds, t)
+	}
+	if len(got) == 0 {
+		return ds
+	}
+	return dropsToEnd(ds, *pu, in)
 }
 
 // Step is the deviation of a candidate's php_next_utf8_char step got at pos from PHP's (none
@@ -808,9 +846,9 @@ func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, o
 		if w := widen(units, got, r, marker); widened(units, got, r, w, region{}) {
 			r = w
 		}
-		return dedupe(classifyAll(units, in, got, r, marker, opts, decode))
+		return dedupe(classifyBack(units, in, got, r, region{}, marker, opts, decode))
 	}
-	var out []Deviation
+	out := make([]Deviation, 0, len(rs))
 	prev := region{}
 	for k, r := range rs {
 		if w := widen(units, got, r, marker); widened(units, got, r, w, prev) {
@@ -823,10 +861,27 @@ func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, o
 			}
 			r = markerRun(units, got, r, prev, next, marker)
 		}
-		out = append(out, classifyAll(units, in, got, r, marker, opts, decode)...)
+		out = append(out, classifyBack(units, in, got, r, prev, marker, opts, decode)...)
 		prev = r
 	}
 	return dedupe(out)
+}
+
+// classifyBack is classifyAll, and when that reads as no known behaviour, the stretch with the
+// failed step before it too, if that reads better: a decoder that takes a failed step's bytes
+// and the lead after it by their bits may write what PHP writes for the failure ('?' for a
+// code point above U+00FF), and what it writes for the rest of the next step then reads as
+// nothing PHP writes for that step.
+func classifyBack(units []unit, in, got []byte, r, prev region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
+	ds := classifyAll(units, in, got, r, marker, opts, decode)
+	if vagueness(ds) < 3 || r.i == 0 || r.i-1 < prev.j || !units[r.i-1].failed() || r.p < len(units[r.i-1].want) {
+		return ds
+	}
+	b := region{r.i - 1, r.j, r.p - len(units[r.i-1].want), r.q}
+	if bds := classifyAll(units, in, got, b, marker, opts, decode); vagueness(bds) < vagueness(ds) {
+		return bds
+	}
+	return ds
 }
 
 // widened reports whether w, the stretch r widened, is one: within the answers, not into the
@@ -897,7 +952,7 @@ func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jso
 	if len(parts) == 1 {
 		return classify(units, in, got, parts[0], marker, opts, decode)
 	}
-	var out []Deviation
+	out := make([]Deviation, 0, len(parts))
 	covered := 0 // input bytes a decoded step took, past its own: their steps are part of it
 	for _, p := range parts {
 		if units[p.i].in < covered {

@@ -31,19 +31,24 @@ func TestUTF8Decode(t *testing.T) {
 		{"substitute byte for wide and failed", "\xe2\x82\xac\x80", "\x1a\x1a", "substitute|1a|?"},
 		{"split", "\xe1\x80", "??", "advance|split|bad-sequence"},
 		// PHP's answer cut one byte short reads as its steps do, with the cut the other reading.
-		{"merged, or cut", "\xc3\xc3", "?", "advance|merged|bad-sequence (or lost|last-byte|string)"},
-		{"swallows, or cut", "\xe1a", "?", "advance|swallows|bad-sequence (or lost|last-byte|string)"},
+		{"merged, or cut", "\xc3\xc3", "?", "advance|merged|bad-sequence (or lost|last-byte|string or lost|tail|string)"},
+		{"swallows, or cut", "\xe1a", "?", "advance|swallows|bad-sequence (or lost|last-byte|string or lost|tail|string)"},
 		{"merged", "\xc3\xc3a", "?a", "advance|merged|bad-sequence"},
 		{"swallows", "\xe1ab", "?b", "advance|swallows|bad-sequence"},
-		{"the b dropped, or cut", "ab", "a", "substitute||ascii (or lost|last-byte|string)"},
-		{"the € dropped, or cut", "a\x80\xc3\xa9\xe2\x82\xac", "a?\xe9", "substitute||valid (or lost|last-byte|string)"},
+		{"the b dropped, or cut", "ab", "a", "substitute||ascii (or lost|last-byte|string or lost|tail|string)"},
+		{"the € dropped, or cut", "a\x80\xc3\xa9\xe2\x82\xac", "a?\xe9", "substitute||valid (or lost|last-byte|string or lost|tail|string)"},
 		{"overlong accepted", "\xc0\x80", "\x00", "accepted|bits|overlong"},
 		{"lenient swallows", "\xc3a", "\xe1", "accepted|bits|bad-sequence"},
 		// '?' for E1 61 61 decoded by its bits, or E1 swallowing "aa": the second is the other reading.
-		{"lenient swallows two", "\xe1aa", "?", "accepted|bits|bad-sequence (or advance|swallows|bad-sequence)"},
+		// It is PHP's answer for E1 alone too: two steps lost at the end read as the input cut
+		// after E1, with the steps' reading as the other.
+		{"lenient swallows two", "\xe1aa", "?", "lost|tail|string (or accepted|bits|bad-sequence)"},
 		{"overlong 3 accepted", "\xe0\x80\x80", "\x00", "accepted|bits|overlong"},
 		{"wide raw", "\xe2\x82\xac", "\xe2\x82\xac", "raw-copy||?"},
 		{"valid dropped", "a\xc2\xadb", "ab", "substitute||valid"},
+		// PHP's answer for the first steps only: the input cut, whatever the steps lost were.
+		{"stops after 2 bytes", "ab\xc3\xa9\x80c", "ab", "lost|tail|string"},
+		{"stops after a failed step", "a\x80bc\xe2\x82\xac", "a?", "lost|tail|string (or advance|swallows|never-a-lead)"},
 		{"lost", "a\xc3", "", "lost|empty|string"},
 		{"surrogate decoded and written raw", "a\xed\xa0\x80", "a\xed\xa0\x80", "accepted|bits|surrogate ; raw-copy||?"},
 		{"two faults", "a\x80b\xe2\x82\xac", "a\x1ab\xe2\x82\xac", "substitute|1a|? ; raw-copy||?"},
@@ -54,6 +59,14 @@ func TestUTF8Decode(t *testing.T) {
 		// A lenient decoder takes C3 CE by its bits; the 80 it leaves is a stray byte of its
 		// own, written 1A: two faults, though PHP never starts a step at the 80.
 		{"decoded into a step, then 1A", "\xc3\xce\x80", "\xce\x1a", "accepted|bits|bad-sequence ; substitute|1a|?"},
+		// A dropped default-ignorable character beside a code point written raw: two steps,
+		// one written as nothing.
+		{"ignorable dropped, wide raw", "\xef\xbb\xbf\xf1\x80\x80\x80", "\xf1\x80\x80\x80", "substitute||valid ; raw-copy||?"},
+		// E2 82 C3 decoded by its bits ('?' above U+00FF, as PHP writes for the failure), then
+		// the A9 left of C3 A9 written as A9 & 0x7F.
+		{"decoded into a step, then byte&0x7F", "\xe2\x82\xc3\xa9", "?)", "accepted|bits|bad-sequence ; substitute|low-7-bits|?"},
+		// F1 80 split in two, each written 0x1A, then U+0780 written raw: three faults.
+		{"split, 1A and wide raw", "\xf1\x80\xde\x80", "\x1a\x1a\xde\x80", "substitute|1a|? ; advance|split|bad-sequence ; raw-copy||?"},
 		{"decoded raw into a step, then 1A", "\xd6\xc3\x80", "\xd6\xc3\x1a", "accepted|bits|bad-sequence ; raw-copy||? ; substitute|1a|?"},
 	} {
 		got := keys(UTF8Decode([]byte(tc.in), []byte(tc.got)))
@@ -67,7 +80,8 @@ func TestUTF8Decode(t *testing.T) {
 // quote, the null of PARTIAL_OUTPUT_ON_ERROR as "nul" (with json_last_error()=5), a number.
 func TestLastByte(t *testing.T) {
 	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("\x80"), jsonopt.PartialOutputOnError, []byte("nul"), 5, false)))
-	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("12"), jsonopt.NumericCheck, []byte("1"), 0, false)))
+	assert.Equal(t, "lost|last-byte|string (or lost|tail|string)", keys(Escape([]byte("12"), jsonopt.NumericCheck, []byte("1"), 0, false)),
+		"PHP's answer for 1 too")
 	assert.Equal(t, "lost|last-byte|string", keys(Escape([]byte("a"), 0, []byte(`"a`), 0, false)))
 	assert.Equal(t, "", keys(Escape([]byte("\x80"), 0, nil, 5, true)), "PHP's false is no deviation")
 }
@@ -140,5 +154,53 @@ func TestTitle(t *testing.T) {
 	d := UTF8Decode([]byte("a\x80b"), []byte("a\x1ab"))[0]
 	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
 		t.Errorf("Title = %q", got)
+	}
+}
+
+// TestTail: an answer that is PHP's answer for the input cut at a step boundary is one Lost
+// deviation "tail" at the cut (Row "last" for one step lost, "first K" for more), in json_encode
+// (where PHP returns false for what was lost too) and utf8_decode; an answer that only looks
+// like a prefix is not.
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		opts     jsonopt.Options
+		got      string
+		row      string // "" for no tail deviation
+		at       int
+	}{
+		{"escape cut after 3", "abc\ndé", 0, `"abc"`, "first 3", 3},
+		{"escape cut, PHP false", "abcd\x80", 0, `"abc"`, "first 3", 3},
+		{"escape last step lost, PHP false", "abcd\x80", 0, `"abcd"`, "last", 4},
+		{"escape last step lost", "ab\xc3\xa9\n", jsonopt.UnescapedUnicode, "\"ab\xc3\xa9\"", "", 0}, // one definite drop: that reading
+		{"escape cut inside a step is not a cut", "ab\xc3\xa9\n", 0, `"ab\u00"`, "", 0},
+		{"escape without closing quote", "abc\nd", 0, `"abc`, "", 0},
+		// A raw slash before the cut: the answer is not PHP's for a prefix, its end is cut.
+		{"escape cut after a raw slash", "a/bcd", 0, `"a/"`, "first 2", 2},
+		{"utf8_decode cut after 2", "ab\xc3\xa9\xe2\x82\xacc", 0, "ab", "first 2", 2},
+	} {
+		var ds []Deviation
+		if tc.name[0] == 'u' {
+			ds = UTF8Decode([]byte(tc.in), []byte(tc.got))
+		} else {
+			ds = Escape([]byte(tc.in), tc.opts, []byte(tc.got), 0, false)
+		}
+		var tail *Deviation
+		for i := range ds {
+			if ds[i].Detail == Tail {
+				tail = &ds[i]
+			}
+		}
+		if tc.row == "" {
+			assert.Nil(t, tail, "%s: %s", tc.name, keys(ds))
+			continue
+		}
+		if assert.NotNil(t, tail, "%s: %s", tc.name, keys(ds)) {
+			assert.Equal(t, tc.row, tail.Row, tc.name)
+			assert.Equal(t, tc.at, tail.In, tc.name)
+			if tc.name != "escape cut after a raw slash" {
+				assert.Len(t, ds, 1, "%s: the cut is the one deviation: %s", tc.name, keys(ds))
+			}
+		}
 	}
 }

@@ -105,6 +105,8 @@ func Title(op string, d Deviation, rows []string) string {
 			return "returns false for valid UTF-8, where PHP writes the string"
 		case "last-byte":
 			return "writes the answer without its last byte (a string's closing quote, a number's last digit, the l of null)"
+		case Tail:
+			return tailTitle(rows)
 		}
 		return "writes nothing, where PHP has an answer"
 	case NotFalse:
@@ -128,6 +130,21 @@ func Title(op string, d Deviation, rows []string) string {
 		return fmt.Sprintf("writes bytes PHP does not write (%x)", d.Got)
 	}
 	return fmt.Sprintf("writes %s for %s, where PHP writes %s", quote(d.Got), where, quote(d.Want))
+}
+
+// tailTitle is the title of a Tail deviation named by rows: "first K" for a cut that keeps K
+// bytes (a character boundary at or before it), "last" for the last step lost.
+func tailTitle(rows []string) string {
+	k := 0
+	for _, r := range rows {
+		if n, err := fmt.Sscanf(r, "first %d", &k); err == nil && n == 1 {
+			break
+		}
+	}
+	if k == 0 {
+		return "loses the last character of the input: answers as PHP does for the input without its last step, where PHP writes it"
+	}
+	return fmt.Sprintf("stops reading after %d bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest", k)
 }
 
 // quote is b Go-quoted, clipped to 24 bytes.

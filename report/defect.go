@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -80,7 +81,24 @@ func causeOf(c *Class) string {
 // on where the bytes are, not on what they are (a kernel that mishandles whatever sits in its
 // last lane): at is their input offset, n the witness's length.
 func positional(c *Class) (at, n int, ok bool) {
+	if showsTail(c.Witness) {
+		return 0, 0, false // the input cut: where it ends, not what sits there
+	}
 	return positionalWitness(c.Witness, c.Attribution)
+}
+
+// tailKey is the key of deviation.Tail: an answer that is PHP's for the input cut short.
+var tailKey = deviation.Deviation{What: deviation.Lost, Detail: deviation.Tail, Family: "string"}.Key()
+
+// showsTail reports whether w's answer reads as PHP's for its input cut short (first or
+// other reading): its failure is where the input ends, not what sits there.
+func showsTail(w *fuzz.Finding) bool {
+	for _, d := range deviationsOf(w) {
+		if d.Key() == tailKey || slices.Contains(d.Alts, tailKey) {
+			return true
+		}
+	}
+	return false
 }
 
 // positionalWitness is positional for a witness w and its attribution a.
@@ -122,7 +140,7 @@ func Defects(classes []*Class) []*Defect {
 		}
 		return d
 	}
-	confirmed := confirmedKeys(classes)
+	confirmed := resolvedConfirmed(confirmedKeys(classes))
 	folded := foldedKeys(classes, confirmed)
 	supported := supportedModels(classes)
 	models := candidateModels(classes, supported)
@@ -136,11 +154,12 @@ func Defects(classes []*Class) []*Defect {
 		keys := make([]string, 0, len(c.Deviations))
 		filed := map[string]string{} // key -> the key it is filed under
 		for k := range c.Deviations {
-			kk := k
-			if a, ok := folded[c.Impl+"\x00"+k]; ok {
+			kk := resolveCut(c.Impl, k, confirmed)
+			if a, ok := folded[c.Impl+"\x00"+kk]; ok {
 				kk = a
 			}
-			if confirmed[c.Impl+"\x00"+classKey(c, kk)] {
+			// A pair filed under its own deviation is confirmed by its own witness too.
+			if confirmed[c.Impl+"\x00"+classKey(c, kk)] || kk == devKey(k) && confirmed[c.Impl+"\x00"+classKey(c, k)] {
 				keys = append(keys, k)
 				filed[k] = kk
 			}
@@ -158,17 +177,12 @@ func Defects(classes []*Class) []*Defect {
 			s := c.Deviations[k]
 			d := get(c, "deviation "+classKey(c, filed[k]))
 			if d.Dev == nil {
-				d.Dev, d.byClass = newDevStat(s.Dev), map[*Class]uint64{}
+				d.Dev, d.byClass = newDevStat(keyDeviation(filed[k], s.Dev)), map[*Class]uint64{}
 			}
 			// A finding that shows two keys filed here counts once: at most the class's findings.
 			n := min(s.Findings, c.Findings-d.byClass[c])
 			d.byClass[c] += n
-			if filed[k] != k {
-				// Findings read the other way: counted, but the defect keeps its own witness.
-				d.Dev.countOnly(s)
-			} else {
-				d.Dev.merge(s)
-			}
+			d.Dev.file(s, filed[k] == s.Dev.Key())
 			d.Findings += n
 			d.Ignored |= c.Ignored
 		}
@@ -302,7 +316,7 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 	all := map[string]*DevStat{}
 	for _, c := range classes {
 		for k, s := range c.Deviations {
-			key := c.Impl + "\x00" + k
+			key := c.Impl + "\x00" + resolveCut(c.Impl, k, confirmed)
 			if all[key] == nil {
 				all[key] = &DevStat{}
 			}
@@ -312,21 +326,55 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 			}
 		}
 	}
+	base := map[string]bool{} // confirmed keys without the length a class needs
+	for k := range confirmed {
+		b, _, _ := strings.Cut(k, "|len>=")
+		base[devKey(b)] = true
+	}
 	out := map[string]string{}
 	for key, s := range all {
 		impl, _, _ := strings.Cut(key, "\x00")
 		for a, n := range s.Alts {
-			if float64(n) > foldShare*float64(s.Findings) && confirmed[impl+"\x00"+a] && all[impl+"\x00"+a] != nil {
-				if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && a < b {
-					out[key] = a // the most shared, then the first in order
-				}
+			share := foldShare
+			if a == tailKey {
+				share = tailFoldShare
 			}
+			if float64(n) <= share*float64(s.Findings) || !base[impl+"\x00"+a] {
+				continue
+			}
+			if all[impl+"\x00"+a] == nil && a != tailKey && all[impl+"\x00"+tailKey] != nil && resolveCut(impl, a+orMark+tailKey, confirmed) == tailKey {
+				// A reading whose every finding is the input cut short too, filed there (an
+				// answer a byte short where utf8_decode writes a byte a step).
+				a = tailKey
+			}
+			if all[impl+"\x00"+a] == nil || impl+"\x00"+a == key {
+				continue // no stat to file into, or its own reading (a cut read as a cut)
+			}
+			if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && a < b {
+				out[key] = a // the most shared, then the first in order
+			}
+		}
+	}
+	shareOf := func(key string) float64 {
+		return float64(all[key].Alts[out[key]]) / float64(all[key].Findings)
+	}
+	for key, a := range out {
+		impl, _, _ := strings.Cut(key, "\x00")
+		b, folded := out[impl+"\x00"+a]
+		if _, again := out[impl+"\x00"+b]; folded && !again && b != strings.TrimPrefix(key, impl+"\x00") && all[key].Alts[b] == all[key].Alts[a] {
+			out[key] = b // as much the reading its other reading is filed under: filed there
 		}
 	}
 	chained := map[string]bool{}
 	for key, a := range out {
 		impl, _, _ := strings.Cut(key, "\x00")
-		if _, folded := out[impl+"\x00"+a]; folded {
+		if b, folded := out[impl+"\x00"+a]; folded {
+			// Two keys each the other's reading: the one more of whose findings read the
+			// other way is filed there (ties: the first in order).
+			if other := impl + "\x00" + a; b == strings.TrimPrefix(key, impl+"\x00") && (shareOf(other) < shareOf(key) || shareOf(other) == shareOf(key) && key < other) {
+				chained[other] = true
+				continue
+			}
 			chained[key] = true // no chains: a reading filed elsewhere files nothing
 		}
 	}
@@ -340,6 +388,12 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 // fault of its own shows in many answers that read only one way (the short ones of the
 // exhaustive spaces), an artifact of another fault's reading in few.
 const foldShare = 0.5
+
+// tailFoldShare is foldShare for the input cut short (deviation.Tail): a last character lost
+// reads as that character dropped, and a candidate that drops some characters anywhere (a
+// default-ignorable one) drops some last ones too; only a key nearly all of whose findings
+// are cuts is one.
+const tailFoldShare = 0.9
 
 // confirmedKeys are the candidate and deviation keys ("IMPL\x00KEY") that a minimized witness
 // shows: every deviation of a class's witness, and the key a deviation's own witness was
@@ -357,7 +411,7 @@ func confirmedKeys(classes []*Class) map[string]bool {
 		}
 		if c.Witness.Minimized || !minimized[c.Impl] {
 			for _, d := range deviationsOf(c.Witness) {
-				out[c.Impl+"\x00"+classKey(c, d.Key())] = true
+				out[c.Impl+"\x00"+classKey(c, statKey(d))] = true
 			}
 		}
 		for k, s := range c.Deviations {
@@ -369,8 +423,88 @@ func confirmedKeys(classes []*Class) map[string]bool {
 			}
 		}
 	}
+	for k := range manyReadings(classes, out) {
+		out[k] = true
+	}
 	return out
 }
+
+// resolvedConfirmed is confirmed with, for each confirmed key that pairs a deviation with the
+// input cut short (statKey), the key its findings are filed under (resolveCut) confirmed too:
+// a last character dropped confirms the drop when the candidate does not cut.
+func resolvedConfirmed(confirmed map[string]bool) map[string]bool {
+	out := maps.Clone(confirmed)
+	for k := range confirmed {
+		if !strings.Contains(k, orMark) {
+			continue
+		}
+		impl, key, _ := strings.Cut(k, "\x00")
+		b, n, long := strings.Cut(key, "|len>=")
+		r := resolveCut(impl, b, confirmed)
+		if long {
+			r += "|len>=" + n
+		}
+		out[impl+"\x00"+r] = true
+	}
+	return out
+}
+
+// manyReadings are the candidate and reading keys ("IMPL\x00KEY") that are the other reading
+// of nearly all the findings (manyShare) of at least manyKeys keys: one behaviour that reads as
+// many, each as likely, is that behaviour (utf8_decode answers cut one step short read as the
+// last character dropped, the last failure merged, swallowing the byte before it, ...), though
+// no answer reads as it alone. A key whose findings all have another reading that a witness
+// confirms (direct) does not count: that reading explains them already.
+func manyReadings(classes []*Class, direct map[string]bool) map[string]bool {
+	type tally struct {
+		findings uint64
+		alts     map[string]uint64
+	}
+	all := map[string]*tally{}
+	for _, c := range classes {
+		for k, s := range c.Deviations {
+			t := all[c.Impl+"\x00"+k]
+			if t == nil {
+				t = &tally{alts: map[string]uint64{}}
+				all[c.Impl+"\x00"+k] = t
+			}
+			t.findings += s.Findings
+			for a, n := range s.Alts {
+				t.alts[a] += n
+			}
+		}
+	}
+	keys := map[string]int{}
+	for key, t := range all {
+		impl, _, _ := strings.Cut(key, "\x00")
+		var most []string
+		explained := false
+		for a, n := range t.alts {
+			if float64(n) >= manyShare*float64(t.findings) {
+				most = append(most, a)
+				explained = explained || confirmedAny(direct, impl, a)
+			}
+		}
+		for _, a := range most {
+			if !explained {
+				keys[impl+"\x00"+a]++
+			}
+		}
+	}
+	out := map[string]bool{}
+	for k, n := range keys {
+		if n >= manyKeys {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// A reading is confirmed by manyKeys keys with manyShare of their findings read so.
+const (
+	manyKeys  = 3
+	manyShare = 0.9
+)
 
 // familyText says in the spec's words what the §2.2 rows require of a family of exits.
 var familyText = map[string]string{
@@ -499,9 +633,17 @@ func (d *Defect) devTitle() string {
 	if len(ops) > 0 {
 		op = ops[0]
 	}
-	t := deviation.Title(op, d.Dev.Dev, d.Dev.RowList())
+	rows := d.Dev.RowList()
+	if d.Dev.Dev.Key() == tailKey {
+		rows = tailRows(d.Dev.Rows)
+	}
+	t := deviation.Title(op, d.Dev.Dev, rows)
 	if len(ops) > 1 {
 		t += " (" + strings.Join(ops, ", ") + ")"
+	}
+	if d.Dev.Dev.Key() == tailKey && d.Dev.Witness != nil && d.Dev.Witness.Minimized && rows[0] == "last" && len(d.Dev.Witness.Input) > 2 {
+		// Where a cut that keeps K bytes is seen, the title says K; a lost last step says no length.
+		t += fmt.Sprintf("; in strings of %d bytes or more (the minimized witness has %d)", len(d.Dev.Witness.Input), len(d.Dev.Witness.Input))
 	}
 	if _, n, ok := strings.Cut(d.Cause, "|len>="); ok {
 		t += "; only in strings of " + n + " bytes or more (the witness's filler cannot go, and the bytes fail at any offset in it)"
@@ -510,6 +652,41 @@ func (d *Defect) devTitle() string {
 		t += "; every finding is answered as " + reference.Texts[m] + " answers"
 	}
 	return t
+}
+
+// keyDeviation is the deviation of key (What|Detail|Family) at the bytes of like, which shows
+// it as its other reading: the deviation of a defect none of whose findings reads as it first.
+func keyDeviation(key string, like deviation.Deviation) deviation.Deviation {
+	if like.Key() == key {
+		return like
+	}
+	parts := strings.SplitN(key, "|", 3)
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	return deviation.Deviation{What: deviation.What(parts[0]), Detail: parts[1], Family: parts[2], In: like.In, InEnd: like.InEnd,
+		Want: like.Want, Got: like.Got, CP: -1}
+}
+
+// tailRows is the row a cut's title names (deviation.Tail): "first K" for the cut most of its
+// findings that lose more than a step show, when they outnumber those that lose the last
+// step only; else "last". A few cuts elsewhere (another fault's answer that also reads as
+// cut) do not move it.
+func tailRows(rows map[string]uint64) []string {
+	best, n, firsts := "last", uint64(0), uint64(0)
+	for r, c := range rows {
+		if !strings.HasPrefix(r, "first ") {
+			continue
+		}
+		firsts += c
+		if c > n || c == n && r < best {
+			best, n = r, c
+		}
+	}
+	if firsts <= rows["last"] {
+		return []string{"last"}
+	}
+	return []string{best}
 }
 
 // DefectOf is, for each class, the defect it is listed under in the table: the one named by
@@ -552,6 +729,9 @@ func lengthOf(c *Class) int {
 // class needs (lengthOf), so that a fault of long strings is not merged with the same
 // deviation everywhere.
 func classKey(c *Class, k string) string {
+	if devKey(k) == tailKey {
+		return k // the length is what the cut says (devTitle)
+	}
 	if n := lengthOf(c); n > 0 {
 		return fmt.Sprintf("%s|len>=%d", k, n)
 	}

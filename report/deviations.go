@@ -25,7 +25,12 @@ func deviationsExplained(f *fuzz.Finding, ex fuzz.Explanation) []deviation.Devia
 	case f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError):
 		return deviation.EscapeExplained(f.Input, f.Flags, ex.Want, ex.Spans, ex.Err, f.Got, f.GotErr, f.GotErr != 0 && len(f.Got) == 0)
 	case f.Op == fuzz.OpUTF8Decode && f.Kind == fuzz.KindOutput:
-		ds := deviation.UTF8Decode(f.Input, f.Got)
+		var ds []deviation.Deviation
+		if ex.UTF8 {
+			ds = deviation.UTF8DecodeExplained(f.Input, ex.Want, ex.Spans, f.Got)
+		} else {
+			ds = deviation.UTF8Decode(f.Input, f.Got)
+		}
 		if bytes.Equal(f.Got, reference.MaximalSubpartLatin1(f.Input)) {
 			// The whole answer is another known rule's: one deviation, named after it. When it
 			// reads as one deviation of PHP's terms too, that is its other reading (a candidate
@@ -111,11 +116,16 @@ func defectDoes(d *Defect) string {
 }
 
 // hasDeviation is the minimization predicate of a deviation: the finding still shows a
-// deviation with that key (whatever else it shows, and wherever its first difference is).
+// deviation with that stat key (whatever else it shows, and wherever its first difference
+// is) — read the same way: a drop that is also the input cut short is not the drop alone.
 func hasDeviation(key string) func(*fuzz.Finding) bool {
 	return func(f *fuzz.Finding) bool {
-		_, ok := deviationByKey(f, key)
-		return ok
+		for _, d := range deviationsOf(f) {
+			if statKey(d) == key {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -144,6 +154,9 @@ type DevStat struct {
 		f  *fuzz.Finding
 		ok bool
 	}
+	// borrowed is set while the witness and examples are of findings filed here by their
+	// other reading (no finding read as this first yet): the first own one replaces them.
+	borrowed bool
 	// Alts counts the findings counted here by their other reading (deviation.Deviation.Alts):
 	// Defects files the stat under one when nearly all have it and the candidate shows it
 	// elsewhere (foldedKeys).
@@ -223,6 +236,25 @@ func (s *DevStat) merge(o *DevStat) {
 	}
 	for v, f := range o.variants {
 		s.keep(v, f)
+	}
+}
+
+// file adds o, a stat filed in s's defect: its own key (own) merged; another key's (findings
+// read the other way) counted, with its witness and examples only while s has none of its own.
+func (s *DevStat) file(o *DevStat, own bool) {
+	switch {
+	case own && s.borrowed:
+		s.Witness, s.variants, s.kept, s.borrowed = nil, map[variant]*fuzz.Finding{}, [10]int{}, false
+		s.last.ok = false
+		s.merge(o)
+	case own:
+		s.merge(o)
+	case s.Witness == nil || s.borrowed:
+		dev := s.Dev
+		s.merge(o)
+		s.Dev, s.borrowed = dev, true
+	default:
+		s.countOnly(o)
 	}
 }
 
@@ -362,7 +394,7 @@ func addDeviations(m map[string]*DevStat, f *fuzz.Finding, ds []deviation.Deviat
 	checked, fits := modelSet(0), modelSet(0)
 	var kb [80]byte
 	for _, d := range ds {
-		k := d.AppendKey(kb[:0])
+		k := appendStatKey(kb[:0], d)
 		s := m[string(k)]
 		if s == nil {
 			s = newDevStat(d)
@@ -479,7 +511,7 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 		}
 		if c.Minimized {
 			for _, d := range deviationsOf(c.Witness) {
-				shown[c.Impl+"\x00"+d.Key()] = true
+				shown[c.Impl+"\x00"+statKey(d)] = true
 			}
 		}
 	}
@@ -513,16 +545,17 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 			continue
 		}
 		*minimized++
-		same := hasDeviation(s.Dev.Key())
+		sk := statKey(s.Dev)
+		same := hasDeviation(sk)
 		if s.alone {
-			same = func(f *fuzz.Finding) bool { ds := deviationsOf(f); return len(ds) == 1 && ds[0].Key() == s.Dev.Key() }
+			same = func(f *fuzz.Finding) bool { ds := deviationsOf(f); return len(ds) == 1 && statKey(ds[0]) == sk }
 		}
 		w := fuzz.MinimizeWith(s.Witness, im, check, fuzz.MinimizeOptions{Same: same})
 		if w.Minimized {
 			ds := deviationsOf(w)
 			s.Witness, s.alone = w, len(ds) == 1
 			for _, d := range ds {
-				if d.Key() == s.Dev.Key() {
+				if statKey(d) == sk {
 					s.Dev = d
 				}
 			}
@@ -532,12 +565,80 @@ func (t *Triage) minimizeDeviations(ctx context.Context, recheck Rechecker, clas
 
 // deviationByKey is the deviation of f with that key.
 func deviationByKey(f *fuzz.Finding, key string) (deviation.Deviation, bool) {
-	for _, d := range deviationsOf(f) {
-		if d.Key() == key {
+	ds := deviationsOf(f)
+	for _, d := range ds {
+		if statKey(d) == key {
+			return d, true
+		}
+	}
+	for _, d := range ds {
+		if d.Key() == key { // a key without another reading: the deviation, however read
 			return d, true
 		}
 	}
 	return deviation.Deviation{}, false
+}
+
+// orMark joins a deviation key and the other reading its findings are counted apart by.
+const orMark = "~or~"
+
+// statKey is the key a class counts deviation d under (Class.Deviations): its own, and when
+// one of its readings is the input cut short (deviation.Tail), the other reading too — which
+// one a finding is filed under depends on the candidate's other answers (resolveCut), so the
+// findings of each pair are counted apart.
+func statKey(d deviation.Deviation) string { return string(appendStatKey(nil, d)) }
+
+// appendStatKey appends statKey(d) to b.
+func appendStatKey(b []byte, d deviation.Deviation) []byte {
+	b = d.AppendKey(b)
+	switch {
+	case len(d.Alts) == 0:
+	case d.What == deviation.Lost && d.Detail == deviation.Tail:
+		b = append(append(b, orMark...), d.Alts[0]...)
+	case slices.Contains(d.Alts, tailKey):
+		b = append(append(b, orMark...), tailKey...)
+	}
+	return b
+}
+
+// devKey is a stat key's deviation key (without the other reading).
+func devKey(k string) string {
+	b, _, _ := strings.Cut(k, orMark)
+	return b
+}
+
+// resolveCut is the key a candidate's findings counted under stat key k are filed under: k
+// when it has no other reading; for the input cut short read as a deviation of the steps too
+// (KEY~or~tail), the cut when the candidate's answers show a cut no other way (a confirmed
+// tail of its own), else the deviation; for the cut that is also one deviation of the steps
+// (tail~or~KEY), that deviation when the candidate shows it without a cut, else the cut.
+func resolveCut(impl, k string, confirmed map[string]bool) string {
+	base, alt, ok := strings.Cut(k, orMark)
+	switch {
+	case !ok:
+		return k
+	case base == tailKey && confirmedAny(confirmed, impl, alt):
+		return alt
+	case base == tailKey:
+		return tailKey
+	case confirmedAny(confirmed, impl, tailKey):
+		return tailKey
+	}
+	return base
+}
+
+// confirmedAny reports whether impl's key k is confirmed, for strings of some length or all.
+func confirmedAny(confirmed map[string]bool, impl, k string) bool {
+	if confirmed[impl+"\x00"+k] {
+		return true
+	}
+	p := impl + "\x00" + k + "|len>="
+	for c := range confirmed {
+		if strings.HasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortedVariants are s's examples in a fixed order (smallest first).

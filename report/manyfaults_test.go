@@ -26,6 +26,11 @@ var manyFaults = [][]planted.Fault{
 	{planted.Lenient, planted.Overlong, planted.Surrogate, planted.Sub1A, planted.WideRaw, planted.LowerHexTag, planted.RawSlash, planted.UpperUnicode},
 	{planted.SplitBadSequence, planted.Overlong, planted.FFFDNotFalse, planted.UpperUnicode, planted.DropIgnorable, planted.TrailAnd7F, planted.LongC080, planted.RawSlash},
 	{planted.Sub1A, planted.LostAtEnd, planted.DropQuote, planted.RawUnicode, planted.Surrogate, planted.SplitBadSequence, planted.LowerHexTag, planted.ControlRaw},
+	// The input cut short (a last character lost in long strings, a fixed buffer) with faults
+	// whose answers read as cut too: a dropped ignorable at the end, merged and swallowed
+	// failures, a lost output, a missing closing quote.
+	{planted.LastLost16, planted.DropIgnorable, planted.Sub1A, planted.SplitBadSequence, planted.RawSlash, planted.ControlRaw, planted.WideRaw, planted.LowerHexTag},
+	{planted.Stop40, planted.TrailAnd7F, planted.LostAtEnd, planted.Overlong, planted.UpperUnicode, planted.FFFDNotFalse, planted.Lenient, planted.RawSlash},
 }
 
 // faultsShowing are the faults of the combination whose single-fault candidate shows the
@@ -139,7 +144,7 @@ func TestSingleFaultOneDefect(t *testing.T) {
 		t.Skip("a campaign per fault")
 	}
 	for _, f := range []planted.Fault{planted.SplitBadSequence, planted.LongC080, planted.Sub1A, planted.WideRaw, planted.TrailAnd7F,
-		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse} {
+		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse, planted.LastLost16, planted.Stop40} {
 		t.Run(string(f), func(t *testing.T) {
 			classes, _, _ := inProcess(t, plantedImpl(f))
 			var titles []string
@@ -209,7 +214,8 @@ func TestKnownBehavioursNamed(t *testing.T) {
 
 // TestCutShortOneDefect: answers cut one byte short (substr($r, 0, -1) in a PHP adapter) are
 // one defect in escape and utf8_decode alike, though a cut utf8_decode answer also reads as
-// its last step dropped or merged: the cut is the other reading of each such finding.
+// its last step dropped or merged: the cut is the other reading of each such finding. Cut in
+// utf8_decode alone, it is the last character lost: every such answer reads so too.
 func TestCutShortOneDefect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a campaign")
@@ -230,6 +236,35 @@ func TestCutShortOneDefect(t *testing.T) {
 			titles = append(titles, d.Title())
 		}
 		require.Len(t, titles, 1, "%s", strings.Join(titles, "\n"))
-		assert.Contains(t, titles[0], "without its last byte")
+		if both {
+			assert.Contains(t, titles[0], "without its last byte")
+		} else {
+			// utf8_decode writes a byte a step: its answer a byte short is its last character lost.
+			assert.Contains(t, titles[0], "loses the last character")
+		}
+	}
+}
+
+// TestTailOneDefect: a candidate that stops early is one defect that says where: a last
+// character lost in strings of 16 bytes or more (not "position-dependent: offset 15 of 16",
+// not one defect per kind of character lost), a fixed buffer of 40 bytes.
+func TestTailOneDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign per fault")
+	}
+	for _, tc := range []struct {
+		fault planted.Fault
+		title string
+	}{
+		{planted.LastLost16, "loses the last character of the input: answers as PHP does for the input without its last step, where PHP writes it (escape, utf8_decode); in strings of 16 bytes or more"},
+		{planted.Stop40, "stops reading after 40 bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest (escape, utf8_decode)"},
+	} {
+		t.Run(string(tc.fault), func(t *testing.T) {
+			classes, _, total := inProcess(t, plantedImpl(tc.fault))
+			defects := Defects(classes)
+			require.Len(t, defects, 1)
+			assert.True(t, strings.HasPrefix(defects[0].Title(), tc.title), defects[0].Title())
+			assert.Equal(t, total, defects[0].Findings, "every finding in it")
+		})
 	}
 }
