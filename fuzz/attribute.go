@@ -106,8 +106,8 @@ func Attribute(f *Finding) Attribution {
 	return AttributeExplained(f, Explain(f))
 }
 
-// Explain is the oracle's explained answer of an escape finding (output or error), for the
-// readers of one finding to share; empty for other findings.
+// Explain is the oracle's explained answer of an escape finding (output or error) or a
+// utf8_decode output finding, for the readers of one finding to share; empty for others.
 func Explain(f *Finding) Explanation {
 	return ExplainTo(f, nil)
 }
@@ -123,6 +123,10 @@ func ExplainTo(f *Finding, spans []oracle.Span) Explanation {
 		// Room for an answer twice the input, quotes and one escape: one allocation for most.
 		ex.Want, ex.Spans, ex.Err = oracle.EscapeExplainTo(make([]byte, 0, 2*len(f.Input)+8), spans, f.Input, f.Flags)
 	}
+	if f.Op == OpUTF8Decode && f.Kind == KindOutput {
+		ex.Want, ex.Spans = oracle.UTF8DecodeExplainTo(make([]byte, 0, len(f.Input)), spans[:0], f.Input)
+		ex.UTF8 = true
+	}
 	return ex
 }
 
@@ -133,10 +137,12 @@ type Explanation struct {
 	Want  []byte
 	Spans []oracle.Span
 	Err   error
+	// UTF8 is set for utf8_decode's explained answer (oracle.UTF8DecodeExplain).
+	UTF8 bool
 }
 
-// AttributeExplained is Attribute with the oracle's explained answer of an escape finding
-// (output or error) given: ex must be oracle.EscapeExplain of f's input and options.
+// AttributeExplained is Attribute with the oracle's explained answer given: ex must be
+// Explain(f) (or empty, for a utf8_decode finding).
 func AttributeExplained(f *Finding, ex Explanation) Attribution {
 	a := Attribution{In: -1, InEnd: -1, Out: -1, CtxIn: -1, CtxEnd: -1}
 	switch {
@@ -184,7 +190,10 @@ func AttributeExplained(f *Finding, ex Explanation) Attribution {
 		}
 		return a
 	case f.Kind == KindOutput && f.Op == OpUTF8Decode:
-		want, spans := oracle.UTF8DecodeExplain(nil, f.Input)
+		want, spans := ex.Want, ex.Spans
+		if !ex.UTF8 {
+			want, spans = oracle.UTF8DecodeExplain(nil, f.Input)
+		}
 		d := diffPoint(want, f.Got)
 		if k := len(want) - len(f.Got); k > 0 && d <= len(f.Got) && string(want[d+k:]) == string(f.Got[d:]) {
 			// utf8_decode writes a byte a step, so the bytes after a step that swallowed others
