@@ -430,8 +430,8 @@ func confirmedKeys(classes []*Class) map[string]bool {
 }
 
 // resolvedConfirmed is confirmed with, for each confirmed key that pairs a deviation with the
-// input cut short (statKey), the key its findings are filed under (resolveCut) confirmed too:
-// a last character dropped confirms the drop when the candidate does not cut.
+// input cut short (statKey), the deviation its findings are filed under (resolveCut) confirmed
+// too: a last character dropped confirms the drop when the candidate does not cut.
 func resolvedConfirmed(confirmed map[string]bool) map[string]bool {
 	out := maps.Clone(confirmed)
 	for k := range confirmed {
@@ -441,6 +441,9 @@ func resolvedConfirmed(confirmed map[string]bool) map[string]bool {
 		impl, key, _ := strings.Cut(k, "\x00")
 		b, n, long := strings.Cut(key, "|len>=")
 		r := resolveCut(impl, b, confirmed)
+		if r == tailKey {
+			continue // a cut is confirmed by a witness that reads as one alone, or by many readings
+		}
 		if long {
 			r += "|len>=" + n
 		}
@@ -460,13 +463,13 @@ func manyReadings(classes []*Class, direct map[string]bool) map[string]bool {
 		findings uint64
 		alts     map[string]uint64
 	}
-	all := map[string]*tally{}
+	all := map[string]*tally{} // by candidate and deviation: a KEY~or~tail pair's findings are KEY's
 	for _, c := range classes {
 		for k, s := range c.Deviations {
-			t := all[c.Impl+"\x00"+k]
+			t := all[c.Impl+"\x00"+devKey(k)]
 			if t == nil {
 				t = &tally{alts: map[string]uint64{}}
-				all[c.Impl+"\x00"+k] = t
+				all[c.Impl+"\x00"+devKey(k)] = t
 			}
 			t.findings += s.Findings
 			for a, n := range s.Alts {

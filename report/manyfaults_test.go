@@ -268,3 +268,19 @@ func TestTailOneDefect(t *testing.T) {
 		})
 	}
 }
+
+// TestCutConfirmedDirectly: a cut is confirmed only by a witness that reads as a cut alone (or
+// by many readings): a lenient decoder's E1 61 61 at the end, which is PHP's answer for E1 too
+// and reads as a cut first, does not confirm it, and so does not pull the decoder's other
+// answers that end early into a defect "stops reading after N bytes".
+func TestCutConfirmedDirectly(t *testing.T) {
+	acc := "accepted|bits|bad-sequence"
+	in := map[string]bool{"c\x00" + tailKey + orMark + acc: true, "c\x00" + acc + orMark + tailKey: true}
+	out := resolvedConfirmed(in)
+	assert.False(t, out["c\x00"+tailKey], "the cut is not confirmed by its pairs")
+	assert.True(t, out["c\x00"+acc], "the deviation its pairs are filed under is")
+	in["c\x00"+tailKey], in["c\x00"+acc] = true, true // a cut of its own; the deviation mid-string
+	out = resolvedConfirmed(in)
+	assert.Equal(t, tailKey, resolveCut("c", acc+orMark+tailKey, out), "with a cut of its own, a drop at the end is the cut")
+	assert.Equal(t, acc, resolveCut("c", tailKey+orMark+acc, out), "and a cut that reads as a deviation shown elsewhere is that")
+}
