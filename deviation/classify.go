@@ -211,6 +211,12 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 	}
 	var eb, ub [12]byte
 	enc := appendEncode(eb[:0], cp, opts, decode)
+	// utf8_decode: decoded, then written as the 0x1A a converter writes for a code point
+	// above U+00FF where PHP writes '?' (two faults).
+	wideSub := decode && cp > 0xFF && !bytes.HasPrefix(rest, enc) && bytes.HasPrefix(rest, sub1A)
+	if wideSub {
+		enc = sub1A
+	}
 	written := bytes.HasPrefix(rest, enc) ||
 		!decode && (bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, false)) || bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, true))) ||
 		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
@@ -234,6 +240,10 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 		// Two faults in one answer: the step decoded, and a code point above U+00FF written raw.
 		w := d
 		w.What, w.Detail, w.Family, w.Row, w.CP = RawCopy, "", "?", "wide", -1
+		out = append(out, w)
+	case wideSub:
+		w := d
+		w.What, w.Detail, w.Family, w.Row, w.CP, w.Want = Substitute, "1a", "?", "wide", -1, subQuestion
 		out = append(out, w)
 	case escRaw:
 		// Two faults: the step decoded, and non-ASCII written raw without UNESCAPED_UNICODE.
@@ -260,8 +270,9 @@ func substituteAfter(in []byte, end int, rest, enc []byte) bool {
 	if end >= len(in) || !bytes.HasPrefix(rest, enc) {
 		return false
 	}
-	if st := oracle.NextChar(in, end); st.OK {
-		return false
+	st := oracle.NextChar(in, end)
+	if st.OK && st.CP <= 0xFF {
+		return false // PHP's next step writes its code point (above U+00FF: '?' in utf8_decode)
 	}
 	after := rest[len(enc):]
 	for _, w := range [][]byte{sub1A, subQuestion, subFFFD, subFFFDRaw} {
@@ -270,7 +281,7 @@ func substituteAfter(in []byte, end int, rest, enc []byte) bool {
 		}
 	}
 	// A stray continuation byte written with its top bit cleared (byte & 0x7F).
-	return in[end] >= 0x80 && in[end] <= 0xBF && len(after) > 0 && after[0] == in[end]&0x7F
+	return !st.OK && in[end] >= 0x80 && in[end] <= 0xBF && len(after) > 0 && after[0] == in[end]&0x7F
 }
 
 // resumesAfter reports whether, after the candidate's writing of a decoded step (one of the
@@ -763,13 +774,13 @@ func appendUTF8(dst []byte, cp uint32) []byte {
 // the one-step stretches that differ, or nil when the bytes do not divide so (a failure split
 // or merged, a step that swallowed the next one: the stretch stays whole). A division that
 // gives a step nothing where PHP writes something is not taken.
-func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode bool) []region {
+func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode, cut bool) []region {
 	if r.j-r.i < 2 || r.j-r.i > maxSplit {
 		return nil
 	}
 	if r.j == len(units) && units[r.j-1].in == units[r.j-1].inEnd && !bytes.HasSuffix(got[r.p:r.q], units[r.j-1].want) {
 		// The closing quote is missing: divide the rest, then name the quote on its own.
-		if parts := split(units, in, got, region{r.i, r.j - 1, r.p, r.q}, opts, decode); parts != nil || r.j-1-r.i == 1 {
+		if parts := split(units, in, got, region{r.i, r.j - 1, r.p, r.q}, opts, decode, cut); parts != nil || r.j-1-r.i == 1 {
 			if parts == nil && !bytes.Equal(got[r.p:r.q], units[r.i].want) {
 				parts = []region{{r.i, r.j - 1, r.p, r.q}}
 			}
@@ -789,8 +800,10 @@ func split(units []unit, in, got []byte, r region, opts jsonopt.Options, decode 
 		splitPool.Put(sp)
 	}()
 	*sp = splitter{units: units, in: in, got: got, r: r, opts: opts, decode: decode, parts: sp.parts[:0], dead: sp.dead}
-	// PHP's writings first; then one valid character written as nothing; then the end lost.
-	if !sp.run(0, false) && !sp.run(1, false) && !sp.run(0, true) {
+	// PHP's writings and the usual others first; with cut (tried after walk: a decoded step
+	// that took the next ones reads better), one valid character written as nothing, then
+	// the end lost.
+	if cut && !sp.run(1, false) && !sp.run(0, true) || !cut && !sp.run(0, false) {
 		return nil
 	}
 	var out []region
@@ -829,6 +842,15 @@ func (s *splitter) run(drops int, cut bool) bool {
 	return s.walk(s.r.i, s.r.p, drops)
 }
 
+// lastAsPHP reports whether the last part so far is written as PHP writes its step.
+func (s *splitter) lastAsPHP() bool {
+	if len(s.parts) == 0 {
+		return true
+	}
+	p := s.parts[len(s.parts)-1]
+	return bytes.Equal(s.got[p.p:p.q], s.units[p.i].want)
+}
+
 // bit is the index of (k, x, drops) in dead.
 func (s *splitter) bit(k, x, drops int) int {
 	return ((k-s.r.i)*(s.r.q-s.r.p+1)+(x-s.r.p))*2 + drops
@@ -845,10 +867,11 @@ func (s *splitter) walk(k, x, drops int) bool {
 	if s.dead[b/64]&(1<<(b%64)) != 0 {
 		return false
 	}
-	if s.cut && x == r.q && k > r.i && !units[k-1].failed() && units[r.j-1].inEnd == len(s.in) && units[r.j-1].inEnd > units[r.j-1].in {
+	if s.cut && x == r.q && k > r.i && !(units[k-1].failed() && s.lastAsPHP()) && units[r.j-1].inEnd == len(s.in) && units[r.j-1].inEnd > units[r.j-1].in {
 		// The candidate's bytes end here and PHP's steps go on to the end of the input:
 		// they are lost together (the input cut short), one stretch written as nothing
-		// (after a failed step, a failure that swallowed them: widen reads that).
+		// (after a failed step written as PHP writes it, a failure that swallowed them:
+		// widen reads that).
 		s.parts = append(s.parts, region{k, r.j, x, x})
 		return true
 	}
@@ -895,7 +918,11 @@ var (
 // yield returns false. It allocates nothing: split and walk try it at every step.
 func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield func(int) bool) {
 	try := func(w []byte) bool { return !bytes.HasPrefix(b, w) || yield(len(w)) }
-	for _, w := range [...][]byte{u.want, src, subFFFD, subFFFDRaw, subQuestion, sub1A, nil} {
+	ascii := len(src) == 1 && src[0] < 0x80 // no substitute: nothing fails or is unmappable
+	for i, w := range [...][]byte{u.want, src, subFFFD, subFFFDRaw, subQuestion, sub1A, nil} {
+		if ascii && i >= 2 && i <= 5 {
+			continue
+		}
 		if !try(w) {
 			return
 		}

@@ -267,7 +267,9 @@ func leftmost(units []unit, got []byte, r region, done int) region {
 
 // dividesFor reports whether a stretch of several steps divides among them (split).
 func dividesFor(units []unit, in, got []byte, opts jsonopt.Options, decode bool) func(region) bool {
-	return func(r region) bool { return split(units, in, got, r, opts, decode) != nil }
+	return func(r region) bool {
+		return split(units, in, got, r, opts, decode, false) != nil || split(units, in, got, r, opts, decode, true) != nil
+	}
 }
 
 // writesFor reports whether b starts with what a candidate might write for the bytes src of a
@@ -942,12 +944,14 @@ func markerRun(units []unit, got []byte, r, prev, next region, marker []byte) re
 // classifyAll is classify of the stretch, or of each of its steps when it divides among them
 // (split).
 func classifyAll(units []unit, in, got []byte, r region, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
-	parts := split(units, in, got, r, opts, decode)
+	parts := split(units, in, got, r, opts, decode, false)
 	if parts == nil {
 		if ds, ok := walk(units, in, got, r, marker, opts, decode); ok {
 			return acceptedOr(ds, units, in, got, r, marker, opts, decode)
 		}
-		return classify(units, in, got, r, marker, opts, decode)
+		if parts = split(units, in, got, r, opts, decode, true); parts == nil {
+			return classify(units, in, got, r, marker, opts, decode)
+		}
 	}
 	if len(parts) == 1 {
 		return classify(units, in, got, parts[0], marker, opts, decode)

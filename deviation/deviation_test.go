@@ -67,6 +67,8 @@ func TestUTF8Decode(t *testing.T) {
 		{"decoded into a step, then byte&0x7F", "\xe2\x82\xc3\xa9", "?)", "accepted|bits|bad-sequence ; substitute|low-7-bits|?"},
 		// F1 80 split in two, each written 0x1A, then U+0780 written raw: three faults.
 		{"split, 1A and wide raw", "\xf1\x80\xde\x80", "\x1a\x1a\xde\x80", "substitute|1a|? ; advance|split|bad-sequence ; raw-copy||?"},
+		// E1 C3 80 decoded by its bits (U+1040), written 0x1A as a code point above U+00FF.
+		{"decoded, written 1A", "\xe1\xc3\x80a", "\x1aa", "accepted|bits|bad-sequence ; substitute|1a|?"},
 		{"decoded raw into a step, then 1A", "\xd6\xc3\x80", "\xd6\xc3\x1a", "accepted|bits|bad-sequence ; raw-copy||? ; substitute|1a|?"},
 	} {
 		got := keys(UTF8Decode([]byte(tc.in), []byte(tc.got)))

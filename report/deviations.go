@@ -266,8 +266,11 @@ func (s *DevStat) countOnly(o *DevStat) {
 	}
 	s.unfit |= o.unfit
 	s.Findings += o.Findings
+	cuts := o.Dev.Detail == deviation.Tail && s.Dev.Detail != deviation.Tail
 	for r, n := range o.Rows {
-		s.Rows[r] += n
+		if !cuts { // a cut's rows say where it cuts: nothing in another deviation's title
+			s.Rows[r] += n
+		}
 	}
 	for op, n := range o.Ops {
 		s.Ops[op] += n
