@@ -220,8 +220,15 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 	written := bytes.HasPrefix(rest, enc) ||
 		!decode && (bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, false)) || bytes.HasPrefix(rest, appendUEscape(ub[:0], cp, true))) ||
 		opts&jsonopt.UnescapedUnicode != 0 && raw || wideRaw || escRaw
+	form := enc // the form it wrote, for what follows it
+	var fb [12]byte
+	if !bytes.HasPrefix(rest, form) && !decode {
+		if f := appendUEscape(fb[:0], cp, true); bytes.HasPrefix(rest, f) {
+			form = f
+		}
+	}
 	if !written || !resumesAfter(in, u.in+n, rest, enc, in[u.in:u.in+n], opts, decode, 0) &&
-		!(loose && (substituteAfter(in, u.in+n, rest, enc) || raw && substituteAfter(in, u.in+n, rest, in[u.in:u.in+n]))) {
+		!(loose && (substituteAfter(in, u.in+n, rest, form) || raw && substituteAfter(in, u.in+n, rest, in[u.in:u.in+n]) || rawAfter(in, u.in+n, rest, form))) {
 		return nil, false
 	}
 	d.What, d.Detail, d.CP, d.Row = Accepted, "bits", rune(cp), u.exit.Row()
@@ -240,6 +247,11 @@ func acceptedAtLoose(units []unit, k int, in, rest []byte, opts jsonopt.Options,
 		// Two faults in one answer: the step decoded, and a code point above U+00FF written raw.
 		w := d
 		w.What, w.Detail, w.Family, w.Row, w.CP = RawCopy, "", "?", "wide", -1
+		out = append(out, w)
+	case !decode && !bytes.Equal(form, enc) && bytes.ContainsAny(form, "ABCDEF"):
+		// Two faults: the step decoded, and its \uXXXX written with upper-case hex digits.
+		w := d
+		w.What, w.Detail, w.Family, w.CP = Form, "upper-hex", "", -1
 		out = append(out, w)
 	case wideSub:
 		w := d
@@ -282,6 +294,18 @@ func substituteAfter(in []byte, end int, rest, enc []byte) bool {
 	}
 	// A stray continuation byte written with its top bit cleared (byte & 0x7F).
 	return !st.OK && in[end] >= 0x80 && in[end] <= 0xBF && len(after) > 0 && after[0] == in[end]&0x7F
+}
+
+// rawAfter reports whether rest is the written code point enc, then the next step's input
+// bytes copied raw where PHP writes something else for them (a control byte written raw):
+// walk reads that step on its own.
+func rawAfter(in []byte, end int, rest, enc []byte) bool {
+	if end >= len(in) || !bytes.HasPrefix(rest, enc) {
+		return false
+	}
+	st := oracle.NextChar(in, end)
+	n := max(1, st.Advance)
+	return in[end] < 0x20 && bytes.HasPrefix(rest[len(enc):], in[end:end+n])
 }
 
 // resumesAfter reports whether, after the candidate's writing of a decoded step (one of the

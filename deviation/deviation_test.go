@@ -111,6 +111,9 @@ func TestEscape(t *testing.T) {
 		{"false for valid", "\xc3\xa9", 0, "", true, "rejected||valid"},
 		{"false under ignore", "\x80", ign, "", true, "lost|false|failed"},
 		{"substitute split", "\xe1\x80", sub, `"\ufffd\ufffd"`, false, "advance|split|bad-sequence"},
+		// E2 DD BF decoded by its bits (U+277F) in upper-case hex, then a control byte raw:
+		// three faults.
+		{"decoded, upper hex, control raw", "\xe2\xdd\xbf\x18", sub, "\"\\u277F\x18\"", false, "accepted|bits|bad-sequence ; escape-form|upper-hex| ; raw-copy||1.3-control"},
 		{"substitute as ?", "\xe1\x80", sub, `"?"`, false, "substitute|3f|\\ufffd"},
 		{"overlong accepted", "\xc0\x80", sub, `"\u0000"`, false, "accepted|bits|overlong"},
 		{"lenient swallows where false", "\xc3a", 0, `"\u00e1"`, false, "accepted|bits|bad-sequence"},
