@@ -32,6 +32,9 @@ type TargetConfig struct {
 	// 20); Sink, if set, receives every one.
 	MaxFindings int
 	Sink        Sink
+	// Name is the short name the target's findings go by (--exec name=CMD); "" names it by
+	// its command.
+	Name string
 }
 
 // Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
@@ -44,7 +47,8 @@ type TargetConfig struct {
 // not sent: Witnesses counts them. Cases the target said it cannot take (options= and
 // max-len= in its hello) are never sent either.
 type Target struct {
-	Name     string // the command as given to --exec
+	Name     string // TargetConfig.Name, or the command as given to --exec
+	Command  string // the command as given to --exec
 	argv     []string
 	cfg      TargetConfig
 	client   *protocol.Client
@@ -76,6 +80,12 @@ type Target struct {
 	pending *Finding // an unsolicited line not reproducible alone, held (see limitTest)
 	retired bool     // the process was ended on purpose (Retire): the next start is not a restart
 	slowest slowAnswers
+
+	vs         *Target                      // the reference its answers are compared with (SetReference)
+	isRef      bool                         // it is a reference: kept holds its answers
+	kept       map[string]protocol.Response // a reference's answers, by caseKey
+	bothDiffer uint64                       // answers not PHP's, as the reference's (see VersusCounts)
+	noRef      uint64                       // answers not compared: the reference gave none
 }
 
 // Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
@@ -117,7 +127,11 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		cfg.MaxFindings = DefaultMaxFindings
 	}
 	cfg.MinTimeout = min(cfg.MinTimeout, cfg.Timeout)
-	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
+	name := cfg.Name
+	if name == "" {
+		name = command
+	}
+	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -366,6 +380,24 @@ func (t *Target) Check(ctx context.Context, cases []Case, progress func(n int)) 
 }
 
 func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), st *checkStats) ([]*Finding, error) {
+	out, err := t.checkCases(ctx, cases, progress, st)
+	return t.stamp(out), err
+}
+
+// stamp sets the command of t's findings (Finding.Command) when t goes by a short name.
+func (t *Target) stamp(fs []*Finding) []*Finding {
+	if t.Name == t.Command {
+		return fs
+	}
+	for _, f := range fs {
+		if f.Command == "" && f.Impl == t.Name {
+			f.Command = t.Command
+		}
+	}
+	return fs
+}
+
+func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n int), st *checkStats) ([]*Finding, error) {
 	var out []*Finding
 	var c Checker
 	send := t.filter(cases, st, progress)
@@ -387,7 +419,7 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 			if i >= n {
 				break
 			}
-			out = c.compareResponse(out, t.Name, batch[i], resps[i])
+			out = t.compare(ctx, &c, out, batch[i], resps[i])
 		}
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
@@ -586,13 +618,13 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 				if r, ok, err := t.confirmHang(ctx, cases[i], te.Timeout); err != nil {
 					return out, nil, i, err
 				} else if !ok {
-					out = c.compareResponse(out, t.Name, cases[i], r) // only slow
+					out = t.compare(ctx, c, out, cases[i], r) // only slow
 					continue
 				}
 			}
 			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
 		}
-		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+		out = t.compare(ctx, c, out, cases[i], resps[0])
 		if i == 0 && t.last != nil && sameCase(t.last.culprit, cases[0]) {
 			t.last.cleared = true // answered alone: the failure it was taken for is not its own
 		}
@@ -721,9 +753,9 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		if ctx.Err() != nil {
 			return nil // cancelled, not failed
 		}
-		return []*Finding{targetFailure(t.Name, cs, te)}
+		return t.stamp([]*Finding{targetFailure(t.Name, cs, te)})
 	}
-	return c.compareResponse(nil, t.Name, cs, resps[0])
+	return t.stamp(t.compare(ctx, &c, nil, cs, resps[0]))
 }
 
 // Replay sends case cs alone, as `difffuzz repro --exec` does with a saved finding, and

@@ -78,6 +78,9 @@ func sortedKeys(m map[string]uint64, order []string) []string {
 
 // candidate names the candidate for a title: a built-in by name, a target by its command.
 func candidate(f *fuzz.Finding) string {
+	if f.External && f.Command != "" {
+		return f.Impl
+	}
 	if f.External {
 		return fmt.Sprintf("target %q", f.Impl)
 	}
@@ -86,6 +89,9 @@ func candidate(f *fuzz.Finding) string {
 
 // side is the label of the candidate's side of a comparison.
 func side(f *fuzz.Finding) string {
+	if f.External && f.Command != "" {
+		return f.Impl // a build, by its name (--exec NAME=CMD)
+	}
 	if f.External {
 		return "target"
 	}
@@ -239,6 +245,9 @@ func WriteBlock(w io.Writer, c *Class) {
 // answerRows writes the oracle's and the candidate's answers of f: results side by side (quoted
 // and as hex; around the first difference when long), steps, or the detail of other kinds.
 func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
+	if v := f.VersusText(); v != "" {
+		defer row("builds", "%s", v)
+	}
 	esc := f.Op == fuzz.OpEscape
 	switch f.Kind {
 	case fuzz.KindOutput, fuzz.KindError:
@@ -370,7 +379,8 @@ func WriteText(w io.Writer, classes []*Class) {
 	defects := Defects(classes)
 	several := false // candidates: named in each defect's title when there are several
 	for _, c := range classes {
-		several = several || c.Impl != classes[0].Impl
+		// (A build against a build is named whichever side differs.)
+		several = several || c.Impl != classes[0].Impl || c.Witness.Versus != nil
 	}
 	for _, d := range defects {
 		n := len(d.Classes)

@@ -108,8 +108,11 @@ func init() {
 				fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
 			} else {
 				again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
+				if r := c.reference; r != nil {
+					again += " --reference-exec " + fuzz.ShellQuote(execArg(r))
+				}
 				for _, t := range c.targets {
-					again += " --exec " + fuzz.ShellQuote(t.Name)
+					again += " --exec " + fuzz.ShellQuote(execArg(t))
 				}
 				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
 			}

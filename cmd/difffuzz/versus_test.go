@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/difffuzz/difffuzz/internal/planted"
+)
+
+// TestReferenceExec diffs two builds (--reference-exec): every difference between them is a
+// finding of the side that does not answer as PHP 8.2 does, named by its --exec name, and the
+// block says what each build writes and which one PHP agrees with.
+func TestReferenceExec(t *testing.T) {
+	good := planted.Command(os.Args[0])
+	bad := planted.Command(os.Args[0], planted.RawSlash)
+	for _, tc := range []struct {
+		name, master, branch string
+		want                 []string
+	}{
+		{"branch differs", good, bad, []string{
+			"DEFECT 1 of 1 · branch · copies the input bytes raw",
+			`    branch    "\"/\""`,
+			`    builds    branch writes "\"/\"" where master writes "\"\\/\"" (PHP 8.2 agrees with master)`,
+			"compared with master for 1 candidate",
+		}},
+		{"master differs", bad, good, []string{
+			"DEFECT 1 of 1 · master · copies the input bytes raw",
+			`    builds    branch writes "\"\\/\"" where master writes "\"/\"" (PHP 8.2 agrees with branch)`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape",
+				"--reference-exec", "master="+tc.master, "--exec", "branch="+tc.branch)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the report lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "    target ") {
+				t.Errorf("a named build is shown as \"target\":\n%s", out)
+			}
+			if !strings.Contains(errs, "against the reference master=") {
+				t.Errorf("stderr does not name the reference:\n%s", errs)
+			}
+		})
+	}
+}
+
+// TestReferenceExecSameFault: two builds with the same fault do not differ: no finding, and
+// stderr counts the answers that are not PHP's but the reference's.
+func TestReferenceExecSameFault(t *testing.T) {
+	bad := planted.Command(os.Args[0], planted.RawSlash)
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape",
+		"--reference-exec", "master="+bad, "--exec", "branch="+bad)
+	if code != 0 || strings.Contains(out, "DEFECT") {
+		t.Fatalf("exit %d, want 0 and no defect\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "difffuzz: branch: 1,024 answers not PHP 8.2's but the same as master's (not findings: the builds agree)") {
+		t.Errorf("stderr does not count the answers both builds get wrong alike:\n%s", errs)
+	}
+}
+
+// TestReferenceExecUsage: --reference-exec without --exec, or with --impl, is a usage error.
+func TestReferenceExecUsage(t *testing.T) {
+	good := planted.Command(os.Args[0])
+	for _, args := range [][]string{
+		{"--reference-exec", good},
+		{"--reference-exec", good, "--exec", good, "--impl", "generic"},
+		{"--reference-exec", "a=" + good, "--exec", "a=" + good},
+	} {
+		code, _, errs := runArgs(t, "", args...)
+		if code != 2 || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, code, errs)
+		}
+	}
+}
+
+// TestReferenceExecPHP is the php-src contributor's diff: Debian's PHP as master, the same PHP
+// with a json_encode that leaves / unescaped (the adapter's DIFFFUZZ_PHP_JSON_ENCODE) as branch.
+func TestReferenceExecPHP(t *testing.T) {
+	if _, err := exec.LookPath("php"); err != nil {
+		t.Skip("php not on PATH")
+	}
+	branch := `branch=env 'DIFFFUZZ_PHP_JSON_ENCODE=($r = json_encode($s, $flags)) === false ? false : str_replace("\\/", "/", $r)' php ../../adapters/php/difffuzz-target.php`
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape",
+		"--reference-exec", "master=php ../../adapters/php/difffuzz-target.php", "--exec", branch)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	want := `builds    branch writes "\"/\"" where master writes "\"\\/\"" (PHP 8.2 agrees with master)`
+	if !strings.Contains(out, want) || strings.Count(out, "DEFECT ") != 1 {
+		t.Errorf("want one defect with %q:\n%s", want, out)
+	}
+}
+
