@@ -240,6 +240,15 @@ func WriteBlock(w io.Writer, c *Class) {
 		row(label, "%s", clip(caseText(e), 160))
 	}
 	row("replay", "%s", replayText(f))
+	phpRow(row, f)
+}
+
+// phpRow writes the `php -r` line of a PHP build's finding (fuzz.PHPLine): the witness asked
+// with the build's own binary, bool(true) where it answers as PHP 8.2 does.
+func phpRow(row func(label, format string, a ...any), f *fuzz.Finding) {
+	if line, ok := fuzz.PHPLine(f); ok && len(line) <= maxReplay {
+		row("php", "%s", line)
+	}
 }
 
 // answerRows writes the oracle's and the candidate's answers of f: results side by side (quoted
@@ -592,6 +601,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		row(label, "%s", clip(fmt.Sprintf("%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)), 200))
 	}
 	row("replay", "%s", replayText(f))
+	phpRow(row, f)
 	label, line := "classes", ""
 	for _, c := range d.Classes { // every class it counts, wrapped
 		id := c.ID + " " + Count(d.byClass[c])

@@ -93,6 +93,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
 	checkpointFile := fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
 	junitFile := fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
+	phptDir := fs.String("phpt", "", "write a .phpt test (php-src's run-tests format) of each escape and utf8_decode defect class to `DIR`: its witness asked of json_encode() or utf8_decode(), expecting PHP 8.2's answer")
 	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
 		m.addFlags(fs)
@@ -339,6 +340,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			} else {
 				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", cl.ID, ff, tf, tf)
 			}
+		}
+	}
+	if *phptDir != "" {
+		if paths, err := report.WritePHPT(*phptDir, classes); err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
+			outputFailed = true
+		} else if len(paths) > 0 {
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s/*.phpt)\n",
+				plural(uint64(len(paths)), "PHP test"), *phptDir, *phptDir, *phptDir)
 		}
 	}
 	for _, t := range allTargets(c) {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,3 +99,48 @@ func TestReferenceExecPHP(t *testing.T) {
 	}
 }
 
+// TestPHPLevelOutput is the contributor's reproduction: branch is a PHP build whose json_encode
+// leaves / unescaped (adapters/php/testdata/planted-build/php), master Debian's PHP. The defect block's
+// php -r line shows the difference with branch's own binary (bool(false)) and none with
+// master's; the .phpt written by --phpt pass with Debian's PHP and fail with the planted build
+// (adapters/php/run-phpt, run-tests.php's comparison).
+func TestPHPLevelOutput(t *testing.T) {
+	if _, err := exec.LookPath("php"); err != nil {
+		t.Skip("php not on PATH")
+	}
+	dir := t.TempDir()
+	const adapter = "../../adapters/php/difffuzz-target.php"
+	const plantedPHP = "../../adapters/php/testdata/planted-build/php"
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape", "--phpt", dir,
+		"--reference-exec", "master=php "+adapter, "--exec", "branch="+plantedPHP+" "+adapter)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if s, ok := strings.CutPrefix(strings.TrimSpace(l), "php "); ok {
+			line = strings.TrimSpace(s)
+		}
+	}
+	if !strings.HasPrefix(line, plantedPHP+" -r ") {
+		t.Fatalf("no php -r line with branch's binary in the report:\n%s", out)
+	}
+	for bin, want := range map[string]string{plantedPHP: "bool(false)", "php": "bool(true)"} {
+		run := bin + strings.TrimPrefix(line, plantedPHP)
+		got, err := exec.Command("sh", "-c", run).CombinedOutput()
+		if err != nil || !strings.HasSuffix(strings.TrimSpace(string(got)), want) {
+			t.Errorf("%s: %v\n%s\nwant it to end with %s", run, err, got, want)
+		}
+	}
+	tests, _ := filepath.Glob(filepath.Join(dir, "*.phpt"))
+	if len(tests) != 1 || !strings.Contains(errs, "wrote 1 PHP test to "+dir) {
+		t.Fatalf("--phpt wrote %q, want one test\n%s", tests, errs)
+	}
+	for bin, wantCode := range map[string]int{"php": 0, plantedPHP: 1} {
+		cmd := exec.Command("../../adapters/php/run-phpt", append([]string{bin}, tests...)...)
+		got, err := cmd.CombinedOutput()
+		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != wantCode {
+			t.Errorf("run-phpt %s: %v (want exit %d)\n%s", bin, err, wantCode, got)
+		}
+	}
+}
