@@ -174,3 +174,38 @@ func (t *Target) askReference(ctx context.Context, chunk []Case) ([]*Finding, er
 	var st checkStats
 	return t.vs.check(ctx, chunk, nil, &st)
 }
+
+// Ask sends case cs alone and returns the target's answer (difffuzz escape --exec). Nothing is
+// sent, and the error says why, when the target does not serve the operation or announced
+// (options=, max-len=) that it cannot take the case.
+func (t *Target) Ask(ctx context.Context, cs Case) (protocol.Response, error) {
+	if !t.Has(cs.Op) {
+		return protocol.Response{}, fmt.Errorf("it does not serve %s (its hello announced: %s)", cs.Op, opsText(t.ops))
+	}
+	if cs.Flags&^t.caps.Options != 0 {
+		return protocol.Response{}, fmt.Errorf("it announced options=%d, without option bits %d", uint32(t.caps.Options), uint32(cs.Flags&^t.caps.Options))
+	}
+	if t.caps.MaxLen > 0 && len(cs.Input) > t.caps.MaxLen {
+		return protocol.Response{}, fmt.Errorf("it announced max-len=%d, and the input is %d bytes", t.caps.MaxLen, len(cs.Input))
+	}
+	resps, err := t.do(ctx, []protocol.Request{cs.request()})
+	if err != nil {
+		return protocol.Response{}, err
+	}
+	return resps[0], nil
+}
+
+func opsText(ops []Op) string {
+	s := make([]string, len(ops))
+	for i, o := range ops {
+		s[i] = string(o)
+	}
+	return strings.Join(s, " ")
+}
+
+// Judge compares t's answer r to case cs with the oracle's (PHP 8.2's): the findings, none
+// when they agree.
+func (t *Target) Judge(cs Case, r protocol.Response) []*Finding {
+	var c Checker
+	return t.stamp(c.compareResponse(nil, t.Name, cs, r))
+}

@@ -7,8 +7,9 @@
 //
 //	difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
 //	         [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-//	         [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
-//	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+//	         [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
+//	         [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
+//	difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
@@ -67,8 +68,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 const usageText = `usage:
   difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
            [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-           [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
-  difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+           [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
+           [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
+  difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
@@ -95,7 +97,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "":
 		code, err = runCampaign(ctx, args, stdout, stderr)
 	case "escape", "decode", "utf8-decode", "utf8_decode":
-		code, err = runOne(cmd, args, stdin, stdout, stderr)
+		code, err = runOne(ctx, cmd, args, stdin, stdout, stderr)
 	case "serve":
 		err = runServe(args, stdin, stdout, stderr)
 	case "list":

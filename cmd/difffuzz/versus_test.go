@@ -144,3 +144,29 @@ func TestPHPLevelOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestOneExec checks one input through a target: its answer printed as a built-in's, and an
+// answer that is not PHP 8.2's said on stderr with exit 1.
+func TestOneExec(t *testing.T) {
+	good := planted.Command(os.Args[0])
+	bad := "branch=" + planted.Command(os.Args[0], planted.RawSlash)
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, errIn string
+	}{
+		{[]string{"escape", "--exec", good, "--string", "a/b"}, 0, `"a\/b"`, ""},
+		{[]string{"escape", "--exec", bad, "--string", "a/b"}, 1, `"a/b"`, `difffuzz: branch differs from PHP 8.2: it returns "\"a/b\"", PHP 8.2 returns "\"a\\/b\""`},
+		{[]string{"escape", "--exec", good, "--hex", "80"}, 1, "", "difffuzz: json_encode returned false: json_last_error() = 5"},
+		{[]string{"escape", "--exec", good, "--flags", "INVALID_UTF8_SUBSTITUTE", "--hex", "80"}, 0, `"\ufffd"`, ""},
+		{[]string{"decode", "--exec", good, "--hex", "41e08041"}, 0, "41/1 !/2 41/1\n", ""},
+		{[]string{"utf8-decode", "--exec", good, "--hex", "c3a9"}, 0, "\xe9", ""},
+		{[]string{"escape", "--exec", good, "--impl", "fast", "--string", "a"}, 2, "", "difffuzz: give --impl or --exec, not both"},
+		{[]string{"escape", "--timeout", "1s", "--string", "a"}, 2, "", "difffuzz: --timeout is for --exec"},
+	} {
+		code, out, errs := runArgs(t, "", tc.args...)
+		if code != tc.code || out != tc.out || !strings.Contains(errs, tc.errIn) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, stderr with %q", tc.args, code, out, errs, tc.code, tc.out, tc.errIn)
+		}
+	}
+}
