@@ -53,6 +53,8 @@ type Finding struct {
 	// answer (Got) differs from Versus's; Want is PHP's.
 	Versus *Versus `json:"-"`
 
+	malformed *string // a target-protocol finding's line, when it is whole (see Target.inStep)
+
 	// Origin says where the input came from and how it was minimized ("random --seed 1,
 	// input #42; minimized from 87 to 17 bytes"), "" when that is just the space it was in.
 	Origin string `json:"-"`

@@ -200,3 +200,25 @@ func PHPT(f *Finding, title string) (string, bool) {
 
 // varDumpString is what var_dump prints for a PHP string.
 func varDumpString(b []byte) string { return fmt.Sprintf("string(%d) \"%s\"", len(b), b) }
+
+// phpWithoutScript reports whether argv runs a PHP binary without a script (php, php -n, env X=1
+// php): it would read the requests as its script, and answer nothing, not even a hello.
+func phpWithoutScript(argv []string) bool {
+	i := 0
+	if filepath.Base(argv[0]) == "env" {
+		for i = 1; i < len(argv) && strings.Contains(argv[i], "=") && !strings.HasPrefix(argv[i], "-"); i++ {
+		}
+	}
+	if i >= len(argv) || !isPHPBinary(argv[i]) {
+		return false
+	}
+	for i++; i < len(argv); i++ {
+		switch w := argv[i]; {
+		case !strings.HasPrefix(w, "-"), w == "-r", w == "-f", w == "-B", w == "-R", w == "-F", w == "-E", w == "-S", w == "-a", w == "--":
+			return false // a script, code or another mode
+		case w == "-d" || w == "-c" || w == "-z":
+			i++
+		}
+	}
+	return true
+}

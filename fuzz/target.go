@@ -93,6 +93,12 @@ type Target struct {
 type Witness struct {
 	Finding *Finding
 	NotRun  uint64
+	// line is the malformed line the target answered the witness with alone (Kind
+	// target-protocol): that line in place of another answer is taken as its answer, in step
+	// (see inStep), and counted in Again instead of restarting the target.
+	line    string
+	hasLine bool
+	Again   uint64
 	// also are the culprits as found whose bytes minimization changed (it makes each byte
 	// the representative of its class: a crash on any 4-byte lead at the end becomes one on
 	// F1) and that fail the same way under the witness's options: cases that contain one are
@@ -107,6 +113,9 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 	argv, err := SplitCommand(command)
 	if err != nil {
 		return nil, err
+	}
+	if phpWithoutScript(argv) {
+		return nil, fmt.Errorf("%s would read the protocol as its script: pass the adapter's path (--exec '%s adapters/php/difffuzz-target.php')", argv[0], ShellCommand(command))
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = protocol.DefaultTimeout
@@ -144,7 +153,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 
 func (t *Target) start(ctx context.Context) error {
 	// The hello gets the whole Timeout (a start can be slow); the requests the current one.
-	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window, OnAnswer: t.observe})
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window, OnAnswer: t.observe, InStep: t.inStep})
 	if err != nil {
 		return err
 	}
@@ -284,8 +293,7 @@ var ErrTargetGaveUp = errors.New("too many restarts")
 var ErrTargetSilent = errors.New("answered its hello but not one request")
 
 // silence counts a process that timed out (or exited, or closed its standard output) before
-// answering anything. At the second in a
-// row, a third process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
+// answering anything. At once, a second process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
 // is answered the hangs were real and are reported as usual; when it is not, silence gives up
 // with ErrTargetSilent. Once the target has answered once, a timeout is a hang finding.
 func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit Case) error {
@@ -293,9 +301,6 @@ func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit 
 		return nil
 	}
 	t.silent++
-	if t.silent < 2 {
-		return nil
-	}
 	probe := Case{Op: t.ops[0], Input: []byte("a")}
 	if bytes.Equal(culprit.Input, probe.Input) {
 		probe.Input = []byte("b")
@@ -703,6 +708,9 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 		// Reproduced alone: inputs that contain it are not sent again. (One that is not
 		// reproducible is a finding, not a filter.)
 		w := t.witness(g)
+		if g.malformed != nil {
+			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
+		}
 		if cs := (Case{Op: g.Op, Input: f.Input, Flags: g.Flags}); !w.holds(cs) && t.failsLike(ctx, cs, g.Kind) {
 			w.also = append(w.also, clone(f.Input))
 		}
@@ -806,6 +814,11 @@ func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
 	if len(te.Stderr) > 0 {
 		detail += "; its stderr ends with: " + strings.Join(te.Stderr, " | ")
 	}
-	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
+	f := &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
 		Detail: detail, External: true}
+	if te.Kind == protocol.Malformed && te.Index >= 0 && !strings.HasSuffix(te.Line, " bytes)") {
+		line := te.Line // (not abbreviated)
+		f.malformed = &line
+	}
+	return f
 }

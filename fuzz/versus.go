@@ -80,6 +80,16 @@ func caseKey(cs Case) string {
 // candidates instead; a candidate with a reference compares it with the reference's answer.
 func (t *Target) compare(ctx context.Context, c *Checker, out []*Finding, cs Case, r protocol.Response) []*Finding {
 	switch {
+	case r.Malformed:
+		// A line its witness was answered with (inStep): a finding of the witness's class.
+		for _, w := range t.witnesses {
+			if w.hasLine && w.line == r.Line && w.Finding.Op == cs.Op {
+				w.Again++
+				return append(out, &Finding{Kind: KindTargetProtocol, Op: cs.Op, Impl: t.Name, Input: clone(cs.Input),
+					Flags: cs.Flags, Detail: w.Finding.Detail, External: true})
+			}
+		}
+		return out
 	case r.ErrorMsg != "":
 		return c.compareResponse(out, t.Name, cs, r)
 	case t.isRef:
@@ -209,3 +219,22 @@ func (t *Target) Judge(cs Case, r protocol.Response) []*Finding {
 	var c Checker
 	return t.stamp(c.compareResponse(nil, t.Name, cs, r))
 }
+
+// inStep takes a malformed line for the answer to a request of op when a witness of op was
+// answered with that very line alone, in a new process (Witness.line): the target writes it
+// in place of an answer, not besides one, so the answers after it are in step, and the request
+// is counted in the witness's Again instead of costing a restart (a target that writes an
+// empty line for a whole class of inputs is one finding, not one per input up to the
+// restart cap).
+func (t *Target) inStep(op protocol.Op, line string) bool {
+	for _, w := range t.witnesses {
+		if w.hasLine && w.line == line && string(w.Finding.Op) == string(op) {
+			return true
+		}
+	}
+	return false
+}
+
+// Line is the malformed line the target answered the witness with, when later requests
+// answered with it were taken in step (see inStep); ok false otherwise.
+func (w *Witness) Line() (line string, ok bool) { return w.line, w.hasLine }

@@ -266,7 +266,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", *checkpointFile)
 		}
 	}
-	for _, t := range c.targets {
+	if runErr != nil && rep.Differences == 0 && triage.Total() == 0 && compared(rep) == 0 && c.ck == nil {
+		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
+		return exitUsage, runErr
+	}
+	for _, t := range allTargets(c) {
 		for _, w := range t.Witnesses() {
 			triage.AddNotRun(w.Finding, w.NotRun)
 		}
@@ -388,11 +392,7 @@ func campaignStatus(rep *fuzz.Report, runErr error, c *common, stderr io.Writer)
 	if rep.Differences > 0 {
 		return exitFindings
 	}
-	var compared uint64
-	for _, sp := range rep.Spaces {
-		compared += sp.Cases
-	}
-	if compared == 0 && runErr == nil && !rep.Interrupted {
+	if compared(rep) == 0 && runErr == nil && !rep.Interrupted {
 		// A check that compared nothing must not pass: e.g. a target that announces none
 		// of the operations asked for.
 		if c.shards > 1 {
@@ -406,6 +406,15 @@ func campaignStatus(rep *fuzz.Report, runErr error, c *common, stderr io.Writer)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// compared is how many cases a campaign compared.
+func compared(rep *fuzz.Report) uint64 {
+	var n uint64
+	for _, sp := range rep.Spaces {
+		n += sp.Cases
+	}
+	return n
 }
 
 // writeJUnit writes the JUnit report to f from its start (emptying a regular file first, so a
@@ -693,6 +702,12 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	}
 	if n := len(t.Witnesses()); n > 0 {
 		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, plural(uint64(n), "crash or hang witness"), plural(notRun, "input"))
+	}
+	for _, wt := range t.Witnesses() {
+		if line, ok := wt.Line(); ok && wt.Again > 0 {
+			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %q, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
+				t.Name, group(wt.Again), wt.Finding.Op, line, clipHex(wt.Finding.Input))
+		}
 	}
 	if n := t.Slow(); n > 0 {
 		verb := "were"
