@@ -338,12 +338,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 				fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
 				break
 			}
+			how := ""
 			if cl.Witness.External {
-				// repro runs built-in implementations only.
-				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: %s)\n", cl.ID, ff, tf, cl.Witness.Replay())
-			} else {
-				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", cl.ID, ff, tf, tf)
+				how = ", through the --exec command it records"
 			}
+			fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
 		}
 	}
 	if *phptDir != "" {

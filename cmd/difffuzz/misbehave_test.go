@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,3 +49,22 @@ func TestEmptyAnswers(t *testing.T) {
 	}
 }
 
+// TestReproRecordedCommand: repro of an --exec finding's record, without --exec, replays it
+// through the command the record names (and says so), here a named build that still fails.
+func TestReproRecordedCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape", "--out", dir,
+		"--exec", "branch="+planted.Command(os.Args[0], planted.RawSlash))
+	if code != 1 {
+		t.Fatalf("campaign: exit %d\n%s\n%s", code, out, errs)
+	}
+	records, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(records) != 1 {
+		t.Fatalf("--out saved %q, want one record", records)
+	}
+	code, out, errs = runArgs(t, "", "repro", records[0])
+	if code != 1 || !strings.HasPrefix(out, "FAIL  "+records[0]+" (through its recorded --exec command)") ||
+		!strings.Contains(errs, "difffuzz: repro: no --exec given: replaying branch's records through the command they record: env DIFFFUZZ_PLANTED=raw-slash ") {
+		t.Errorf("repro: exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+}
