@@ -3,10 +3,12 @@ package fuzz
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -238,3 +240,42 @@ func (t *Target) inStep(op protocol.Op, line string) bool {
 // Line is the malformed line the target answered the witness with, when later requests
 // answered with it were taken in step (see inStep); ok false otherwise.
 func (w *Witness) Line() (line string, ok bool) { return w.line, w.hasLine }
+
+// Time asks the target cases (pipelined; the answers are not compared) and returns how long
+// their answers took: a campaign's calibration of its speed before it says what the run will
+// cost. Cases it cannot take or did not announce are not sent. A failure is returned, and the
+// process replaced by a new one, counted nowhere (the campaign finds the failure itself); a
+// target that has answered nothing yet is probed at once (silence): ErrTargetSilent.
+func (t *Target) Time(ctx context.Context, cases []Case) (time.Duration, int, error) {
+	reqs := make([]protocol.Request, 0, len(cases))
+	for _, c := range cases {
+		if t.Has(c.Op) && c.Flags&^t.caps.Options == 0 && (t.caps.MaxLen == 0 || len(c.Input) <= t.caps.MaxLen) {
+			reqs = append(reqs, c.request())
+		}
+	}
+	if len(reqs) == 0 {
+		return 0, 0, nil
+	}
+	if err := t.ensure(ctx, false); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	_, err := t.do(ctx, reqs)
+	el := time.Since(start)
+	if err != nil && t.client != nil {
+		_ = t.client.Close()
+		t.client = nil
+		var te *protocol.TargetError
+		if errors.As(err, &te) && ctx.Err() == nil {
+			// Not one answer yet: probe now (see silence), so that a target that answers
+			// nothing costs two waits in all, not these and two more in the campaign.
+			if serr := t.silence(ctx, te, cases[0]); serr != nil {
+				return el, len(reqs), serr
+			}
+		}
+		if t.client == nil && t.start(ctx) != nil {
+			t.retired = true // (the campaign starts it, counted as renewed)
+		}
+	}
+	return el, len(reqs), err
+}

@@ -53,6 +53,9 @@ type mode struct {
 	selected      func() bool                                                // after parsing: was the mode asked for
 	check         func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
 	run           func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
+	// plan, if set, is the spaces the mode asks each --exec target (printPlan says their
+	// sizes and what they will cost before the campaign starts).
+	plan func(c *common) []fuzz.TargetSpace
 }
 
 var modes []*mode
@@ -226,6 +229,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s, %s\n",
 		strings.Join(modeNames, " + "), candidatesText(c), plural(uint64(c.workers), "worker"))
+	if len(c.targets) > 0 && c.ck == nil {
+		total, err := printPlan(ctx, c, run, stderr)
+		if err != nil {
+			return exitUsage, err
+		}
+		if total > 0 && len(c.cands) == 0 {
+			c.progress = newWholeRun(c.progress, total)
+		}
+	}
 	start := time.Now()
 	rep := &fuzz.Report{}
 	var runErr error
@@ -282,7 +294,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
 		}
 	}
-	classes := triage.Classes(ctx, rechecker(ctx, c))
+	// Interrupted, the findings are still minimized (a second interrupt stops that).
+	tctx := hardStop(ctx)
+	if ctx.Err() != nil && tctx.Err() == nil && triage.Total() > 0 {
+		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
+	}
+	classes := triage.Classes(tctx, rechecker(tctx, c))
 	flakyNotes(stderr, classes)
 	if st := triage.Stats(); st.Groups > 0 {
 		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",

@@ -43,12 +43,41 @@ func main() {
 	os.Exit(code)
 }
 
-// processSignals is how the process takes signals: SIGINT and SIGTERM cancel the context (the
-// summary is printed); a closed pipe on stdout or stderr (| head) is a write error that run
-// reports, not a SIGPIPE that ends the run before --junit and --findings are written.
+// processSignals is how the process takes signals: the first SIGINT or SIGTERM cancels the
+// context (the run stops, minimizes what it found and prints the summary); a second one
+// cancels the context of hardStop too (a campaign then skips minimizing), and a third ends
+// the process as the signal does. A closed pipe on stdout or stderr (| head) is a write error
+// that run reports, not a SIGPIPE that ends the run before --junit and --findings are written.
 func processSignals() (context.Context, context.CancelFunc) {
 	signal.Ignore(syscall.SIGPIPE)
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	soft, cancelSoft := context.WithCancel(context.Background())
+	hard, cancelHard := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		cancelSoft()
+		<-ch
+		cancelHard()
+		signal.Stop(ch)
+	}()
+	return context.WithValue(soft, hardStopKey{}, hard), func() {
+		signal.Stop(ch)
+		cancelSoft()
+		cancelHard()
+	}
+}
+
+type hardStopKey struct{}
+
+// hardStop is the context a second interrupt cancels (see processSignals): what a campaign
+// does after an interrupt (minimizing its findings) runs under it. ctx itself when it carries
+// none (tests).
+func hardStop(ctx context.Context) context.Context {
+	if h, ok := ctx.Value(hardStopKey{}).(context.Context); ok {
+		return h
+	}
+	return ctx
 }
 
 // Exit codes, as diff's.

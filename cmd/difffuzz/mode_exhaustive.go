@@ -18,6 +18,9 @@ func init() {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
 		selected: func() bool { return on },
+		plan: func(c *common) []fuzz.TargetSpace {
+			return fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards)
+		},
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			rep := &fuzz.Report{}
 			if len(c.cands) > 0 {
