@@ -98,3 +98,16 @@ func TestWholeRunProgress(t *testing.T) {
 		t.Errorf("status line %q", w.String())
 	}
 }
+
+// TestStatusLineAlone: a status line of a run without a whole-run plan (built-in candidates)
+// is the space's alone.
+func TestStatusLineAlone(t *testing.T) {
+	var w bytes.Buffer
+	lp := &lineProgress{w: &w, unit: "cases"}
+	lp.Begin("exhaustive escape", 100)
+	lp.last = time.Now().Add(-time.Minute)
+	lp.Advance(50)
+	if !regexp.MustCompile(`^difffuzz: exhaustive escape: 50\.0% of 100 cases, elapsed \d+s, ETA \d+s\n$`).MatchString(w.String()) {
+		t.Errorf("status line %q", w.String())
+	}
+}

@@ -135,8 +135,11 @@ func (w *wholeRun) End() { w.inner.End() }
 
 // text is "whole run 43% of 1,333,583 requests, ETA 5s", "" before anything is done.
 func (w *wholeRun) text() string {
+	if w == nil {
+		return ""
+	}
 	done := w.done.Load()
-	if w == nil || done == 0 || w.total == 0 {
+	if done == 0 || w.total == 0 {
 		return ""
 	}
 	frac := min(float64(done)/float64(w.total), 1)
