@@ -367,8 +367,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
 			outputFailed = true
 		} else if len(paths) > 0 {
-			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s/*.phpt)\n",
-				plural(uint64(len(paths)), "PHP test"), *phptDir, *phptDir, *phptDir)
+			dir := filepath.Clean(*phptDir)
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)\n",
+				plural(uint64(len(paths)), "PHP test"), dir, dir, filepath.Join(dir, "*.phpt"))
 		}
 	}
 	for _, t := range allTargets(c) {
