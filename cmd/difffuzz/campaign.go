@@ -84,7 +84,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	implList := fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
 	opsList := fs.String("ops", "all", "operations: escape,decode,utf8_decode")
 	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
-	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see README)")
+	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see docs/cli.md)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList

@@ -21,7 +21,7 @@
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
-// or internal error. See README.md.
+// or internal error. See README.md and docs/cli.md.
 package main
 
 import (
