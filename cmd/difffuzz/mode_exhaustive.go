@@ -26,10 +26,15 @@ func init() {
 			if len(c.cands) > 0 {
 				// With --checkpoint the built-in spaces resume unit by unit.
 				c.ck.begin("exhaustive")
-				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
+				cfg := fuzz.ExhaustiveConfig{
 					Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Impls: c.cands, Workers: c.workers, Progress: c.progress,
 					Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: c.ck.units(),
-				})
+				}
+				if len(c.targets) == 0 && cfg.Units == nil {
+					// The status lines give the ETA of the whole sweep beside the space's.
+					cfg.Progress = newOverall(c.progress, fuzz.ExhaustiveTotal(cfg), "exhaustive sweep", "cases")
+				}
+				r, err := fuzz.Exhaustive(ctx, cfg)
 				if err != nil {
 					return nil, err
 				}

@@ -107,14 +107,23 @@ func (p *lineProgress) End() {}
 // not only the current space's.
 type wholeRun struct {
 	inner fuzz.Progress
+	what  string // "whole run", "exhaustive sweep"
+	unit  string // "requests", "cases"
 	total uint64
 	done  atomic.Uint64
 	start time.Time
 }
 
-// newWholeRun wraps p, which shows the whole run's progress beside each space's.
+// newWholeRun wraps p, which shows the whole run's progress beside each space's: total
+// requests to the --exec targets.
 func newWholeRun(p fuzz.Progress, total uint64) fuzz.Progress {
-	w := &wholeRun{inner: p, total: total, start: time.Now()}
+	return newOverall(p, total, "whole run", "requests")
+}
+
+// newOverall wraps p, which shows the progress of what (total cases of unit) beside each
+// space's.
+func newOverall(p fuzz.Progress, total uint64, what, unit string) fuzz.Progress {
+	w := &wholeRun{inner: p, what: what, unit: unit, total: total, start: time.Now()}
 	switch q := p.(type) {
 	case *lineProgress:
 		q.whole = w
@@ -145,5 +154,5 @@ func (w *wholeRun) text() string {
 	frac := min(float64(done)/float64(w.total), 1)
 	el := time.Since(w.start)
 	eta := time.Duration(float64(el) * (1 - frac) / frac)
-	return fmt.Sprintf("whole run %.0f%% of %s requests, ETA %s", 100*frac, group(w.total), eta.Round(time.Second))
+	return fmt.Sprintf("%s %.0f%% of %s %s, ETA %s", w.what, 100*frac, group(w.total), w.unit, eta.Round(time.Second))
 }
