@@ -142,9 +142,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *examples < 0 || *examples > maxExamples {
 		return exitUsage, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *examples)
 	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return exitUsage, usagef("--out: %v", err)
+	for flag, dir := range map[string]string{"--out": *outDir, "--phpt": *phptDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return exitUsage, usagef("%s: %v", flag, err)
 		}
 	}
 	var run []*mode
@@ -362,15 +365,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
 		}
 	}
-	if *phptDir != "" {
-		if paths, err := report.WritePHPT(*phptDir, classes); err != nil {
-			fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
-			outputFailed = true
-		} else if len(paths) > 0 {
-			dir := filepath.Clean(*phptDir)
-			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)\n",
-				plural(uint64(len(paths)), "PHP test"), dir, dir, filepath.Join(dir, "*.phpt"))
-		}
+	if *phptDir != "" && !writePHPT(*phptDir, classes, stderr) {
+		outputFailed = true
 	}
 	for _, t := range allTargets(c) {
 		targetNotes(stderr, t)
@@ -901,6 +897,22 @@ func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed t
 	}
 	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with %s%s for %s in %s\n",
 		verdict, group(strs), group(cases), with, sent, plural(uint64(len(names)), "candidate"), elapsed.Round(100*time.Millisecond))
+}
+
+// writePHPT writes the .phpt tests of --phpt DIR and says so on stderr; false when they could
+// not be written (said too).
+func writePHPT(dir string, classes []*report.Class, stderr io.Writer) bool {
+	paths, err := report.WritePHPT(dir, classes)
+	if err != nil {
+		fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
+		return false
+	}
+	if len(paths) > 0 {
+		dir = filepath.Clean(dir)
+		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)\n",
+			plural(uint64(len(paths)), "PHP test"), dir, dir, filepath.Join(dir, "*.phpt"))
+	}
+	return true
 }
 
 // startTargets starts the --exec targets and the --reference-exec target (each `[name=]CMD`)

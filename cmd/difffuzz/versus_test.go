@@ -73,6 +73,7 @@ func TestReferenceExecUsage(t *testing.T) {
 		{"--reference-exec", good},
 		{"--reference-exec", good, "--exec", good, "--impl", "generic"},
 		{"--reference-exec", "a=" + good, "--exec", "a=" + good},
+		{"--exec", good, "--phpt", "/proc/self/no/such/dir"}, // before the campaign, not after it
 	} {
 		code, _, errs := runArgs(t, "", args...)
 		if code != 2 || !strings.HasPrefix(errs, "difffuzz: ") || strings.Count(errs, "\n") != 1 {
