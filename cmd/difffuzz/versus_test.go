@@ -171,3 +171,39 @@ func TestOneExec(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeDiffRecipe runs README's "Diff two builds" command and checks that the README shows
+// the rows of its first defect as the command prints them (the counts and the "more" examples
+// aside, which depend on the machine's timing of slow answers): the front door stays true.
+func TestReadmeDiffRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a default campaign against two PHP processes (10 s)")
+	}
+	if _, err := exec.LookPath("php"); err != nil {
+		t.Skip("php not on PATH")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = `bin/difffuzz --reference-exec 'master=php adapters/php/difffuzz-target.php' \
+             --exec 'branch=adapters/php/testdata/planted-build/php adapters/php/difffuzz-target.php' --seed 1 --phpt phpt/`
+	if !strings.Contains(string(readme), cmd) {
+		t.Fatalf("README no longer shows the command\n%s", cmd)
+	}
+	t.Chdir("../..")
+	code, out, errs := runArgs(t, "", "--reference-exec", "master=php adapters/php/difffuzz-target.php",
+		"--exec", "branch=adapters/php/testdata/planted-build/php adapters/php/difffuzz-target.php", "--seed", "1", "--phpt", t.TempDir())
+	if code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	first, _, _ := strings.Cut(out, "\n\n") // the first defect's block
+	for _, l := range strings.Split(first, "\n") {
+		row := strings.TrimSpace(l)
+		for _, label := range []string{"witness ", "oracle ", "branch ", "builds ", "deviates ", "replay ", "php "} {
+			if strings.HasPrefix(row, label) && !strings.Contains(string(readme), l) {
+				t.Errorf("README lacks the line the command prints:\n%s", l)
+			}
+		}
+	}
+}
