@@ -196,7 +196,7 @@ func WriteBlock(w io.Writer, c *Class) {
 	if len(f.Input) != 1 {
 		wit += "s"
 	}
-	wit += ": " + window(f.Input, c.Attribution.In, windowBytes)
+	wit += ": " + window(f.Input, c.Attribution.In, witnessBytes(f))
 	if f.Op == fuzz.OpEscape {
 		wit += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
@@ -265,10 +265,11 @@ func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
 			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
 			return
 		}
-		// Long results: the bytes around the first difference, as text and as hex.
-		d := max(fuzz.FirstDiff(f.Want, f.Got), 0)
-		row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, d))
-		row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, d))
+		// Long results: the bytes around the first difference, as text and as hex, both
+		// windows from the same offset, so that the difference is in the same column.
+		lo := max(fuzz.FirstDiff(f.Want, f.Got)-windowBytes/4, 0)
+		row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, lo))
+		row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, lo))
 	case fuzz.KindStep:
 		row("oracle", "%s", fuzz.StepText(f.WantStep))
 		row(side(f), "%s", fuzz.StepText(f.GotStep))
@@ -309,13 +310,24 @@ func bounds(length, at, n int) (lo, hi int) {
 	return lo, min(lo+n, length)
 }
 
-// resultWindow is one side of a long comparison: the windowBytes bytes around the first
-// difference d, quoted and as hex, with their place.
-func resultWindow(b []byte, code int, esc bool, d int) string {
+// witnessBytes is how much of f's input a block shows: all of a minimized witness (no byte of
+// it can go, so none is left out), windowBytes of another.
+func witnessBytes(f *fuzz.Finding) int {
+	if f.Minimized {
+		return len(f.Input)
+	}
+	return windowBytes
+}
+
+// resultWindow is one side of a long comparison: the windowBytes bytes from offset lo (a
+// quarter window before the first difference, the same for both sides), quoted and as hex,
+// with their place.
+func resultWindow(b []byte, code int, esc bool, lo int) string {
 	if len(b) == 0 {
 		return fuzz.ResultText(b, code, esc)
 	}
-	lo, hi := bounds(len(b), d, windowBytes)
+	lo = min(lo, len(b)-1)
+	hi := min(lo+windowBytes, len(b))
 	s := fuzz.QuoteBytes(b[lo:hi])
 	if lo > 0 {
 		s = "…" + s
@@ -571,7 +583,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	if len(f.Input) != 1 {
 		wit += "s"
 	}
-	wit += ": " + window(f.Input, dev.In, windowBytes)
+	wit += ": " + window(f.Input, dev.In, witnessBytes(f))
 	if f.Op == fuzz.OpEscape {
 		wit += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
