@@ -111,3 +111,28 @@ func TestStatusLineAlone(t *testing.T) {
 		t.Errorf("status line %q", w.String())
 	}
 }
+
+// TestBarWholeRunConcurrent: the bar of a terminal shows the whole run's progress while the
+// workers advance it at once (go test -race finds a race here).
+func TestBarWholeRunConcurrent(t *testing.T) {
+	var w bytes.Buffer
+	bp := &barProgress{w: &w}
+	p := newOverall(bp, 4000, "exhaustive sweep", "cases")
+	p.Begin("escape len 1", 4000)
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			for range 1000 {
+				p.Advance(1)
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	p.End()
+	if got := p.(*wholeRun).done.Load(); got != 4000 {
+		t.Errorf("advanced %d, want 4000", got)
+	}
+}

@@ -33,7 +33,8 @@ type barProgress struct {
 	w     io.Writer
 	bar   *progressbar.ProgressBar
 	label string
-	whole *wholeRun // the whole run's progress, shown beside the space's (nil: none)
+	whole *wholeRun  // the whole run's progress, shown beside the space's (nil: none)
+	mu    sync.Mutex // guards last (workers advance concurrently)
 	last  time.Time
 }
 
@@ -51,9 +52,13 @@ func (p *barProgress) Begin(label string, total uint64) {
 }
 
 func (p *barProgress) Advance(n uint64) {
-	if p.whole != nil && time.Since(p.last) > time.Second {
-		p.last = time.Now()
-		p.bar.Describe(p.label + " · " + p.whole.text())
+	if p.whole != nil {
+		p.mu.Lock()
+		if time.Since(p.last) > time.Second {
+			p.last = time.Now()
+			p.bar.Describe(p.label + " · " + p.whole.text())
+		}
+		p.mu.Unlock()
 	}
 	_ = p.bar.Add64(int64(n))
 }
