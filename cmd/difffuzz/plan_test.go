@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -64,15 +65,24 @@ func TestInterruptMinimizes(t *testing.T) {
 		soft, cancelSoft := context.WithCancel(context.Background())
 		hard, cancelHard := context.WithCancel(context.Background())
 		ctx := context.WithValue(soft, hardStopKey{}, hard)
-		time.AfterFunc(1500*time.Millisecond, func() {
+		// A target that answers "" to everything (wrong for every input), and marks its
+		// 6,000th answer: past calibration and the first batch, so there are findings to
+		// minimize when the interrupt comes, however slow the machine (-race).
+		mark := filepath.Join(t.TempDir(), "mark")
+		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $i = 6000 ]; then : > ` + mark + `; fi; done'`
+		go func() {
+			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Stat(mark); err == nil {
+					break
+				}
+			}
 			cancelSoft()
 			if twice {
 				cancelHard()
 			}
-		})
+		}()
 		var out, errb bytes.Buffer
-		code := run(ctx, []string{"--exec", planted.Command(os.Args[0], planted.RawSlash), "--random", "100000000x", "--seed", "1", "--ops", "escape"},
-			strings.NewReader(""), &out, &errb)
+		code := run(ctx, []string{"--exec", target, "--random", "100000000x", "--seed", "1"}, strings.NewReader(""), &out, &errb)
 		cancelSoft()
 		cancelHard()
 		minimal := strings.Contains(out.String(), "   minimal")
