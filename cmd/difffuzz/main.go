@@ -18,6 +18,7 @@
 //	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
 //	difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
 //	               [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
+//	difffuzz phpt [--dir DIR]
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
@@ -108,6 +109,7 @@ const usageText = `usage:
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
                  [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
+  difffuzz phpt [--dir DIR]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -139,10 +141,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runMerge(args, stdout, stderr)
 	case "bench":
 		code, err = runBench(ctx, args, stdout, stderr)
+	case "phpt":
+		err = runPHPT(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, phpt, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
