@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 )
@@ -19,7 +21,7 @@ import (
 // machine, does not make the estimate).
 const (
 	calibrationBatches = 5
-	calibrationBatch   = 100
+	calibrationBatch   = 400
 )
 
 // longRun is the estimate past which a run says how to shard it.
@@ -119,11 +121,11 @@ func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64
 		var d time.Duration
 		for _, p := range plan {
 			pd := time.Duration(p.sp.Total) * p.perCase
-			fmt.Fprintf(w, "difffuzz:   %-10s %-11s %-9s %15s requests  %s\n", p.sp.Space, p.sp.Op, planLen(p.sp), group(p.sp.Total), estText(pd, err))
+			fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s requests  %s\n", p.sp.Space, p.sp.Op, padRight(planLen(p.sp), 12), group(p.sp.Total), estText(pd, err))
 			n += p.sp.Total
 			d += pd
 		}
-		fmt.Fprintf(w, "difffuzz:   %-32s %15s requests  %s (%s)\n", "the whole run", group(n), estText(d, err), calib)
+		fmt.Fprintf(w, "difffuzz:   %-35s %15s requests  %s (%s)\n", "the whole run", group(n), estText(d, err), calib)
 		total += n
 		est += d
 	}
@@ -133,6 +135,14 @@ func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64
 			roughly(est), shards, shards-1, roughly(est/time.Duration(shards)))
 	}
 	return total, nil
+}
+
+// padRight is s padded with spaces to n characters (runes: "×" is one).
+func padRight(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
 }
 
 // planLen is a space's input length and option sets for the plan ("len 2 × 8").
