@@ -23,7 +23,7 @@ BENCHCOUNT  ?= 10
 
 .PHONY: bench benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
-## The test pyramid (README, "Tests"; internal/testlevel):
+## The test pyramid (docs/testing.md, "Tests"; internal/testlevel):
 ##   go test -short ./...  the quick gate while working (about a minute on 2 cores): unit and table
 ##                         tests, planted candidates, small spaces;
 ##   make test             what .ci/run and every push run (at most 15 minutes on 2 cores): the

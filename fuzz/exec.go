@@ -238,9 +238,18 @@ func replayExternal(f *Finding) string {
 	req := Case{Op: f.Op, Input: f.Input, Flags: f.Flags}.request()
 	if n, ok := LimitOf(f); ok {
 		// The target fails after n answers, whatever it is asked: n+1 requests show it.
-		return fmt.Sprintf("yes '%s' | head -n %d | %s", req.String(), n+1, ShellCommand(f.Impl))
+		return fmt.Sprintf("yes '%s' | head -n %d | %s", req.String(), n+1, ShellCommand(f.TargetCommand()))
 	}
-	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), ShellCommand(f.Impl))
+	return fmt.Sprintf("printf '%%s\\n' '%s' | %s", req.String(), ShellCommand(f.TargetCommand()))
+}
+
+// TargetCommand is the command of an external target's finding: Command, or Impl when the
+// target goes by its command.
+func (f *Finding) TargetCommand() string {
+	if f.Command != "" {
+		return f.Command
+	}
+	return f.Impl
 }
 
 // ShellCommand is the --exec command cmd written for a shell so that it runs the words
@@ -322,8 +331,8 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 			sp = sp.Within(t.caps.Options)
 			t.unchecked |= (jsonopt.StringOptions | jsonopt.PreserveZeroFraction) &^ t.caps.Options
 		}
-		if !t.Has(sp.Op) || sp.Total == 0 {
-			continue
+		if !t.Has(sp.Op) || sp.Total == 0 || t.vs != nil && !t.vs.Has(sp.Op) {
+			continue // (a build is compared with its reference on the operations both serve)
 		}
 		progress.Begin(fmt.Sprintf("%s %s %s", t.Name, sp.Space, sp.Op), sp.Total)
 		start := time.Now()
@@ -333,7 +342,16 @@ func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Pr
 		var err error
 		chunk := make([]Case, 0, 1<<16)
 		flush := func() bool {
-			f, e := t.check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) }, &st)
+			var f []*Finding
+			var e error
+			if t.vs != nil {
+				f, e = t.askReference(ctx, chunk)
+			}
+			if e == nil {
+				var g []*Finding
+				g, e = t.check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) }, &st)
+				f = append(f, g...)
+			}
 			for _, g := range f {
 				g.Space = sp.Space
 				if sp.Origin != "" && g.Origin == "" {

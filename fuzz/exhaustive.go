@@ -217,19 +217,56 @@ var allCombos, longCombos = func() (all, long []jsonopt.Options) {
 	return all, long
 }()
 
+// spaceOptions are the option sets the exhaustive space of op at length n checks each string
+// under.
+func spaceOptions(cfg ExhaustiveConfig, op Op, n int) []jsonopt.Options {
+	switch {
+	case op != OpEscape:
+		return []jsonopt.Options{0}
+	case cfg.OptionCombos != nil:
+		return cfg.OptionCombos
+	}
+	return ExhaustiveCombos(n, cfg.FullOptions)
+}
+
+// ExhaustiveTotal is how many cases Exhaustive checks with cfg (its shard of every space, a
+// checkpoint's units done included): the total of a progress over the whole sweep.
+func ExhaustiveTotal(cfg ExhaustiveConfig) uint64 {
+	ops := cfg.Ops
+	if len(ops) == 0 {
+		ops = []Op{OpEscape, OpDecode, OpUTF8Decode}
+	}
+	var sum uint64
+	for _, op := range ops {
+		served := cfg.Impls == nil
+		for _, im := range cfg.Impls {
+			served = served || im.Has(op)
+		}
+		maxLen := cfg.MaxLen
+		if maxLen <= 0 {
+			maxLen = DefaultDecodeMaxLen
+			if op == OpEscape {
+				maxLen = DefaultEscapeMaxLen
+			}
+		}
+		for n := 1; served && n <= maxLen; n++ {
+			total, opts := pow256(n), uint64(len(spaceOptions(cfg, op, n)))
+			unit := ExhaustiveUnit(op, n, int(opts))
+			units, shards := (total+unit-1)/unit, uint64(max(cfg.Shards, 1))
+			for u := uint64(cfg.Shard); u < units; u += shards {
+				sum += (min((u+1)*unit, total) - u*unit) * opts
+			}
+		}
+	}
+	return sum
+}
+
 // runSpace checks every string of length n for op. The 256^n strings are enumerated as
 // big-endian numbers and cut into units handed out in order through an atomic counter; the
 // findings of each unit are merged and sorted, so the report does not depend on scheduling.
 func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []Impl) (SpaceReport, []*Finding) {
 	total := pow256(n)
-	opts := []jsonopt.Options{0}
-	switch {
-	case op != OpEscape:
-	case cfg.OptionCombos != nil:
-		opts = cfg.OptionCombos
-	default:
-		opts = ExhaustiveCombos(n, cfg.FullOptions)
-	}
+	opts := spaceOptions(cfg, op, n)
 	unit := ExhaustiveUnit(op, n, len(opts))
 	units := (total + unit - 1) / unit
 	shards := uint64(max(cfg.Shards, 1))

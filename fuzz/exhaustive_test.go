@@ -356,3 +356,22 @@ func TestComboBox(t *testing.T) {
 	some := append(append([]jsonopt.Options(nil), long[:5]...), long[7:]...)
 	assert.Equal(t, [2]int{}, comboBox(posOf(some), len(some)), "a hole in the box")
 }
+
+// ExhaustiveTotal is the sum of the cases Exhaustive checks, sharded or not (the total of the
+// sweep's progress).
+func TestExhaustiveTotal(t *testing.T) {
+	for _, shards := range [][2]int{{0, 0}, {1, 3}} {
+		cfg := ExhaustiveConfig{MaxLen: 2, Impls: []Impl{Oracle}, Shard: shards[0], Shards: shards[1]}
+		rep, err := Exhaustive(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases uint64
+		for _, sp := range rep.Spaces {
+			cases += sp.Cases
+		}
+		if got := ExhaustiveTotal(cfg); got != cases || got == 0 {
+			t.Errorf("shard %v: ExhaustiveTotal = %d, the spaces checked %d cases", shards, got, cases)
+		}
+	}
+}

@@ -44,8 +44,16 @@ type Finding struct {
 
 	Detail string `json:"detail,omitempty"` // panic value, or what else went wrong
 
-	// External is true when Impl is an external target (--exec): Impl is then its command.
-	External bool `json:"-"`
+	// External is true when Impl is an external target (--exec): Impl is then its command,
+	// or its short name (--exec name=CMD) and Command its command.
+	External bool   `json:"-"`
+	Command  string `json:"-"`
+
+	// Versus is the other build of a build-against-build run (--reference-exec): Impl's
+	// answer (Got) differs from Versus's; Want is PHP's.
+	Versus *Versus `json:"-"`
+
+	malformed *string // a target-protocol finding's line, when it is whole (see Target.inStep)
 
 	// Origin says where the input came from and how it was minimized ("random --seed 1,
 	// input #42; minimized from 87 to 17 bytes"), "" when that is just the space it was in.
@@ -270,6 +278,13 @@ func (f *Finding) JSON() map[string]any {
 	}
 	if f.Detail != "" {
 		m["detail"] = f.Detail
+	}
+	if f.Command != "" {
+		m["command"] = f.Command
+	}
+	if f.Versus != nil {
+		m["versus"] = f.Versus
+		m["builds"] = f.VersusText()
 	}
 	if f.Origin != "" {
 		m["origin"] = f.Origin

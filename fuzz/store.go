@@ -151,6 +151,9 @@ func (f *Finding) text(path string) []byte {
 	}
 	fmt.Fprintf(&b, "input: %s\n", hexOrDash(f.Input))
 	fmt.Fprintf(&b, "impl: %s\n", f.Impl)
+	if f.External {
+		fmt.Fprintf(&b, "command: %s\n", f.TargetCommand()) // (repro replays through it)
+	}
 	fmt.Fprintf(&b, "kind: %s\n", f.Kind)
 	switch f.Kind {
 	case KindStep:
@@ -172,9 +175,8 @@ func (f *Finding) text(path string) []byte {
 		fmt.Fprintf(&b, "origin: %s\n", f.Origin)
 	}
 	fmt.Fprintf(&b, "replay: %s\n", f.Replay())
-	if path != "" && !f.External {
-		// repro replays built-in implementations only; an external target's finding is
-		// replayed with the replay line above.
+	if path != "" {
+		// (an external target's finding through the command above)
 		fmt.Fprintf(&b, "repro: go run ./cmd/difffuzz repro %s\n", path)
 	}
 	b.WriteString("#\n")
@@ -210,6 +212,9 @@ type Saved struct {
 	Flags jsonopt.Options
 	Impl  string // the implementation recorded in a .txt record, "" otherwise
 	Kind  Kind   // what the record says differed, "" if unknown
+	// Command is the command of the --exec target a .txt record names ("command:"), "" for
+	// a built-in or a record without it.
+	Command string
 }
 
 // ReadSaved reads saved cases from path: a regression record (first line
@@ -297,7 +302,8 @@ func readSavedFile(path string) (Saved, error) {
 		if err != nil {
 			return Saved{}, fmt.Errorf("%s: %v", path, err)
 		}
-		return Saved{Path: path, Ops: []Op{Op(r.Op)}, Input: r.Input, Flags: jsonopt.Options(r.Flags), Impl: r.Impl, Kind: Kind(r.Kind)}, nil
+		return Saved{Path: path, Ops: []Op{Op(r.Op)}, Input: r.Input, Flags: jsonopt.Options(r.Flags), Impl: r.Impl, Kind: Kind(r.Kind),
+			Command: r.Fields["command"]}, nil
 	case "go test fuzz v1":
 		in, flags, hasFlags, err := UnmarshalFuzzFile(data)
 		if err != nil {

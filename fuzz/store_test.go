@@ -153,8 +153,9 @@ func TestFindingID(t *testing.T) {
 	}
 }
 
-// A finding of an external target is replayed with its target (the replay line), never with
-// repro, which runs built-ins only: its record must not offer a repro line.
+// A finding of an external target is replayed with its target: the replay line, and repro
+// through the command its record names (command:, read back as Saved.Command), the short
+// name of a named build (--exec NAME=CMD) kept as its impl.
 func TestSaveExternal(t *testing.T) {
 	dir := t.TempDir()
 	f := &Finding{Kind: KindOutput, Op: OpEscape, Impl: "php target.php", External: true, Input: []byte("\xff"), Flags: 0}
@@ -163,8 +164,17 @@ func TestSaveExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := os.ReadFile(tf)
-	if strings.Contains(string(text), "repro:") || !strings.Contains(string(text), "replay: printf ") ||
-		!strings.Contains(string(text), "| php target.php") {
+	if !strings.Contains(string(text), "repro: go run ./cmd/difffuzz repro "+tf) || !strings.Contains(string(text), "replay: printf ") ||
+		!strings.Contains(string(text), "| php target.php") || !strings.Contains(string(text), "\ncommand: php target.php\n") {
 		t.Errorf("record of an external target's finding:\n%s", text)
+	}
+	f.Impl, f.Command = "branch", "sapi/cli/php target.php"
+	_, tf, err = SaveFinding(dir, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSaved(tf)
+	if err != nil || len(s) != 1 || s[0].Impl != "branch" || s[0].Command != "sapi/cli/php target.php" {
+		t.Errorf("ReadSaved of a named build's record = %+v, %v", s, err)
 	}
 }

@@ -268,3 +268,26 @@ func boundaryCases(op Op, strat bool, fams []*boundary.Family, sample, shard, sh
 		}
 	}
 }
+
+// EdgeInput is one stratified edge input (see stratifiedInputs): a boundary unit placed
+// relative to an edge of a block width.
+type EdgeInput struct {
+	Input []byte
+	Unit  string // the unit's class and name ("utf8-3 U+2028")
+	Width int    // the block width (16, 32 or 64)
+	Edge  int    // the edge it was placed at (W or 2W)
+	Off   int    // its offset
+}
+
+// EdgeInputs are the stratified edge inputs of width w (every unit of BoundaryUnits ending
+// at, starting at and straddling the edges w and 2w of inputs of w, w+1, 2w and 2w+1 bytes),
+// in their fixed order.
+func EdgeInputs(w int) []EdgeInput {
+	var out []EdgeInput
+	for _, s := range stratifiedInputs() {
+		if s.Width == w {
+			out = append(out, EdgeInput{Input: s.Input, Unit: s.Unit.Class + " " + s.Unit.Name, Width: s.Width, Edge: s.Edge, Off: s.Off})
+		}
+	}
+	return out
+}

@@ -32,6 +32,9 @@ type TargetConfig struct {
 	// 20); Sink, if set, receives every one.
 	MaxFindings int
 	Sink        Sink
+	// Name is the short name the target's findings go by (--exec name=CMD); "" names it by
+	// its command.
+	Name string
 }
 
 // Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
@@ -44,7 +47,8 @@ type TargetConfig struct {
 // not sent: Witnesses counts them. Cases the target said it cannot take (options= and
 // max-len= in its hello) are never sent either.
 type Target struct {
-	Name     string // the command as given to --exec
+	Name     string // TargetConfig.Name, or the command as given to --exec
+	Command  string // the command as given to --exec
 	argv     []string
 	cfg      TargetConfig
 	client   *protocol.Client
@@ -76,6 +80,12 @@ type Target struct {
 	pending *Finding // an unsolicited line not reproducible alone, held (see limitTest)
 	retired bool     // the process was ended on purpose (Retire): the next start is not a restart
 	slowest slowAnswers
+
+	vs         *Target                      // the reference its answers are compared with (SetReference)
+	isRef      bool                         // it is a reference: kept holds its answers
+	kept       map[string]protocol.Response // a reference's answers, by caseKey
+	bothDiffer uint64                       // answers not PHP's, as the reference's (see VersusCounts)
+	noRef      uint64                       // answers not compared: the reference gave none
 }
 
 // Witness is the minimized finding of a crash or hang of a target in a campaign; NotRun counts
@@ -83,6 +93,12 @@ type Target struct {
 type Witness struct {
 	Finding *Finding
 	NotRun  uint64
+	// line is the malformed line the target answered the witness with alone (Kind
+	// target-protocol): that line in place of another answer is taken as its answer, in step
+	// (see inStep), and counted in Again instead of restarting the target.
+	line    string
+	hasLine bool
+	Again   uint64
 	// also are the culprits as found whose bytes minimization changed (it makes each byte
 	// the representative of its class: a crash on any 4-byte lead at the end becomes one on
 	// F1) and that fail the same way under the witness's options: cases that contain one are
@@ -97,6 +113,9 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 	argv, err := SplitCommand(command)
 	if err != nil {
 		return nil, err
+	}
+	if phpWithoutScript(argv) {
+		return nil, fmt.Errorf("%s would read the protocol as its script: pass the adapter's path (--exec '%s adapters/php/difffuzz-target.php')", argv[0], ShellCommand(command))
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = protocol.DefaultTimeout
@@ -117,7 +136,11 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		cfg.MaxFindings = DefaultMaxFindings
 	}
 	cfg.MinTimeout = min(cfg.MinTimeout, cfg.Timeout)
-	t := &Target{Name: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
+	name := cfg.Name
+	if name == "" {
+		name = command
+	}
+	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -130,7 +153,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 
 func (t *Target) start(ctx context.Context) error {
 	// The hello gets the whole Timeout (a start can be slow); the requests the current one.
-	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window, OnAnswer: t.observe})
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window, OnAnswer: t.observe, InStep: t.inStep})
 	if err != nil {
 		return err
 	}
@@ -270,8 +293,7 @@ var ErrTargetGaveUp = errors.New("too many restarts")
 var ErrTargetSilent = errors.New("answered its hello but not one request")
 
 // silence counts a process that timed out (or exited, or closed its standard output) before
-// answering anything. At the second in a
-// row, a third process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
+// answering anything. At once, a second process gets a probe unlike the culprit (the 1-byte input "a", or "b"): when it
 // is answered the hangs were real and are reported as usual; when it is not, silence gives up
 // with ErrTargetSilent. Once the target has answered once, a timeout is a hang finding.
 func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit Case) error {
@@ -279,9 +301,6 @@ func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit 
 		return nil
 	}
 	t.silent++
-	if t.silent < 2 {
-		return nil
-	}
 	probe := Case{Op: t.ops[0], Input: []byte("a")}
 	if bytes.Equal(culprit.Input, probe.Input) {
 		probe.Input = []byte("b")
@@ -366,6 +385,24 @@ func (t *Target) Check(ctx context.Context, cases []Case, progress func(n int)) 
 }
 
 func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), st *checkStats) ([]*Finding, error) {
+	out, err := t.checkCases(ctx, cases, progress, st)
+	return t.stamp(out), err
+}
+
+// stamp sets the command of t's findings (Finding.Command) when t goes by a short name.
+func (t *Target) stamp(fs []*Finding) []*Finding {
+	if t.Name == t.Command {
+		return fs
+	}
+	for _, f := range fs {
+		if f.Command == "" && f.Impl == t.Name {
+			f.Command = t.Command
+		}
+	}
+	return fs
+}
+
+func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n int), st *checkStats) ([]*Finding, error) {
 	var out []*Finding
 	var c Checker
 	send := t.filter(cases, st, progress)
@@ -387,7 +424,7 @@ func (t *Target) check(ctx context.Context, cases []Case, progress func(n int), 
 			if i >= n {
 				break
 			}
-			out = c.compareResponse(out, t.Name, batch[i], resps[i])
+			out = t.compare(ctx, &c, out, batch[i], resps[i])
 		}
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
@@ -586,13 +623,13 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 				if r, ok, err := t.confirmHang(ctx, cases[i], te.Timeout); err != nil {
 					return out, nil, i, err
 				} else if !ok {
-					out = c.compareResponse(out, t.Name, cases[i], r) // only slow
+					out = t.compare(ctx, c, out, cases[i], r) // only slow
 					continue
 				}
 			}
 			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
 		}
-		out = c.compareResponse(out, t.Name, cases[i], resps[0])
+		out = t.compare(ctx, c, out, cases[i], resps[0])
 		if i == 0 && t.last != nil && sameCase(t.last.culprit, cases[0]) {
 			t.last.cleared = true // answered alone: the failure it was taken for is not its own
 		}
@@ -671,6 +708,9 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 		// Reproduced alone: inputs that contain it are not sent again. (One that is not
 		// reproducible is a finding, not a filter.)
 		w := t.witness(g)
+		if g.malformed != nil {
+			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
+		}
 		if cs := (Case{Op: g.Op, Input: f.Input, Flags: g.Flags}); !w.holds(cs) && t.failsLike(ctx, cs, g.Kind) {
 			w.also = append(w.also, clone(f.Input))
 		}
@@ -721,9 +761,9 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		if ctx.Err() != nil {
 			return nil // cancelled, not failed
 		}
-		return []*Finding{targetFailure(t.Name, cs, te)}
+		return t.stamp([]*Finding{targetFailure(t.Name, cs, te)})
 	}
-	return c.compareResponse(nil, t.Name, cs, resps[0])
+	return t.stamp(t.compare(ctx, &c, nil, cs, resps[0]))
 }
 
 // Replay sends case cs alone, as `difffuzz repro --exec` does with a saved finding, and
@@ -774,6 +814,11 @@ func targetFailure(name string, cs Case, te *protocol.TargetError) *Finding {
 	if len(te.Stderr) > 0 {
 		detail += "; its stderr ends with: " + strings.Join(te.Stderr, " | ")
 	}
-	return &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
+	f := &Finding{Kind: kind, Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags,
 		Detail: detail, External: true}
+	if te.Kind == protocol.Malformed && te.Index >= 0 && !strings.HasSuffix(te.Line, " bytes)") {
+		line := te.Line // (not abbreviated)
+		f.malformed = &line
+	}
+	return f
 }

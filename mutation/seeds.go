@@ -124,7 +124,7 @@ func Seeds(file string, src []byte, funcs []string) ([]Mutant, error) {
 
 // SeedEquivalent are the seed mutants (seed name, copy) that change nothing a caller can see,
 // so that no killer can kill them, each with the reason. The equivalence phase proves them on
-// their exhaustive domains (`mutate --seeds`, make test-long; README, "Mutation testing"), and
+// their exhaustive domains (`mutate --seeds`, make test-long; docs/mutation.md), and
 // CheckSeedEquivalent fails that run when the proven set and this list differ; a run without
 // the phase (`--seeds --equivalence=false`, make test) takes their survival as this list says
 // (KnownSeedEquivalent) and fails on any other survivor.

@@ -45,6 +45,11 @@ type Config struct {
 	// the client started waiting for it (the previous response, or the call to Do) until it
 	// arrived. It runs in Do's goroutine.
 	OnAnswer func(wait time.Duration)
+	// InStep, if set, is asked by Do about a line that is not a valid answer to a request of
+	// operation op: true takes it for that request's answer (Response.Malformed, with the line in Line; the
+	// answers after it are read as usual), false makes it a Malformed TargetError. It runs in
+	// Do's goroutine.
+	InStep func(op Op, line string) bool
 }
 
 func (c Config) withDefaults() Config {
@@ -386,6 +391,9 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, m.err)})
 			}
 			resp, err := ParseResponse(reqs[i].Op, m.line)
+			if err != nil && c.cfg.InStep != nil && c.cfg.InStep(reqs[i].Op, m.line) {
+				resp, err = Response{Op: reqs[i].Op, Malformed: true, Line: m.line}, nil
+			}
 			if err != nil {
 				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Detail: "malformed response " + quoteField(m.line) + ": " + err.Error()})
 			}

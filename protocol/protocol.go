@@ -183,6 +183,10 @@ type Response struct {
 	Err      int
 	Steps    []jsonopt.Step
 	ErrorMsg string
+	// Malformed is set for a line that is not an answer, taken for this request's answer
+	// (Config.InStep): Line holds it, and the other fields are unset.
+	Malformed bool
+	Line      string
 }
 
 // AppendTo appends the response line, without its newline, to b and returns the extended

@@ -17,6 +17,8 @@ type FindingRecord struct {
 	Op        fuzz.Op        `json:"op"`
 	Impl      string         `json:"impl"`
 	External  bool           `json:"external,omitempty"`
+	Command   string         `json:"command,omitempty"`
+	Versus    *fuzz.Versus   `json:"versus,omitempty"`
 	Input     string         `json:"input"`
 	Flags     uint32         `json:"flags,omitempty"`
 	Want      string         `json:"want,omitempty"`
@@ -36,7 +38,7 @@ type FindingRecord struct {
 
 // RecordOf is f as a FindingRecord.
 func RecordOf(f *fuzz.Finding) FindingRecord {
-	r := FindingRecord{Kind: f.Kind, Op: f.Op, Impl: f.Impl, External: f.External, Input: hex.EncodeToString(f.Input),
+	r := FindingRecord{Kind: f.Kind, Op: f.Op, Impl: f.Impl, External: f.External, Command: f.Command, Versus: f.Versus, Input: hex.EncodeToString(f.Input),
 		Flags: uint32(f.Flags), Want: hex.EncodeToString(f.Want), Got: hex.EncodeToString(f.Got), WantErr: f.WantErr,
 		GotErr: f.GotErr, Pos: f.Pos, Detail: f.Detail, Origin: f.Origin, Space: f.Space, Minimized: f.Minimized,
 		Anchored: f.Anchored, Loc: f.Loc}
@@ -48,7 +50,7 @@ func RecordOf(f *fuzz.Finding) FindingRecord {
 
 // Finding is the record as a finding; an error names the field that is not valid.
 func (r FindingRecord) Finding() (*fuzz.Finding, error) {
-	f := &fuzz.Finding{Kind: r.Kind, Op: r.Op, Impl: r.Impl, External: r.External, Flags: jsonopt.Options(r.Flags),
+	f := &fuzz.Finding{Kind: r.Kind, Op: r.Op, Impl: r.Impl, External: r.External, Command: r.Command, Versus: r.Versus, Flags: jsonopt.Options(r.Flags),
 		WantErr: r.WantErr, GotErr: r.GotErr, Pos: r.Pos, Detail: r.Detail, Origin: r.Origin, Space: r.Space,
 		Minimized: r.Minimized, Anchored: r.Anchored, Loc: r.Loc}
 	if _, err := fuzz.ParseOps(string(r.Op)); err != nil || r.Op == "" {

@@ -78,6 +78,9 @@ func sortedKeys(m map[string]uint64, order []string) []string {
 
 // candidate names the candidate for a title: a built-in by name, a target by its command.
 func candidate(f *fuzz.Finding) string {
+	if f.External && f.Command != "" {
+		return f.Impl
+	}
 	if f.External {
 		return fmt.Sprintf("target %q", f.Impl)
 	}
@@ -86,6 +89,9 @@ func candidate(f *fuzz.Finding) string {
 
 // side is the label of the candidate's side of a comparison.
 func side(f *fuzz.Finding) string {
+	if f.External && f.Command != "" {
+		return f.Impl // a build, by its name (--exec NAME=CMD)
+	}
 	if f.External {
 		return "target"
 	}
@@ -190,7 +196,7 @@ func WriteBlock(w io.Writer, c *Class) {
 	if len(f.Input) != 1 {
 		wit += "s"
 	}
-	wit += ": " + window(f.Input, c.Attribution.In, windowBytes)
+	wit += ": " + window(f.Input, c.Attribution.In, witnessBytes(f))
 	if f.Op == fuzz.OpEscape {
 		wit += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
@@ -234,11 +240,23 @@ func WriteBlock(w io.Writer, c *Class) {
 		row(label, "%s", clip(caseText(e), 160))
 	}
 	row("replay", "%s", replayText(f))
+	phpRow(row, f)
+}
+
+// phpRow writes the `php -r` line of a PHP build's finding (fuzz.PHPLine): the witness asked
+// with the build's own binary, bool(true) where it answers as PHP 8.2 does.
+func phpRow(row func(label, format string, a ...any), f *fuzz.Finding) {
+	if line, ok := fuzz.PHPLine(f); ok && len(line) <= maxReplay {
+		row("php", "%s", line)
+	}
 }
 
 // answerRows writes the oracle's and the candidate's answers of f: results side by side (quoted
 // and as hex; around the first difference when long), steps, or the detail of other kinds.
 func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
+	if v := f.VersusText(); v != "" {
+		defer row("builds", "%s", v)
+	}
 	esc := f.Op == fuzz.OpEscape
 	switch f.Kind {
 	case fuzz.KindOutput, fuzz.KindError:
@@ -247,10 +265,11 @@ func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
 			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
 			return
 		}
-		// Long results: the bytes around the first difference, as text and as hex.
-		d := max(fuzz.FirstDiff(f.Want, f.Got), 0)
-		row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, d))
-		row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, d))
+		// Long results: the bytes around the first difference, as text and as hex, both
+		// windows from the same offset, so that the difference is in the same column.
+		lo := max(fuzz.FirstDiff(f.Want, f.Got)-windowBytes/4, 0)
+		row("oracle", "%s", resultWindow(f.Want, f.WantErr, esc, lo))
+		row(side(f), "%s", resultWindow(f.Got, f.GotErr, esc, lo))
 	case fuzz.KindStep:
 		row("oracle", "%s", fuzz.StepText(f.WantStep))
 		row(side(f), "%s", fuzz.StepText(f.GotStep))
@@ -291,13 +310,24 @@ func bounds(length, at, n int) (lo, hi int) {
 	return lo, min(lo+n, length)
 }
 
-// resultWindow is one side of a long comparison: the windowBytes bytes around the first
-// difference d, quoted and as hex, with their place.
-func resultWindow(b []byte, code int, esc bool, d int) string {
+// witnessBytes is how much of f's input a block shows: all of a minimized witness (no byte of
+// it can go, so none is left out), windowBytes of another.
+func witnessBytes(f *fuzz.Finding) int {
+	if f.Minimized {
+		return len(f.Input)
+	}
+	return windowBytes
+}
+
+// resultWindow is one side of a long comparison: the windowBytes bytes from offset lo (a
+// quarter window before the first difference, the same for both sides), quoted and as hex,
+// with their place.
+func resultWindow(b []byte, code int, esc bool, lo int) string {
 	if len(b) == 0 {
 		return fuzz.ResultText(b, code, esc)
 	}
-	lo, hi := bounds(len(b), d, windowBytes)
+	lo = min(lo, len(b)-1)
+	hi := min(lo+windowBytes, len(b))
 	s := fuzz.QuoteBytes(b[lo:hi])
 	if lo > 0 {
 		s = "…" + s
@@ -370,7 +400,8 @@ func WriteText(w io.Writer, classes []*Class) {
 	defects := Defects(classes)
 	several := false // candidates: named in each defect's title when there are several
 	for _, c := range classes {
-		several = several || c.Impl != classes[0].Impl
+		// (A build against a build is named whichever side differs.)
+		several = several || c.Impl != classes[0].Impl || c.Witness.Versus != nil
 	}
 	for _, d := range defects {
 		n := len(d.Classes)
@@ -552,7 +583,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	if len(f.Input) != 1 {
 		wit += "s"
 	}
-	wit += ": " + window(f.Input, dev.In, windowBytes)
+	wit += ": " + window(f.Input, dev.In, witnessBytes(f))
 	if f.Op == fuzz.OpEscape {
 		wit += "   options " + optText(f.Flags, uint32(f.Flags))
 	}
@@ -582,6 +613,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		row(label, "%s", clip(fmt.Sprintf("%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)), 200))
 	}
 	row("replay", "%s", replayText(f))
+	phpRow(row, f)
 	label, line := "classes", ""
 	for _, c := range d.Classes { // every class it counts, wrapped
 		id := c.ID + " " + Count(d.byClass[c])

@@ -90,3 +90,21 @@ func TestTitleKeepsNumbers(t *testing.T) {
 	require.Len(t, defects, 1)
 	assert.Equal(t, "target-protocol: its answer is a line longer than 16777216 bytes", defects[0].Title())
 }
+
+// The two windows of a long comparison start at the same offset, so that the first difference
+// is in the same column (issue 35: "bytes 3..34 of 35" against "bytes 2..33 of 34"), and a
+// minimized witness is printed whole, however long.
+func TestWindowsAligned(t *testing.T) {
+	in := []byte(strings.Repeat("a", 32) + "/")
+	want := []byte(`"` + strings.Repeat("a", 32) + `\/"`)
+	got := []byte(`"` + strings.Repeat("a", 32) + `/"`)
+	c := &Class{Signature: Signature{Op: fuzz.OpEscape, Kind: fuzz.KindOutput}, Minimized: true, Spaces: map[string]uint64{},
+		Witness: &fuzz.Finding{Op: fuzz.OpEscape, Impl: "x", Kind: fuzz.KindOutput, Input: in, Want: want, Got: got, Minimized: true}}
+	c.Attribution = fuzz.Attribute(c.Witness)
+	var buf bytes.Buffer
+	WriteBlock(&buf, c)
+	out := buf.String()
+	assert.Contains(t, out, "(bytes 25..35 of 36)", "oracle's window")
+	assert.Contains(t, out, "(bytes 25..34 of 35)", "candidate's window, from the same offset")
+	assert.Contains(t, out, "33 bytes: "+fuzz.SpacedHex(in)+"   options 0   minimal", "the minimal witness whole")
+}

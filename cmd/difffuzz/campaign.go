@@ -26,6 +26,7 @@ import (
 type common struct {
 	cands         []fuzz.Impl    // built-in candidates (none when only --exec targets were asked for)
 	targets       []*fuzz.Target // external targets (--exec), started
+	reference     *fuzz.Target   // --reference-exec, started (nil without)
 	isDefault     bool           // no mode flag was given: each mode runs its default budget
 	shard, shards int            // --shard K/N (exhaustive spaces)
 	ops           []fuzz.Op
@@ -52,6 +53,9 @@ type mode struct {
 	selected      func() bool                                                // after parsing: was the mode asked for
 	check         func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
 	run           func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
+	// plan, if set, is the spaces the mode asks each --exec target (printPlan says their
+	// sizes and what they will cost before the campaign starts).
+	plan func(c *common) []fuzz.TargetSpace
 }
 
 var modes []*mode
@@ -80,17 +84,19 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	implList := fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
 	opsList := fs.String("ops", "all", "operations: escape,decode,utf8_decode")
 	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
-	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see README)")
+	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see docs/cli.md)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
 	var execs stringList
-	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs); repeatable")
+	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs), or `name=CMD` to name it in the report (a build: branch='sapi/cli/php ...'); repeatable")
+	refExec := fs.String("reference-exec", "", "compare the --exec targets with this target (`[name=]CMD`, a build of master) instead of the oracle: every difference between them is a finding, and the oracle says which side answers as PHP 8.2 does")
 	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not split: shard 0 checks them all")
 	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target (at least 1ms); after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
 	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
 	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
 	checkpointFile := fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
 	junitFile := fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
+	phptDir := fs.String("phpt", "", "write a .phpt test (php-src's run-tests format) of each escape and utf8_decode defect class to `DIR`: its witness asked of json_encode() or utf8_decode(), expecting PHP 8.2's answer")
 	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
 		m.addFlags(fs)
@@ -119,6 +125,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	implSet := false
 	fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
+	if *refExec != "" && (len(execs) == 0 || implSet) {
+		return exitUsage, usagef("--reference-exec compares --exec targets with it: give at least one --exec, and no --impl (built-ins are compared with the oracle)")
+	}
 	if len(execs) > 0 && !implSet {
 		c.cands = nil // only the external targets, unless --impl asks for built-ins too
 	}
@@ -133,9 +142,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if *examples < 0 || *examples > maxExamples {
 		return exitUsage, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *examples)
 	}
-	if *outDir != "" {
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
-			return exitUsage, usagef("--out: %v", err)
+	for flag, dir := range map[string]string{"--out": *outDir, "--phpt": *phptDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return exitUsage, usagef("%s: %v", flag, err)
 		}
 	}
 	var run []*mode
@@ -209,33 +221,26 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		c.ck.run(stderr)
 	}
-	for _, cmd := range execs {
-		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: *timeout, Sink: c.sink})
-		if err != nil {
-			return exitUsage, usagef("--exec %q: %v", cmd, err)
-		}
-		defer func() {
-			if err := t.Close(); err != nil {
-				fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
-			}
-		}()
-		c.targets = append(c.targets, t)
-	}
-	var names []string
-	for _, im := range c.cands {
-		names = append(names, im.Name)
-	}
-	for _, t := range c.targets {
-		// The operations it is asked: those it announced that --ops selects.
-		ops := slices.DeleteFunc(slices.Clone(t.Ops()), func(o fuzz.Op) bool { return !slices.Contains(c.ops, o) })
-		names = append(names, fmt.Sprintf("%q (%s)", t.Name, joinOps(ops)))
+	closeTargets, err := startTargets(ctx, c, execs, *refExec, *timeout)
+	defer closeTargets()
+	if err != nil {
+		return exitUsage, err
 	}
 	modeNames := make([]string, len(run))
 	for i, m := range run {
 		modeNames[i] = m.name
 	}
-	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s against the oracle, %s\n",
-		strings.Join(modeNames, " + "), strings.Join(names, ", "), plural(uint64(c.workers), "worker"))
+	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s, %s\n",
+		strings.Join(modeNames, " + "), candidatesText(c), plural(uint64(c.workers), "worker"))
+	if len(c.targets) > 0 && c.ck == nil {
+		total, err := printPlan(ctx, c, run, stderr)
+		if err != nil {
+			return exitUsage, err
+		}
+		if total > 0 && len(c.cands) == 0 {
+			c.progress = newWholeRun(c.progress, total)
+		}
+	}
 	start := time.Now()
 	rep := &fuzz.Report{}
 	var runErr error
@@ -276,19 +281,28 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", *checkpointFile)
 		}
 	}
-	for _, t := range c.targets {
+	if runErr != nil && rep.Differences == 0 && triage.Total() == 0 && compared(rep) == 0 && c.ck == nil {
+		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
+		return exitUsage, runErr
+	}
+	for _, t := range allTargets(c) {
 		for _, w := range t.Witnesses() {
 			triage.AddNotRun(w.Finding, w.NotRun)
 		}
 	}
-	for _, t := range c.targets {
+	for _, t := range allTargets(c) {
 		// Findings are re-checked in a new process: a target whose answers change between
 		// processes is then said to be nondeterministic, not minimized into another defect.
 		if err := t.Retire(); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
 		}
 	}
-	classes := triage.Classes(ctx, rechecker(ctx, c))
+	// Interrupted, the findings are still minimized (a second interrupt stops that).
+	tctx := hardStop(ctx)
+	if ctx.Err() != nil && tctx.Err() == nil && triage.Total() > 0 {
+		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
+	}
+	classes := triage.Classes(tctx, rechecker(tctx, c))
 	flakyNotes(stderr, classes)
 	if st := triage.Stats(); st.Groups > 0 {
 		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",
@@ -302,7 +316,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	elapsed := time.Since(start) + c.ck.earlier()
 	out := &outcome{
 		modes: modeNames, config: campaignConfig(fs, c, execs), rep: rep, classes: classes, elapsed: elapsed,
-		targets: targetsJSON(c.targets), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
+		targets: targetsJSON(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
 	}
 	checks := out.checks()
 	if err := out.write(stdout, *jsonOut); err != nil {
@@ -344,15 +358,17 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 				fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
 				break
 			}
+			how := ""
 			if cl.Witness.External {
-				// repro runs built-in implementations only.
-				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: %s)\n", cl.ID, ff, tf, cl.Witness.Replay())
-			} else {
-				fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s)\n", cl.ID, ff, tf, tf)
+				how = ", through the --exec command it records"
 			}
+			fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
 		}
 	}
-	for _, t := range c.targets {
+	if *phptDir != "" && !writePHPT(*phptDir, classes, stderr) {
+		outputFailed = true
+	}
+	for _, t := range allTargets(c) {
 		targetNotes(stderr, t)
 	}
 	if runErr != nil {
@@ -389,11 +405,7 @@ func campaignStatus(rep *fuzz.Report, runErr error, c *common, stderr io.Writer)
 	if rep.Differences > 0 {
 		return exitFindings
 	}
-	var compared uint64
-	for _, sp := range rep.Spaces {
-		compared += sp.Cases
-	}
-	if compared == 0 && runErr == nil && !rep.Interrupted {
+	if compared(rep) == 0 && runErr == nil && !rep.Interrupted {
 		// A check that compared nothing must not pass: e.g. a target that announces none
 		// of the operations asked for.
 		if c.shards > 1 {
@@ -407,6 +419,15 @@ func campaignStatus(rep *fuzz.Report, runErr error, c *common, stderr io.Writer)
 		return exitUsage
 	}
 	return exitOK
+}
+
+// compared is how many cases a campaign compared.
+func compared(rep *fuzz.Report) uint64 {
+	var n uint64
+	for _, sp := range rep.Spaces {
+		n += sp.Cases
+	}
+	return n
 }
 
 // writeJUnit writes the JUnit report to f from its start (emptying a regular file first, so a
@@ -630,8 +651,13 @@ func rechecker(ctx context.Context, c *common) report.Rechecker {
 		for _, t := range c.targets {
 			if t.Name == impl {
 				// A target that used up its restarts cannot be asked again.
-				return fuzz.Impl{Name: t.Name}, t.CheckOne(ctx), t.CanRun()
+				return fuzz.Impl{Name: t.Name}, t.CheckOne(ctx), t.CanRun() && (c.reference == nil || c.reference.CanRun())
 			}
+		}
+		if r := c.reference; r != nil && r.Name == impl && len(c.targets) > 0 {
+			// The reference's findings (where a build answers as PHP does and it does not)
+			// are asked again through the first build, which asks the reference too.
+			return fuzz.Impl{Name: r.Name}, c.targets[0].CheckOne(ctx), r.CanRun() && c.targets[0].CanRun()
 		}
 		return fuzz.Impl{}, nil, false
 	}
@@ -690,6 +716,12 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	if n := len(t.Witnesses()); n > 0 {
 		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, plural(uint64(n), "crash or hang witness"), plural(notRun, "input"))
 	}
+	for _, wt := range t.Witnesses() {
+		if line, ok := wt.Line(); ok && wt.Again > 0 {
+			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %q, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
+				t.Name, group(wt.Again), wt.Finding.Op, line, clipHex(wt.Finding.Input))
+		}
+	}
 	if n := t.Slow(); n > 0 {
 		verb := "were"
 		if n == 1 {
@@ -700,6 +732,15 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	}
 	slowNotes(w, t)
 	restartNotes(w, t)
+	if r := t.Reference(); r != nil {
+		both, none := t.VersusCounts()
+		if both > 0 {
+			fmt.Fprintf(w, "difffuzz: %s: %s not PHP 8.2's but the same as %s's (not findings: the builds agree)\n", t.Name, plural(both, "answer"), r.Name)
+		}
+		if none > 0 {
+			fmt.Fprintf(w, "difffuzz: %s: %s not compared: %s gave no answer to them (its crash, hang or refusal is a finding of its own)\n", t.Name, plural(none, "answer"), r.Name)
+		}
+	}
 }
 
 // restartNotes says how often a target's process was started again, and why.
@@ -767,6 +808,13 @@ func targetsJSON(ts []*fuzz.Target) []map[string]any {
 		m := map[string]any{"command": t.Name, "ops": t.Ops(), "timeout_ns": d, "p99_ns": p99, "answers": answers,
 			"calibrated": calibrated, "restarts": t.Restarts(), "witnesses": len(t.Witnesses()), "not_run": notRun,
 			"unchecked_flags": uint32(t.Unchecked()), "unchecked_options": t.Unchecked().String()}
+		if t.Name != t.Command {
+			m["name"] = t.Name
+		}
+		if r := t.Reference(); r != nil {
+			both, none := t.VersusCounts()
+			m["reference"], m["same_as_reference_not_php"], m["reference_no_answer"] = r.Name, both, none
+		}
 		if limit, renewed := t.Limit(); limit > 0 || renewed > 0 {
 			m["limit"], m["renewed"] = limit, renewed
 		}
@@ -787,7 +835,7 @@ func targetsJSON(ts []*fuzz.Target) []map[string]any {
 	return out
 }
 
-func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed time.Duration) {
+func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed time.Duration, versus string) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
 	var strs, cases, notSent uint64
@@ -843,6 +891,136 @@ func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed t
 	if notSent > 0 {
 		sent = fmt.Sprintf(" (%s more not sent to targets)", group(notSent))
 	}
-	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with the oracle%s for %s in %s\n",
-		verdict, group(strs), group(cases), sent, plural(uint64(len(names)), "candidate"), elapsed.Round(100*time.Millisecond))
+	with := "the oracle"
+	if versus != "" {
+		with = versus
+	}
+	fmt.Fprintf(w, "difffuzz: %s: %s strings, %s cases compared with %s%s for %s in %s\n",
+		verdict, group(strs), group(cases), with, sent, plural(uint64(len(names)), "candidate"), elapsed.Round(100*time.Millisecond))
+}
+
+// writePHPT writes the .phpt tests of --phpt DIR and says so on stderr; false when they could
+// not be written (said too).
+func writePHPT(dir string, classes []*report.Class, stderr io.Writer) bool {
+	paths, err := report.WritePHPT(dir, classes)
+	if err != nil {
+		fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
+		return false
+	}
+	if len(paths) > 0 {
+		dir = filepath.Clean(dir)
+		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)\n",
+			plural(uint64(len(paths)), "PHP test"), dir, dir, filepath.Join(dir, "*.phpt"))
+	}
+	return true
+}
+
+// startTargets starts the --exec targets and the --reference-exec target (each `[name=]CMD`)
+// into c; the returned function closes them (saying on stderr why one did not end well).
+func startTargets(ctx context.Context, c *common, execs []string, refExec string, timeout time.Duration) (func(), error) {
+	var started []*fuzz.Target
+	closeAll := func() {
+		for _, t := range started {
+			if err := t.Close(); err != nil {
+				fmt.Fprintf(c.stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
+			}
+		}
+	}
+	start := func(flag, arg string) (*fuzz.Target, error) {
+		name, cmd := splitExecName(arg)
+		for _, t := range started {
+			if name != "" && t.Name == name {
+				return nil, usagef("%s %q: a target of that name was given already (name each one: --exec NAME=CMD)", flag, arg)
+			}
+		}
+		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: timeout, Sink: c.sink, Name: name})
+		if err != nil {
+			return nil, usagef("%s %q: %v", flag, cmd, err)
+		}
+		started = append(started, t)
+		return t, nil
+	}
+	if refExec != "" {
+		r, err := start("--reference-exec", refExec)
+		if err != nil {
+			return closeAll, err
+		}
+		c.reference = r
+	}
+	for _, cmd := range execs {
+		t, err := start("--exec", cmd)
+		if err != nil {
+			return closeAll, err
+		}
+		if c.reference != nil {
+			t.SetReference(c.reference)
+		}
+		c.targets = append(c.targets, t)
+	}
+	return closeAll, nil
+}
+
+// splitExecName splits an --exec argument NAME=CMD into its name and command: NAME is a word
+// of letters, digits, '.', '_' and '-' that starts with a letter, right before the first '='
+// and not part of the command's first word otherwise; "" and the whole argument without one.
+func splitExecName(arg string) (name, cmd string) {
+	n, rest, ok := strings.Cut(arg, "=")
+	if !ok || n == "" || strings.TrimSpace(rest) == "" || !isLetter(n[0]) ||
+		strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" {
+		return "", arg
+	}
+	return n, strings.TrimSpace(rest)
+}
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+// allTargets are the --exec targets and the reference.
+func allTargets(c *common) []*fuzz.Target {
+	if c.reference == nil {
+		return c.targets
+	}
+	return append([]*fuzz.Target{c.reference}, c.targets...)
+}
+
+// candidatesText names the candidates of a campaign for its first line, and what they are
+// compared with: the oracle, or the --reference-exec target.
+func candidatesText(c *common) string {
+	var names []string
+	for _, im := range c.cands {
+		names = append(names, im.Name)
+	}
+	for _, t := range c.targets {
+		// The operations it is asked: those it announced that --ops selects.
+		ops := slices.DeleteFunc(slices.Clone(t.Ops()), func(o fuzz.Op) bool { return !slices.Contains(c.ops, o) })
+		names = append(names, fmt.Sprintf("%s (%s)", targetLabel(t), joinOps(ops)))
+	}
+	if c.reference == nil {
+		return strings.Join(names, ", ") + " against the oracle"
+	}
+	return fmt.Sprintf("%s against the reference %s (every difference is a finding; the oracle says which side answers as PHP 8.2 does)",
+		strings.Join(names, ", "), targetLabel(c.reference))
+}
+
+// versusName is the reference's name, "" without --reference-exec.
+func versusName(c *common) string {
+	if c.reference == nil {
+		return ""
+	}
+	return c.reference.Name
+}
+
+// execArg is a target as --exec takes it back: NAME=CMD, or its command.
+func execArg(t *fuzz.Target) string {
+	if t.Name != t.Command {
+		return t.Name + "=" + t.Command
+	}
+	return t.Command
+}
+
+// targetLabel is a target as the first line names it: its command quoted, after its name.
+func targetLabel(t *fuzz.Target) string {
+	if t.Name != t.Command {
+		return fmt.Sprintf("%s=%q", t.Name, t.Command)
+	}
+	return fmt.Sprintf("%q", t.Name)
 }

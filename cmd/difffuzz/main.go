@@ -7,8 +7,9 @@
 //
 //	difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
 //	         [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-//	         [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
-//	difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+//	         [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
+//	         [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
+//	difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
 //	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
 //	difffuzz serve [--impl NAME]
 //	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
@@ -17,10 +18,11 @@
 //	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
 //	difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
 //	               [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
+//	difffuzz phpt [--dir DIR]
 //	difffuzz list
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
-// or internal error. See README.md.
+// or internal error. See README.md and docs/cli.md.
 package main
 
 import (
@@ -42,12 +44,41 @@ func main() {
 	os.Exit(code)
 }
 
-// processSignals is how the process takes signals: SIGINT and SIGTERM cancel the context (the
-// summary is printed); a closed pipe on stdout or stderr (| head) is a write error that run
-// reports, not a SIGPIPE that ends the run before --junit and --findings are written.
+// processSignals is how the process takes signals: the first SIGINT or SIGTERM cancels the
+// context (the run stops, minimizes what it found and prints the summary); a second one
+// cancels the context of hardStop too (a campaign then skips minimizing), and a third ends
+// the process as the signal does. A closed pipe on stdout or stderr (| head) is a write error
+// that run reports, not a SIGPIPE that ends the run before --junit and --findings are written.
 func processSignals() (context.Context, context.CancelFunc) {
 	signal.Ignore(syscall.SIGPIPE)
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	soft, cancelSoft := context.WithCancel(context.Background())
+	hard, cancelHard := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		cancelSoft()
+		<-ch
+		cancelHard()
+		signal.Stop(ch)
+	}()
+	return context.WithValue(soft, hardStopKey{}, hard), func() {
+		signal.Stop(ch)
+		cancelSoft()
+		cancelHard()
+	}
+}
+
+type hardStopKey struct{}
+
+// hardStop is the context a second interrupt cancels (see processSignals): what a campaign
+// does after an interrupt (minimizing its findings) runs under it. ctx itself when it carries
+// none (tests).
+func hardStop(ctx context.Context) context.Context {
+	if h, ok := ctx.Value(hardStopKey{}).(context.Context); ok {
+		return h
+	}
+	return ctx
 }
 
 // Exit codes, as diff's.
@@ -67,8 +98,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 const usageText = `usage:
   difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
            [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-           [--shard K/N|auto/N] [--exec CMD]... [--timeout D] [--json] [--findings FILE] [--junit FILE] [--examples N] [--out DIR]
-  difffuzz escape|decode|utf8-decode [--impl NAME] [--flags F] (--hex HEX | --string S | -)
+           [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
+           [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
+  difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
   difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
   difffuzz serve [--impl NAME]
   difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
@@ -77,6 +109,7 @@ const usageText = `usage:
   difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
   difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
                  [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
+  difffuzz phpt [--dir DIR]
   difffuzz list
 Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
 `
@@ -95,7 +128,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "":
 		code, err = runCampaign(ctx, args, stdout, stderr)
 	case "escape", "decode", "utf8-decode", "utf8_decode":
-		code, err = runOne(cmd, args, stdin, stdout, stderr)
+		code, err = runOne(ctx, cmd, args, stdin, stdout, stderr)
 	case "serve":
 		err = runServe(args, stdin, stdout, stderr)
 	case "list":
@@ -108,10 +141,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = runMerge(args, stdout, stderr)
 	case "bench":
 		code, err = runBench(ctx, args, stdout, stderr)
+	case "phpt":
+		err = runPHPT(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usageText)
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, list; or flags for a campaign)", cmd)
+		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, phpt, list; or flags for a campaign)", cmd)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

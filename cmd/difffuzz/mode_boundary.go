@@ -37,6 +37,14 @@ func init() {
 			}
 			return nil
 		},
+		plan: func(c *common) []fuzz.TargetSpace {
+			fams, _ := fuzz.ParseBoundaryFamilies(families)
+			tsample := sample.n
+			if !sample.set {
+				tsample = fuzz.DefaultTargetBoundarySample
+			}
+			return fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards)
+		},
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			rep := &fuzz.Report{}
 			fams, _ := fuzz.ParseBoundaryFamilies(families)

@@ -18,15 +18,23 @@ func init() {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
 		selected: func() bool { return on },
+		plan: func(c *common) []fuzz.TargetSpace {
+			return fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards)
+		},
 		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
 			rep := &fuzz.Report{}
 			if len(c.cands) > 0 {
 				// With --checkpoint the built-in spaces resume unit by unit.
 				c.ck.begin("exhaustive")
-				r, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{
+				cfg := fuzz.ExhaustiveConfig{
 					Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Impls: c.cands, Workers: c.workers, Progress: c.progress,
 					Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: c.ck.units(),
-				})
+				}
+				if len(c.targets) == 0 && cfg.Units == nil {
+					// The status lines give the ETA of the whole sweep beside the space's.
+					cfg.Progress = newOverall(c.progress, fuzz.ExhaustiveTotal(cfg), "exhaustive sweep", "cases")
+				}
+				r, err := fuzz.Exhaustive(ctx, cfg)
 				if err != nil {
 					return nil, err
 				}

@@ -40,6 +40,20 @@ func init() {
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
 		},
 		selected: func() bool { return budgetSet },
+		plan: func(c *common) []fuzz.TargetSpace {
+			n := count
+			if n == 0 && dur == 0 {
+				n = defaultRandomCount
+			}
+			if n == 0 || c.shards > 1 && c.shard != 0 {
+				return nil // a duration, or left to shard 0
+			}
+			var out []fuzz.TargetSpace
+			for _, op := range c.ops {
+				out = append(out, fuzz.RandomTargetSpace(op, 1, n, 0, nil)) // (any seed sizes and times it)
+			}
+			return out
+		},
 		check: func(runs bool) error {
 			if !runs && (seedSet || stats) {
 				return usagef("--seed and --stats go with --random N|DURATION (or the default campaign, which runs random inputs)")
@@ -108,8 +122,11 @@ func init() {
 				fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
 			} else {
 				again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
+				if r := c.reference; r != nil {
+					again += " --reference-exec " + fuzz.ShellQuote(execArg(r))
+				}
 				for _, t := range c.targets {
-					again += " --exec " + fuzz.ShellQuote(t.Name)
+					again += " --exec " + fuzz.ShellQuote(execArg(t))
 				}
 				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
 			}

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/protocol"
 )
 
 // maxInput bounds what escape/decode read from stdin (64 MiB).
@@ -35,22 +38,25 @@ func parseHex(s string) ([]byte, error) {
 // runOne prints the exact result of one implementation on one input: escape writes the
 // string json_encode returns (quotes included, no newline); a PHP false writes nothing on
 // stdout, the error on stderr, and exits 1. decode writes the decoder steps in target
-// protocol form; utf8-decode the raw bytes.
-func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+// protocol form; utf8-decode the raw bytes. With --exec the input is asked of an external
+// target, and an answer that is not PHP 8.2's (the oracle's) is said on stderr and exits 1.
+func runOne(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if cmd == "utf8_decode" {
 		cmd = "utf8-decode"
 	}
 	fs := newFlagSet(cmd, stderr)
 	implName := fs.String("impl", "fast", "implementation: "+strings.Join(fuzz.ImplNames(), ", "))
+	execCmd := fs.String("exec", "", "ask this external target (target protocol v1; `[NAME=]CMD` as the campaign's --exec) instead of a built-in, and compare its answer with PHP 8.2's")
+	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for the target's hello and answer (at least 1ms)")
 	flagsArg := "0"
 	if cmd == "escape" {
 		fs.StringVar(&flagsArg, "flags", "0", "json_encode options: PHP names joined by | or , (JSON_HEX_TAG|UNESCAPED_UNICODE) or an integer (320)")
 	}
 	hexArg := fs.String("hex", "", "the input as hex digits (e08041)")
 	strArg := fs.String("string", "", "the input as a literal string")
-	synopsis := "difffuzz " + cmd + " [--impl NAME] (--hex HEX | --string S | -)"
+	synopsis := "difffuzz " + cmd + " [--impl NAME | --exec CMD [--timeout D]] (--hex HEX | --string S | -)"
 	if cmd == "escape" {
-		synopsis = "difffuzz escape [--impl NAME] [--flags F] (--hex HEX | --string S | -)"
+		synopsis = "difffuzz escape [--impl NAME | --exec CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)"
 	}
 	rest, err := parseFlags(fs, args, stderr, synopsis)
 	if err != nil {
@@ -58,52 +64,75 @@ func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	sources := 0
-	if set["hex"] {
-		sources++
+	in, err := oneInput(set, rest, *hexArg, *strArg, stdin)
+	if err != nil {
+		return exitUsage, err
 	}
-	if set["string"] {
-		sources++
+	opts, err := jsonopt.Parse(flagsArg)
+	if err != nil {
+		return exitUsage, usagef("--flags: %v", err)
 	}
-	readStdin := false
+	cs := fuzz.Case{Op: fuzz.Op(strings.ReplaceAll(cmd, "-", "_")), Input: in, Flags: opts}
 	switch {
-	case len(rest) == 1 && rest[0] == "-":
-		sources++
-		readStdin = true
-	case len(rest) > 0:
-		return exitUsage, usagef("unexpected argument %q (give the input with --hex, --string or -)", rest[0])
-	}
-	if sources != 1 {
-		return exitUsage, usagef("give exactly one input: --hex HEX, --string S or - for stdin")
-	}
-	var in []byte
-	switch {
-	case set["hex"]:
-		if in, err = parseHex(*hexArg); err != nil {
-			return exitUsage, usageError{err.Error()}
+	case set["exec"] && set["impl"]:
+		return exitUsage, usagef("give --impl or --exec, not both")
+	case set["exec"]:
+		if *timeout < minTimeout {
+			return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *timeout)
 		}
-	case set["string"]:
-		in = []byte(*strArg)
-	case readStdin:
-		in, err = io.ReadAll(io.LimitReader(stdin, maxInput+1))
-		if err != nil {
-			return exitUsage, usagef("reading stdin: %v", err)
-		}
-		if len(in) > maxInput {
-			return exitUsage, usagef("stdin is larger than %d bytes", maxInput)
-		}
+		return oneExec(ctx, *execCmd, *timeout, cs, stdout, stderr)
+	case set["timeout"]:
+		return exitUsage, usagef("--timeout is for --exec")
 	}
 	im, err := fuzz.LookupImpl(*implName)
 	if err != nil {
 		return exitUsage, usageError{err.Error()}
 	}
-	switch cmd {
-	case "escape":
-		opts, err := jsonopt.Parse(flagsArg)
-		if err != nil {
-			return exitUsage, usagef("--flags: %v", err)
+	return oneBuiltin(im, cs, stdout, stderr)
+}
+
+// oneInput reads the one input of escape, decode and utf8-decode: --hex, --string or stdin (-).
+func oneInput(set map[string]bool, rest []string, hexArg, strArg string, stdin io.Reader) ([]byte, error) {
+	sources := 0
+	for _, f := range []string{"hex", "string"} {
+		if set[f] {
+			sources++
 		}
-		out, eerr := im.Escape(nil, in, opts)
+	}
+	switch {
+	case len(rest) == 1 && rest[0] == "-":
+		sources++
+	case len(rest) > 0:
+		return nil, usagef("unexpected argument %q (give the input with --hex, --string or -)", rest[0])
+	}
+	if sources != 1 {
+		return nil, usagef("give exactly one input: --hex HEX, --string S or - for stdin")
+	}
+	switch {
+	case set["hex"]:
+		in, err := parseHex(hexArg)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		return in, nil
+	case set["string"]:
+		return []byte(strArg), nil
+	}
+	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	if err != nil {
+		return nil, usagef("reading stdin: %v", err)
+	}
+	if len(in) > maxInput {
+		return nil, usagef("stdin is larger than %d bytes", maxInput)
+	}
+	return in, nil
+}
+
+// oneBuiltin prints a built-in implementation's answer to cs (see runOne).
+func oneBuiltin(im fuzz.Impl, cs fuzz.Case, stdout, stderr io.Writer) (int, error) {
+	switch cs.Op {
+	case fuzz.OpEscape:
+		out, eerr := im.Escape(nil, cs.Input, cs.Flags)
 		if eerr != nil && jsonopt.ErrorCode(eerr) < 0 {
 			return exitUsage, eerr
 		}
@@ -118,10 +147,10 @@ func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer
 			fmt.Fprintf(stderr, "difffuzz: %s: %v\n", what, eerr)
 			return exitFindings, nil
 		}
-	case "decode":
+	case fuzz.OpDecode:
 		var steps []string
-		for pos := 0; pos < len(in); {
-			st := im.NextChar(in, pos)
+		for pos := 0; pos < len(cs.Input); {
+			st := im.NextChar(cs.Input, pos)
 			steps = append(steps, st.String())
 			if st.Advance <= 0 {
 				return exitUsage, fmt.Errorf("%s returned advance %d at position %d", im.Name, st.Advance, pos)
@@ -133,11 +162,76 @@ func runOne(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer
 		}
 		fmt.Fprintln(stdout, strings.Join(steps, " "))
 	default:
-		if _, err := stdout.Write(im.UTF8Decode(nil, in)); err != nil {
+		if _, err := stdout.Write(im.UTF8Decode(nil, cs.Input)); err != nil {
 			return exitUsage, err
 		}
 	}
 	return exitOK, nil
+}
+
+// oneExec asks an external target cs and prints its answer as oneBuiltin prints a built-in's;
+// an answer that is not PHP 8.2's is said on stderr (with PHP's) and exits 1, and so does an
+// escape answered false (as for a built-in) or a refusal.
+func oneExec(ctx context.Context, arg string, timeout time.Duration, cs fuzz.Case, stdout, stderr io.Writer) (int, error) {
+	name, command := splitExecName(arg)
+	t, err := fuzz.StartTarget(ctx, command, fuzz.TargetConfig{Timeout: timeout, Name: name, CalibrateAfter: -1})
+	if err != nil {
+		return exitUsage, usagef("--exec %q: %v", command, err)
+	}
+	defer t.Close()
+	r, err := t.Ask(ctx, cs)
+	if err != nil {
+		return exitUsage, usagef("--exec %q: %v", command, err)
+	}
+	if r.ErrorMsg != "" {
+		fmt.Fprintf(stderr, "difffuzz: %s refused it: error %s\n", t.Name, r.ErrorMsg)
+		return exitFindings, nil
+	}
+	code := exitOK
+	switch {
+	case cs.Op == fuzz.OpDecode:
+		steps := make([]string, len(r.Steps))
+		for i, st := range r.Steps {
+			steps[i] = st.String()
+		}
+		if len(steps) == 0 {
+			steps = []string{"-"}
+		}
+		_, err = fmt.Fprintln(stdout, strings.Join(steps, " "))
+	case r.False:
+		fmt.Fprintf(stderr, "difffuzz: json_encode returned false: json_last_error() = %d\n", r.Err)
+		code = exitFindings
+	default:
+		_, err = stdout.Write(r.Result)
+		if cs.Op == fuzz.OpEscape && r.Err != 0 {
+			fmt.Fprintf(stderr, "difffuzz: json_encode returned %q: json_last_error() = %d\n", r.Result, r.Err)
+			code = exitFindings
+		}
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	if fs := t.Judge(cs, r); len(fs) > 0 {
+		f := fs[0]
+		fmt.Fprintf(stderr, "difffuzz: %s differs from PHP 8.2: %s\n", t.Name, oneDiff(f))
+		if line, ok := fuzz.PHPLine(f); ok {
+			fmt.Fprintf(stderr, "difffuzz: with the build's PHP: %s\n", line)
+		}
+		code = exitFindings
+	}
+	return code, nil
+}
+
+// oneDiff says how a target's answer differs from PHP 8.2's: "it writes X, PHP 8.2 writes Y".
+func oneDiff(f *fuzz.Finding) string {
+	switch f.Kind {
+	case fuzz.KindStep:
+		return fmt.Sprintf("the step at offset %d is %s, PHP 8.2's %s", f.Pos, fuzz.StepText(f.GotStep), fuzz.StepText(f.WantStep))
+	case fuzz.KindOutput, fuzz.KindError:
+		esc := f.Op == fuzz.OpEscape
+		return fmt.Sprintf("it returns %s, PHP 8.2 returns %s", fuzz.ResultText(f.Got, f.GotErr, esc), fuzz.ResultText(f.Want, f.WantErr, esc))
+	}
+	return f.Detail
 }
 
 // clip quotes s for an error message, cut to its first 64 bytes.

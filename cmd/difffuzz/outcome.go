@@ -30,7 +30,8 @@ type outcome struct {
 	shard      int
 	shards     int
 	notChecked []string
-	mergedFrom int // the shard reports a merge read (0 for a campaign)
+	mergedFrom int    // the shard reports a merge read (0 for a campaign)
+	versus     string // the --reference-exec target's name ("" : compared with the oracle)
 }
 
 func (o *outcome) checks() []report.Check { return report.Checks(o.rep.Spaces, o.classes) }
@@ -42,7 +43,7 @@ func (o *outcome) write(w io.Writer, asJSON bool) error {
 		if len(o.classes) > 0 {
 			fmt.Fprintln(w)
 		}
-		printSummary(w, o.rep, len(report.Defects(o.classes)), len(o.classes), o.elapsed)
+		printSummary(w, o.rep, len(report.Defects(o.classes)), len(o.classes), o.elapsed, o.versus)
 		return nil
 	}
 	fj := make([]map[string]any, len(o.rep.Findings))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,11 +30,16 @@ func newProgressOf(w io.Writer, unit string) fuzz.Progress {
 }
 
 type barProgress struct {
-	w   io.Writer
-	bar *progressbar.ProgressBar
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	label string
+	whole *wholeRun  // the whole run's progress, shown beside the space's (nil: none)
+	mu    sync.Mutex // guards last (workers advance concurrently)
+	last  time.Time
 }
 
 func (p *barProgress) Begin(label string, total uint64) {
+	p.label = label
 	p.bar = progressbar.NewOptions64(int64(total),
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetDescription(label),
@@ -45,13 +51,24 @@ func (p *barProgress) Begin(label string, total uint64) {
 	)
 }
 
-func (p *barProgress) Advance(n uint64) { _ = p.bar.Add64(int64(n)) }
+func (p *barProgress) Advance(n uint64) {
+	if p.whole != nil {
+		p.mu.Lock()
+		if time.Since(p.last) > time.Second {
+			p.last = time.Now()
+			p.bar.Describe(p.label + " · " + p.whole.text())
+		}
+		p.mu.Unlock()
+	}
+	_ = p.bar.Add64(int64(n))
+}
 
 func (p *barProgress) End() { _ = p.bar.Finish() }
 
 type lineProgress struct {
 	w     io.Writer
 	unit  string
+	whole *wholeRun // the whole run's progress, added to each status line (nil: none)
 	mu    sync.Mutex
 	label string
 	total uint64
@@ -80,8 +97,67 @@ func (p *lineProgress) Advance(n uint64) {
 	el := now.Sub(p.start)
 	frac := float64(p.done) / float64(p.total)
 	eta := time.Duration(float64(el) * (1 - frac) / frac)
-	fmt.Fprintf(p.w, "difffuzz: %s: %.1f%% of %s %s, elapsed %s, ETA %s\n",
-		p.label, 100*frac, group(p.total), p.unit, el.Round(time.Second), eta.Round(time.Second))
+	whole := ""
+	if t := p.whole.text(); t != "" {
+		whole = "; " + t
+	}
+	fmt.Fprintf(p.w, "difffuzz: %s: %.1f%% of %s %s, elapsed %s, ETA %s%s\n",
+		p.label, 100*frac, group(p.total), p.unit, el.Round(time.Second), eta.Round(time.Second), whole)
 }
 
 func (p *lineProgress) End() {}
+
+// wholeRun is the progress of a whole campaign against --exec targets: the requests of every
+// space it planned (printPlan), so that the status lines and the bar give the whole run's ETA,
+// not only the current space's.
+type wholeRun struct {
+	inner fuzz.Progress
+	what  string // "whole run", "exhaustive sweep"
+	unit  string // "requests", "cases"
+	total uint64
+	done  atomic.Uint64
+	start time.Time
+}
+
+// newWholeRun wraps p, which shows the whole run's progress beside each space's: total
+// requests to the --exec targets.
+func newWholeRun(p fuzz.Progress, total uint64) fuzz.Progress {
+	return newOverall(p, total, "whole run", "requests")
+}
+
+// newOverall wraps p, which shows the progress of what (total cases of unit) beside each
+// space's.
+func newOverall(p fuzz.Progress, total uint64, what, unit string) fuzz.Progress {
+	w := &wholeRun{inner: p, what: what, unit: unit, total: total, start: time.Now()}
+	switch q := p.(type) {
+	case *lineProgress:
+		q.whole = w
+	case *barProgress:
+		q.whole = w
+	}
+	return w
+}
+
+func (w *wholeRun) Begin(label string, total uint64) { w.inner.Begin(label, total) }
+
+func (w *wholeRun) Advance(n uint64) {
+	w.done.Add(n)
+	w.inner.Advance(n)
+}
+
+func (w *wholeRun) End() { w.inner.End() }
+
+// text is "whole run 43% of 1,333,583 requests, ETA 5s", "" before anything is done.
+func (w *wholeRun) text() string {
+	if w == nil {
+		return ""
+	}
+	done := w.done.Load()
+	if done == 0 || w.total == 0 {
+		return ""
+	}
+	frac := min(float64(done)/float64(w.total), 1)
+	el := time.Since(w.start)
+	eta := time.Duration(float64(el) * (1 - frac) / frac)
+	return fmt.Sprintf("%s %.0f%% of %s %s, ETA %s", w.what, 100*frac, group(w.total), w.unit, eta.Round(time.Second))
+}

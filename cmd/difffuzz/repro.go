@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/protocol"
@@ -69,6 +70,8 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		defer target.Close()
 	}
+	recorded := &recordedTargets{m: map[string]*fuzz.Target{}, why: map[string]string{}, timeout: *timeout, stderr: stderr}
+	defer recorded.close()
 	failing, skipped := 0, 0
 	for _, s := range saved {
 		ops := make([]string, len(s.Ops))
@@ -81,38 +84,23 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		var found []*fuzz.Finding
 		var who, why, note string
+		t := target
+		if t == nil && chosen == nil {
+			if t, why = recorded.target(ctx, s); t != nil {
+				s.Path += " (through its recorded --exec command)"
+			}
+		}
 		switch {
-		case target != nil:
-			who = target.Name
-			var not []string
-			for _, op := range s.Ops {
-				cs := fuzz.Case{Op: op, Input: s.Input}
-				if op == fuzz.OpEscape {
-					cs.Flags = s.Flags
-				}
-				f, err := target.Replay(ctx, cs)
-				if err != nil {
-					not = append(not, fmt.Sprintf("%s not sent: %v", op, err))
-					continue
-				}
-				found = append(found, f...)
-			}
-			switch {
-			case len(not) == len(s.Ops):
-				why = strings.Join(not, "; ")
-			case len(not) > 0:
-				note = " (" + strings.Join(not, "; ") + ")"
-			}
+		case why != "":
+		case t != nil:
+			who = t.Name
+			found, why, note = replayThrough(ctx, t, s)
 		default:
 			cands := chosen
 			if cands == nil {
-				switch im, err := reproLookup(s.Impl); {
-				case s.Impl == "": // a go test fuzz v1 file: every fast variant
-					cands = reproAll
-				case err == nil:
+				cands = reproAll // a go test fuzz v1 file: every fast variant
+				if im, err := reproLookup(s.Impl); s.Impl != "" && err == nil {
 					cands = []fuzz.Impl{im}
-				default:
-					why = fmt.Sprintf("recorded %q is not built in: replay it with --exec %q (or check the built-ins with --impl)", s.Impl, s.Impl)
 				}
 			}
 			names := make([]string, len(cands))
@@ -120,9 +108,7 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 				names[i] = im.Name
 			}
 			who = strings.Join(names, ", ")
-			if why == "" {
-				found = s.Replay(cands, nil)
-			}
+			found = s.Replay(cands, nil)
 		}
 		switch {
 		case why != "":
@@ -158,6 +144,77 @@ func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "difffuzz: repro: all %d saved findings pass now\n", len(saved))
 	}
 	return exitOK, nil
+}
+
+// replayThrough asks target t each operation of s (one request each): the findings; why, when
+// no operation could be sent; note, the operations that could not.
+func replayThrough(ctx context.Context, t *fuzz.Target, s fuzz.Saved) (found []*fuzz.Finding, why, note string) {
+	var not []string
+	for _, op := range s.Ops {
+		cs := fuzz.Case{Op: op, Input: s.Input}
+		if op == fuzz.OpEscape {
+			cs.Flags = s.Flags
+		}
+		f, err := t.Replay(ctx, cs)
+		if err != nil {
+			not = append(not, fmt.Sprintf("%s not sent: %v", op, err))
+			continue
+		}
+		found = append(found, f...)
+	}
+	switch {
+	case len(not) == len(s.Ops):
+		why = strings.Join(not, "; ")
+	case len(not) > 0:
+		note = " (" + strings.Join(not, "; ") + ")"
+	}
+	return found, why, note
+}
+
+// recordedTargets are the --exec targets repro starts from the commands saved records name,
+// when no --exec is given: one per command, started when first needed.
+type recordedTargets struct {
+	m       map[string]*fuzz.Target // by command; nil when it did not start
+	why     map[string]string       // why it did not
+	timeout time.Duration
+	stderr  io.Writer
+}
+
+// target is the target of s's record when it names one that is not built in (its command:,
+// or an older record's impl:), started: nil and "" for a built-in or a fuzz file; nil and why
+// when it does not start.
+func (r *recordedTargets) target(ctx context.Context, s fuzz.Saved) (*fuzz.Target, string) {
+	if s.Impl == "" {
+		return nil, ""
+	}
+	if _, err := reproLookup(s.Impl); err == nil && s.Command == "" {
+		return nil, ""
+	}
+	cmd, name := s.Command, ""
+	if cmd == "" {
+		cmd = s.Impl
+	} else if s.Impl != cmd {
+		name = s.Impl
+	}
+	if t, ok := r.m[cmd]; ok {
+		return t, r.why[cmd]
+	}
+	t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: r.timeout, Name: name})
+	if err != nil {
+		r.m[cmd], r.why[cmd] = nil, fmt.Sprintf("recorded %q is not built in, and the command it records does not start (%s): replay it with --exec CMD (or check the built-ins with --impl)", s.Impl, oneLine(err))
+		return nil, r.why[cmd]
+	}
+	fmt.Fprintf(r.stderr, "difffuzz: repro: no --exec given: replaying %s's records through the command they record: %s\n", s.Impl, fuzz.ShellCommand(cmd))
+	r.m[cmd] = t
+	return t, ""
+}
+
+func (r *recordedTargets) close() {
+	for _, t := range r.m {
+		if t != nil {
+			t.Close()
+		}
+	}
 }
 
 // notReplayed is the tail of repro's summary when some saved findings were skipped.

@@ -38,7 +38,8 @@ func TestRepro(t *testing.T) {
 	// replayed against the built-ins as if it passed: skip, exit 2.
 	code, out, errs = runArgs(t, "", "repro", ff, tf2)
 	if code != 2 || strings.Count(out, "ok    ") != 1 || !strings.Contains(out, "skip  "+tf2) ||
-		!strings.Contains(out, `recorded "no-such-impl" is not built in: replay it with --exec "no-such-impl" (or check the built-ins with --impl)`) ||
+		!strings.Contains(out, `recorded "no-such-impl" is not built in, and the command it records does not start (`) ||
+		!strings.Contains(out, `: replay it with --exec CMD (or check the built-ins with --impl)`) ||
 		!strings.Contains(errs, "1 of 2 saved findings could not be replayed") {
 		t.Errorf("repro no-such-impl: exit %d\n%s\n%s", code, out, errs)
 	}

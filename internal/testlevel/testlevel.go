@@ -1,4 +1,4 @@
-// Package testlevel says which tier of the test pyramid a test binary runs in (README, "Tests").
+// Package testlevel says which tier of the test pyramid a test binary runs in (docs/testing.md, "Tests").
 //
 //   - go test -short ./...: the quick gate (about a minute on 2 cores): unit and table tests,
 //     planted candidates, small spaces.

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+)
+
+// What a campaign against --exec targets will cost, said before it starts: each space's size
+// and an estimate of the whole run's time from a short calibration against each target.
+
+// calibrationBatches batches of calibrationBatch cases of each space are timed through each
+// target; a space's time per case is the median batch's (one stall, a collection or a busy
+// machine, does not make the estimate).
+const (
+	calibrationBatches = 5
+	calibrationBatch   = 400
+)
+
+// longRun is the estimate past which a run says how to shard it.
+const longRun = time.Hour
+
+// planned is one space of the run as a target will be asked it.
+type planned struct {
+	sp      fuzz.TargetSpace
+	perCase time.Duration // from calibration (0: not calibrated)
+}
+
+// targetPlan is the spaces of the modes to run as target t is asked them: those of the
+// operations it (and the reference) serves, inside its options=.
+func targetPlan(c *common, run []*mode, t *fuzz.Target) []planned {
+	var out []planned
+	for _, m := range run {
+		if m.plan == nil {
+			continue
+		}
+		for _, sp := range m.plan(c) {
+			if !t.Has(sp.Op) || sp.Total == 0 || t.Reference() != nil && !t.Reference().Has(sp.Op) {
+				continue
+			}
+			if sp.Op == fuzz.OpEscape {
+				sp = sp.Within(t.Capabilities().Options)
+			}
+			out = append(out, planned{sp: sp})
+		}
+	}
+	return out
+}
+
+// calibrate times the first cases of each space through t (and its reference, which is asked
+// the same; see calibrationBatches): each space's time per case.
+func calibrate(ctx context.Context, t *fuzz.Target, plan []planned) (asked int, err error) {
+	for i := range plan {
+		var cases []fuzz.Case
+		for cs := range plan[i].sp.Seq {
+			if cs.Op == plan[i].sp.Op {
+				cases = append(cases, fuzz.Case{Op: cs.Op, Input: append([]byte(nil), cs.Input...), Flags: cs.Flags})
+			}
+			if len(cases) == calibrationBatches*calibrationBatch {
+				break
+			}
+		}
+		for _, x := range []*fuzz.Target{t, t.Reference()} {
+			if x == nil {
+				continue
+			}
+			var per []time.Duration
+			for b := 0; b < len(cases); b += calibrationBatch {
+				el, n, err := x.Time(ctx, cases[b:min(b+calibrationBatch, len(cases))])
+				if err != nil {
+					return asked, err
+				}
+				if n > 0 {
+					per = append(per, el/time.Duration(n))
+					asked += n
+				}
+			}
+			if len(per) > 0 {
+				slices.Sort(per)
+				plan[i].perCase += per[len(per)/2]
+			}
+		}
+	}
+	return asked, nil
+}
+
+// printPlan says, before a campaign against --exec targets, each space's size per target and
+// the whole run's estimated time (from calibrate), and how to shard a run estimated past an
+// hour. It returns the cases the targets will be asked (for the whole run's progress), or the
+// error of a target that answered calibration nothing at all (fuzz.ErrTargetSilent).
+func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64, error) {
+	var total uint64
+	var est time.Duration
+	for _, t := range c.targets {
+		plan := targetPlan(c, run, t)
+		if len(plan) == 0 {
+			continue
+		}
+		start := time.Now()
+		asked, err := calibrate(ctx, t, plan)
+		if errors.Is(err, fuzz.ErrTargetSilent) {
+			return 0, err // it answers nothing: the one line that says so
+		}
+		calib := fmt.Sprintf("calibrated on %s in %v", plural(uint64(asked), "request"), time.Since(start).Round(time.Millisecond))
+		if err != nil {
+			calib = "not calibrated: the target failed on a calibration request (the campaign says how)"
+		}
+		also := ""
+		if r := t.Reference(); r != nil {
+			also = fmt.Sprintf(" (and the same to %s)", r.Name)
+		}
+		fmt.Fprintf(w, "difffuzz: plan for %s%s:\n", t.Name, also)
+		var n uint64
+		var d time.Duration
+		for _, p := range plan {
+			pd := time.Duration(p.sp.Total) * p.perCase
+			fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s requests  %s\n", p.sp.Space, p.sp.Op, padRight(planLen(p.sp), 12), group(p.sp.Total), estText(pd, err))
+			n += p.sp.Total
+			d += pd
+		}
+		fmt.Fprintf(w, "difffuzz:   %-35s %15s requests  %s (%s)\n", "the whole run", group(n), estText(d, err), calib)
+		total += n
+		est += d
+	}
+	if est > longRun {
+		shards := int((est + longRun/2 - 1) / (longRun / 2))
+		fmt.Fprintf(w, "difffuzz: this run is estimated at %s, over an hour: split it between machines with --shard K/%d (K = 0..%d; about %s each, random inputs on shard 0) and merge their --json reports with difffuzz merge, or check less (--max-len, --ops)\n",
+			roughly(est), shards, shards-1, roughly(est/time.Duration(shards)))
+	}
+	return total, nil
+}
+
+// padRight is s padded with spaces to n characters (runes: "×" is one).
+func padRight(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+// planLen is a space's input length and option sets for the plan ("len 2 × 8").
+func planLen(sp fuzz.TargetSpace) string {
+	s := "mixed"
+	if sp.Len > 0 {
+		s = fmt.Sprintf("len %d", sp.Len)
+	}
+	if sp.Op == fuzz.OpEscape && sp.OptionSets > 1 {
+		s += fmt.Sprintf(" × %d", sp.OptionSets)
+	}
+	return s
+}
+
+// estText is an estimated duration for the plan: "about 2.9s", "about 11h55m"; "?" when not
+// calibrated.
+func estText(d time.Duration, err error) string {
+	if err != nil {
+		return "?"
+	}
+	return "about " + roughly(d)
+}
+
+// roughly is d rounded for a person: 40ms, 2.9s, 5m8s, 11h55m.
+func roughly(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/planted"
+)
+
+// TestPlanPrinted: a campaign against a target says first each space's size and the whole
+// run's estimate, and the sizes add up to the requests the summary table counts.
+func TestPlanPrinted(t *testing.T) {
+	code, out, errs := runArgs(t, "", "--exec", planted.Command(os.Args[0]), "--exhaustive", "--max-len", "1", "--ops", "escape,utf8_decode")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	rows := regexp.MustCompile(`(?m)^difffuzz:   exhaustive (escape|utf8_decode) +len (\d)[^\n]* ([0-9,]+) requests  about `).FindAllStringSubmatch(errs, -1)
+	whole := regexp.MustCompile(`(?m)^difffuzz:   the whole run +([0-9,]+) requests  about [^\n]*\(calibrated on [0-9,]+ requests in `).FindStringSubmatch(errs)
+	if len(rows) != 2 || whole == nil {
+		t.Fatalf("want 2 spaces and the whole run in the plan:\n%s", errs)
+	}
+	var sum uint64
+	for _, r := range rows {
+		n, _ := strconv.ParseUint(strings.ReplaceAll(r[3], ",", ""), 10, 64)
+		sum += n
+	}
+	if got := group(sum); got != whole[1] || !strings.Contains(out, "cases compared") || !strings.Contains(out, whole[1]+" cases compared") {
+		t.Errorf("the spaces add up to %s, the whole run says %s; the summary:\n%s", got, whole[1], out)
+	}
+}
+
+// TestPlanLongRun: a run estimated past an hour says so and how to shard it, before it starts.
+func TestPlanLongRun(t *testing.T) {
+	tg, err := fuzz.StartTarget(context.Background(), planted.Command(os.Args[0]), fuzz.TargetConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var ex *mode
+	for _, m := range modes {
+		if m.name == "exhaustive" {
+			ex = m
+		}
+	}
+	c := &common{targets: []*fuzz.Target{tg}, ops: []fuzz.Op{fuzz.OpEscape}, maxLen: 4}
+	var w bytes.Buffer
+	total, err := printPlan(context.Background(), c, []*mode{ex}, &w)
+	if err != nil || total < 1<<32 || !regexp.MustCompile(`difffuzz: this run is estimated at \d+h\d\dm, over an hour: split it between machines with --shard K/\d+ \(K = 0\.\.\d+; about \d+m\d+s each`).MatchString(w.String()) {
+		t.Errorf("total %d, plan:\n%s", total, w.String())
+	}
+}
+
+// TestInterruptMinimizes: the first interrupt stops the campaign and still minimizes what it
+// found; a second skips minimizing (the classes keep their findings as found).
+func TestInterruptMinimizes(t *testing.T) {
+	for _, twice := range []bool{false, true} {
+		soft, cancelSoft := context.WithCancel(context.Background())
+		hard, cancelHard := context.WithCancel(context.Background())
+		ctx := context.WithValue(soft, hardStopKey{}, hard)
+		// A target that answers "" to everything (wrong for every input), and marks its
+		// 6,000th answer: past calibration and the first batch, so there are findings to
+		// minimize when the interrupt comes, however slow the machine (-race).
+		mark := filepath.Join(t.TempDir(), "mark")
+		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $i = 6000 ]; then : > ` + mark + `; fi; done'`
+		go func() {
+			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Stat(mark); err == nil {
+					break
+				}
+			}
+			cancelSoft()
+			if twice {
+				cancelHard()
+			}
+		}()
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"--exec", target, "--random", "100000000x", "--seed", "1"}, strings.NewReader(""), &out, &errb)
+		cancelSoft()
+		cancelHard()
+		minimal := strings.Contains(out.String(), "   minimal")
+		if code != 1 || minimal == twice || strings.Contains(errb.String(), "interrupted: minimizing what was found") == twice {
+			t.Errorf("interrupted twice=%v: exit %d, minimal witness %v\n%s\n%s", twice, code, minimal, out.String(), errb.String())
+		}
+	}
+}
+
+// TestWholeRunProgress: the status lines of a campaign against targets give the whole run's
+// share and ETA beside the current space's.
+func TestWholeRunProgress(t *testing.T) {
+	var w bytes.Buffer
+	lp := &lineProgress{w: &w, unit: "cases"}
+	p := newWholeRun(lp, 1000)
+	p.(*wholeRun).start = time.Now().Add(-10 * time.Second)
+	p.Begin("t exhaustive escape", 100)
+	lp.last = time.Now().Add(-time.Minute) // (a status line is due)
+	p.Advance(50)
+	p.End()
+	want := regexp.MustCompile(`^difffuzz: t exhaustive escape: 50\.0% of 100 cases, elapsed \d+s, ETA \d+s; whole run 5% of 1,000 requests, ETA 3m10s\n$`)
+	if !want.MatchString(w.String()) {
+		t.Errorf("status line %q", w.String())
+	}
+}
+
+// TestStatusLineAlone: a status line of a run without a whole-run plan (built-in candidates)
+// is the space's alone.
+func TestStatusLineAlone(t *testing.T) {
+	var w bytes.Buffer
+	lp := &lineProgress{w: &w, unit: "cases"}
+	lp.Begin("exhaustive escape", 100)
+	lp.last = time.Now().Add(-time.Minute)
+	lp.Advance(50)
+	if !regexp.MustCompile(`^difffuzz: exhaustive escape: 50\.0% of 100 cases, elapsed \d+s, ETA \d+s\n$`).MatchString(w.String()) {
+		t.Errorf("status line %q", w.String())
+	}
+}
+
+// TestBarWholeRunConcurrent: the bar of a terminal shows the whole run's progress while the
+// workers advance it at once (go test -race finds a race here).
+func TestBarWholeRunConcurrent(t *testing.T) {
+	var w bytes.Buffer
+	bp := &barProgress{w: &w}
+	p := newOverall(bp, 4000, "exhaustive sweep", "cases")
+	p.Begin("escape len 1", 4000)
+	done := make(chan bool)
+	for range 4 {
+		go func() {
+			for range 1000 {
+				p.Advance(1)
+			}
+			done <- true
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	p.End()
+	if got := p.(*wholeRun).done.Load(); got != 4000 {
+		t.Errorf("advanced %d, want 4000", got)
+	}
+}
