@@ -592,6 +592,10 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	}
 	row("witness", "%s %s", f.Op, wit)
 	answerRows(row, f)
+	if dev.What == deviation.Lost && dev.Detail == deviation.Tail && dev.In > 0 && dev.In < len(f.Input) {
+		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
+		row("deviates", "%s: the answer is PHP's for the first %d bytes, nothing for the rest", where, dev.In)
+	}
 	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
 		oracle := "the oracle writes " + clip(fuzz.QuoteBytes(dev.Want), 40)
@@ -614,10 +618,24 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	}
 	row("replay", "%s", replayText(f))
 	phpRow(row, f)
-	label, line := "classes", ""
-	for _, c := range d.Classes { // every class it counts, wrapped
+	classesRows(row, d)
+}
+
+// maxClassRows bounds the rows of a defect block's classes line: a fault that cuts every long
+// input makes hundreds of classes, which --json lists.
+const maxClassRows = 4
+
+// classesRows writes the classes a defect counts, with their findings, wrapped, at most
+// maxClassRows rows (then how many more).
+func classesRows(row func(label, format string, a ...any), d *Defect) {
+	label, line, rows := "classes", "", 0
+	for i, c := range d.Classes {
 		id := c.ID + " " + Count(d.byClass[c])
 		if line != "" && len(line)+len(id) > 100 {
+			if rows++; rows == maxClassRows {
+				row(label, "%s · and %d more classes (--json has them all)", line, len(d.Classes)-i)
+				return
+			}
 			row(label, "%s ·", line)
 			label, line = "", ""
 		}
