@@ -79,149 +79,26 @@ const maxExamples = 100
 
 // runCampaign runs the selected modes against the candidates and prints the findings and a
 // summary. With no mode flag it runs the default campaign (every mode marked inDefault).
+// It goes parse (campaignArgs.parse) → open the outputs and the checkpoint → start the
+// targets → run the modes (runModes) → triage (triageCampaign) → print (campaignArgs.write).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("difffuzz", stderr)
-	implList := fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
-	opsList := fs.String("ops", "all", "operations: escape,decode,utf8_decode")
-	maxLen := fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
-	fullOptions := fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see docs/cli.md)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
-	jsonOut := fs.Bool("json", false, "print the report as JSON on stdout")
-	var execs stringList
-	fs.Var(&execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs), or `name=CMD` to name it in the report (a build: branch='sapi/cli/php ...'); repeatable")
-	refExec := fs.String("reference-exec", "", "compare the --exec targets with this target (`[name=]CMD`, a build of master) instead of the oracle: every difference between them is a finding, and the oracle says which side answers as PHP 8.2 does")
-	shardArg := fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not split: shard 0 checks them all")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target (at least 1ms); after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
-	examples := fs.Int("examples", 3, "further witnesses printed with each defect class")
-	findingsFile := fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
-	checkpointFile := fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
-	junitFile := fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
-	phptDir := fs.String("phpt", "", "write a .phpt test (php-src's run-tests format) of each escape and utf8_decode defect class to `DIR`: its witness asked of json_encode() or utf8_decode(), expecting PHP 8.2's answer")
-	outDir := fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
-	for _, m := range modes {
-		m.addFlags(fs)
-	}
-	rest, err := parseFlags(fs, args, stderr, "")
+	a := newCampaignArgs(args, stderr)
+	c, run, err := a.parse(stderr)
 	if err != nil {
 		return exitUsage, err
 	}
-	if len(rest) > 0 {
-		return exitUsage, usagef("unexpected argument %q", rest[0])
-	}
-	if *workers < 1 || *workers > maxWorkers {
-		return exitUsage, usagef("--workers must be between 1 and %d, got %d", maxWorkers, *workers)
-	}
-	maxLenSet := false
-	fs.Visit(func(f *flag.Flag) { maxLenSet = maxLenSet || f.Name == "max-len" })
-	if *maxLen < 0 || *maxLen > 4 || (maxLenSet && *maxLen == 0) {
-		return exitUsage, usagef("--max-len must be between 1 and 4, got %d", *maxLen)
-	}
-	c := &common{maxLen: *maxLen, fullOptions: *fullOptions, workers: *workers, progress: newProgress(stderr), stderr: stderr}
-	if c.cands, err = campaignCandidates(*implList); err != nil {
-		return exitUsage, usagef("--impl: %v", err)
-	}
-	if c.ops, err = fuzz.ParseOps(*opsList); err != nil {
-		return exitUsage, usagef("--ops: %v", err)
-	}
-	implSet := false
-	fs.Visit(func(f *flag.Flag) { implSet = implSet || f.Name == "impl" })
-	if *refExec != "" && (len(execs) == 0 || implSet) {
-		return exitUsage, usagef("--reference-exec compares --exec targets with it: give at least one --exec, and no --impl (built-ins are compared with the oracle)")
-	}
-	if len(execs) > 0 && !implSet {
-		c.cands = nil // only the external targets, unless --impl asks for built-ins too
-	}
-	if *shardArg != "" {
-		if c.shard, c.shards, err = parseShard(*shardArg, os.Getenv); err != nil {
-			return exitUsage, err
-		}
-	}
-	if *timeout < minTimeout {
-		return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *timeout)
-	}
-	if *examples < 0 || *examples > maxExamples {
-		return exitUsage, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *examples)
-	}
-	for flag, dir := range map[string]string{"--out": *outDir, "--phpt": *phptDir} {
-		if dir == "" {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return exitUsage, usagef("%s: %v", flag, err)
-		}
-	}
-	var run []*mode
-	for _, m := range modes {
-		if m.selected() {
-			run = append(run, m)
-		}
-	}
-	if len(run) == 0 {
-		c.isDefault = true
-		for _, m := range modes {
-			if m.inDefault {
-				run = append(run, m)
-			}
-		}
-	}
-	for _, m := range modes {
-		if m.check != nil {
-			if err := m.check(slices.Contains(run, m)); err != nil {
-				return exitUsage, err
-			}
-		}
-	}
-	outs := map[string]string{"--findings": *findingsFile, "--junit": *junitFile}
-	if *checkpointFile != "" {
-		outs["--checkpoint"] = *checkpointFile
-		outs["--checkpoint's findings log"] = *checkpointFile + ".findings"
-	}
-	if err := distinctPaths(outs); err != nil {
+	if err := a.openFiles(); err != nil {
 		return exitUsage, err
 	}
-	for _, flag := range []string{"--findings", "--junit"} {
-		if outs[flag] != "" && *checkpointFile != "" && logGeneration(outs[flag], *checkpointFile) {
-			return exitUsage, usagef("%s %s is a name the checkpoint's findings log takes when a resume compacts it: give another", flag, outs[flag])
-		}
-	}
-	var findingsOut *os.File
-	if *findingsFile != "" {
-		// Opened now, so that a path that cannot be written fails before the campaign; emptied
-		// only when the findings are written at its end.
-		if findingsOut, err = openOutput(*findingsFile); err != nil {
-			return exitUsage, usagef("--findings: %v", err)
-		}
-		defer findingsOut.Close()
-	}
-	var junitOut *os.File
-	if *junitFile != "" {
-		if junitOut, err = openOutput(*junitFile); err != nil {
-			return exitUsage, usagef("--junit: %v", err)
-		}
-		defer junitOut.Close()
-	}
-	ex := *examples
-	if ex == 0 {
-		ex = -1 // report.Config: none
-	}
-	triage := report.New(report.Config{Examples: ex, Spool: findingsOut != nil, Progress: c.progress})
+	defer a.closeFiles()
+	triage := report.New(report.Config{Examples: a.examplesConfig(), Spool: a.findingsOut != nil, Progress: c.progress})
 	defer triage.Close()
 	c.sink = triage
-	if *checkpointFile != "" {
-		if c.ck, err = openCheckpoint(*checkpointFile, campaignConfig(fs, c, execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), c.fullOptions, triage); err != nil {
-			return exitUsage, err
-		}
-		defer c.ck.close() // on the error returns below; the campaign closes it itself
-		c.sink = c.ck
-		if ctx.Err() != nil {
-			return exitUsage, usagef("interrupted while reading the checkpoint back: %s is saved as it was read, run the same command again", *checkpointFile)
-		}
-		if c.ck.resumed {
-			fmt.Fprintln(stderr, c.ck.resumeLine())
-		}
-		c.ck.run(stderr)
+	if err := a.openCheckpoint(ctx, c, triage, stderr); err != nil {
+		return exitUsage, err
 	}
-	closeTargets, err := startTargets(ctx, c, execs, *refExec, *timeout)
+	defer c.ck.close() // on the error returns below; the campaign closes it itself
+	closeTargets, err := startTargets(ctx, c, a.execs, *a.refExec, *a.timeout)
 	defer closeTargets()
 	if err != nil {
 		return exitUsage, err
@@ -242,9 +119,240 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 	}
 	start := time.Now()
+	rep, runErr := runModes(ctx, c, run)
+	outputFailed := closeCheckpoint(c, rep, *a.checkpointFile, stderr)
+	if runErr != nil && rep.Differences == 0 && triage.Total() == 0 && compared(rep) == 0 && c.ck == nil {
+		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
+		return exitUsage, runErr
+	}
+	classes := triageCampaign(ctx, c, triage, stderr)
+	out := &outcome{
+		modes: modeNames, config: campaignConfig(a.fs, c, a.execs), rep: rep, classes: classes, elapsed: time.Since(start) + c.ck.earlier(),
+		targets: targetsJSON(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
+	}
+	checks := out.checks()
+	if a.write(out, checks, c, triage, stdout, stderr) {
+		outputFailed = true
+	}
+	for _, t := range allTargets(c) {
+		targetNotes(stderr, t)
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))
+		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
+	} else if rep.Interrupted {
+		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
+	}
+	code := campaignStatus(rep, runErr, c, stderr)
+	return closing(code, outputFailed, *a.jsonOut, checks, stdout, stderr), nil
+}
+
+// campaignArgs are the campaign's flags as parsed, and the output files they name.
+type campaignArgs struct {
+	fs                                                       *flag.FlagSet
+	args                                                     []string
+	implList, opsList, refExec, shardArg                     *string
+	findingsFile, checkpointFile, junitFile, phptDir, outDir *string
+	maxLen, workers, examples                                *int
+	fullOptions, jsonOut                                     *bool
+	timeout                                                  *time.Duration
+	execs                                                    stringList
+	findingsOut, junitOut                                    *os.File
+}
+
+// newCampaignArgs defines the campaign's flags (the modes add theirs).
+func newCampaignArgs(args []string, stderr io.Writer) *campaignArgs {
+	fs := newFlagSet("difffuzz", stderr)
+	a := &campaignArgs{fs: fs, args: args}
+	a.implList = fs.String("impl", "all", "candidates to compare with the oracle, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+"; all = every fast variant")
+	a.opsList = fs.String("ops", "all", "operations: escape,decode,utf8_decode")
+	a.maxLen = fs.Int("max-len", 0, "maximum input length of the exhaustive spaces for every operation (default 4 for decode and utf8_decode, 3 for escape)")
+	a.fullOptions = fs.Bool("full-options", false, "exhaustive: escape strings of 3 bytes and more under all 2,048 option sets too (default: 1,088 past 2 bytes, see docs/cli.md)")
+	a.workers = fs.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	a.jsonOut = fs.Bool("json", false, "print the report as JSON on stdout")
+	fs.Var(&a.execs, "exec", "an external target speaking target protocol v1, as a command line (split like a shell would, no shell runs), or `name=CMD` to name it in the report (a build: branch='sapi/cli/php ...'); repeatable")
+	a.refExec = fs.String("reference-exec", "", "compare the --exec targets with this target (`[name=]CMD`, a build of master) instead of the oracle: every difference between them is a finding, and the oracle says which side answers as PHP 8.2 does")
+	a.shardArg = fs.String("shard", "", "check only part K of N of the exhaustive and boundary spaces (K/N, 0 <= K < N), to share a campaign between machines; auto/N takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job), DIFFFUZZ_SHARD_INDEX, CI_NODE_INDEX (GitLab, from 1) or BUILDKITE_PARALLEL_JOB; random inputs are not split: shard 0 checks them all")
+	a.timeout = fs.Duration("timeout", protocol.DefaultTimeout, "longest wait for one answer of an --exec target (at least 1ms); after its first 1,000 answers the wait is 50× its p99 answer latency, at least 100ms and at most this")
+	a.examples = fs.Int("examples", 3, "further witnesses printed with each defect class")
+	a.findingsFile = fs.String("findings", "", "write every raw finding to `FILE` as JSON Lines, each with the id of its defect class")
+	a.checkpointFile = fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
+	a.junitFile = fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
+	a.phptDir = fs.String("phpt", "", "write a .phpt test (php-src's run-tests format) of each escape and utf8_decode defect class to `DIR`: its witness asked of json_encode() or utf8_decode(), expecting PHP 8.2's answer")
+	a.outDir = fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
+	for _, m := range modes {
+		m.addFlags(fs)
+	}
+	return a
+}
+
+// parse parses and checks the flags: the campaign's common settings and the modes to run.
+func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
+	rest, err := parseFlags(a.fs, a.args, stderr, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rest) > 0 {
+		return nil, nil, usagef("unexpected argument %q", rest[0])
+	}
+	if *a.workers < 1 || *a.workers > maxWorkers {
+		return nil, nil, usagef("--workers must be between 1 and %d, got %d", maxWorkers, *a.workers)
+	}
+	if *a.maxLen < 0 || *a.maxLen > 4 || (a.set("max-len") && *a.maxLen == 0) {
+		return nil, nil, usagef("--max-len must be between 1 and 4, got %d", *a.maxLen)
+	}
+	c := &common{maxLen: *a.maxLen, fullOptions: *a.fullOptions, workers: *a.workers, progress: newProgress(stderr), stderr: stderr}
+	if c.cands, err = campaignCandidates(*a.implList); err != nil {
+		return nil, nil, usagef("--impl: %v", err)
+	}
+	if c.ops, err = fuzz.ParseOps(*a.opsList); err != nil {
+		return nil, nil, usagef("--ops: %v", err)
+	}
+	if *a.refExec != "" && (len(a.execs) == 0 || a.set("impl")) {
+		return nil, nil, usagef("--reference-exec compares --exec targets with it: give at least one --exec, and no --impl (built-ins are compared with the oracle)")
+	}
+	if len(a.execs) > 0 && !a.set("impl") {
+		c.cands = nil // only the external targets, unless --impl asks for built-ins too
+	}
+	if *a.shardArg != "" {
+		if c.shard, c.shards, err = parseShard(*a.shardArg, os.Getenv); err != nil {
+			return nil, nil, err
+		}
+	}
+	if *a.timeout < minTimeout {
+		return nil, nil, usagef("--timeout must be at least %v, got %v", minTimeout, *a.timeout)
+	}
+	if *a.examples < 0 || *a.examples > maxExamples {
+		return nil, nil, usagef("--examples must be between 0 and %d, got %d (--findings FILE keeps every finding)", maxExamples, *a.examples)
+	}
+	run, err := a.modes(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, run, a.checkOutputs()
+}
+
+// set reports whether the flag name was given.
+func (a *campaignArgs) set(name string) bool {
+	given := false
+	a.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// modes are the modes to run (the default campaign's when no mode flag was given), each
+// mode's flags checked.
+func (a *campaignArgs) modes(c *common) ([]*mode, error) {
+	var run []*mode
+	for _, m := range modes {
+		if m.selected() {
+			run = append(run, m)
+		}
+	}
+	if len(run) == 0 {
+		c.isDefault = true
+		for _, m := range modes {
+			if m.inDefault {
+				run = append(run, m)
+			}
+		}
+	}
+	for _, m := range modes {
+		if m.check != nil {
+			if err := m.check(slices.Contains(run, m)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return run, nil
+}
+
+// checkOutputs makes the --out and --phpt directories and checks that the output files are
+// distinct and none is a name the checkpoint's log takes.
+func (a *campaignArgs) checkOutputs() error {
+	for flag, dir := range map[string]string{"--out": *a.outDir, "--phpt": *a.phptDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usagef("%s: %v", flag, err)
+		}
+	}
+	outs := map[string]string{"--findings": *a.findingsFile, "--junit": *a.junitFile}
+	if *a.checkpointFile != "" {
+		outs["--checkpoint"] = *a.checkpointFile
+		outs["--checkpoint's findings log"] = *a.checkpointFile + ".findings"
+	}
+	if err := distinctPaths(outs); err != nil {
+		return err
+	}
+	for _, flag := range []string{"--findings", "--junit"} {
+		if outs[flag] != "" && *a.checkpointFile != "" && logGeneration(outs[flag], *a.checkpointFile) {
+			return usagef("%s %s is a name the checkpoint's findings log takes when a resume compacts it: give another", flag, outs[flag])
+		}
+	}
+	return nil
+}
+
+// openFiles opens --findings and --junit now, so that a path that cannot be written fails
+// before the campaign; they are emptied only when written at its end.
+func (a *campaignArgs) openFiles() error {
+	var err error
+	if *a.findingsFile != "" {
+		if a.findingsOut, err = openOutput(*a.findingsFile); err != nil {
+			return usagef("--findings: %v", err)
+		}
+	}
+	if *a.junitFile != "" {
+		if a.junitOut, err = openOutput(*a.junitFile); err != nil {
+			return usagef("--junit: %v", err)
+		}
+	}
+	return nil
+}
+
+// closeFiles closes what openFiles opened (a second close is harmless).
+func (a *campaignArgs) closeFiles() {
+	for _, f := range []*os.File{a.findingsOut, a.junitOut} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// examplesConfig is --examples as report.Config takes it (-1: none).
+func (a *campaignArgs) examplesConfig() int {
+	if *a.examples == 0 {
+		return -1
+	}
+	return *a.examples
+}
+
+// openCheckpoint opens --checkpoint (reading an earlier run back into triage) and starts its
+// periodic writes; without the flag it does nothing.
+func (a *campaignArgs) openCheckpoint(ctx context.Context, c *common, triage *report.Triage, stderr io.Writer) error {
+	if *a.checkpointFile == "" {
+		return nil
+	}
+	var err error
+	if c.ck, err = openCheckpoint(*a.checkpointFile, campaignConfig(a.fs, c, a.execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), c.fullOptions, triage); err != nil {
+		return err
+	}
+	c.sink = c.ck
+	if ctx.Err() != nil {
+		c.ck.close()
+		return usagef("interrupted while reading the checkpoint back: %s is saved as it was read, run the same command again", *a.checkpointFile)
+	}
+	if c.ck.resumed {
+		fmt.Fprintln(stderr, c.ck.resumeLine())
+	}
+	c.ck.run(stderr)
+	return nil
+}
+
+// runModes runs the modes in turn (those a checkpoint has as finished are taken from it),
+// until one fails or the campaign is interrupted: every finding made so far is kept.
+func runModes(ctx context.Context, c *common, run []*mode) (*fuzz.Report, error) {
 	rep := &fuzz.Report{}
-	var runErr error
-	outputFailed := false
 	for _, m := range run {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
@@ -266,25 +374,34 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		if err != nil {
 			// Keep every finding made so far: print them and the summary, then the error.
-			runErr = err
 			rep.Interrupted = true
-			break
+			return rep, err
 		}
 	}
-	if c.ck != nil {
-		if err := c.ck.close(); err != nil {
-			fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
-			outputFailed = true
-		} else if rep.Interrupted {
-			fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", *checkpointFile)
-		} else if c.ck.resumed && !c.ck.worked {
-			fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", *checkpointFile)
-		}
+	return rep, nil
+}
+
+// closeCheckpoint writes the checkpoint a last time and says what it holds; it reports
+// whether that failed.
+func closeCheckpoint(c *common, rep *fuzz.Report, file string, stderr io.Writer) bool {
+	if c.ck == nil {
+		return false
 	}
-	if runErr != nil && rep.Differences == 0 && triage.Total() == 0 && compared(rep) == 0 && c.ck == nil {
-		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
-		return exitUsage, runErr
+	switch err := c.ck.close(); {
+	case err != nil:
+		fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
+		return true
+	case rep.Interrupted:
+		fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", file)
+	case c.ck.resumed && !c.ck.worked:
+		fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", file)
 	}
+	return false
+}
+
+// triageCampaign retires the targets and makes the defect classes of what was found,
+// minimizing even when interrupted (a second interrupt stops that), and says how it went.
+func triageCampaign(ctx context.Context, c *common, triage *report.Triage, stderr io.Writer) []*report.Class {
 	for _, t := range allTargets(c) {
 		for _, w := range t.Witnesses() {
 			triage.AddNotRun(w.Finding, w.NotRun)
@@ -297,7 +414,6 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
 		}
 	}
-	// Interrupted, the findings are still minimized (a second interrupt stops that).
 	tctx := hardStop(ctx)
 	if ctx.Err() != nil && tctx.Err() == nil && triage.Total() > 0 {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
@@ -313,72 +429,73 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 				group(uint64(st.Cut)), group(uint64(st.Groups)))
 		}
 	}
-	elapsed := time.Since(start) + c.ck.earlier()
-	out := &outcome{
-		modes: modeNames, config: campaignConfig(fs, c, execs), rep: rep, classes: classes, elapsed: elapsed,
-		targets: targetsJSON(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
-	}
-	checks := out.checks()
-	if err := out.write(stdout, *jsonOut); err != nil {
+	return classes
+}
+
+// write prints the report and writes --findings, --junit, --out and --phpt; it reports
+// whether one of them could not be written (said on stderr).
+func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, triage *report.Triage, stdout, stderr io.Writer) bool {
+	failed := false
+	if err := out.write(stdout, *a.jsonOut); err != nil {
 		fmt.Fprintf(stderr, "difffuzz: writing the report: %v\n", err)
-		outputFailed = true
+		failed = true
 	}
-	if findingsOut != nil {
-		var n uint64
-		var err error
-		if st, serr := findingsOut.Stat(); serr == nil && st.Mode().IsRegular() {
-			err = findingsOut.Truncate(0) // not a pipe or a terminal
-		}
-		if err == nil {
-			n, err = triage.WriteFindings(findingsOut)
-		}
-		if err == nil {
-			err = findingsOut.Close()
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "difffuzz: --findings: %v\n", err)
-			outputFailed = true
-		} else {
-			fmt.Fprintf(stderr, "difffuzz: wrote %s findings to %s (JSON Lines)\n", report.Count(n), *findingsFile)
-		}
+	if a.findingsOut != nil && !a.writeFindings(triage, stderr) {
+		failed = true
 	}
-	if junitOut != nil {
-		if err := writeJUnit(junitOut, checks, [][2]string{{"command", commandLine(args)}, {"config", out.config},
+	if a.junitOut != nil {
+		if err := writeJUnit(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
 			{"shard", fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1))}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
-			outputFailed = true
+			failed = true
 		} else {
-			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *junitFile)
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *a.junitFile)
 		}
 	}
-	if *outDir != "" {
-		for _, cl := range classes {
-			ff, tf, err := fuzz.SaveFinding(*outDir, cl.Witness)
-			if err != nil {
-				fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
-				break
-			}
-			how := ""
-			if cl.Witness.External {
-				how = ", through the --exec command it records"
-			}
-			fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
+	if *a.outDir != "" {
+		saveWitnesses(*a.outDir, out.classes, stderr)
+	}
+	if *a.phptDir != "" && !writePHPT(*a.phptDir, out.classes, stderr) {
+		failed = true
+	}
+	return failed
+}
+
+// writeFindings writes every raw finding to --findings; it reports whether that worked.
+func (a *campaignArgs) writeFindings(triage *report.Triage, stderr io.Writer) bool {
+	var n uint64
+	var err error
+	if st, serr := a.findingsOut.Stat(); serr == nil && st.Mode().IsRegular() {
+		err = a.findingsOut.Truncate(0) // not a pipe or a terminal
+	}
+	if err == nil {
+		n, err = triage.WriteFindings(a.findingsOut)
+	}
+	if err == nil {
+		err = a.findingsOut.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "difffuzz: --findings: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(stderr, "difffuzz: wrote %s findings to %s (JSON Lines)\n", report.Count(n), *a.findingsFile)
+	return true
+}
+
+// saveWitnesses saves each class's witness under --out DIR.
+func saveWitnesses(dir string, classes []*report.Class, stderr io.Writer) {
+	for _, cl := range classes {
+		ff, tf, err := fuzz.SaveFinding(dir, cl.Witness)
+		if err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
+			return
 		}
+		how := ""
+		if cl.Witness.External {
+			how = ", through the --exec command it records"
+		}
+		fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
 	}
-	if *phptDir != "" && !writePHPT(*phptDir, classes, stderr) {
-		outputFailed = true
-	}
-	for _, t := range allTargets(c) {
-		targetNotes(stderr, t)
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))
-		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
-	} else if rep.Interrupted {
-		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
-	}
-	code := campaignStatus(rep, runErr, c, stderr)
-	return closing(code, outputFailed, *jsonOut, checks, stdout, stderr), nil
 }
 
 // closing prints the closing line, last of all (on stdout after the summary, on stderr under
