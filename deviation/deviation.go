@@ -387,6 +387,8 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 		return whole(Lost, "last-byte", "")
 	}
 	switch {
+	case werr != nil && !gotFalse && len(got) == 0 && len(want) == 0:
+		return whole(NotFalse, "empty", "") // "" where PHP returns false
 	case werr != nil && (gotFalse || gotErr != 0 && bytes.Equal(got, want)):
 		if gotErr != 0 && gotErr != int(jsonopt.ErrorUTF8) {
 			return whole(ErrorCode, fmt.Sprint(gotErr), "")

@@ -106,6 +106,7 @@ func TestEscape(t *testing.T) {
 		{"non-ascii raw", "\xc2\xa0", 0, "\"\xc2\xa0\"", false, "escape-form|unescaped|"},
 		{"short for u", "\x0a", 0, `"\u000a"`, false, "escape-form|u-for-short|1.3-short-escape"},
 		{"invalid raw where false", "\x80", 0, "\"\x80\"", false, "not-false|raw-copy|failed"},
+		{"empty string where false", "\x80", 0, "", false, "not-false|empty|string"},
 		{"invalid as fffd where false", "a\x80", 0, `"a\ufffd"`, false, "not-false|fffd|failed"},
 		{"invalid as fffd, slash raw", "/\x80", 0, `"/\ufffd"`, false, "not-false|fffd|failed ; raw-copy||1.3-slash"},
 		{"false for valid", "\xc3\xa9", 0, "", true, "rejected||valid"},

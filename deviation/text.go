@@ -110,6 +110,9 @@ func Title(op string, d Deviation, rows []string) string {
 		}
 		return "writes nothing, where PHP has an answer"
 	case NotFalse:
+		if d.Detail == "empty" {
+			return "returns the empty string for invalid UTF-8, where PHP returns false (json_last_error()=5)"
+		}
 		how := strings.ReplaceAll(d.Detail, ":", " ")
 		if d.Detail == "fffd" {
 			how = "U+FFFD, as INVALID_UTF8_SUBSTITUTE does"

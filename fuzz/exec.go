@@ -117,6 +117,7 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 		case r.Err != wcode || (r.False != (werr != nil && len(want) == 0)):
 			f := base
 			f.Kind, f.Want, f.Got, f.WantErr, f.GotErr = KindError, clone(want), clone(got), wcode, r.Err
+			f.GotEmpty = !r.False && len(got) == 0
 			return append(out, &f)
 		case !bytes.Equal(got, want):
 			f := base

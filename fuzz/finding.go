@@ -32,10 +32,12 @@ type Finding struct {
 	Input []byte          `json:"-"`
 	Flags jsonopt.Options `json:"-"` // escape only
 
-	// Escape and utf8_decode: the two results. WantFalse/GotFalse mean "returned false"
-	// (nothing appended and an error); Want/Got then hold whatever was appended.
+	// Escape and utf8_decode: the two results. Nothing appended and an error code means
+	// "returned false", unless GotEmpty: a target that answered "" with the error code
+	// (protocol RESULT "-", not "false").
 	Want, Got       []byte `json:"-"`
 	WantErr, GotErr int    `json:"-"`
+	GotEmpty        bool   `json:"-"`
 
 	// Decode: the step position and the two steps.
 	Pos      int          `json:"-"`
@@ -178,7 +180,19 @@ func StepText(s jsonopt.Step) string {
 // json_last_error() when errCode is not 0, or "false (json_last_error()=5)" when an escape
 // appended nothing and failed.
 func ResultText(b []byte, errCode int, isEscape bool) string {
-	if isEscape && errCode != 0 && len(b) == 0 {
+	return resultText(b, errCode, isEscape, false)
+}
+
+// GotText is ResultText of f's candidate answer: "" with an error code when the target
+// answered the empty string (GotEmpty), not false.
+func (f *Finding) GotText() string { return resultText(f.Got, f.GotErr, f.Op == OpEscape, f.GotEmpty) }
+
+// GotFalse reports whether f's candidate returned false (json_encode: nothing and an error).
+func (f *Finding) GotFalse() bool { return f.GotErr != 0 && len(f.Got) == 0 && !f.GotEmpty }
+
+// resultText is ResultText; with empty, nothing and an error code is the string "".
+func resultText(b []byte, errCode int, isEscape, empty bool) string {
+	if isEscape && errCode != 0 && len(b) == 0 && !empty {
 		return fmt.Sprintf("false (json_last_error()=%d)", errCode)
 	}
 	s := QuoteBytes(b)
@@ -225,7 +239,7 @@ func (f *Finding) String() string {
 	case f.Kind == KindOutput || f.Kind == KindError:
 		esc := f.Op == OpEscape
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "oracle", ResultText(f.Want, f.WantErr, esc))
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, ResultText(f.Got, f.GotErr, esc))
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, f.Impl, f.GotText())
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "hex", hex.EncodeToString(f.Want))
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, "", hex.EncodeToString(f.Got))
 		if d := FirstDiff(f.Want, f.Got); d >= 0 {

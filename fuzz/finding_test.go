@@ -3,6 +3,7 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/difffuzz/difffuzz/protocol"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,5 +46,38 @@ func TestShape(t *testing.T) {
 		for b := range 256 {
 			require.Equal(t, shape([]byte{byte(a), byte(b)}), Shape([]byte{byte(a), byte(b)}))
 		}
+	}
+}
+
+// TestGotText: a target that answers "" with an error code (protocol RESULT "-") returned the
+// empty string, not false, and the report says so; nothing with an error otherwise is false.
+func TestGotText(t *testing.T) {
+	f := &Finding{Op: OpEscape, Kind: KindError, Got: []byte{}, GotErr: 5, WantErr: 5}
+	assert.Equal(t, "false (json_last_error()=5)", f.GotText())
+	assert.True(t, f.GotFalse())
+	f.GotEmpty = true
+	assert.Equal(t, `"" (json_last_error()=5)`, f.GotText())
+	assert.False(t, f.GotFalse())
+}
+
+// TestEmptyAnswerFinding: an escape answer "-" with json_last_error()=5 where PHP returns false
+// is a finding whose candidate side is the empty string; "false 5" is no finding.
+func TestEmptyAnswerFinding(t *testing.T) {
+	c := &Checker{}
+	cs := Case{Op: OpEscape, Input: []byte{0x80}}
+	for _, tc := range []struct {
+		line  string
+		empty bool
+	}{{"- 5", true}, {"false 5", false}} {
+		r, err := protocol.ParseResponse(protocol.OpEscape, tc.line)
+		require.NoError(t, err)
+		fs := c.compareResponse(nil, "target", cs, r)
+		if !tc.empty {
+			assert.Empty(t, fs, "false 5 is PHP's answer")
+			continue
+		}
+		require.Len(t, fs, 1)
+		assert.True(t, fs[0].GotEmpty)
+		assert.Equal(t, `"" (json_last_error()=5)`, fs[0].GotText())
 	}
 }

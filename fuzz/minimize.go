@@ -220,7 +220,7 @@ func answerChanged(f *Finding, again []*Finding, impl string) string {
 func answerText(f *Finding) string {
 	switch f.Kind {
 	case KindOutput, KindError:
-		return ResultText(f.Got, f.GotErr, f.Op == OpEscape)
+		return f.GotText()
 	case KindStep:
 		if f.Detail != "" && f.GotStep == (jsonopt.Step{}) {
 			return fmt.Sprintf("%q at offset %d", f.Detail, f.Pos)

@@ -163,7 +163,7 @@ func (f *Finding) text(path string) []byte {
 	case KindOutput, KindError:
 		esc := f.Op == OpEscape
 		fmt.Fprintf(&b, "want: %s = %s\n", hexOrDash(f.Want), ResultText(f.Want, f.WantErr, esc))
-		fmt.Fprintf(&b, "got: %s = %s\n", hexOrDash(f.Got), ResultText(f.Got, f.GotErr, esc))
+		fmt.Fprintf(&b, "got: %s = %s\n", hexOrDash(f.Got), f.GotText())
 		if esc {
 			fmt.Fprintf(&b, "want_err: %d\ngot_err: %d\n", f.WantErr, f.GotErr)
 		}

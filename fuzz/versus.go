@@ -38,7 +38,7 @@ func (f *Finding) VersusText() string {
 	}
 	mine := answerText(f)
 	if f.Kind == KindOutput || f.Kind == KindError {
-		mine = ResultText(f.Got, f.GotErr, f.Op == OpEscape)
+		mine = f.GotText()
 	}
 	agrees := "agrees with " + v.Name
 	if !v.Agrees {
@@ -176,7 +176,7 @@ func ResponseText(op Op, r protocol.Response) string {
 	case r.False:
 		return ResultText(nil, r.Err, true)
 	}
-	return ResultText(r.Result, r.Err, op == OpEscape)
+	return resultText(r.Result, r.Err, op == OpEscape, true) // "-": the empty string, not false
 }
 
 // askReference asks t's reference every case of chunk (kept for compare) and returns the

@@ -23,7 +23,7 @@ func deviationsOf(f *fuzz.Finding) []deviation.Deviation {
 func deviationsExplained(f *fuzz.Finding, ex fuzz.Explanation) []deviation.Deviation {
 	switch {
 	case f.Op == fuzz.OpEscape && (f.Kind == fuzz.KindOutput || f.Kind == fuzz.KindError):
-		return deviation.EscapeExplained(f.Input, f.Flags, ex.Want, ex.Spans, ex.Err, f.Got, f.GotErr, f.GotErr != 0 && len(f.Got) == 0)
+		return deviation.EscapeExplained(f.Input, f.Flags, ex.Want, ex.Spans, ex.Err, f.Got, f.GotErr, f.GotFalse())
 	case f.Op == fuzz.OpUTF8Decode && f.Kind == fuzz.KindOutput:
 		var ds []deviation.Deviation
 		if ex.UTF8 {

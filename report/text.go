@@ -262,7 +262,7 @@ func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
 	case fuzz.KindOutput, fuzz.KindError:
 		if len(f.Want) <= windowBytes && len(f.Got) <= windowBytes {
 			row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
-			row(side(f), "%-28s %s", fuzz.ResultText(f.Got, f.GotErr, esc), hexOrNone(f.Got))
+			row(side(f), "%-28s %s", f.GotText(), hexOrNone(f.Got))
 			return
 		}
 		// Long results: the bytes around the first difference, as text and as hex, both
@@ -363,6 +363,9 @@ func answer(f *fuzz.Finding, oracleSide bool) string {
 	case fuzz.KindStep:
 		return fuzz.StepText(st)
 	case fuzz.KindOutput, fuzz.KindError:
+		if !oracleSide {
+			return clip(f.GotText(), 40)
+		}
 		return clip(fuzz.ResultText(b, code, f.Op == fuzz.OpEscape), 40)
 	}
 	return ""
@@ -596,7 +599,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
 		row("deviates", "%s: the answer is PHP's for the first %d bytes, nothing for the rest", where, dev.In)
 	}
-	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" {
+	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" && !(dev.What == deviation.NotFalse && dev.Detail == "empty") {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
 		oracle := "the oracle writes " + clip(fuzz.QuoteBytes(dev.Want), 40)
 		if f.Op == fuzz.OpEscape && f.WantErr != 0 {

@@ -229,7 +229,7 @@ func oneDiff(f *fuzz.Finding) string {
 		return fmt.Sprintf("the step at offset %d is %s, PHP 8.2's %s", f.Pos, fuzz.StepText(f.GotStep), fuzz.StepText(f.WantStep))
 	case fuzz.KindOutput, fuzz.KindError:
 		esc := f.Op == fuzz.OpEscape
-		return fmt.Sprintf("it returns %s, PHP 8.2 returns %s", fuzz.ResultText(f.Got, f.GotErr, esc), fuzz.ResultText(f.Want, f.WantErr, esc))
+		return fmt.Sprintf("it returns %s, PHP 8.2 returns %s", f.GotText(), fuzz.ResultText(f.Want, f.WantErr, esc))
 	}
 	return f.Detail
 }
