@@ -24,117 +24,17 @@ const benchSynopsis = "difffuzz bench [--impl LIST] [--exec CMD]... [--names LIS
 // runBench is `difffuzz bench`: the A/A-controlled performance report (DESIGN.md §8) of the
 // built-in implementations, anchors and external targets. Exit status: 0, or 1 when a
 // candidate gave a wrong answer on some cell (that cell was not timed for it), 2 on a usage
-// error, a target that cannot be started, or an interrupt.
+// error, a target that cannot be started, or an interrupt. It parses the flags
+// (benchArgs.parse, .cells), gathers the candidates (benchArgs.candidates), runs, writes, then
+// says what was not timed and why (benchVerdict).
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("bench", stderr)
-	implList := fs.String("impl", "", "in-process candidates, comma-separated: oracle, fast, "+strings.Join(fastNames(), ", ")+
-		"; all = the oracle and every fast variant (default: all, or none when --exec is given)")
-	var execs stringList
-	fs.Var(&execs, "exec", "an external target speaking target protocol v1 with its bench operation, as a command line (split like a shell would); repeatable")
-	nameList := fs.String("names", "", "names of the --exec targets in the report, comma-separated, in --exec order (default exec1, exec2, …)")
-	anchors := fs.Bool("anchors", true, "also time the Go anchors: copy(), append-quoted, encoding/json.Marshal and a json.Encoder (escape), utf8.DecodeRune and utf8.Valid (decode); with --exec targets alone only when given")
-	baseline := fs.String("baseline", "", "the candidate the speedups are over (default: the oracle, or the first --exec)")
-	opsList := fs.String("ops", "escape,decode", "operations: escape, decode (ns per code point), utf8_decode; comma-separated")
-	corpora := fs.String("corpus", "", "corpora, comma-separated: "+strings.Join(bench.CorpusNames(), ", ")+" (default: all for escape and utf8_decode; cyrillic, cjk, emoji, ascii for decode)")
-	sizes := fs.String("sizes", "", "sizes of the corpora, comma-separated, like 16B,4KiB,64KiB (default: 4KiB, and 16B and 64KiB for ascii)")
-	options := fs.String("options", "", "escape's option sets, separated by spaces, each PHP names joined by | or a decimal, \"default\" for none (default: none, and UNESCAPED_UNICODE for cyrillic, cjk, emoji, ascii-eacute-periodic)")
-	passes := fs.Int("passes", bench.DefaultPasses, fmt.Sprintf("timed passes of each candidate over each cell, alternating (at least %d)", bench.MinPasses))
-	passTime := fs.Duration("pass-time", 100*time.Millisecond, "about how long one pass of one candidate over one cell takes")
-	format := fs.String("format", "text", "report format: "+strings.Join(bench.Formats, ", "))
-	plotFile := fs.String("plot", "", "draw the speedups per cell to `FILE` (.svg or .png)")
-	timeout := fs.Duration("timeout", 10*time.Second, "longest wait for an --exec target's hello and plain answers, at least 1ms; a bench answer may take 20 pass times more")
-	rest, err := parseFlags(fs, args, stderr, benchSynopsis)
-	if err != nil {
+	a := newBenchArgs(stderr)
+	if err := a.parse(args, stderr); err != nil {
 		return exitUsage, err
 	}
-	if len(rest) > 0 {
-		return exitUsage, usagef("bench takes no arguments, got %q (usage: %s)", rest[0], benchSynopsis)
-	}
-	if !slices.Contains(bench.Formats, *format) {
-		return exitUsage, usagef("bench: --format %q: want one of %s", *format, strings.Join(bench.Formats, ", "))
-	}
-	if *passes < bench.MinPasses || *passes > 1000 {
-		return exitUsage, usagef("bench: --passes %d: from %d (a median and its range) to 1000", *passes, bench.MinPasses)
-	}
-	if *passTime < time.Millisecond || *passTime > time.Minute {
-		return exitUsage, usagef("bench: --pass-time %v: want 1ms to 1m", *passTime)
-	}
-	if *timeout < minTimeout {
-		return exitUsage, usagef("bench: --timeout %v: want at least %v", *timeout, minTimeout)
-	}
-	if *plotFile != "" {
-		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".svg") && !strings.HasSuffix(ext, ".png") {
-			return exitUsage, usagef("bench: --plot %s: the plot is written as .svg or .png", *plotFile)
-		}
-		// Where it goes is checked now, not after minutes of timing.
-		if st, err := os.Stat(filepath.Dir(*plotFile)); err != nil || !st.IsDir() {
-			return exitUsage, usagef("bench: --plot %s: no directory %s", *plotFile, filepath.Dir(*plotFile))
-		}
-		if st, err := os.Stat(*plotFile); err == nil && !st.Mode().IsRegular() {
-			return exitUsage, usagef("bench: --plot %s: not a regular file", *plotFile)
-		}
-	}
-	var sel bench.Selection
-	fops, err := fuzz.ParseOps(*opsList)
+	cells, err := a.cells()
 	if err != nil {
-		return exitUsage, usagef("bench: --ops: %v", err)
-	}
-	for _, op := range fops {
-		sel.Ops = append(sel.Ops, protocol.Op(op))
-	}
-	if *corpora != "" {
-		sel.Corpora = strings.Split(*corpora, ",")
-		for i := range sel.Corpora {
-			sel.Corpora[i] = strings.TrimSpace(sel.Corpora[i])
-			if slices.Contains(sel.Corpora[:i], sel.Corpora[i]) {
-				return exitUsage, usagef("bench: --corpus: %s is given twice", sel.Corpora[i])
-			}
-		}
-	}
-	if *sizes != "" {
-		if sel.Sizes, err = bench.ParseSizes(*sizes); err != nil {
-			return exitUsage, usagef("bench: --sizes: %v", err)
-		}
-		for i, n := range sel.Sizes {
-			if slices.Contains(sel.Sizes[:i], n) {
-				return exitUsage, usagef("bench: --sizes: %d bytes are given twice", n)
-			}
-		}
-	}
-	if *options != "" {
-		for _, f := range strings.Fields(*options) {
-			o := jsonopt.Options(0)
-			if f != "default" {
-				if o, err = jsonopt.Parse(f); err != nil {
-					return exitUsage, usagef("bench: --options %q: %v", f, err)
-				}
-			}
-			if slices.Contains(sel.Options, o) {
-				return exitUsage, usagef("bench: --options: %q is given twice", f)
-			}
-			sel.Options = append(sel.Options, o)
-		}
-	}
-	cells, err := bench.Cells(sel)
-	if err != nil {
-		return exitUsage, usagef("bench: %v", err)
-	}
-
-	var cands []bench.Candidate
-	implsGiven := false
-	fs.Visit(func(f *flag.Flag) { implsGiven = implsGiven || f.Name == "impl" })
-	names := *implList
-	if !implsGiven && len(execs) == 0 {
-		names = "all"
-	}
-	if names != "" {
-		impls, err := benchImpls(names)
-		if err != nil {
-			return exitUsage, usagef("bench: --impl: %v", err)
-		}
-		for _, im := range impls {
-			cands = append(cands, bench.Local(im))
-		}
+		return exitUsage, err
 	}
 	var clients []*protocol.Client
 	defer func() {
@@ -142,96 +42,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			c.Close()
 		}
 	}()
-	execNames := make([]string, len(execs))
-	for i := range execNames {
-		execNames[i] = fmt.Sprintf("exec%d", i+1)
+	cands, control, legend, err := a.candidates(ctx, &clients)
+	if err != nil {
+		return exitUsage, err
 	}
-	if *nameList != "" {
-		given := strings.Split(*nameList, ",")
-		if len(given) != len(execs) {
-			return exitUsage, usagef("bench: --names has %d names for %s", len(given), plural(uint64(len(execs)), "--exec target"))
-		}
-		for i, n := range given {
-			if n = strings.TrimSpace(n); n == "" || strings.ContainsAny(n, "\t\n\r|") {
-				return exitUsage, usagef("bench: --names: name %d, %q, is empty or holds a tab, a line break or a | (a table's column mark)", i+1, n)
-			}
-			execNames[i] = strings.TrimSpace(n)
-		}
+	base, err := a.baselineOf(cands)
+	if err != nil {
+		return exitUsage, err
 	}
-	// Every name once, before any target starts.
-	// (The anchors' names are taken even without them: "copy" is the copies' reference.)
-	taken := append([]string{}, execNames...)
-	for _, c := range cands {
-		taken = append(taken, c.Name)
-	}
-	for _, a := range bench.Anchors() {
-		taken = append(taken, a.Name)
-	}
-	for i, n := range taken {
-		if slices.Contains(taken[:i], n) || strings.HasSuffix(n, bench.ControlSuffix) {
-			return exitUsage, usagef("bench: the name %q is taken (names in use: %s): give --names others", n, strings.Join(taken, ", "))
-		}
-	}
-	var execCands []bench.Candidate
-	var legend []string
-	for i, cmd := range execs {
-		argv, err := fuzz.SplitCommand(cmd)
-		if err != nil {
-			return exitUsage, usagef("bench: --exec %q: %v", cmd, err)
-		}
-		cl, err := protocol.StartConfig(ctx, argv, protocol.Config{Timeout: *timeout})
-		if err != nil {
-			return exitUsage, usagef("bench: --exec %q: %v", cmd, err)
-		}
-		clients = append(clients, cl)
-		if !cl.Supports(protocol.OpBench) {
-			return exitUsage, usagef("bench: --exec %q: the target does not announce the bench operation (protocol v1's optional \"bench OP FLAGS HEX N\"; the PHP adapter and difffuzz serve have it)", cmd)
-		}
-		execCands = append(execCands, bench.Target(execNames[i], cl, *timeout+20**passTime))
-		legend = append(legend, execNames[i]+": "+cmd)
-	}
-	// The first --exec is the first candidate when there are targets, and its A/A control is
-	// a second process of the same command: the noise between two processes of one build is
-	// part of what a comparison of two builds must rise above.
-	var control *bench.Candidate
-	if len(execs) > 0 {
-		argv, _ := fuzz.SplitCommand(execs[0]) // split once already
-		cl, err := protocol.StartConfig(ctx, argv, protocol.Config{Timeout: *timeout})
-		if err != nil {
-			return exitUsage, usagef("bench: --exec %q (its A/A control, a second process): %v", execs[0], err)
-		}
-		clients = append(clients, cl)
-		c := bench.Target(execNames[0]+bench.ControlSuffix, cl, *timeout+20**passTime)
-		control = &c
-	}
-	cands = append(execCands, cands...)
-	// The Go anchors are timed with in-process candidates; with targets alone only if asked.
-	anchorsGiven := false
-	fs.Visit(func(f *flag.Flag) { anchorsGiven = anchorsGiven || f.Name == "anchors" })
-	if *anchors && (len(execs) == 0 || implsGiven || anchorsGiven) {
-		cands = append(cands, bench.Anchors()...)
-	}
-	if len(cands) == 0 {
-		return exitUsage, usagef("bench: no candidates (give --impl or --exec)")
-	}
-	base := *baseline
-	if base == "" {
-		base = cands[0].Name
-	}
-	var candNames []string
-	for _, c := range cands {
-		candNames = append(candNames, c.Name)
-	}
-	if !slices.Contains(candNames, base) {
-		return exitUsage, usagef("bench: --baseline %q is not a candidate (the candidates: %s)", base, strings.Join(candNames, ", "))
-	}
-
-	cfg := bench.Config{Cells: cells, Candidates: cands, Baseline: base, Passes: *passes, PassTime: *passTime,
+	cfg := bench.Config{Cells: cells, Candidates: cands, Baseline: base, Passes: *a.passes, PassTime: *a.passTime,
 		Progress: newProgressOf(stderr, "passes"), Control: control}
 	// Every runner is timed on every cell, the A/A control (the +1) and the anchors included;
 	// the report's header counts only the candidates timed on some cell.
-	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d runners (candidates, anchors and the A/A control) × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *passes, *passTime,
-		max(time.Duration(len(cells)*(len(cands)+1)*(*passes+2))**passTime, time.Second).Round(time.Second))
+	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d runners (candidates, anchors and the A/A control) × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *a.passes, *a.passTime,
+		max(time.Duration(len(cells)*(len(cands)+1)*(*a.passes+2))**a.passTime, time.Second).Round(time.Second))
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return exitUsage, usagef("bench: %v", err)
@@ -240,20 +64,276 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	rep.Machine = machine()
 	rep.Targets = legend
 	code := exitOK
-	if err := bench.Write(stdout, rep, *format); err != nil {
+	if err := bench.Write(stdout, rep, *a.format); err != nil {
 		fmt.Fprintf(stderr, "difffuzz: bench: writing the report: %v\n", err)
 		code = exitUsage
 	}
-	if *plotFile != "" {
-		if err := bench.Plot(rep, *plotFile); err != nil {
+	if *a.plotFile != "" {
+		if err := bench.Plot(rep, *a.plotFile); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: bench: --plot: %v\n", err)
 			code = exitUsage
 		} else {
-			fmt.Fprintf(stderr, "difffuzz: bench: plot written to %s\n", *plotFile)
+			fmt.Fprintf(stderr, "difffuzz: bench: plot written to %s\n", *a.plotFile)
 		}
 	}
-	// Wrong answers (exit 1: a finding) and failures (exit 2: the target crashed, hung or
-	// answered a malformed line), one line for each candidate's first, one with its count.
+	return max(code, benchVerdict(rep, cands, stderr)), nil
+}
+
+// benchArgs are bench's flags.
+type benchArgs struct {
+	fs                                                                     *flag.FlagSet
+	implList, nameList, baseline, opsList, corpora, sizes, options, format *string
+	plotFile                                                               *string
+	execs                                                                  stringList
+	anchors                                                                *bool
+	passes                                                                 *int
+	passTime, timeout                                                      *time.Duration
+}
+
+// newBenchArgs defines bench's flags.
+func newBenchArgs(stderr io.Writer) *benchArgs {
+	fs := newFlagSet("bench", stderr)
+	a := &benchArgs{fs: fs}
+	a.implList = fs.String("impl", "", "in-process candidates, comma-separated: oracle, fast, "+strings.Join(fastNames(), ", ")+
+		"; all = the oracle and every fast variant (default: all, or none when --exec is given)")
+	fs.Var(&a.execs, "exec", "an external target speaking target protocol v1 with its bench operation, as a command line (split like a shell would); repeatable")
+	a.nameList = fs.String("names", "", "names of the --exec targets in the report, comma-separated, in --exec order (default exec1, exec2, …)")
+	a.anchors = fs.Bool("anchors", true, "also time the Go anchors: copy(), append-quoted, encoding/json.Marshal and a json.Encoder (escape), utf8.DecodeRune and utf8.Valid (decode); with --exec targets alone only when given")
+	a.baseline = fs.String("baseline", "", "the candidate the speedups are over (default: the oracle, or the first --exec)")
+	a.opsList = fs.String("ops", "escape,decode", "operations: escape, decode (ns per code point), utf8_decode; comma-separated")
+	a.corpora = fs.String("corpus", "", "corpora, comma-separated: "+strings.Join(bench.CorpusNames(), ", ")+" (default: all for escape and utf8_decode; cyrillic, cjk, emoji, ascii for decode)")
+	a.sizes = fs.String("sizes", "", "sizes of the corpora, comma-separated, like 16B,4KiB,64KiB (default: 4KiB, and 16B and 64KiB for ascii)")
+	a.options = fs.String("options", "", "escape's option sets, separated by spaces, each PHP names joined by | or a decimal, \"default\" for none (default: none, and UNESCAPED_UNICODE for cyrillic, cjk, emoji, ascii-eacute-periodic)")
+	a.passes = fs.Int("passes", bench.DefaultPasses, fmt.Sprintf("timed passes of each candidate over each cell, alternating (at least %d)", bench.MinPasses))
+	a.passTime = fs.Duration("pass-time", 100*time.Millisecond, "about how long one pass of one candidate over one cell takes")
+	a.format = fs.String("format", "text", "report format: "+strings.Join(bench.Formats, ", "))
+	a.plotFile = fs.String("plot", "", "draw the speedups per cell to `FILE` (.svg or .png)")
+	a.timeout = fs.Duration("timeout", 10*time.Second, "longest wait for an --exec target's hello and plain answers, at least 1ms; a bench answer may take 20 pass times more")
+	return a
+}
+
+// set reports whether the flag name was given.
+func (a *benchArgs) set(name string) bool {
+	given := false
+	a.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// parse parses bench's flags and checks those that need no other.
+func (a *benchArgs) parse(args []string, stderr io.Writer) error {
+	rest, err := parseFlags(a.fs, args, stderr, benchSynopsis)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("bench takes no arguments, got %q (usage: %s)", rest[0], benchSynopsis)
+	}
+	if !slices.Contains(bench.Formats, *a.format) {
+		return usagef("bench: --format %q: want one of %s", *a.format, strings.Join(bench.Formats, ", "))
+	}
+	if *a.passes < bench.MinPasses || *a.passes > 1000 {
+		return usagef("bench: --passes %d: from %d (a median and its range) to 1000", *a.passes, bench.MinPasses)
+	}
+	if *a.passTime < time.Millisecond || *a.passTime > time.Minute {
+		return usagef("bench: --pass-time %v: want 1ms to 1m", *a.passTime)
+	}
+	if *a.timeout < minTimeout {
+		return usagef("bench: --timeout %v: want at least %v", *a.timeout, minTimeout)
+	}
+	if p := *a.plotFile; p != "" {
+		if ext := strings.ToLower(p); !strings.HasSuffix(ext, ".svg") && !strings.HasSuffix(ext, ".png") {
+			return usagef("bench: --plot %s: the plot is written as .svg or .png", p)
+		}
+		// Where it goes is checked now, not after minutes of timing.
+		if st, err := os.Stat(filepath.Dir(p)); err != nil || !st.IsDir() {
+			return usagef("bench: --plot %s: no directory %s", p, filepath.Dir(p))
+		}
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			return usagef("bench: --plot %s: not a regular file", p)
+		}
+	}
+	return nil
+}
+
+// cells are the cells --ops, --corpus, --sizes and --options select.
+func (a *benchArgs) cells() ([]bench.Cell, error) {
+	var sel bench.Selection
+	fops, err := fuzz.ParseOps(*a.opsList)
+	if err != nil {
+		return nil, usagef("bench: --ops: %v", err)
+	}
+	for _, op := range fops {
+		sel.Ops = append(sel.Ops, protocol.Op(op))
+	}
+	if *a.corpora != "" {
+		sel.Corpora = strings.Split(*a.corpora, ",")
+		for i := range sel.Corpora {
+			sel.Corpora[i] = strings.TrimSpace(sel.Corpora[i])
+			if slices.Contains(sel.Corpora[:i], sel.Corpora[i]) {
+				return nil, usagef("bench: --corpus: %s is given twice", sel.Corpora[i])
+			}
+		}
+	}
+	if *a.sizes != "" {
+		if sel.Sizes, err = bench.ParseSizes(*a.sizes); err != nil {
+			return nil, usagef("bench: --sizes: %v", err)
+		}
+		for i, n := range sel.Sizes {
+			if slices.Contains(sel.Sizes[:i], n) {
+				return nil, usagef("bench: --sizes: %d bytes are given twice", n)
+			}
+		}
+	}
+	for _, f := range strings.Fields(*a.options) {
+		o := jsonopt.Options(0)
+		if f != "default" {
+			if o, err = jsonopt.Parse(f); err != nil {
+				return nil, usagef("bench: --options %q: %v", f, err)
+			}
+		}
+		if slices.Contains(sel.Options, o) {
+			return nil, usagef("bench: --options: %q is given twice", f)
+		}
+		sel.Options = append(sel.Options, o)
+	}
+	cells, err := bench.Cells(sel)
+	if err != nil {
+		return nil, usagef("bench: %v", err)
+	}
+	return cells, nil
+}
+
+// execNames are the names of the --exec targets (--names, or exec1, exec2, ...).
+func (a *benchArgs) execNames() ([]string, error) {
+	names := make([]string, len(a.execs))
+	for i := range names {
+		names[i] = fmt.Sprintf("exec%d", i+1)
+	}
+	if *a.nameList == "" {
+		return names, nil
+	}
+	given := strings.Split(*a.nameList, ",")
+	if len(given) != len(a.execs) {
+		return nil, usagef("bench: --names has %d names for %s", len(given), plural(uint64(len(a.execs)), "--exec target"))
+	}
+	for i, n := range given {
+		if n = strings.TrimSpace(n); n == "" || strings.ContainsAny(n, "\t\n\r|") {
+			return nil, usagef("bench: --names: name %d, %q, is empty or holds a tab, a line break or a | (a table's column mark)", i+1, n)
+		}
+		names[i] = strings.TrimSpace(n)
+	}
+	return names, nil
+}
+
+// candidates are the candidates in report order (the --exec targets first, then the
+// in-process ones and the anchors), the first target's A/A control (nil without targets)
+// and the targets' legend; the targets' clients are added to clients.
+func (a *benchArgs) candidates(ctx context.Context, clients *[]*protocol.Client) ([]bench.Candidate, *bench.Candidate, []string, error) {
+	var cands []bench.Candidate
+	names := *a.implList
+	if !a.set("impl") && len(a.execs) == 0 {
+		names = "all"
+	}
+	if names != "" {
+		impls, err := benchImpls(names)
+		if err != nil {
+			return nil, nil, nil, usagef("bench: --impl: %v", err)
+		}
+		for _, im := range impls {
+			cands = append(cands, bench.Local(im))
+		}
+	}
+	execNames, err := a.execNames()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// Every name once, before any target starts.
+	// (The anchors' names are taken even without them: "copy" is the copies' reference.)
+	taken := append([]string{}, execNames...)
+	for _, c := range cands {
+		taken = append(taken, c.Name)
+	}
+	for _, an := range bench.Anchors() {
+		taken = append(taken, an.Name)
+	}
+	for i, n := range taken {
+		if slices.Contains(taken[:i], n) || strings.HasSuffix(n, bench.ControlSuffix) {
+			return nil, nil, nil, usagef("bench: the name %q is taken (names in use: %s): give --names others", n, strings.Join(taken, ", "))
+		}
+	}
+	execCands, control, legend, err := a.startTargets(ctx, execNames, clients)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cands = append(execCands, cands...)
+	// The Go anchors are timed with in-process candidates; with targets alone only if asked.
+	if *a.anchors && (len(a.execs) == 0 || a.set("impl") || a.set("anchors")) {
+		cands = append(cands, bench.Anchors()...)
+	}
+	if len(cands) == 0 {
+		return nil, nil, nil, usagef("bench: no candidates (give --impl or --exec)")
+	}
+	return cands, control, legend, nil
+}
+
+// startTargets starts the --exec targets, and a second process of the first as its A/A
+// control: the noise between two processes of one build is part of what a comparison of two
+// builds must rise above.
+func (a *benchArgs) startTargets(ctx context.Context, names []string, clients *[]*protocol.Client) ([]bench.Candidate, *bench.Candidate, []string, error) {
+	var cands []bench.Candidate
+	var legend []string
+	wait := *a.timeout + 20**a.passTime
+	for i, cmd := range a.execs {
+		argv, err := fuzz.SplitCommand(cmd)
+		if err != nil {
+			return nil, nil, nil, usagef("bench: --exec %q: %v", cmd, err)
+		}
+		cl, err := protocol.StartConfig(ctx, argv, protocol.Config{Timeout: *a.timeout})
+		if err != nil {
+			return nil, nil, nil, usagef("bench: --exec %q: %v", cmd, err)
+		}
+		*clients = append(*clients, cl)
+		if !cl.Supports(protocol.OpBench) {
+			return nil, nil, nil, usagef("bench: --exec %q: the target does not announce the bench operation (protocol v1's optional \"bench OP FLAGS HEX N\"; the PHP adapter and difffuzz serve have it)", cmd)
+		}
+		cands = append(cands, bench.Target(names[i], cl, wait))
+		legend = append(legend, names[i]+": "+cmd)
+	}
+	if len(a.execs) == 0 {
+		return cands, nil, legend, nil
+	}
+	argv, _ := fuzz.SplitCommand(a.execs[0]) // split once already
+	cl, err := protocol.StartConfig(ctx, argv, protocol.Config{Timeout: *a.timeout})
+	if err != nil {
+		return nil, nil, nil, usagef("bench: --exec %q (its A/A control, a second process): %v", a.execs[0], err)
+	}
+	*clients = append(*clients, cl)
+	c := bench.Target(names[0]+bench.ControlSuffix, cl, wait)
+	return cands, &c, legend, nil
+}
+
+// baselineOf is --baseline, checked to be a candidate (default: the first candidate).
+func (a *benchArgs) baselineOf(cands []bench.Candidate) (string, error) {
+	base := *a.baseline
+	if base == "" {
+		base = cands[0].Name
+	}
+	var names []string
+	for _, c := range cands {
+		names = append(names, c.Name)
+	}
+	if !slices.Contains(names, base) {
+		return "", usagef("bench: --baseline %q is not a candidate (the candidates: %s)", base, strings.Join(names, ", "))
+	}
+	return base, nil
+}
+
+// benchVerdict says what was not timed and why, and returns the exit status it makes: wrong
+// answers (exit 1: a finding) and failures (exit 2: the target crashed, hung or answered a
+// malformed line), one line for each candidate's first, one with its count; a baseline timed
+// on no cell and an interrupt (exit 2).
+func benchVerdict(rep *bench.Report, cands []bench.Candidate, stderr io.Writer) int {
+	code := exitOK
 	wrong, failed := map[string]int{}, map[string]int{}
 	for _, c := range rep.Cells {
 		for _, m := range c.Measures {
@@ -270,7 +350,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			count[m.Candidate]++
 		}
 	}
-	for _, name := range candNames {
+	for _, cand := range cands {
+		name := cand.Name
 		if n := wrong[name]; n > 0 {
 			fmt.Fprintf(stderr, "difffuzz: bench: %s was not timed on %s: a wrong answer is never timed\n", name, plural(uint64(n), "cell"))
 			code = max(code, exitFindings)
@@ -294,7 +375,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fmt.Fprintf(stderr, "difffuzz: bench: interrupted: the report covers the %s timed before\n", plural(uint64(len(rep.Cells)), "cell"))
 		code = exitUsage
 	}
-	return code, nil
+	return code
 }
 
 // benchImpls resolves --impl: oracle, fast (the dispatching entry point), the variants by
