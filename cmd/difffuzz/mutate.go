@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -161,200 +162,282 @@ var lookupBytes = map[string]int{"utf8consts": 96, "utf8lookupNEON": 48}
 // Exit status: 1 when the score is below --threshold, 2 on a usage error or a killer that
 // fails without any mutant, 0 otherwise.
 func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlagSet("mutate", stderr)
-	var targets targetList
-	fs.Var(&targets, "target", "a Go or Go assembly file of the module, PATH or PATH:FUNC,FUNC (repeatable; default: "+strings.Join(defaultMutateTargets, " and ")+")")
-	dir := fs.String("dir", ".", "the difffuzz module directory (go test runs there)")
-	workers := fs.Int("workers", 2, "mutants tested at once")
-	killers := fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
-	list := fs.Bool("list", false, "list the mutants and exit, without running any test")
-	asmToo := fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
-	traceOn := fs.Bool("trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
-	only := fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
-	all := fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
-	seedsOnly := fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table; with --equivalence=false the survivors mutation.SeedEquivalent lists count as equivalent, and with the equivalence phase the run fails (exit 1) when what it proves differs from that list")
-	matrix := fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
-	equivalence := fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
-	jsonOut := fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
-	threshold := fs.Float64("threshold", 0, "exit 1 when the mutation score ((killed + timed out) / (killed + timed out + survived), in %; equivalent and not viable mutants left out) is below this")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
+	a := newMutateArgs(stderr)
+	if err := a.parse(args, stderr); err != nil {
+		return exitUsage, err
+	}
+	files, total, err := a.mutants()
 	if err != nil {
 		return exitUsage, err
 	}
-	if len(rest) > 0 {
-		return exitUsage, usagef("mutate: unexpected argument %q (targets are given with --target)", rest[0])
-	}
-	if *workers < 1 {
-		return exitUsage, usagef("--workers: must be at least 1, not %d", *workers)
-	}
-	if !(*threshold >= 0 && *threshold <= 100) { // NaN too: no score is below it
-		return exitUsage, usagef("--threshold: a percentage 0..100, not %v", *threshold)
-	}
-	if *list && *jsonOut {
-		return exitUsage, usagef("--list and --json: --list prints the mutants as a table only")
-	}
-	ks, err := chooseKillers(*killers)
-	if err != nil {
-		return exitUsage, err
-	}
-	if *dir == "" {
-		*dir = "."
-	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		if err == nil {
-			err = errors.New("not a directory")
-		}
-		return exitUsage, usagef("--dir %s: %v", *dir, err)
-	}
-	if *all && *asmToo {
-		return exitUsage, usagef("--all and --asm: --all takes every assembly file too")
-	}
-	if len(targets) == 0 {
-		switch {
-		case *all:
-			if targets, err = allMutateTargets(*dir); err != nil {
-				return exitUsage, err
-			}
-		case *asmToo:
-			targets = asmMutateTargets
-		default:
-			targets = defaultMutateTargets
-		}
-	} else if *all {
-		return exitUsage, usagef("--all and --target: give one or the other")
-	}
-	var given map[string]string
-	if targets, given, err = moduleTargets(*dir, targets); err != nil {
-		return exitUsage, err
-	}
-	if *asmToo {
-		for _, t := range asmMutateTargets { // but a file given with --target: as given there
-			file, _, _ := strings.Cut(t, ":")
-			if !slices.ContainsFunc(targets, func(g string) bool { return targetFile(g) == file }) {
-				targets = append(targets, t)
-			}
-		}
-	}
-	type fileMutants struct {
-		file    string
-		src     []byte
-		mutants []mutation.Mutant
-	}
-	var files []fileMutants
-	total := 0
-	for _, t := range targets {
-		file, funcs, _ := strings.Cut(t, ":")
-		typed := cmp.Or(given[t], t) // what the user typed, for the messages
-		var names []string
-		if funcs != "" {
-			names = strings.Split(funcs, ",")
-			if slices.Contains(names, "") {
-				return exitUsage, usagef("--target %q: an empty function name (PATH:FUNC,FUNC)", typed)
-			}
-		}
-		asm := strings.HasSuffix(file, ".s")
-		if !strings.HasSuffix(file, ".go") && !asm {
-			return exitUsage, usagef("--target %q: a Go or Go assembly file (PATH.go, PATH.s, or PATH:FUNC,...)", typed)
-		}
-		src, err := os.ReadFile(filepath.Join(*dir, file))
-		if err != nil {
-			return exitUsage, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", typed, err)
-		}
-		var ms []mutation.Mutant
-		switch {
-		case asm && !*seedsOnly:
-			if ms, err = mutation.AsmSites(file, src, names); err != nil {
-				return exitUsage, usagef("--target %q: %v", typed, err)
-			}
-		case !*seedsOnly:
-			if ms, err = mutation.Sites(file, src, names); err != nil {
-				return exitUsage, usagef("--target %q: %v", typed, err)
-			}
-		}
-		seeds, err := mutation.Seeds(file, src, names)
-		if err != nil {
-			return exitUsage, usagef("--target %q: %v", typed, err)
-		}
-		ms = append(ms, seeds...)
-		for i := range ms {
-			ms[i].ID = total + i + 1 // ids run on across files
-		}
-		files = append(files, fileMutants{file, src, ms})
-		total += len(ms)
-	}
-	if total == 0 {
-		return exitUsage, noMutants(*seedsOnly, targets)
-	}
-	if *only != "" {
-		keep, firsts, err := parseIDs(*only)
-		if err != nil {
-			return exitUsage, err
-		}
-		if first := slices.Max(firsts); first > total {
-			return exitUsage, usagef("--only: %d is past the last mutant, %d (--list numbers them)", first, total)
-		}
-		total = 0
-		for i := range files {
-			files[i].mutants = slices.DeleteFunc(files[i].mutants, func(m mutation.Mutant) bool { return !keep[m.ID] })
-			total += len(files[i].mutants)
-		}
-	}
-	if total == 0 {
-		return exitUsage, noMutants(*seedsOnly, targets)
-	}
-	if *list {
+	if *a.list {
 		for _, f := range files {
-			for _, m := range f.mutants {
+			for _, m := range f.Mutants {
 				fmt.Fprintf(stdout, "%4d  %-14s %s\n", m.ID, m.Func, m)
 			}
 		}
 		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s\n", plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"))
 		return exitOK, nil
 	}
-	cfg := mutation.Config{Dir: *dir, Killers: ks, Workers: *workers, Matrix: *matrix, NoTrace: !*traceOn}
-	if *equivalence {
+	cfg := mutation.Config{Dir: *a.dir, Killers: a.killers, Workers: *a.workers, Matrix: *a.matrix, NoTrace: !*a.traceOn}
+	if *a.equivalence {
 		var ms []mutation.Mutant
 		for _, f := range files {
-			ms = append(ms, f.mutants...)
+			ms = append(ms, f.Mutants...)
 		}
 		cfg.Equivalence = equivalenceFor(ms)
 	}
 	start := time.Now()
-	var prog fuzz.Progress // from the baseline on
-	cfg.Started = func(sum mutation.Summary) {
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built or patched one by one); killers %s (baseline %s; traced runs %s); %d workers\n",
-			plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline),
-			sum.Trace.Round(time.Second), *workers)
-		prog = newProgressOf(stderr, "mutants")
-		prog.Begin("mutate", uint64(total))
+	h := &mutateHooks{stderr: stderr, stop: make(chan struct{})}
+	h.install(&cfg, total, len(files), a.killers, *a.workers)
+	results, sum, err := mutation.Run(ctx, cfg, files)
+	h.end()
+	interrupted := false
+	if err != nil && ctx.Err() != nil && results != nil {
+		results, interrupted = decidedOnly(results, *a.equivalence, stderr), true
+	} else if err != nil {
+		return exitUsage, fmt.Errorf("mutate: %v", err)
 	}
-	cfg.Progress = func(done, total int, r mutation.Result) { prog.Advance(1) }
-	var eqStart time.Time
-	var eqMu sync.Mutex
-	stopBeat := make(chan struct{})
-	var beat sync.WaitGroup
-	cfg.EquivalenceStarted = func(n int) {
-		prog.End()
-		prog = nil
-		eqStart = time.Now()
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain and shard for all of them, then a run of its own for each one a traced run cannot decide)\n",
-			plural(uint64(n), "mutant"))
-		beat.Go(func() {
-			for {
-				select {
-				case <-stopBeat:
-					return
-				case <-time.After(2 * time.Minute):
-					eqMu.Lock()
-					fmt.Fprintf(stderr, "difffuzz: mutate: proving equivalence, elapsed %s\n", time.Since(eqStart).Round(time.Second))
-					eqMu.Unlock()
-				}
+	var stale []string // the seed mutants proven or not proven equivalent against mutation.SeedEquivalent
+	if *a.seedsOnly && !interrupted {
+		if *a.equivalence {
+			stale = mutation.CheckSeedEquivalent(results)
+		} else if n := mutation.KnownSeedEquivalent(results); n > 0 {
+			fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer as mutation.SeedEquivalent says (equivalent, proven by the equivalence phase: make test-long); any other survivor counts\n",
+				plural(uint64(n), "seed mutant"))
+		}
+	}
+	score, err := a.write(results, files, sum, start, stdout, stderr)
+	if err != nil {
+		return exitUsage, err
+	}
+	if interrupted {
+		return exitUsage, nil
+	}
+	for _, l := range stale {
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s\n", l)
+	}
+	if score < *a.threshold {
+		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *a.threshold)
+		return exitFindings, nil
+	}
+	if len(stale) > 0 {
+		return exitFindings, nil
+	}
+	return exitOK, nil
+}
+
+// mutateArgs are mutate's flags, and the killers and targets they resolve to.
+type mutateArgs struct {
+	fs                                                         *flag.FlagSet
+	targets                                                    targetList
+	given                                                      map[string]string // what the user typed for each target
+	dir, killerList, only                                      *string
+	workers                                                    *int
+	list, asmToo, traceOn, all, seedsOnly, matrix, equivalence *bool
+	jsonOut                                                    *bool
+	threshold                                                  *float64
+	killers                                                    []mutation.Killer
+}
+
+// newMutateArgs defines mutate's flags.
+func newMutateArgs(stderr io.Writer) *mutateArgs {
+	fs := newFlagSet("mutate", stderr)
+	a := &mutateArgs{fs: fs}
+	fs.Var(&a.targets, "target", "a Go or Go assembly file of the module, PATH or PATH:FUNC,FUNC (repeatable; default: "+strings.Join(defaultMutateTargets, " and ")+")")
+	a.dir = fs.String("dir", ".", "the difffuzz module directory (go test runs there)")
+	a.workers = fs.Int("workers", 2, "mutants tested at once")
+	a.killerList = fs.String("killers", "", "the killers to run, comma-separated, in order (default: all: "+killerNames(defaultKillers)+")")
+	a.list = fs.Bool("list", false, "list the mutants and exit, without running any test")
+	a.asmToo = fs.Bool("asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(asmMutateTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
+	a.traceOn = fs.Bool("trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
+	a.only = fs.String("only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
+	a.all = fs.Bool("all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
+	a.seedsOnly = fs.Bool("seeds", false, "only the seven seed mutants of PR #24283 in each copy of the UTF-8 validity rule among the targets, with the seed table; with --equivalence=false the survivors mutation.SeedEquivalent lists count as equivalent, and with the equivalence phase the run fails (exit 1) when what it proves differs from that list")
+	a.matrix = fs.Bool("matrix", false, "run every killer on every mutant and print the kill matrix")
+	a.equivalence = fs.Bool("equivalence", true, "prove the mutants that survive every killer equivalent on the exhaustive domains of their function (difffuzz --exhaustive from the mutant's build, every variant), or find the gap in the killers' tests")
+	a.jsonOut = fs.Bool("json", false, "print the results as a mutation-testing-elements report (JSON, schema version 2) instead of the table")
+	a.threshold = fs.Float64("threshold", 0, "exit 1 when the mutation score ((killed + timed out) / (killed + timed out + survived), in %; equivalent and not viable mutants left out) is below this")
+	return a
+}
+
+// parse parses and checks mutate's flags, and resolves the killers and the target files.
+func (a *mutateArgs) parse(args []string, stderr io.Writer) error {
+	rest, err := parseFlags(a.fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("mutate: unexpected argument %q (targets are given with --target)", rest[0])
+	}
+	if *a.workers < 1 {
+		return usagef("--workers: must be at least 1, not %d", *a.workers)
+	}
+	if !(*a.threshold >= 0 && *a.threshold <= 100) { // NaN too: no score is below it
+		return usagef("--threshold: a percentage 0..100, not %v", *a.threshold)
+	}
+	if *a.list && *a.jsonOut {
+		return usagef("--list and --json: --list prints the mutants as a table only")
+	}
+	if a.killers, err = chooseKillers(*a.killerList); err != nil {
+		return err
+	}
+	if *a.dir == "" {
+		*a.dir = "."
+	}
+	if st, err := os.Stat(*a.dir); err != nil || !st.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return usagef("--dir %s: %v", *a.dir, err)
+	}
+	return a.resolveTargets()
+}
+
+// resolveTargets is the target files: --target, or by --all, --asm or the defaults; --asm adds
+// the assembly files (as --target gives them when it names one).
+func (a *mutateArgs) resolveTargets() error {
+	if *a.all && *a.asmToo {
+		return usagef("--all and --asm: --all takes every assembly file too")
+	}
+	var err error
+	if len(a.targets) == 0 {
+		switch {
+		case *a.all:
+			if a.targets, err = allMutateTargets(*a.dir); err != nil {
+				return err
 			}
-		})
+		case *a.asmToo:
+			a.targets = asmMutateTargets
+		default:
+			a.targets = defaultMutateTargets
+		}
+	} else if *a.all {
+		return usagef("--all and --target: give one or the other")
+	}
+	if a.targets, a.given, err = moduleTargets(*a.dir, a.targets); err != nil {
+		return err
+	}
+	if *a.asmToo {
+		for _, t := range asmMutateTargets { // but a file given with --target: as given there
+			file, _, _ := strings.Cut(t, ":")
+			if !slices.ContainsFunc(a.targets, func(g string) bool { return targetFile(g) == file }) {
+				a.targets = append(a.targets, t)
+			}
+		}
+	}
+	return nil
+}
+
+// mutants are the mutants of each target file (numbered across files, only those --only
+// keeps) and their number.
+func (a *mutateArgs) mutants() ([]mutation.Target, int, error) {
+	var files []mutation.Target
+	total := 0
+	for _, t := range a.targets {
+		f, err := a.fileMutants(t, total)
+		if err != nil {
+			return nil, 0, err
+		}
+		files = append(files, f)
+		total += len(f.Mutants)
+	}
+	if total == 0 {
+		return nil, 0, noMutants(*a.seedsOnly, a.targets)
+	}
+	if *a.only != "" {
+		keep, firsts, err := parseIDs(*a.only)
+		if err != nil {
+			return nil, 0, err
+		}
+		if first := slices.Max(firsts); first > total {
+			return nil, 0, usagef("--only: %d is past the last mutant, %d (--list numbers them)", first, total)
+		}
+		total = 0
+		for i := range files {
+			files[i].Mutants = slices.DeleteFunc(files[i].Mutants, func(m mutation.Mutant) bool { return !keep[m.ID] })
+			total += len(files[i].Mutants)
+		}
+	}
+	if total == 0 {
+		return nil, 0, noMutants(*a.seedsOnly, a.targets)
+	}
+	return files, total, nil
+}
+
+// fileMutants reads target t (PATH or PATH:FUNC,...) and makes its mutants, numbered from
+// after.
+func (a *mutateArgs) fileMutants(t string, after int) (mutation.Target, error) {
+	file, funcs, _ := strings.Cut(t, ":")
+	typed := cmp.Or(a.given[t], t) // what the user typed, for the messages
+	var names []string
+	if funcs != "" {
+		names = strings.Split(funcs, ",")
+		if slices.Contains(names, "") {
+			return mutation.Target{}, usagef("--target %q: an empty function name (PATH:FUNC,FUNC)", typed)
+		}
+	}
+	asm := strings.HasSuffix(file, ".s")
+	if !strings.HasSuffix(file, ".go") && !asm {
+		return mutation.Target{}, usagef("--target %q: a Go or Go assembly file (PATH.go, PATH.s, or PATH:FUNC,...)", typed)
+	}
+	src, err := os.ReadFile(filepath.Join(*a.dir, file))
+	if err != nil {
+		return mutation.Target{}, usagef("--target %q: %v (run in the difffuzz module, or give --dir)", typed, err)
+	}
+	var ms []mutation.Mutant
+	switch {
+	case asm && !*a.seedsOnly:
+		ms, err = mutation.AsmSites(file, src, names)
+	case !*a.seedsOnly:
+		ms, err = mutation.Sites(file, src, names)
+	}
+	if err != nil {
+		return mutation.Target{}, usagef("--target %q: %v", typed, err)
+	}
+	seeds, err := mutation.Seeds(file, src, names)
+	if err != nil {
+		return mutation.Target{}, usagef("--target %q: %v", typed, err)
+	}
+	ms = append(ms, seeds...)
+	for i := range ms {
+		ms[i].ID = after + i + 1 // ids run on across files
+	}
+	return mutation.Target{File: file, Src: src, Mutants: ms}, nil
+}
+
+// mutateHooks are the run's progress lines: the start, a bar over the mutants, then the
+// equivalence phase's runs and a heartbeat every two minutes.
+type mutateHooks struct {
+	stderr  io.Writer
+	prog    fuzz.Progress // from the baseline on, until the equivalence phase
+	eqStart time.Time
+	mu      sync.Mutex // the heartbeat and the runs' lines
+	stop    chan struct{}
+	beat    sync.WaitGroup
+}
+
+// install sets cfg's Started, Progress, EquivalenceStarted and EquivalenceRun.
+func (h *mutateHooks) install(cfg *mutation.Config, total, files int, ks []mutation.Killer, workers int) {
+	cfg.Started = func(sum mutation.Summary) {
+		fmt.Fprintf(h.stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built or patched one by one); killers %s (baseline %s; traced runs %s); %d workers\n",
+			plural(uint64(total), "mutant"), plural(uint64(files), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline),
+			sum.Trace.Round(time.Second), workers)
+		h.prog = newProgressOf(h.stderr, "mutants")
+		h.prog.Begin("mutate", uint64(total))
+	}
+	cfg.Progress = func(done, total int, r mutation.Result) { h.prog.Advance(1) }
+	cfg.EquivalenceStarted = func(n int) {
+		h.prog.End()
+		h.prog = nil
+		h.eqStart = time.Now()
+		fmt.Fprintf(h.stderr, "difffuzz: mutate: %s survived every killer: proving equivalence on the exhaustive domains (one traced run per domain and shard for all of them, then a run of its own for each one a traced run cannot decide)\n",
+			plural(uint64(n), "mutant"))
+		h.beat.Go(h.heartbeat)
 	}
 	cfg.EquivalenceRun = func(killer string, shard, shards int, took time.Duration, complete bool) {
-		eqMu.Lock()
-		defer eqMu.Unlock()
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		state := "done"
 		if !complete {
 			state = "did not finish within the limit"
@@ -363,83 +446,74 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		if shards > 1 {
 			name = fmt.Sprintf("%s shard %d/%d", killer, shard, shards)
 		}
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s %s in %s\n", name, state, took.Round(time.Second))
+		fmt.Fprintf(h.stderr, "difffuzz: mutate: %s %s in %s\n", name, state, took.Round(time.Second))
 	}
-	endProgress := func() {
-		if prog != nil {
-			prog.End()
+}
+
+// heartbeat says every two minutes that the equivalence phase still runs, until end.
+func (h *mutateHooks) heartbeat() {
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-time.After(2 * time.Minute):
+			h.mu.Lock()
+			fmt.Fprintf(h.stderr, "difffuzz: mutate: proving equivalence, elapsed %s\n", time.Since(h.eqStart).Round(time.Second))
+			h.mu.Unlock()
 		}
 	}
-	var targetsRun []mutation.Target
-	for _, f := range files {
-		targetsRun = append(targetsRun, mutation.Target{File: f.file, Src: f.src, Mutants: f.mutants})
+}
+
+// end stops the heartbeat (one being written ends first) and the bar.
+func (h *mutateHooks) end() {
+	close(h.stop)
+	h.beat.Wait()
+	if h.prog != nil {
+		h.prog.End()
 	}
-	results, sum, err := mutation.Run(ctx, cfg, targetsRun)
-	close(stopBeat)
-	beat.Wait() // a heartbeat being written ends first
-	endProgress()
-	interrupted := false
-	if err != nil && ctx.Err() != nil && results != nil {
-		// interrupted: report what was decided
-		decided := slices.DeleteFunc(slices.Clone(results), func(r mutation.Result) bool { return r.Outcome == "" })
-		for i, r := range decided {
-			if r.Outcome == mutation.Survived && r.Detail == "" && *equivalence {
-				decided[i].Detail = "interrupted before its equivalence check"
-			}
-		}
-		fmt.Fprintf(stderr, "difffuzz: mutate: interrupted: %d of %s decided; the report covers those\n", len(decided), plural(uint64(len(results)), "mutant"))
-		results, interrupted = decided, true
-	} else if err != nil {
-		return exitUsage, fmt.Errorf("mutate: %v", err)
-	}
-	var stale []string // the seed mutants proven or not proven equivalent against mutation.SeedEquivalent
-	if *seedsOnly && !interrupted {
-		if *equivalence {
-			stale = mutation.CheckSeedEquivalent(results)
-		} else if n := mutation.KnownSeedEquivalent(results); n > 0 {
-			fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer as mutation.SeedEquivalent says (equivalent, proven by the equivalence phase: make test-long); any other survivor counts\n",
-				plural(uint64(n), "seed mutant"))
+}
+
+// decidedOnly is the results of an interrupted run that were decided (a survivor not yet
+// checked for equivalence says so), said on stderr.
+func decidedOnly(results []mutation.Result, equivalence bool, stderr io.Writer) []mutation.Result {
+	decided := slices.DeleteFunc(slices.Clone(results), func(r mutation.Result) bool { return r.Outcome == "" })
+	for i, r := range decided {
+		if r.Outcome == mutation.Survived && r.Detail == "" && equivalence {
+			decided[i].Detail = "interrupted before its equivalence check"
 		}
 	}
+	fmt.Fprintf(stderr, "difffuzz: mutate: interrupted: %d of %s decided; the report covers those\n", len(decided), plural(uint64(len(results)), "mutant"))
+	return decided
+}
+
+// write prints the results (the table, the matrix, the seed table and the gaps, or the
+// mutation-testing-elements JSON) and the summary lines; it returns the score.
+func (a *mutateArgs) write(results []mutation.Result, files []mutation.Target, sum mutation.Summary, start time.Time, stdout, stderr io.Writer) (float64, error) {
 	score, counts := mutation.Score(results)
-	if *jsonOut {
+	if *a.jsonOut {
 		sources := map[string][]byte{}
 		for _, f := range files {
-			sources[f.file] = f.src
+			sources[f.File] = f.Src
 		}
 		low := 60
-		if *threshold > 0 {
-			low = int(*threshold)
+		if *a.threshold > 0 {
+			low = int(*a.threshold)
 		}
 		if err := mutation.WriteElements(stdout, results, sources, max(80, low), low); err != nil {
-			return exitUsage, err
+			return 0, err
 		}
 	} else {
 		mutation.WriteText(stdout, results)
-		if *matrix {
+		if *a.matrix {
 			fmt.Fprintln(stdout)
-			mutation.WriteMatrix(stdout, results, ks)
+			mutation.WriteMatrix(stdout, results, a.killers)
 		}
 		if slices.ContainsFunc(results, func(r mutation.Result) bool { return strings.HasPrefix(string(r.Operator), "seed:") }) {
 			fmt.Fprintln(stdout)
 			mutation.WriteSeedTable(stdout, results)
 		}
 	}
-	gaps := 0
-	for _, r := range results {
-		if r.Gap {
-			gaps++
-		}
-	}
-	if gaps > 0 && !*jsonOut {
-		fmt.Fprintf(stdout, "\n%s in the killers' tests: the exhaustive domain tells these mutants from the original, the killers do not. Each witness as a row for the table tests (the PHP conformance test re-checks spectest rows against real PHP):\n",
-			plural(uint64(gaps), "gap"))
-		for _, r := range results {
-			if r.Gap {
-				fmt.Fprintf(stdout, "  mutant %d, %s:%d:%d %s %s:\n    %s\n", r.ID, r.File, r.Line, r.Col, r.Func, strings.TrimSpace(r.String()[strings.Index(r.String(), " ")+1:]), gapRow(r))
-			}
-		}
-	}
+	gaps := writeGaps(results, !*a.jsonOut, stdout)
 	var langs []string
 	for lang, sc := range mutation.ScoreByLanguage(results) {
 		langs = append(langs, fmt.Sprintf("%s %.1f%%", lang, sc))
@@ -458,20 +532,29 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		fmt.Fprintf(stderr, "difffuzz: mutate: %s mutants a minute, median %s a mutant (its killers and equivalence runs); %d go builds for %d schema mutants and %d separate ones; the traced runs (%s) skipped %d killer runs and narrowed %d to the tests where the mutant diverged\n",
 			rate(float64(len(results))/wall.Minutes()), el[len(el)/2].Round(10*time.Millisecond), sum.Builds, sum.Schema, sum.Separate, sum.Trace.Round(time.Second), sum.Skipped, sum.Narrowed)
 	}
-	if interrupted {
-		return exitUsage, nil
+	return score, nil
+}
+
+// writeGaps counts the gaps (mutants only the exhaustive domain killed) and, with show, lists
+// each witness as a row for the table tests.
+func writeGaps(results []mutation.Result, show bool, stdout io.Writer) int {
+	gaps := 0
+	for _, r := range results {
+		if r.Gap {
+			gaps++
+		}
 	}
-	for _, l := range stale {
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s\n", l)
+	if gaps == 0 || !show {
+		return gaps
 	}
-	if score < *threshold {
-		fmt.Fprintf(stderr, "difffuzz: mutate: score %.1f%% is below --threshold %v%%\n", score, *threshold)
-		return exitFindings, nil
+	fmt.Fprintf(stdout, "\n%s in the killers' tests: the exhaustive domain tells these mutants from the original, the killers do not. Each witness as a row for the table tests (the PHP conformance test re-checks spectest rows against real PHP):\n",
+		plural(uint64(gaps), "gap"))
+	for _, r := range results {
+		if r.Gap {
+			fmt.Fprintf(stdout, "  mutant %d, %s:%d:%d %s %s:\n    %s\n", r.ID, r.File, r.Line, r.Col, r.Func, strings.TrimSpace(r.String()[strings.Index(r.String(), " ")+1:]), gapRow(r))
+		}
 	}
-	if len(stale) > 0 {
-		return exitFindings, nil
-	}
-	return exitOK, nil
+	return gaps
 }
 
 // gapRow is the witness of a gap (the first finding of the equivalence killer that killed
