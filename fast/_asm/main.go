@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 	"os"
 	"strings"
 
@@ -30,6 +31,7 @@ const (
 	ktSpec = 32  // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order, then 0xFF
 	ktLT   = 144 // 16 bytes: '<' with HEX_TAG, else 0xFF (never equal to an ASCII byte)
 	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped)
+	ktSLo  = 192 // 32 bytes: two-byte escape classes by low nibble (bits 0/1/2: 0x0_/0x2_/0x5_ takes \x)
 )
 
 // Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
@@ -41,7 +43,7 @@ const (
 	kByte2High = 64    // 32 bytes: error bits by the high nibble of the current byte
 	k0F        = 96    // 0x0F
 	k60        = 128   // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
-	k70        = 160   // 0xF0-0x80
+	k70        = 160   // 0xF0-0x80 (also: VPADDUSB of it keeps bytes < 0x10 below 0x80, with their low nibble)
 	k80        = 192   // 0x80
 	kE2        = 224   // 0xE2, lead of U+2028/U+2029
 	k01        = 256   // 0x01
@@ -77,7 +79,11 @@ const (
 	kRun2      = 9504  // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
 	kTri       = 17696 // 3 x 64 bytes: escapeMBAVX512's triple indexes (see there)
 	kPrev      = 17888 // 64 bytes: 63 0 1 ... 62 (VPERMB: the previous byte's)
-	kSize      = 17952
+	kSHi       = 17952 // 32 bytes: two-byte escape classes by high nibble (0: bit 0; 2: bit 1; 5: bit 2)
+	kCtlX      = 17984 // 32 bytes: control byte XOR its escape letter by low nibble (\b \t \n \f \r), else 0
+	kExp       = 18016 // 256 x 16 bytes: VPSHUFB expansion of 8 bytes + '\\' by two-byte escape mask (see expandBlock)
+	kExpLen    = 22112 // 256 bytes: 8 + popcount(mask), the length of kExp's output
+	kSize      = 22368
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -219,10 +225,47 @@ func tables() {
 	for i := 0; i < 64; i++ {
 		DATA(kPrev+i, U8(byte((i+63)%64)))
 	}
+	table(kSHi, [16]byte{0: 1, 2: 2, 5: 4})
+	table(kCtlX, [16]byte{8: 'b' ^ 8, 9: 't' ^ 9, 0xA: 'n' ^ 0xA, 0xC: 'f' ^ 0xC, 0xD: 'r' ^ 0xD})
+	for m := 0; m < 256; m++ {
+		e := expEntry(m)
+		for i := 0; i < 16; i += 8 {
+			var q uint64
+			for b := 7; b >= 0; b-- {
+				q = q<<8 | uint64(e[i+b])
+			}
+			DATA(kExp+16*m+i, U64(q))
+		}
+	}
+	for m := 0; m < 256; m++ {
+		DATA(kExpLen+m, U8(byte(8+bits.OnesCount8(uint8(m)))))
+	}
 	_ = kSize
 }
 
 func k(off int) Mem { return konst.Offset(off) }
+
+// expEntry is the VPSHUFB mask of expandBlock for the 8-byte group whose bytes with a
+// two-byte escape are the set bits of m, applied to the 16 bytes [the group, translated; 8
+// times '\\']: byte i of the group becomes 8 (the '\\' of lane 8) then i when bit i is set,
+// else i alone, in order; the rest of the 16 bytes (past 8+popcount(m), don't-care) are 0x80
+// (zero).
+func expEntry(m int) [16]byte {
+	var e [16]byte
+	j := 0
+	for i := 0; i < 8; i++ {
+		if m>>i&1 == 1 {
+			e[j] = 8
+			j++
+		}
+		e[j] = byte(i)
+		j++
+	}
+	for ; j < 16; j++ {
+		e[j] = 0x80
+	}
+	return e
+}
 
 // runEntry is the VPSHUFB mask of runs' group of four dwords [A B C 0] whose bytes >= 0x80
 // are the set bits of m: byte 0 of an ASCII byte's dword, bytes 0 to n-1 of the others', in
@@ -750,6 +793,71 @@ var (
 		movmsk: func(x VecPhysical, r Register) { PMOVMSKB(x, r) }}
 )
 
+// expandBlock emits the vector path of a dirty 32-byte block (at SI, already stored unchanged
+// at DI; AX holds its nonzero dirty mask) whose dirty bytes all take a two-byte escape (\"
+// \\ \/ \b \f \n \r \t): the block is written again at DI in four 8-byte groups, each
+// expanded by one VPSHUFB, and SI and DI advance past it before the jump to next. A block
+// with any other dirty byte (a \u00XX escape, or a byte >= 0x80 where those are dirty) goes
+// to fallback, the byte-at-a-time block handler, with AX unchanged. kt holds the option set's
+// kernel table (its two-byte escape classes by low nibble at ktSLo).
+//
+// Algorithm: a lane takes a two-byte escape when its classes by low nibble (ktSLo, per option
+// set) and by high nibble (kSHi: 0x0_, 0x2_, 0x5_) share a bit; the block goes on only when
+// every dirty lane does. Each byte is replaced by its escape letter (a control XOR kCtlX by
+// its low nibble, found only for bytes < 0x10 by a saturating add of 0x70; the others are
+// their own letter), and each 8-byte group, with eight '\\' after it (VPUNPCKLQDQ/HQDQ), is
+// shuffled by the group's entry of kExp (indexed by its 8 bits of the mask: '\\' before each
+// escaped byte) and stored with one 16-byte store; DI advances by the entry's length
+// (kExpLen: 8 + popcount). The stores run at most 16 bytes ahead of the output (within what
+// runKernel's contract allows: the block has 32 more bytes of src after it).
+func expandBlock(name, fallback, next string, kt Register) {
+	Label(name)
+	Comment("A single dirty byte costs less byte at a time.")
+	LEAL(mem(RAX, -1), EDX)
+	TESTL(EDX, EAX)
+	JZ(LabelRef(fallback))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(k(k0F), Y3)
+	VPSRLW(U8(4), Y0, Y1)
+	VPAND(Y3, Y1, Y1)
+	VPAND(Y3, Y0, Y2)
+	VMOVDQU(mem(kt, ktSLo), Y3)
+	VPSHUFB(Y2, Y3, Y2)
+	VMOVDQU(k(kSHi), Y3)
+	VPSHUFB(Y1, Y3, Y1)
+	VPAND(Y1, Y2, Y1)
+	VPXOR(Y2, Y2, Y2)
+	VPCMPEQB(Y2, Y1, Y1)
+	VPMOVMSKB(Y1, EDX)
+	Comment("Dirty lanes that are not two-byte escapes: the byte-at-a-time handler.")
+	TESTL(EDX, EAX)
+	JNZ(LabelRef(fallback))
+	Comment("The escape letters, then the four 8-byte groups each followed by eight '\\'.")
+	VPADDUSB(k(k70), Y0, Y1)
+	VMOVDQU(k(kCtlX), Y2)
+	VPSHUFB(Y1, Y2, Y1)
+	VPXOR(Y1, Y0, Y0)
+	VMOVDQU(k(kBS), Y2)
+	VPUNPCKLQDQ(Y2, Y0, Y1)
+	VPUNPCKHQDQ(Y2, Y0, Y2)
+	VEXTRACTI128(U8(1), Y1, X3)
+	VEXTRACTI128(U8(1), Y2, X4)
+	LEAQ(k(kExp), RBX)
+	for j, x := range []VecPhysical{X1, X2, X3, X4} {
+		MOVBLZX(AL, ECX)
+		if j < 3 {
+			SHRL(U8(8), EAX)
+		}
+		MOVBLZX(memi(RBX, RCX, kExpLen-kExp), EDX)
+		SHLL(U8(4), ECX)
+		VPSHUFB(memi(RBX, RCX, 0), x, X5)
+		VMOVDQU(X5, mem(rDI, 0))
+		ADDQ(RDX, rDI)
+	}
+	ADDQ(U8(32), rSI)
+	JMP(LabelRef(next))
+}
+
 // blockHandler emits the slow path of a w-byte block: the block (at SI) was stored at DI and
 // AX holds its nonzero dirty mask. For each set bit j, lowest first: a byte >= 0x80 (only
 // possible when !uu) ends the kernel at it; otherwise the byte's escape (esc[b]: up to 6
@@ -884,21 +992,24 @@ func escapeAVX2(tag, ctl bool) {
 		"the caller that test, which in mostly-ASCII text costs more than the stop itself.",
 		"",
 		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
-		"R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
+		"R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
 		"special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.",
 		"",
 		"Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then",
 		"classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and",
 		"bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.",
 		"The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty",
-		"block goes to the block handler, which rewrites every dirty byte of the block from",
-		"its mask before going on (never one return to Go per escape). Blocks are taken only",
+		"block goes to the block handler: a block whose escapes are all two-byte ones is",
+		"rewritten in registers, four 8-byte groups each expanded by one VPSHUFB",
+		"(expandBlock); any other is rewritten a dirty byte at a time from its mask before",
+		"going on (never one return to Go per escape). Blocks are taken only",
 		"while 32 more bytes of src follow them, so that the reload after an escape never",
 		"reads past src; then one 16-byte block per iteration while 16 more bytes follow;",
 		"finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when",
 		"both are clean (exact stores), and otherwise left to the caller.",
 	)
 	kt := prologue()
+	MOVQ(kt, R13) // kt, for expandBlock
 	escRegs(kt, 0x20, tag)
 	MOVL(U32(denseUnknown), R12L)
 
@@ -1032,7 +1143,8 @@ func escapeAVX2(tag, ctl bool) {
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop32"))
 
-	blockHandlerDense("block32", opsY, false, "align", true)
+	expandBlock("block32", "block32s", "align", R13)
+	blockHandlerDense("block32s", opsY, false, "align", true)
 
 	Label("loop16")
 	Comment("One 16-byte block while 32 bytes are left.")
@@ -1320,7 +1432,8 @@ func escapeUUAVX2(tag, lt bool) {
 	ADDQ(U8(32), rSI)
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop2"))
-	blockHandler("block", opsY, true, "loop2")
+	expandBlock("block", "blocks", "loop2", R12)
+	blockHandler("blocks", opsY, true, "loop2")
 
 	Label("back")
 	Comment("Return at the lead byte of a character that straddles into the block at SI.")
