@@ -26,9 +26,10 @@ const (
 	rankSSE2   = 100
 )
 
-// hasAVX2 is true when the CPU (and the OS) support AVX2. golang.org/x/sys/cpu honours
-// GODEBUG=cpu.avx2=off, which turns it off.
-var hasAVX2 = cpu.X86.HasAVX2
+// hasAVX2 is true when the CPU (and the OS) support AVX2, and the CPU has POPCNT (every AVX2
+// CPU has; the AVX2 kernels count a block's dirty bytes with it). golang.org/x/sys/cpu
+// honours GODEBUG=cpu.avx2=off (and cpu.popcnt=off), which turns it off.
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 // hasAVX512 is true when the CPU (and the OS) support what escapeMBAVX512 uses: AVX-512
 // (x/sys/cpu's HasAVX512: F, CD, BW, DQ, VL), VBMI (VPERMB, VPERMI2B) and VBMI2
@@ -36,7 +37,7 @@ var hasAVX2 = cpu.X86.HasAVX2
 var hasAVX512 = hasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI &&
 	cpu.X86.HasAVX512VBMI2 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
-// hasMBAVX2 is true when escapeMBAVX2 runs here: AVX2 and POPCNT (which every AVX2 CPU has).
+// hasMBAVX2 is true when escapeMBAVX2 runs here: AVX2 and POPCNT (which hasAVX2 requires).
 var hasMBAVX2 = hasAVX2 && cpu.X86.HasPOPCNT
 
 // avx2Family reports whether k is one of the kernels that run the AVX2 code for ASCII and
@@ -58,7 +59,7 @@ func init() {
 		}
 		register(Variant{
 			Name:       "avx2",
-			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation, \\uXXXX from 32-byte windows (byte triples packed by a VPSHUFB table)",
+			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, escaped blocks expanded by VPSHUFB tables, vector UTF-8 validation, \\uXXXX from 32-byte windows (byte triples packed by a VPSHUFB table)",
 			Escape:     escapeAVX2Variant,
 			NextChar:   NextChar,
 			UTF8Decode: utf8DecodeWords,
