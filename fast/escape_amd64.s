@@ -5243,8 +5243,14 @@ block32:
 	JB      block32s
 
 block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -5303,13 +5309,10 @@ block32_c:
 	JMP          align
 
 block32_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       block32s
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        block32s
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -5785,8 +5788,14 @@ block32:
 	JB      block32s
 
 block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -5845,13 +5854,10 @@ block32_c:
 	JMP          align
 
 block32_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       block32s
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        block32s
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -6307,8 +6313,14 @@ block32:
 	JB      block32s
 
 block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -6367,13 +6379,10 @@ block32_c:
 	JMP          align
 
 block32_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       block32s
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        block32s
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -6848,8 +6857,14 @@ block32:
 	JB      block32s
 
 block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -6908,13 +6923,10 @@ block32_c:
 	JMP          align
 
 block32_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       block32s
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        block32s
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -7477,8 +7489,9 @@ block:
 	JB      blocks
 
 block_c:
+	VMOVDQU (SI), Y0
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -7537,13 +7550,10 @@ block_c:
 	JMP          loop2
 
 block_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       blocks
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        blocks
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -8011,8 +8021,9 @@ block:
 	JB      blocks
 
 block_c:
+	VMOVDQU (SI), Y0
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -8071,13 +8082,10 @@ block_c:
 	JMP          loop2
 
 block_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       blocks
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        blocks
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -8579,8 +8587,9 @@ block:
 	JB      blocks
 
 block_c:
+	VMOVDQU (SI), Y0
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -8639,13 +8648,10 @@ block_c:
 	JMP          loop2
 
 block_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       blocks
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        blocks
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
@@ -9125,8 +9131,9 @@ block:
 	JB      blocks
 
 block_c:
+	VMOVDQU (SI), Y0
+
 	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
-	VMOVDQU   (SI), Y0
 	VMOVDQU   utf8consts<>+96(SB), Y3
 	VPSRLW    $0x04, Y0, Y1
 	VPAND     Y3, Y1, Y1
@@ -9185,13 +9192,10 @@ block_c:
 	JMP          loop2
 
 block_u:
-	// A dirty byte >= 0x80, or fewer than 10 dirty bytes: byte at a time.
-	VPMOVMSKB Y0, CX
-	TESTL     CX, AX
-	JNZ       blocks
-	POPCNTL   AX, CX
-	CMPL      CX, $0x0a
-	JB        blocks
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
 
 	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
 	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.

@@ -850,7 +850,8 @@ var (
 // or with a \u00XX escape and fewer than expandUMin dirty bytes (under an option set with HEX_
 // escapes, any block with fewer, before any test) goes to fallback (the byte-at-a-time block
 // handler) with AX unchanged. kt holds the option set's kernel table (ktSLo: its two-byte escape classes by low
-// nibble); dirty(x, out, tmp) sets out to 0xFF in the dirty lanes of x as the kernel's own
+// nibble); uu is set for the UNESCAPED_UNICODE kernels, whose dirty bytes are all ASCII;
+// dirty(x, out, tmp) sets out to 0xFF in the dirty lanes of x as the kernel's own
 // classification does (only Y0-Y8 are used, so the caller's Y9-Y15 survive).
 //
 // Algorithm: a lane takes a two-byte escape (\" \\ \/ \b \f \n \r \t) when its classes by low
@@ -868,7 +869,7 @@ var (
 // stored with one 32-byte store; the entry's last byte is its length. The stores run at most
 // 32 bytes ahead of the output, within what runKernel's contract allows: the block has at
 // least 32 more bytes of src after it, and every byte's escape is at least one byte.
-func expandBlock(name, fallback, next string, kt Register, dirty func(x, out, tmp VecPhysical)) {
+func expandBlock(name, fallback, next string, kt Register, uu bool, dirty func(x, out, tmp VecPhysical)) {
 	Label(name)
 	Commentf("A single dirty byte costs less byte at a time; so do fewer than %d under an option set", expandUMin)
 	Comment("with \\u00XX escapes of special bytes (expandU would take most such blocks).")
@@ -880,8 +881,14 @@ func expandBlock(name, fallback, next string, kt Register, dirty func(x, out, tm
 	CMPL(ECX, U8(expandUMin))
 	JB(LabelRef(fallback))
 	Label(name + "_c")
-	Comment("Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.")
 	VMOVDQU(mem(rSI, 0), Y0)
+	if !uu {
+		Comment("A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.")
+		VPMOVMSKB(Y0, EDX)
+		TESTL(EDX, EAX)
+		JNZ(LabelRef(fallback))
+	}
+	Comment("Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.")
 	VMOVDQU(k(k0F), Y3)
 	VPSRLW(U8(4), Y0, Y1)
 	VPAND(Y3, Y1, Y1)
@@ -940,10 +947,7 @@ const expandUMin = 10
 // DX = Y3's mask.
 func expandU(name, fallback, next string, dirty func(x, out, tmp VecPhysical)) {
 	Label(name)
-	Commentf("A dirty byte >= 0x80, or fewer than %d dirty bytes: byte at a time.", expandUMin)
-	VPMOVMSKB(Y0, ECX)
-	TESTL(ECX, EAX)
-	JNZ(LabelRef(fallback))
+	Commentf("Fewer than %d dirty bytes: byte at a time.", expandUMin)
 	POPCNTL(EAX, ECX)
 	CMPL(ECX, U8(expandUMin))
 	JB(LabelRef(fallback))
@@ -1286,7 +1290,7 @@ func escapeAVX2(tag, ctl bool) {
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop32"))
 
-	expandBlock("block32", "block32s", "align", R13, func(x, out, tmp VecPhysical) {
+	expandBlock("block32", "block32s", "align", R13, false, func(x, out, tmp VecPhysical) {
 		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
 	})
 	blockHandlerDense("block32s", opsY, false, "align", true)
@@ -1569,7 +1573,7 @@ func escapeUUAVX2(tag, lt bool) {
 	ADDQ(U8(32), rSI)
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop2"))
-	expandBlock("block", "blocks", "loop2", R12, func(x, out, tmp VecPhysical) {
+	expandBlock("block", "blocks", "loop2", R12, true, func(x, out, tmp VecPhysical) {
 		uuEscapes(x, out, tmp, tag)
 	})
 	blockHandler("blocks", opsY, true, "loop2")
