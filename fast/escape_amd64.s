@@ -9360,6 +9360,4162 @@ ret:
 	VZEROUPPER
 	RET
 
+// func escapeAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
+	// escapeAVX512 escapes src into dst until the first byte >= 0x80 or until too few bytes
+	// are left for its blocks, and returns how many bytes of src it consumed and how many
+	// it wrote (option sets without HEX_TAG).
+	// 
+	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
+	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
+	// ASCII byte b in the low 6 bytes, its length in the top byte). It reads only
+	// src[0:len(src)]. It writes dst[0:ndst] with the final output and may also write
+	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
+	// whenever that escape is at least as long as its input (see kernel.go). It stops
+	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
+	// 
+	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
+	// classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and
+	// bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.
+	// The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty
+	// block goes to the block handler: a block whose escapes are all two-byte ones is
+	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
+	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
+	// going on (never one return to Go per escape). Blocks are taken only
+	// while 32 more bytes of src follow them, so that the reload after an escape never
+	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
+	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
+	// both are clean (exact stores), and otherwise left to the caller.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R13
+	VMOVDQU      (AX), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x00000002, R12
+
+align:
+	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
+	// stored at DI, then advance only to the next 32-byte boundary of src (or dst) when the
+	// block is clean (the rest is stored again). Measured here: from the L1 cache a load
+	// that crosses a cache line costs more than a store that does; from L2 the reverse.
+	LEAQ      160(SI), AX
+	CMPQ      AX, R10
+	JHI       loop64
+	MOVQ      R10, AX
+	SUBQ      SI, AX
+	MOVL      SI, CX
+	CMPQ      AX, $0x00002000
+	CMOVLCC   DI, CX
+	NEGL      CX
+	ANDL      $0x1f, CX
+	JZ        loop128
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+loop128:
+	// 128 bytes per iteration while 160 bytes are left.
+	LEAQ    160(SI), AX
+	CMPQ    AX, R10
+	JHI     loop64
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+
+	// Special bytes per block; controls and bytes >= 0x80 once for all four, from their signed minimum.
+	VPSHUFB  Y0, Y15, Y4
+	VPCMPEQB Y0, Y4, Y4
+	VPSHUFB  Y1, Y15, Y5
+	VPCMPEQB Y1, Y5, Y5
+	VPSHUFB  Y2, Y15, Y6
+	VPCMPEQB Y2, Y6, Y6
+	VPSHUFB  Y3, Y15, Y7
+	VPCMPEQB Y3, Y7, Y7
+
+	// The stores (unchanged blocks) go after the lookups, which measured faster.
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VMOVDQU   Y2, 64(DI)
+	VMOVDQU   Y3, 96(DI)
+	VPMINSB   Y0, Y1, Y8
+	VPMINSB   Y2, Y3, Y9
+	VPMINSB   Y8, Y9, Y8
+	VPCMPGTB  Y8, Y14, Y8
+	VPOR      Y4, Y5, Y9
+	VPOR      Y6, Y7, Y10
+	VPOR      Y9, Y10, Y9
+	VPOR      Y8, Y9, Y8
+	VPMOVMSKB Y8, AX
+	TESTL     AX, AX
+	JNZ       dirty128
+	ADDQ      $0x80, SI
+	ADDQ      $0x00000080, DI
+	JMP       loop128
+
+dirty128:
+	// The first dirty block of the four goes to the block handler; the clean ones before it are done.
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y1, Y15, Y4
+	VPCMPEQB  Y1, Y4, Y4
+	VPCMPGTB  Y1, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y2, Y15, Y4
+	VPCMPEQB  Y2, Y4, Y4
+	VPCMPGTB  Y2, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y3, Y15, Y4
+	VPCMPEQB  Y3, Y4, Y4
+	VPCMPGTB  Y3, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+
+	// Not reached: one of the four blocks is dirty.
+	JMP block32
+
+loop64:
+	// 64 bytes per iteration while 96 bytes are left.
+	LEAQ      96(SI), AX
+	CMPQ      AX, R10
+	JHI       loop32
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPSHUFB   Y1, Y15, Y3
+	VPCMPEQB  Y1, Y3, Y3
+	VPCMPGTB  Y1, Y14, Y5
+	VPOR      Y5, Y3, Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       dirty64
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop64
+
+dirty64:
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPMOVMSKB Y3, AX
+	JMP       block32
+
+loop32:
+	// One 32-byte block while 64 bytes are left.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop32
+
+	PCALIGN $32
+block32:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      block32s
+	CMPB    224(R13), $0x00
+	JEQ     block32_c
+	CMPL    CX, $0x0a
+	JB      block32s
+
+block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R13), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block32_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          align
+
+block32_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPCMPGTB     Y0, Y14, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         align
+
+block32s:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block32s
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block32s
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     align
+
+block32s_high:
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
+
+loop16:
+	// One 16-byte block while 32 bytes are left.
+	LEAQ      32(SI), AX
+	CMPQ      AX, R10
+	JHI       tail
+	VMOVDQU   (SI), X0
+	VMOVDQU   X0, (DI)
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPMOVMSKB X2, AX
+	TESTL     AX, AX
+	JNZ       block16
+	ADDQ      $0x10, SI
+	ADDQ      $0x10, DI
+	JMP       loop16
+
+block16:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block16_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block16
+	VMOVDQU 1(SI)(CX*1), X5
+	VMOVDQU X5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block16
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	JMP     loop16
+
+block16_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
+
+tail:
+	// 16 to 31 bytes left: two overlapping 16-byte blocks, stored exactly when clean.
+	MOVQ      R10, CX
+	SUBQ      SI, CX
+	CMPQ      CX, $0x10
+	JB        ret
+	VMOVDQU   (SI), X0
+	VMOVDQU   -16(R10), X1
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPSHUFB   X1, X15, X3
+	VPCMPEQB  X1, X3, X3
+	VPCMPGTB  X1, X14, X4
+	VPOR      X4, X3, X3
+	VPOR      X2, X3, X3
+	VPMOVMSKB X3, AX
+	TESTL     AX, AX
+	JNZ       ret
+	VMOVDQU   X0, (DI)
+	VMOVDQU   X1, -16(DI)(CX*1)
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
+	VZEROUPPER
+	RET
+
+// func escapeAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
+	// escapeAVX512Tag escapes src into dst until the first byte >= 0x80 or until too few bytes
+	// are left for its blocks, and returns how many bytes of src it consumed and how many
+	// it wrote (option sets with HEX_TAG).
+	// 
+	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
+	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
+	// ASCII byte b in the low 6 bytes, its length in the top byte). It reads only
+	// src[0:len(src)]. It writes dst[0:ndst] with the final output and may also write
+	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
+	// whenever that escape is at least as long as its input (see kernel.go). It stops
+	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
+	// 
+	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
+	// classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and
+	// bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.
+	// The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty
+	// block goes to the block handler: a block whose escapes are all two-byte ones is
+	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
+	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
+	// going on (never one return to Go per escape). Blocks are taken only
+	// while 32 more bytes of src follow them, so that the reload after an escape never
+	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
+	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
+	// both are clean (exact stores), and otherwise left to the caller.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R13
+	VMOVDQU      (AX), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	MOVL         $0x00000002, R12
+
+align:
+	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
+	// stored at DI, then advance only to the next 32-byte boundary of src (or dst) when the
+	// block is clean (the rest is stored again). Measured here: from the L1 cache a load
+	// that crosses a cache line costs more than a store that does; from L2 the reverse.
+	LEAQ      160(SI), AX
+	CMPQ      AX, R10
+	JHI       loop64
+	MOVQ      R10, AX
+	SUBQ      SI, AX
+	MOVL      SI, CX
+	CMPQ      AX, $0x00002000
+	CMOVLCC   DI, CX
+	NEGL      CX
+	ANDL      $0x1f, CX
+	JZ        loop128
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y0, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+loop128:
+	// 128 bytes per iteration while 160 bytes are left.
+	LEAQ    160(SI), AX
+	CMPQ    AX, R10
+	JHI     loop64
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+
+	// Special bytes per block; controls and bytes >= 0x80 once for all four, from their signed minimum.
+	VPSHUFB  Y0, Y15, Y4
+	VPCMPEQB Y0, Y4, Y4
+	VPCMPEQB Y0, Y13, Y8
+	VPOR     Y8, Y4, Y4
+	VPSHUFB  Y1, Y15, Y5
+	VPCMPEQB Y1, Y5, Y5
+	VPCMPEQB Y1, Y13, Y8
+	VPOR     Y8, Y5, Y5
+	VPSHUFB  Y2, Y15, Y6
+	VPCMPEQB Y2, Y6, Y6
+	VPCMPEQB Y2, Y13, Y8
+	VPOR     Y8, Y6, Y6
+	VPSHUFB  Y3, Y15, Y7
+	VPCMPEQB Y3, Y7, Y7
+	VPCMPEQB Y3, Y13, Y8
+	VPOR     Y8, Y7, Y7
+
+	// The stores (unchanged blocks) go after the lookups, which measured faster.
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VMOVDQU   Y2, 64(DI)
+	VMOVDQU   Y3, 96(DI)
+	VPMINSB   Y0, Y1, Y8
+	VPMINSB   Y2, Y3, Y9
+	VPMINSB   Y8, Y9, Y8
+	VPCMPGTB  Y8, Y14, Y8
+	VPOR      Y4, Y5, Y9
+	VPOR      Y6, Y7, Y10
+	VPOR      Y9, Y10, Y9
+	VPOR      Y8, Y9, Y8
+	VPMOVMSKB Y8, AX
+	TESTL     AX, AX
+	JNZ       dirty128
+	ADDQ      $0x80, SI
+	ADDQ      $0x00000080, DI
+	JMP       loop128
+
+dirty128:
+	// The first dirty block of the four goes to the block handler; the clean ones before it are done.
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y0, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y1, Y15, Y4
+	VPCMPEQB  Y1, Y4, Y4
+	VPCMPGTB  Y1, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y1, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y2, Y15, Y4
+	VPCMPEQB  Y2, Y4, Y4
+	VPCMPGTB  Y2, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y2, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y3, Y15, Y4
+	VPCMPEQB  Y3, Y4, Y4
+	VPCMPGTB  Y3, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y3, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+
+	// Not reached: one of the four blocks is dirty.
+	JMP block32
+
+loop64:
+	// 64 bytes per iteration while 96 bytes are left.
+	LEAQ      96(SI), AX
+	CMPQ      AX, R10
+	JHI       loop32
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPSHUFB   Y1, Y15, Y3
+	VPCMPEQB  Y1, Y3, Y3
+	VPCMPGTB  Y1, Y14, Y5
+	VPOR      Y5, Y3, Y3
+	VPCMPEQB  Y1, Y13, Y5
+	VPOR      Y5, Y3, Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       dirty64
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop64
+
+dirty64:
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPMOVMSKB Y3, AX
+	JMP       block32
+
+loop32:
+	// One 32-byte block while 64 bytes are left.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop32
+
+	PCALIGN $32
+block32:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      block32s
+	CMPB    224(R13), $0x00
+	JEQ     block32_c
+	CMPL    CX, $0x0a
+	JB      block32s
+
+block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R13), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block32_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          align
+
+block32_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPCMPGTB     Y0, Y14, Y6
+	VPOR         Y6, Y5, Y5
+	VPCMPEQB     Y0, Y13, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         align
+
+block32s:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block32s
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block32s
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     align
+
+block32s_high:
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
+
+loop16:
+	// One 16-byte block while 32 bytes are left.
+	LEAQ      32(SI), AX
+	CMPQ      AX, R10
+	JHI       tail
+	VMOVDQU   (SI), X0
+	VMOVDQU   X0, (DI)
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPCMPEQB  X0, X13, X4
+	VPOR      X4, X2, X2
+	VPMOVMSKB X2, AX
+	TESTL     AX, AX
+	JNZ       block16
+	ADDQ      $0x10, SI
+	ADDQ      $0x10, DI
+	JMP       loop16
+
+block16:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block16_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block16
+	VMOVDQU 1(SI)(CX*1), X5
+	VMOVDQU X5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block16
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	JMP     loop16
+
+block16_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
+
+tail:
+	// 16 to 31 bytes left: two overlapping 16-byte blocks, stored exactly when clean.
+	MOVQ      R10, CX
+	SUBQ      SI, CX
+	CMPQ      CX, $0x10
+	JB        ret
+	VMOVDQU   (SI), X0
+	VMOVDQU   -16(R10), X1
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPCMPEQB  X0, X13, X4
+	VPOR      X4, X2, X2
+	VPSHUFB   X1, X15, X3
+	VPCMPEQB  X1, X3, X3
+	VPCMPGTB  X1, X14, X4
+	VPOR      X4, X3, X3
+	VPCMPEQB  X1, X13, X4
+	VPOR      X4, X3, X3
+	VPOR      X2, X3, X3
+	VPMOVMSKB X3, AX
+	TESTL     AX, AX
+	JNZ       ret
+	VMOVDQU   X0, (DI)
+	VMOVDQU   X1, -16(DI)(CX*1)
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
+	VZEROUPPER
+	RET
+
+// func escapeAVX512NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
+	// escapeAVX512NoCtl is escapeAVX512 (below) with one difference: src must have no byte
+	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
+	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
+	// the block handler are the same and would still handle such bytes.
+	// 
+	// escapeAVX512NoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
+	// are left for its blocks, and returns how many bytes of src it consumed and how many
+	// it wrote (option sets without HEX_TAG).
+	// 
+	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
+	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
+	// ASCII byte b in the low 6 bytes, its length in the top byte). It reads only
+	// src[0:len(src)]. It writes dst[0:ndst] with the final output and may also write
+	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
+	// whenever that escape is at least as long as its input (see kernel.go). It stops
+	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
+	// 
+	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
+	// classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and
+	// bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.
+	// The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty
+	// block goes to the block handler: a block whose escapes are all two-byte ones is
+	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
+	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
+	// going on (never one return to Go per escape). Blocks are taken only
+	// while 32 more bytes of src follow them, so that the reload after an escape never
+	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
+	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
+	// both are clean (exact stores), and otherwise left to the caller.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R13
+	VMOVDQU      (AX), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x00000002, R12
+
+align:
+	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
+	// stored at DI, then advance only to the next 32-byte boundary of src (or dst) when the
+	// block is clean (the rest is stored again). Measured here: from the L1 cache a load
+	// that crosses a cache line costs more than a store that does; from L2 the reverse.
+	LEAQ      160(SI), AX
+	CMPQ      AX, R10
+	JHI       loop64
+	MOVQ      R10, AX
+	SUBQ      SI, AX
+	MOVL      SI, CX
+	CMPQ      AX, $0x00002000
+	CMOVLCC   DI, CX
+	NEGL      CX
+	ANDL      $0x1f, CX
+	JZ        loop128
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+loop128:
+	// 128 bytes per iteration while 160 bytes are left.
+	LEAQ    160(SI), AX
+	CMPQ    AX, R10
+	JHI     loop64
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+
+	// Special bytes per block (src has no controls and no bytes >= 0x80).
+	VPSHUFB  Y0, Y15, Y4
+	VPCMPEQB Y0, Y4, Y4
+	VPSHUFB  Y1, Y15, Y5
+	VPCMPEQB Y1, Y5, Y5
+	VPSHUFB  Y2, Y15, Y6
+	VPCMPEQB Y2, Y6, Y6
+	VPSHUFB  Y3, Y15, Y7
+	VPCMPEQB Y3, Y7, Y7
+
+	// The stores (unchanged blocks) go after the lookups, which measured faster.
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VMOVDQU   Y2, 64(DI)
+	VMOVDQU   Y3, 96(DI)
+	VPOR      Y4, Y5, Y9
+	VPOR      Y6, Y7, Y10
+	VPOR      Y9, Y10, Y9
+	VPMOVMSKB Y9, AX
+	TESTL     AX, AX
+	JNZ       dirty128
+	ADDQ      $0x80, SI
+	ADDQ      $0x00000080, DI
+	JMP       loop128
+
+dirty128:
+	// The first dirty block of the four goes to the block handler; the clean ones before it are done.
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y1, Y15, Y4
+	VPCMPEQB  Y1, Y4, Y4
+	VPCMPGTB  Y1, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y2, Y15, Y4
+	VPCMPEQB  Y2, Y4, Y4
+	VPCMPGTB  Y2, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y3, Y15, Y4
+	VPCMPEQB  Y3, Y4, Y4
+	VPCMPGTB  Y3, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+
+	// Not reached: one of the four blocks is dirty.
+	JMP block32
+
+loop64:
+	// 64 bytes per iteration while 96 bytes are left.
+	LEAQ      96(SI), AX
+	CMPQ      AX, R10
+	JHI       loop32
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPSHUFB   Y1, Y15, Y3
+	VPCMPEQB  Y1, Y3, Y3
+	VPCMPGTB  Y1, Y14, Y5
+	VPOR      Y5, Y3, Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       dirty64
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop64
+
+dirty64:
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPMOVMSKB Y3, AX
+	JMP       block32
+
+loop32:
+	// One 32-byte block while 64 bytes are left.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop32
+
+block32:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      block32s
+	CMPB    224(R13), $0x00
+	JEQ     block32_c
+	CMPL    CX, $0x0a
+	JB      block32s
+
+block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R13), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block32_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          align
+
+block32_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPCMPGTB     Y0, Y14, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         align
+
+block32s:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block32s
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block32s
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     align
+
+block32s_high:
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
+
+loop16:
+	// One 16-byte block while 32 bytes are left.
+	LEAQ      32(SI), AX
+	CMPQ      AX, R10
+	JHI       tail
+	VMOVDQU   (SI), X0
+	VMOVDQU   X0, (DI)
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPMOVMSKB X2, AX
+	TESTL     AX, AX
+	JNZ       block16
+	ADDQ      $0x10, SI
+	ADDQ      $0x10, DI
+	JMP       loop16
+
+block16:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block16_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block16
+	VMOVDQU 1(SI)(CX*1), X5
+	VMOVDQU X5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block16
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	JMP     loop16
+
+block16_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
+
+tail:
+	// 16 to 31 bytes left: two overlapping 16-byte blocks, stored exactly when clean.
+	MOVQ      R10, CX
+	SUBQ      SI, CX
+	CMPQ      CX, $0x10
+	JB        ret
+	VMOVDQU   (SI), X0
+	VMOVDQU   -16(R10), X1
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPSHUFB   X1, X15, X3
+	VPCMPEQB  X1, X3, X3
+	VPCMPGTB  X1, X14, X4
+	VPOR      X4, X3, X3
+	VPOR      X2, X3, X3
+	VPMOVMSKB X3, AX
+	TESTL     AX, AX
+	JNZ       ret
+	VMOVDQU   X0, (DI)
+	VMOVDQU   X1, -16(DI)(CX*1)
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
+	VZEROUPPER
+	RET
+
+// func escapeAVX512TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
+	// escapeAVX512TagNoCtl is escapeAVX512Tag (below) with one difference: src must have no byte
+	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
+	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
+	// the block handler are the same and would still handle such bytes.
+	// 
+	// escapeAVX512TagNoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
+	// are left for its blocks, and returns how many bytes of src it consumed and how many
+	// it wrote (option sets with HEX_TAG).
+	// 
+	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
+	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
+	// ASCII byte b in the low 6 bytes, its length in the top byte). It reads only
+	// src[0:len(src)]. It writes dst[0:ndst] with the final output and may also write
+	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
+	// whenever that escape is at least as long as its input (see kernel.go). It stops
+	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
+	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
+	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
+	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
+	// special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.
+	// 
+	// Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then
+	// classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and
+	// bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.
+	// The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty
+	// block goes to the block handler: a block whose escapes are all two-byte ones is
+	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
+	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
+	// going on (never one return to Go per escape). Blocks are taken only
+	// while 32 more bytes of src follow them, so that the reload after an escape never
+	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
+	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
+	// both are clean (exact stores), and otherwise left to the caller.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R13
+	VMOVDQU      (AX), Y15
+	MOVL         $0x00000020, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	MOVL         $0x00000002, R12
+
+align:
+	// Align the main loop's loads, or its stores when 8 KiB or more are left: one block
+	// stored at DI, then advance only to the next 32-byte boundary of src (or dst) when the
+	// block is clean (the rest is stored again). Measured here: from the L1 cache a load
+	// that crosses a cache line costs more than a store that does; from L2 the reverse.
+	LEAQ      160(SI), AX
+	CMPQ      AX, R10
+	JHI       loop64
+	MOVQ      R10, AX
+	SUBQ      SI, AX
+	MOVL      SI, CX
+	CMPQ      AX, $0x00002000
+	CMOVLCC   DI, CX
+	NEGL      CX
+	ANDL      $0x1f, CX
+	JZ        loop128
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y0, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+loop128:
+	// 128 bytes per iteration while 160 bytes are left.
+	LEAQ    160(SI), AX
+	CMPQ    AX, R10
+	JHI     loop64
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+
+	// Special bytes per block (src has no controls and no bytes >= 0x80).
+	VPSHUFB  Y0, Y15, Y4
+	VPCMPEQB Y0, Y4, Y4
+	VPCMPEQB Y0, Y13, Y8
+	VPOR     Y8, Y4, Y4
+	VPSHUFB  Y1, Y15, Y5
+	VPCMPEQB Y1, Y5, Y5
+	VPCMPEQB Y1, Y13, Y8
+	VPOR     Y8, Y5, Y5
+	VPSHUFB  Y2, Y15, Y6
+	VPCMPEQB Y2, Y6, Y6
+	VPCMPEQB Y2, Y13, Y8
+	VPOR     Y8, Y6, Y6
+	VPSHUFB  Y3, Y15, Y7
+	VPCMPEQB Y3, Y7, Y7
+	VPCMPEQB Y3, Y13, Y8
+	VPOR     Y8, Y7, Y7
+
+	// The stores (unchanged blocks) go after the lookups, which measured faster.
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VMOVDQU   Y2, 64(DI)
+	VMOVDQU   Y3, 96(DI)
+	VPOR      Y4, Y5, Y9
+	VPOR      Y6, Y7, Y10
+	VPOR      Y9, Y10, Y9
+	VPMOVMSKB Y9, AX
+	TESTL     AX, AX
+	JNZ       dirty128
+	ADDQ      $0x80, SI
+	ADDQ      $0x00000080, DI
+	JMP       loop128
+
+dirty128:
+	// The first dirty block of the four goes to the block handler; the clean ones before it are done.
+	VPSHUFB   Y0, Y15, Y4
+	VPCMPEQB  Y0, Y4, Y4
+	VPCMPGTB  Y0, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y0, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y1, Y15, Y4
+	VPCMPEQB  Y1, Y4, Y4
+	VPCMPGTB  Y1, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y1, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y2, Y15, Y4
+	VPCMPEQB  Y2, Y4, Y4
+	VPCMPGTB  Y2, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y2, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPSHUFB   Y3, Y15, Y4
+	VPCMPEQB  Y3, Y4, Y4
+	VPCMPGTB  Y3, Y14, Y8
+	VPOR      Y8, Y4, Y4
+	VPCMPEQB  Y3, Y13, Y8
+	VPOR      Y8, Y4, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       block32
+
+	// Not reached: one of the four blocks is dirty.
+	JMP block32
+
+loop64:
+	// 64 bytes per iteration while 96 bytes are left.
+	LEAQ      96(SI), AX
+	CMPQ      AX, R10
+	JHI       loop32
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y1, 32(DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPSHUFB   Y1, Y15, Y3
+	VPCMPEQB  Y1, Y3, Y3
+	VPCMPGTB  Y1, Y14, Y5
+	VPOR      Y5, Y3, Y3
+	VPCMPEQB  Y1, Y13, Y5
+	VPOR      Y5, Y3, Y3
+	VPOR      Y2, Y3, Y4
+	VPMOVMSKB Y4, AX
+	TESTL     AX, AX
+	JNZ       dirty64
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop64
+
+dirty64:
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	VPMOVMSKB Y3, AX
+	JMP       block32
+
+loop32:
+	// One 32-byte block while 64 bytes are left.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop32
+
+block32:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      block32s
+	CMPB    224(R13), $0x00
+	JEQ     block32_c
+	CMPL    CX, $0x0a
+	JB      block32s
+
+block32_c:
+	VMOVDQU (SI), Y0
+
+	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	VPMOVMSKB Y0, DX
+	TESTL     DX, AX
+	JNZ       block32s
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R13), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block32_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          align
+
+block32_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      block32s
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPCMPGTB     Y0, Y14, Y6
+	VPOR         Y6, Y5, Y5
+	VPCMPEQB     Y0, Y13, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         align
+
+block32s:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block32s
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block32s
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     align
+
+block32s_high:
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	VMOVDQU   (SI), Y5
+	VPMOVMSKB Y5, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	LEAL      -1(DX), AX
+	ANDL      AX, DX
+	MOVL      $0x00000000, R12
+	MOVL      $0x00000001, AX
+	TESTL     DX, DX
+	CMOVLNE   AX, R12
+	JMP       ret
+
+loop16:
+	// One 16-byte block while 32 bytes are left.
+	LEAQ      32(SI), AX
+	CMPQ      AX, R10
+	JHI       tail
+	VMOVDQU   (SI), X0
+	VMOVDQU   X0, (DI)
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPCMPEQB  X0, X13, X4
+	VPOR      X4, X2, X2
+	VPMOVMSKB X2, AX
+	TESTL     AX, AX
+	JNZ       block16
+	ADDQ      $0x10, SI
+	ADDQ      $0x10, DI
+	JMP       loop16
+
+block16:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block16_high
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     block16
+	VMOVDQU 1(SI)(CX*1), X5
+	VMOVDQU X5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     block16
+	ADDQ    $0x10, SI
+	ADDQ    $0x10, DI
+	JMP     loop16
+
+block16_high:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
+
+tail:
+	// 16 to 31 bytes left: two overlapping 16-byte blocks, stored exactly when clean.
+	MOVQ      R10, CX
+	SUBQ      SI, CX
+	CMPQ      CX, $0x10
+	JB        ret
+	VMOVDQU   (SI), X0
+	VMOVDQU   -16(R10), X1
+	VPSHUFB   X0, X15, X2
+	VPCMPEQB  X0, X2, X2
+	VPCMPGTB  X0, X14, X4
+	VPOR      X4, X2, X2
+	VPCMPEQB  X0, X13, X4
+	VPOR      X4, X2, X2
+	VPSHUFB   X1, X15, X3
+	VPCMPEQB  X1, X3, X3
+	VPCMPGTB  X1, X14, X4
+	VPOR      X4, X3, X3
+	VPCMPEQB  X1, X13, X4
+	VPOR      X4, X3, X3
+	VPOR      X2, X3, X3
+	VPMOVMSKB X3, AX
+	TESTL     AX, AX
+	JNZ       ret
+	VMOVDQU   X0, (DI)
+	VMOVDQU   X1, -16(DI)(CX*1)
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	MOVQ R12, dense+80(FP)
+	VZEROUPPER
+	RET
+
+// func escapeUUAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+TEXT ·escapeUUAVX512(SB), NOSPLIT, $0-80
+	// escapeUUAVX512 escapes src into dst under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
+	// unchanged (but U+2028/U+2029, E2 80 A8/A9, stop it): it stops at
+	// a character boundary before the first invalid sequence (it may stop up to 3 bytes
+	// earlier, before a valid character), or with fewer than 64 bytes left. src[0] must
+	// start a character. The bytes it stops at are left to the caller.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
+	// 
+	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
+	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
+	// controls by unsigned min against 0x1F) and UTF-8 validity with the Keiser–Lemire
+	// lookup algorithm (simdjson's lookup4; the accepted set is RFC 3629, exactly PHP's
+	// php_next_utf8_char successes): three VPSHUFB lookups of the previous byte's nibbles
+	// and the current byte's high nibble flag bad pairs (too short, too long, overlong,
+	// surrogate, above U+10FFFF, stray continuation), and saturating subtractions of the
+	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
+	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
+	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
+	// U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,
+	// which tests the exact pattern (E2 two back, 80 one back, A8/A9 here).
+	// A block with only escapes goes to the block handler (every escape of the block
+	// before going on). A block with an invalid sequence or a line terminator, and the
+	// end of the loop, return to Go at the start of the block, moved back to the lead byte
+	// of a character that straddles into it (found from the three bytes before it, which
+	// were validated), so that Go's slow path sees whole characters.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	VMOVDQU      (AX), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
+
+	// The first block: at the start of src, nothing before it.
+	LEAQ       64(SI), AX
+	CMPQ       AX, R10
+	JHI        back
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y7
+	VPAND    Y7, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPOR     Y6, Y1, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y8
+	VPOR     Y8, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      slow
+	ADDQ     $0x20, SI
+	ADDQ     $0x20, DI
+
+loop2:
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
+
+	// So does the block after an E2 in the last two bytes of the one before: the
+	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
+	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
+	CMPB -1(SI), $0xe2
+	JEQ  loop1
+	CMPB -2(SI), $0xe2
+	JEQ  loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     160(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
+
+loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+
+loop1:
+	LEAQ    64(SI), AX
+	CMPQ    AX, R10
+	JHI     back
+	VMOVDQU (SI), Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU -1(SI), Y3
+	VMOVDQU -2(SI), Y4
+	VMOVDQU -3(SI), Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y7
+	VPAND    Y7, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPOR     Y6, Y1, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y8
+	VPOR     Y8, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      slow
+	ADDQ     $0x20, SI
+	ADDQ     $0x20, DI
+	JMP      loop2
+
+slow:
+	VPTEST Y6, Y6
+	JNZ    back
+
+	// E2 two bytes back: is it E2 80 A8/A9?
+	VPCMPEQB  utf8consts<>+224(SB), Y4, Y4
+	VPCMPEQB  utf8consts<>+192(SB), Y3, Y5
+	VPAND     Y5, Y4, Y4
+	VPOR      utf8consts<>+256(SB), Y0, Y5
+	VPCMPEQB  utf8consts<>+288(SB), Y5, Y5
+	VPAND     Y5, Y4, Y4
+	VPTEST    Y4, Y4
+	JNZ       back
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       block
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop2
+
+block:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      blocks
+	CMPB    224(R12), $0x00
+	JEQ     block_c
+	CMPL    CX, $0x0a
+	JB      blocks
+
+block_c:
+	VMOVDQU (SI), Y0
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R12), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          loop2
+
+block_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPMINUB      Y0, Y14, Y6
+	VPCMPEQB     Y0, Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         loop2
+
+blocks:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     blocks
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     blocks
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+back:
+	// Return at the lead byte of a character that straddles into the block at SI.
+	CMPQ    SI, R8
+	JEQ     ret
+	MOVBLZX -1(SI), AX
+	CMPL    AX, $0x000000c0
+	JAE     back1
+	MOVBLZX -2(SI), AX
+	CMPL    AX, $0x000000e0
+	JAE     back2
+	MOVBLZX -3(SI), AX
+	CMPL    AX, $0x000000f0
+	JB      ret
+	DECQ    SI
+	DECQ    DI
+
+back2:
+	DECQ SI
+	DECQ DI
+
+back1:
+	DECQ SI
+	DECQ DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeUUAVX512LT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+TEXT ·escapeUUAVX512LT(SB), NOSPLIT, $0-80
+	// escapeUUAVX512LT escapes src into dst under UNESCAPED_UNICODE, UNESCAPED_LINE_TERMINATORS.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
+	// unchanged: it stops at
+	// a character boundary before the first invalid sequence (it may stop up to 3 bytes
+	// earlier, before a valid character), or with fewer than 64 bytes left. src[0] must
+	// start a character. The bytes it stops at are left to the caller.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
+	// 
+	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
+	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
+	// controls by unsigned min against 0x1F) and UTF-8 validity with the Keiser–Lemire
+	// lookup algorithm (simdjson's lookup4; the accepted set is RFC 3629, exactly PHP's
+	// php_next_utf8_char successes): three VPSHUFB lookups of the previous byte's nibbles
+	// and the current byte's high nibble flag bad pairs (too short, too long, overlong,
+	// surrogate, above U+10FFFF, stray continuation), and saturating subtractions of the
+	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
+	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
+	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
+	// A block with only escapes goes to the block handler (every escape of the block
+	// before going on). A block with an invalid sequence or a line terminator, and the
+	// end of the loop, return to Go at the start of the block, moved back to the lead byte
+	// of a character that straddles into it (found from the three bytes before it, which
+	// were validated), so that Go's slow path sees whole characters.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	VMOVDQU      (AX), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
+
+	// The first block: at the start of src, nothing before it.
+	LEAQ       64(SI), AX
+	CMPQ       AX, R10
+	JHI        back
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW  $0x04, Y3, Y6
+	VPAND   Y9, Y6, Y6
+	VPSHUFB Y6, Y12, Y6
+	VPAND   Y9, Y3, Y7
+	VPSHUFB Y7, Y11, Y7
+	VPAND   Y7, Y6, Y6
+	VPSRLW  $0x04, Y0, Y7
+	VPAND   Y9, Y7, Y7
+	VPSHUFB Y7, Y10, Y7
+	VPAND   Y7, Y6, Y6
+	VPXOR   Y5, Y6, Y6
+	VPOR    Y6, Y1, Y7
+	VPTEST  Y7, Y7
+	JNZ     slow
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+
+loop2:
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     160(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
+
+loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+
+loop1:
+	LEAQ    64(SI), AX
+	CMPQ    AX, R10
+	JHI     back
+	VMOVDQU (SI), Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU -1(SI), Y3
+	VMOVDQU -2(SI), Y4
+	VMOVDQU -3(SI), Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW  $0x04, Y3, Y6
+	VPAND   Y9, Y6, Y6
+	VPSHUFB Y6, Y12, Y6
+	VPAND   Y9, Y3, Y7
+	VPSHUFB Y7, Y11, Y7
+	VPAND   Y7, Y6, Y6
+	VPSRLW  $0x04, Y0, Y7
+	VPAND   Y9, Y7, Y7
+	VPSHUFB Y7, Y10, Y7
+	VPAND   Y7, Y6, Y6
+	VPXOR   Y5, Y6, Y6
+	VPOR    Y6, Y1, Y7
+	VPTEST  Y7, Y7
+	JNZ     slow
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+slow:
+	VPTEST    Y6, Y6
+	JNZ       back
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       block
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop2
+
+block:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      blocks
+	CMPB    224(R12), $0x00
+	JEQ     block_c
+	CMPL    CX, $0x0a
+	JB      blocks
+
+block_c:
+	VMOVDQU (SI), Y0
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R12), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          loop2
+
+block_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPMINUB      Y0, Y14, Y6
+	VPCMPEQB     Y0, Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         loop2
+
+blocks:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     blocks
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     blocks
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+back:
+	// Return at the lead byte of a character that straddles into the block at SI.
+	CMPQ    SI, R8
+	JEQ     ret
+	MOVBLZX -1(SI), AX
+	CMPL    AX, $0x000000c0
+	JAE     back1
+	MOVBLZX -2(SI), AX
+	CMPL    AX, $0x000000e0
+	JAE     back2
+	MOVBLZX -3(SI), AX
+	CMPL    AX, $0x000000f0
+	JB      ret
+	DECQ    SI
+	DECQ    DI
+
+back2:
+	DECQ SI
+	DECQ DI
+
+back1:
+	DECQ SI
+	DECQ DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeUUAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+TEXT ·escapeUUAVX512Tag(SB), NOSPLIT, $0-80
+	// escapeUUAVX512Tag escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, no UNESCAPED_LINE_TERMINATORS.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
+	// unchanged (but U+2028/U+2029, E2 80 A8/A9, stop it): it stops at
+	// a character boundary before the first invalid sequence (it may stop up to 3 bytes
+	// earlier, before a valid character), or with fewer than 64 bytes left. src[0] must
+	// start a character. The bytes it stops at are left to the caller.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
+	// 
+	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
+	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
+	// controls by unsigned min against 0x1F) and UTF-8 validity with the Keiser–Lemire
+	// lookup algorithm (simdjson's lookup4; the accepted set is RFC 3629, exactly PHP's
+	// php_next_utf8_char successes): three VPSHUFB lookups of the previous byte's nibbles
+	// and the current byte's high nibble flag bad pairs (too short, too long, overlong,
+	// surrogate, above U+10FFFF, stray continuation), and saturating subtractions of the
+	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
+	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
+	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
+	// U+2028/U+2029 (E2 80 A8/A9): a block with E2 two bytes back takes the slow path,
+	// which tests the exact pattern (E2 two back, 80 one back, A8/A9 here).
+	// A block with only escapes goes to the block handler (every escape of the block
+	// before going on). A block with an invalid sequence or a line terminator, and the
+	// end of the loop, return to Go at the start of the block, moved back to the lead byte
+	// of a character that straddles into it (found from the three bytes before it, which
+	// were validated), so that Go's slow path sees whole characters.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	VMOVDQU      (AX), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
+
+	// The first block: at the start of src, nothing before it.
+	LEAQ       64(SI), AX
+	CMPQ       AX, R10
+	JHI        back
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPCMPEQB Y0, Y13, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y7
+	VPAND    Y7, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPOR     Y6, Y1, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y8
+	VPOR     Y8, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      slow
+	ADDQ     $0x20, SI
+	ADDQ     $0x20, DI
+
+loop2:
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
+
+	// So does the block after an E2 in the last two bytes of the one before: the
+	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
+	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
+	CMPB -1(SI), $0xe2
+	JEQ  loop1
+	CMPB -2(SI), $0xe2
+	JEQ  loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     160(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
+
+loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+
+loop1:
+	LEAQ    64(SI), AX
+	CMPQ    AX, R10
+	JHI     back
+	VMOVDQU (SI), Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU -1(SI), Y3
+	VMOVDQU -2(SI), Y4
+	VMOVDQU -3(SI), Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPCMPEQB Y0, Y13, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y7
+	VPAND    Y7, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPOR     Y6, Y1, Y7
+	VPCMPEQB utf8consts<>+224(SB), Y4, Y8
+	VPOR     Y8, Y7, Y7
+	VPTEST   Y7, Y7
+	JNZ      slow
+	ADDQ     $0x20, SI
+	ADDQ     $0x20, DI
+	JMP      loop2
+
+slow:
+	VPTEST Y6, Y6
+	JNZ    back
+
+	// E2 two bytes back: is it E2 80 A8/A9?
+	VPCMPEQB  utf8consts<>+224(SB), Y4, Y4
+	VPCMPEQB  utf8consts<>+192(SB), Y3, Y5
+	VPAND     Y5, Y4, Y4
+	VPOR      utf8consts<>+256(SB), Y0, Y5
+	VPCMPEQB  utf8consts<>+288(SB), Y5, Y5
+	VPAND     Y5, Y4, Y4
+	VPTEST    Y4, Y4
+	JNZ       back
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       block
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop2
+
+block:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      blocks
+	CMPB    224(R12), $0x00
+	JEQ     block_c
+	CMPL    CX, $0x0a
+	JB      blocks
+
+block_c:
+	VMOVDQU (SI), Y0
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R12), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          loop2
+
+block_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPMINUB      Y0, Y14, Y6
+	VPCMPEQB     Y0, Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VPCMPEQB     Y0, Y13, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         loop2
+
+blocks:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     blocks
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     blocks
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+back:
+	// Return at the lead byte of a character that straddles into the block at SI.
+	CMPQ    SI, R8
+	JEQ     ret
+	MOVBLZX -1(SI), AX
+	CMPL    AX, $0x000000c0
+	JAE     back1
+	MOVBLZX -2(SI), AX
+	CMPL    AX, $0x000000e0
+	JAE     back2
+	MOVBLZX -3(SI), AX
+	CMPL    AX, $0x000000f0
+	JB      ret
+	DECQ    SI
+	DECQ    DI
+
+back2:
+	DECQ SI
+	DECQ DI
+
+back1:
+	DECQ SI
+	DECQ DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeUUAVX512TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+TEXT ·escapeUUAVX512TagLT(SB), NOSPLIT, $0-80
+	// escapeUUAVX512TagLT escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, UNESCAPED_LINE_TERMINATORS.
+	// 
+	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
+	// unchanged: it stops at
+	// a character boundary before the first invalid sequence (it may stop up to 3 bytes
+	// earlier, before a valid character), or with fewer than 64 bytes left. src[0] must
+	// start a character. The bytes it stops at are left to the caller.
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
+	// R11 = esc, R12 = kt, R13 = end of the blocks left to the one-block loop, AX = dirty
+	// mask, BX/CX/DX scratch; Y12/Y11/Y10 = the three validation tables, Y9 = 0x0F. In the
+	// one-block loop: Y15 = VPSHUFB table of the escaped special bytes, Y14 = 0x1F, Y13 =
+	// '<' (HEX_TAG only); Y0 = the block, Y3/Y4/Y2 = the block shifted by 1/2/3 bytes
+	// (prev1..prev3), Y1 = its escape lanes, Y5-Y8 scratch. In the four-block loop: Y8/Y15
+	// = escape classes by low/high nibble, Y14 = 0x80, Y13 = 0x60, Y0 = the OR of the
+	// blocks' tests, Y1-Y7 per block.
+	// 
+	// Algorithm: one pass over 32-byte blocks while 64 bytes are left. Each block is
+	// stored unchanged, then checked: escapes (special bytes by VPSHUFB table lookup,
+	// controls by unsigned min against 0x1F) and UTF-8 validity with the Keiser–Lemire
+	// lookup algorithm (simdjson's lookup4; the accepted set is RFC 3629, exactly PHP's
+	// php_next_utf8_char successes): three VPSHUFB lookups of the previous byte's nibbles
+	// and the current byte's high nibble flag bad pairs (too short, too long, overlong,
+	// surrogate, above U+10FFFF, stray continuation), and saturating subtractions of the
+	// bytes two and three back flag a missing or extra third/fourth byte. The bytes one,
+	// two and three back are plain unaligned loads at SI-1, SI-2, SI-3 (the first block,
+	// at the start of src, shifts in zeros with VPERM2I128 + VPALIGNR instead), so a
+	// sequence that straddles two blocks is checked in the second. Clean stretches go
+	// four blocks per iteration (while 160 bytes are left) with one combined test: both
+	// nibble lookups of the escape classes share the UTF-8 check's high nibble, and the
+	// constants live in the registers the one-block path frees; when the test fails, those
+	// four blocks go through the one-block loop (exact escape mask, slow path) first.
+	// A block with only escapes goes to the block handler (every escape of the block
+	// before going on). A block with an invalid sequence or a line terminator, and the
+	// end of the loop, return to Go at the start of the block, moved back to the lead byte
+	// of a character that straddles into it (found from the three bytes before it, which
+	// were validated), so that Go's slow path sees whole characters.
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         src_base+24(FP), SI
+	MOVQ         src_len+32(FP), R10
+	MOVQ         kt+48(FP), AX
+	MOVQ         esc+56(FP), R11
+	MOVQ         SI, R8
+	MOVQ         DI, R9
+	ADDQ         SI, R10
+	MOVQ         AX, R12
+	VMOVDQU      (AX), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+	VMOVDQU      utf8consts<>+0(SB), Y12
+	VMOVDQU      utf8consts<>+32(SB), Y11
+	VMOVDQU      utf8consts<>+64(SB), Y10
+	VMOVDQU      utf8consts<>+96(SB), Y9
+	MOVQ         SI, R13
+
+	// The first block: at the start of src, nothing before it.
+	LEAQ       64(SI), AX
+	CMPQ       AX, R10
+	JHI        back
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VPXOR      Y8, Y8, Y8
+	VPERM2I128 $0x21, Y0, Y8, Y2
+	VPALIGNR   $0x0f, Y2, Y0, Y3
+	VPALIGNR   $0x0e, Y2, Y0, Y4
+	VPALIGNR   $0x0d, Y2, Y0, Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPCMPEQB Y0, Y13, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW  $0x04, Y3, Y6
+	VPAND   Y9, Y6, Y6
+	VPSHUFB Y6, Y12, Y6
+	VPAND   Y9, Y3, Y7
+	VPSHUFB Y7, Y11, Y7
+	VPAND   Y7, Y6, Y6
+	VPSRLW  $0x04, Y0, Y7
+	VPAND   Y9, Y7, Y7
+	VPSHUFB Y7, Y10, Y7
+	VPAND   Y7, Y6, Y6
+	VPXOR   Y5, Y6, Y6
+	VPOR    Y6, Y1, Y7
+	VPTEST  Y7, Y7
+	JNZ     slow
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+
+loop2:
+	// Blocks before R13 (the end of four blocks that failed the fast test) go to the
+	// one-block loop, whose registers are still set up.
+	CMPQ SI, R13
+	JB   loop1
+
+	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
+	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
+	// the one-block loop below restores Y13-Y15.
+	VMOVDQU 160(R12), Y8
+	VMOVDQU utf8consts<>+320(SB), Y15
+	VMOVDQU utf8consts<>+192(SB), Y14
+	VMOVDQU utf8consts<>+128(SB), Y13
+
+loop4:
+	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
+	// needs more goes to the one-block loop below, which has the slow path.
+	LEAQ     160(SI), AX
+	CMPQ     AX, R10
+	JHI      loop
+	VMOVDQU  (SI), Y0
+	VMOVDQU  Y0, (DI)
+	VMOVDQU  -1(SI), Y3
+	VMOVDQU  -2(SI), Y4
+	VMOVDQU  -3(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y0, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y0, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VMOVDQA  Y7, Y0
+	VMOVDQU  32(SI), Y1
+	VMOVDQU  Y1, 32(DI)
+	VMOVDQU  31(SI), Y3
+	VMOVDQU  30(SI), Y4
+	VMOVDQU  29(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  64(SI), Y1
+	VMOVDQU  Y1, 64(DI)
+	VMOVDQU  63(SI), Y3
+	VMOVDQU  62(SI), Y4
+	VMOVDQU  61(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VMOVDQU  96(SI), Y1
+	VMOVDQU  Y1, 96(DI)
+	VMOVDQU  95(SI), Y3
+	VMOVDQU  94(SI), Y4
+	VMOVDQU  93(SI), Y2
+	VPSUBUSB Y13, Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    Y14, Y5, Y5
+	VPSRLW   $0x04, Y3, Y6
+	VPAND    Y9, Y6, Y6
+	VPSHUFB  Y6, Y12, Y6
+	VPAND    Y9, Y3, Y7
+	VPSHUFB  Y7, Y11, Y7
+	VPAND    Y7, Y6, Y6
+	VPSRLW   $0x04, Y1, Y7
+	VPAND    Y9, Y7, Y7
+	VPSHUFB  Y7, Y10, Y2
+	VPAND    Y2, Y6, Y6
+	VPXOR    Y5, Y6, Y6
+	VPSHUFB  Y7, Y15, Y7
+	VPAND    Y9, Y1, Y2
+	VPSHUFB  Y2, Y8, Y2
+	VPAND    Y2, Y7, Y7
+	VPOR     Y6, Y7, Y7
+	VPOR     Y7, Y0, Y0
+	VPTEST   Y0, Y0
+	JNZ      dirty4
+	SUBQ     $-128, SI
+	SUBQ     $-128, DI
+	JMP      loop4
+
+dirty4:
+	LEAQ 128(SI), R13
+
+loop:
+	VMOVDQU      (R12), Y15
+	MOVL         $0x0000001f, BX
+	VMOVD        BX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000003c, BX
+	VMOVD        BX, X13
+	VPBROADCASTB X13, Y13
+
+loop1:
+	LEAQ    64(SI), AX
+	CMPQ    AX, R10
+	JHI     back
+	VMOVDQU (SI), Y0
+	VMOVDQU Y0, (DI)
+	VMOVDQU -1(SI), Y3
+	VMOVDQU -2(SI), Y4
+	VMOVDQU -3(SI), Y2
+
+	// Escapes: active special bytes and controls (bytes >= 0x80 never match).
+	VPSHUFB  Y0, Y15, Y1
+	VPCMPEQB Y0, Y1, Y1
+	VPMINUB  Y0, Y14, Y5
+	VPCMPEQB Y0, Y5, Y5
+	VPOR     Y5, Y1, Y1
+	VPCMPEQB Y0, Y13, Y5
+	VPOR     Y5, Y1, Y1
+
+	// must23_80: 0x80 where a third or fourth byte must be a continuation.
+	VPSUBUSB utf8consts<>+128(SB), Y4, Y5
+	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
+	VPOR     Y6, Y5, Y5
+	VPAND    utf8consts<>+192(SB), Y5, Y5
+
+	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
+	VPSRLW  $0x04, Y3, Y6
+	VPAND   Y9, Y6, Y6
+	VPSHUFB Y6, Y12, Y6
+	VPAND   Y9, Y3, Y7
+	VPSHUFB Y7, Y11, Y7
+	VPAND   Y7, Y6, Y6
+	VPSRLW  $0x04, Y0, Y7
+	VPAND   Y9, Y7, Y7
+	VPSHUFB Y7, Y10, Y7
+	VPAND   Y7, Y6, Y6
+	VPXOR   Y5, Y6, Y6
+	VPOR    Y6, Y1, Y7
+	VPTEST  Y7, Y7
+	JNZ     slow
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+slow:
+	VPTEST    Y6, Y6
+	JNZ       back
+	VPMOVMSKB Y1, AX
+	TESTL     AX, AX
+	JNZ       block
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       loop2
+
+block:
+	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
+	// with \u00XX escapes of special bytes (expandU would take most such blocks).
+	POPCNTL AX, CX
+	CMPL    CX, $0x02
+	JB      blocks
+	CMPB    224(R12), $0x00
+	JEQ     block_c
+	CMPL    CX, $0x0a
+	JB      blocks
+
+block_c:
+	VMOVDQU (SI), Y0
+
+	// Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.
+	VMOVDQU   utf8consts<>+96(SB), Y3
+	VPSRLW    $0x04, Y0, Y1
+	VPAND     Y3, Y1, Y1
+	VPAND     Y3, Y0, Y2
+	VMOVDQU   192(R12), Y3
+	VPSHUFB   Y2, Y3, Y3
+	VMOVDQU   utf8consts<>+17952(SB), Y4
+	VPSHUFB   Y1, Y4, Y4
+	VPAND     Y4, Y3, Y3
+	VPXOR     Y4, Y4, Y4
+	VPCMPEQB  Y4, Y3, Y3
+	VPMOVMSKB Y3, DX
+	TESTL     DX, AX
+	JNZ       block_u
+
+	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
+	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU      utf8consts<>+17984(SB), Y2
+	VPSHUFB      Y1, Y2, Y1
+	VPXOR        Y1, Y0, Y0
+	MOVQ         $0x5555555555555555, BX
+	PDEPQ        BX, AX, DX
+	NOTQ         BX
+	ORQ          BX, DX
+	PEXTQ        DX, BX, DX
+	KMOVQ        DX, K1
+	VPBROADCASTB utf8consts<>+608(SB), Z1
+	VPEXPANDB    Z0, K1, Z1
+	VMOVDQU64    Z1, (DI)
+	POPCNTL      AX, CX
+	LEAQ         32(DI)(CX*1), DI
+	ADDQ         $0x20, SI
+	JMP          loop2
+
+block_u:
+	// Fewer than 10 dirty bytes: byte at a time.
+	POPCNTL AX, CX
+	CMPL    CX, $0x0a
+	JB      blocks
+
+	// The groups' table indexes: 1 (two-byte) or 16 (\u00XX) in the dirty lanes, times
+	// 1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.
+	VPSHUFB      Y0, Y15, Y5
+	VPCMPEQB     Y0, Y5, Y5
+	VPMINUB      Y0, Y14, Y6
+	VPCMPEQB     Y0, Y6, Y6
+	VPOR         Y6, Y5, Y5
+	VPCMPEQB     Y0, Y13, Y6
+	VPOR         Y6, Y5, Y5
+	VMOVDQU      utf8consts<>+256(SB), Y6
+	VPBLENDVB    Y3, utf8consts<>+928(SB), Y6, Y6
+	VPAND        Y5, Y6, Y6
+	VPMADDUBSW   utf8consts<>+22368(SB), Y6, Y6
+	VPMADDWD     utf8consts<>+22400(SB), Y6, Y6
+	VPACKUSDW    Y6, Y6, Y6
+	VPACKUSWB    Y6, Y6, Y6
+	VMOVD        X6, AX
+	VEXTRACTI128 $0x01, Y6, X6
+	VMOVD        X6, DX
+
+	// Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \u003C, \u003E), Y0 = letters.
+	VMOVDQU  utf8consts<>+384(SB), Y7
+	VPSHUFB  Y1, Y7, Y8
+	VPSHUFB  Y2, Y7, Y7
+	VPCMPEQB utf8consts<>+448(SB), Y1, Y1
+	VPAND    utf8consts<>+352(SB), Y1, Y1
+	VPSUBB   Y1, Y7, Y7
+	VPADDUSB utf8consts<>+160(SB), Y0, Y1
+	VMOVDQU  utf8consts<>+17984(SB), Y2
+	VPSHUFB  Y1, Y2, Y1
+	VPXOR    Y1, Y0, Y0
+
+	// Group sources [letters, high digits, low digits, \u00]: Y4, Y5, Y0, Y7 hold groups
+	// 0-3 in their low lanes and 4-7 in their high lanes.
+	VMOVDQU     utf8consts<>+22432(SB), Y2
+	VPUNPCKLDQ  Y8, Y0, Y1
+	VPUNPCKLDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y4
+	VPUNPCKHQDQ Y3, Y1, Y5
+	VPUNPCKHDQ  Y8, Y0, Y1
+	VPUNPCKHDQ  Y2, Y7, Y3
+	VPUNPCKLQDQ Y3, Y1, Y0
+	VPUNPCKHQDQ Y3, Y1, Y7
+	LEAQ        utf8consts<>+22464(SB), BX
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     AL, CX
+	SHRL        $0x08, AX
+	VPERMQ      $0x44, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y4, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y5, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y0, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	MOVBLZX     DL, CX
+	SHRL        $0x08, DX
+	VPERMQ      $0xee, Y7, Y1
+	SHLL        $0x05, CX
+	VPSHUFB     (BX)(CX*1), Y1, Y1
+	VMOVDQU     Y1, (DI)
+	MOVBLZX     31(BX)(CX*1), CX
+	ADDQ        CX, DI
+	ADDQ        $0x20, SI
+	JMP         loop2
+
+blocks:
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)(CX*1)
+	SHRQ    $0x38, BX
+	LEAQ    -1(DI)(BX*1), DI
+	LEAL    -1(AX), DX
+	ANDL    DX, AX
+	LEAL    1(CX), DX
+	BTL     DX, AX
+	JCS     blocks
+	VMOVDQU 1(SI)(CX*1), Y5
+	VMOVDQU Y5, 1(DI)(CX*1)
+	TESTL   AX, AX
+	JNZ     blocks
+	ADDQ    $0x20, SI
+	ADDQ    $0x20, DI
+	JMP     loop2
+
+back:
+	// Return at the lead byte of a character that straddles into the block at SI.
+	CMPQ    SI, R8
+	JEQ     ret
+	MOVBLZX -1(SI), AX
+	CMPL    AX, $0x000000c0
+	JAE     back1
+	MOVBLZX -2(SI), AX
+	CMPL    AX, $0x000000e0
+	JAE     back2
+	MOVBLZX -3(SI), AX
+	CMPL    AX, $0x000000f0
+	JB      ret
+	DECQ    SI
+	DECQ    DI
+
+back2:
+	DECQ SI
+	DECQ DI
+
+back1:
+	DECQ SI
+	DECQ DI
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
 // func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80

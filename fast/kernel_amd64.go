@@ -142,23 +142,11 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		kt, esc := &c.kt[0], &c.esc[0]
 		dense := denseUnknown
 		if avx2Family(k) {
-			switch {
-			case !c.uu && src[0] >= 0x80:
+			if !c.uu && src[0] >= 0x80 {
 				// Only a kernel in mbKernels is called here (by escapeBody).
 				return archMB(k, dst, src, 0, 0, c, denseUnknown)
-			case !c.uu && !c.tag:
-				nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
-			case !c.uu:
-				nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
-			case c.tag && c.lt:
-				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
-			case c.tag:
-				nsrc, ndst = escapeUUAVX2Tag(dst, src, kt, esc)
-			case c.lt:
-				nsrc, ndst = escapeUUAVX2LT(dst, src, kt, esc)
-			default:
-				nsrc, ndst = escapeUUAVX2(dst, src, kt, esc)
 			}
+			nsrc, ndst, dense = avxKernel(k == kernelAVX512, dst, src, c)
 		} else {
 			// One PCMPEQB per escaped special byte: the function for exactly c.nsp of them.
 			switch c.nsp {
@@ -196,6 +184,45 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	}
 	s, d := asciiSWAR(dst[ndst:], src[nsrc:], c)
 	return nsrc + s, ndst + d
+}
+
+// avxKernel runs the AVX2 family's ASCII kernel for the option set of c (archKernel's
+// contract, from a byte < 0x80 unless c.uu): escapeAVX2 and the escapeUUAVX2 kernels, or with
+// x512 their avx512 forms (escapeAVX512, escapeUUAVX512...), which expand blocks of two-byte
+// escapes with VPEXPANDB. dense is escapeAVX2's verdict (denseUnknown under c.uu).
+func avxKernel(x512 bool, dst, src []byte, c *escCtx) (nsrc, ndst, dense int) {
+	kt, esc := &c.kt[0], &c.esc[0]
+	dense = denseUnknown
+	switch {
+	case !c.uu && !c.tag && x512:
+		nsrc, ndst, dense = escapeAVX512(dst, src, kt, esc)
+	case !c.uu && !c.tag:
+		nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
+	case !c.uu && x512:
+		nsrc, ndst, dense = escapeAVX512Tag(dst, src, kt, esc)
+	case !c.uu:
+		nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
+	case x512:
+		switch {
+		case c.tag && c.lt:
+			nsrc, ndst = escapeUUAVX512TagLT(dst, src, kt, esc)
+		case c.tag:
+			nsrc, ndst = escapeUUAVX512Tag(dst, src, kt, esc)
+		case c.lt:
+			nsrc, ndst = escapeUUAVX512LT(dst, src, kt, esc)
+		default:
+			nsrc, ndst = escapeUUAVX512(dst, src, kt, esc)
+		}
+	case c.tag && c.lt:
+		nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
+	case c.tag:
+		nsrc, ndst = escapeUUAVX2Tag(dst, src, kt, esc)
+	case c.lt:
+		nsrc, ndst = escapeUUAVX2LT(dst, src, kt, esc)
+	default:
+		nsrc, ndst = escapeUUAVX2(dst, src, kt, esc)
+	}
+	return nsrc, ndst, dense
 }
 
 // Density verdicts of escapeAVX2's third result (see its contract).
@@ -303,10 +330,15 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 		return d
 	}
 	var nsrc, ndst int
-	if c.tag {
-		nsrc, ndst, _ = escapeAVX2TagNoCtl(dst, src, &c.kt[0], &c.esc[0])
-	} else {
-		nsrc, ndst, _ = escapeAVX2NoCtl(dst, src, &c.kt[0], &c.esc[0])
+	switch kt, esc := &c.kt[0], &c.esc[0]; {
+	case c.tag && k == kernelAVX512:
+		nsrc, ndst, _ = escapeAVX512TagNoCtl(dst, src, kt, esc)
+	case c.tag:
+		nsrc, ndst, _ = escapeAVX2TagNoCtl(dst, src, kt, esc)
+	case k == kernelAVX512:
+		nsrc, ndst, _ = escapeAVX512NoCtl(dst, src, kt, esc)
+	default:
+		nsrc, ndst, _ = escapeAVX2NoCtl(dst, src, kt, esc)
 	}
 	raceRead(src[:min(len(src), nsrc+256)])
 	raceWrite(dst[:min(len(dst), ndst+128)])

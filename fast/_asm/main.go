@@ -353,14 +353,16 @@ func main() {
 	asciiEndSSE2()
 	lastNonASCIIAVX2()
 	lastNonASCIISSE2()
-	for _, ctl := range []bool{true, false} {
-		for _, tag := range []bool{false, true} {
-			escapeAVX2(tag, ctl)
+	for _, x512 := range []bool{false, true} {
+		for _, ctl := range []bool{true, false} {
+			for _, tag := range []bool{false, true} {
+				escapeAVX2(tag, ctl, x512)
+			}
 		}
-	}
-	for _, tag := range []bool{false, true} {
-		for _, lt := range []bool{false, true} {
-			escapeUUAVX2(tag, lt)
+		for _, tag := range []bool{false, true} {
+			for _, lt := range []bool{false, true} {
+				escapeUUAVX2(tag, lt, x512)
+			}
 		}
 	}
 	for _, tag := range []bool{false, true} {
@@ -382,6 +384,7 @@ func main() {
 	if err := alignLoops(flag.Lookup("out").Value.String(), map[string][]string{
 		"escapeMBAVX2": {"loop", "place"}, "escapeMBAVX2Tag": {"loop", "place"},
 		"escapeAVX2": {"block32"}, "escapeAVX2Tag": {"block32"},
+		"escapeAVX512": {"block32"}, "escapeAVX512Tag": {"block32"},
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
@@ -851,8 +854,8 @@ var (
 // escapes, any block with fewer, before any test) goes to fallback (the byte-at-a-time block
 // handler) with AX unchanged. kt holds the option set's kernel table (ktSLo: its two-byte escape classes by low
 // nibble); uu is set for the UNESCAPED_UNICODE kernels, whose dirty bytes are all ASCII;
-// dirty(x, out, tmp) sets out to 0xFF in the dirty lanes of x as the kernel's own
-// classification does (only Y0-Y8 are used, so the caller's Y9-Y15 survive).
+// x512 selects expand512 for the two-byte path (the avx512 variant's kernels); dirty(x, out,
+// tmp) sets out to 0xFF in the dirty lanes of x as the kernel's own classification does (only Y0-Y8 are used, so the caller's Y9-Y15 survive).
 //
 // Algorithm: a lane takes a two-byte escape (\" \\ \/ \b \f \n \r \t) when its classes by low
 // nibble (ktSLo) and by high nibble (kSHi: 0x0_, 0x2_, 0x5_) share a bit. Each byte is
@@ -869,7 +872,7 @@ var (
 // stored with one 32-byte store; the entry's last byte is its length. The stores run at most
 // 32 bytes ahead of the output, within what runKernel's contract allows: the block has at
 // least 32 more bytes of src after it, and every byte's escape is at least one byte.
-func expandBlock(name, fallback, next string, kt Register, uu bool, dirty func(x, out, tmp VecPhysical)) {
+func expandBlock(name, fallback, next string, kt Register, uu, x512 bool, dirty func(x, out, tmp VecPhysical)) {
 	Label(name)
 	Commentf("A single dirty byte costs less byte at a time; so do fewer than %d under an option set", expandUMin)
 	Comment("with \\u00XX escapes of special bytes (expandU would take most such blocks).")
@@ -903,6 +906,16 @@ func expandBlock(name, fallback, next string, kt Register, uu bool, dirty func(x
 	VPMOVMSKB(Y3, EDX)
 	TESTL(EDX, EAX)
 	JNZ(LabelRef(name + "_u"))
+	if x512 {
+		expand512(next)
+	} else {
+		expand8(next)
+	}
+	expandU(name+"_u", fallback, next, dirty)
+}
+
+// expand8 is expandBlock's two-byte path with AVX2: four 8-byte groups, a VPSHUFB table each.
+func expand8(next string) {
 	Comment("Two-byte escapes only: the escape letters, then the four 8-byte groups each followed",
 		"by eight '\\'.")
 	escLetters()
@@ -925,7 +938,30 @@ func expandBlock(name, fallback, next string, kt Register, uu bool, dirty func(x
 	}
 	ADDQ(U8(32), rSI)
 	JMP(LabelRef(next))
-	expandU(name+"_u", fallback, next, dirty)
+}
+
+// expand512 is expandBlock's two-byte path with AVX-512 (VBMI2, BMI2, POPCNT): the block's
+// 32 letters go to their places in a 64-byte output of '\\' by one VPEXPANDB under the mask
+// of the letters' places, stored with one 64-byte store (at most 32 bytes past the output).
+// The mask: with two slots per input byte (a '\\' slot, used when the byte is escaped, then
+// the letter's), the used slots are V = PDEP(AX, 0x55...) | 0xAA...; the letters' places are
+// the letter slots among the used ones, in order: PEXT(0xAA..., V).
+func expand512(next string) {
+	Comment("Two-byte escapes only: the escape letters, expanded into '\\' by VPEXPANDB.")
+	escLetters()
+	MOVQ(U64(0x5555555555555555), RBX)
+	PDEPQ(RBX, RAX, RDX)
+	NOTQ(RBX)
+	ORQ(RBX, RDX)
+	PEXTQ(RDX, RBX, RDX)
+	KMOVQ(RDX, K1)
+	VPBROADCASTB(k(kBS), Z1)
+	VPEXPANDB(Z0, K1, Z1)
+	VMOVDQU64(Z1, mem(rDI, 0))
+	POPCNTL(EAX, ECX)
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 32}, rDI)
+	ADDQ(U8(32), rSI)
+	JMP(LabelRef(next))
 }
 
 // escLetters replaces each byte of Y0 by its escape letter (see expandBlock), with Y1 and Y2.
@@ -1098,8 +1134,11 @@ func classifyVEX(x, out, tmp, shuf, c20, lt VecPhysical, tag bool) {
 	}
 }
 
-func escapeAVX2(tag, ctl bool) {
+func escapeAVX2(tag, ctl, x512 bool) {
 	name := "escapeAVX2"
+	if x512 {
+		name = "escapeAVX512"
+	}
 	if tag {
 		name += "Tag"
 	}
@@ -1107,14 +1146,18 @@ func escapeAVX2(tag, ctl bool) {
 		name += "NoCtl"
 	}
 	TEXT(name, NOSPLIT, escSigDense)
+	req := "It requires AVX2 and len(src) >= 16."
+	if x512 {
+		req = "It is the avx512 variant's form of " + strings.Replace(name, "AVX512", "AVX2", 1) + " (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16."
+	}
 	if ctl {
 		Doc(name+" is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets",
 			map[bool]string{false: "without HEX_TAG.", true: "with HEX_TAG."}[tag],
-			"It requires AVX2 and len(src) >= 16.")
+			req)
 	} else {
 		Doc(name+" is "+strings.TrimSuffix(name, "NoCtl")+" for src without bytes < 0x20 or >= 0x80 (as",
 			"lastNonASCIIAVX2 proves): its main loop does not test for them.",
-			"It requires AVX2 and len(src) >= 16.")
+			req)
 		Comment(name+" is "+strings.TrimSuffix(name, "NoCtl")+" (below) with one difference: src must have no byte",
 			"< 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed",
 			"minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and",
@@ -1290,7 +1333,7 @@ func escapeAVX2(tag, ctl bool) {
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop32"))
 
-	expandBlock("block32", "block32s", "align", R13, false, func(x, out, tmp VecPhysical) {
+	expandBlock("block32", "block32s", "align", R13, false, x512, func(x, out, tmp VecPhysical) {
 		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
 	})
 	blockHandlerDense("block32s", opsY, false, "align", true)
@@ -1345,8 +1388,11 @@ func tail16(o vecOps, classify func(x, out, tmp VecPhysical)) {
 	ADDQ(RCX, rDI)
 }
 
-func escapeUUAVX2(tag, lt bool) {
+func escapeUUAVX2(tag, lt, x512 bool) {
 	name := "escapeUUAVX2"
+	if x512 {
+		name = "escapeUUAVX512"
+	}
 	if tag {
 		name += "Tag"
 	}
@@ -1363,8 +1409,12 @@ func escapeUUAVX2(tag, lt bool) {
 		opts += ", no UNESCAPED_LINE_TERMINATORS"
 	}
 	TEXT(name, NOSPLIT, escSig)
+	req := "It requires AVX2 and len(src) >= 16."
+	if x512 {
+		req = "It is the avx512 variant's form of " + strings.Replace(name, "AVX512", "AVX2", 1) + " (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16."
+	}
 	Doc(name+" is the AVX2 kernel under "+opts+": it also copies valid",
-		"multi-byte sequences. It requires AVX2 and len(src) >= 16.")
+		"multi-byte sequences. "+req)
 	Comment(
 		name+" escapes src into dst under "+opts+".",
 		"",
@@ -1573,7 +1623,7 @@ func escapeUUAVX2(tag, lt bool) {
 	ADDQ(U8(32), rSI)
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop2"))
-	expandBlock("block", "blocks", "loop2", R12, true, func(x, out, tmp VecPhysical) {
+	expandBlock("block", "blocks", "loop2", R12, true, x512, func(x, out, tmp VecPhysical) {
 		uuEscapes(x, out, tmp, tag)
 	})
 	blockHandler("blocks", opsY, true, "loop2")
