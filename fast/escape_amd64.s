@@ -5306,7 +5306,7 @@ block32_c:
 	VMOVDQU      X5, (DI)
 	ADDQ         DX, DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -5420,7 +5420,26 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -5442,7 +5461,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -5851,7 +5870,7 @@ block32_c:
 	VMOVDQU      X5, (DI)
 	ADDQ         DX, DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -5967,7 +5986,28 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -5989,7 +6029,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -6376,7 +6416,7 @@ block32_c:
 	VMOVDQU      X5, (DI)
 	ADDQ         DX, DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -6490,7 +6530,26 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -6512,7 +6571,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -6920,7 +6979,7 @@ block32_c:
 	VMOVDQU      X5, (DI)
 	ADDQ         DX, DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -7036,7 +7095,28 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -7058,7 +7138,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -9623,7 +9703,7 @@ block32_c:
 	POPCNTL      AX, CX
 	LEAQ         32(DI)(CX*1), DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -9737,7 +9817,26 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -9759,7 +9858,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -10145,7 +10244,7 @@ block32_c:
 	POPCNTL      AX, CX
 	LEAQ         32(DI)(CX*1), DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -10261,7 +10360,28 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -10283,7 +10403,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -10647,7 +10767,7 @@ block32_c:
 	POPCNTL      AX, CX
 	LEAQ         32(DI)(CX*1), DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -10761,7 +10881,26 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -10783,7 +10922,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI
@@ -11168,7 +11307,7 @@ block32_c:
 	POPCNTL      AX, CX
 	LEAQ         32(DI)(CX*1), DI
 	ADDQ         $0x20, SI
-	JMP          align
+	JMP          dense
 
 block32_u:
 	// Fewer than 10 dirty bytes: byte at a time.
@@ -11284,7 +11423,28 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	ADDQ        $0x20, SI
-	JMP         align
+
+dense:
+	// After a block expandBlock rewrote: one block at a time while they are dirty (escapes
+	// come in runs; the 128-byte loop would test four blocks and then find the first again),
+	// back to the alignment step and the wide loops at the first clean one.
+	LEAQ      64(SI), AX
+	CMPQ      AX, R10
+	JHI       loop16
+	VMOVDQU   (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VPSHUFB   Y0, Y15, Y2
+	VPCMPEQB  Y0, Y2, Y2
+	VPCMPGTB  Y0, Y14, Y4
+	VPOR      Y4, Y2, Y2
+	VPCMPEQB  Y0, Y13, Y4
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       block32
+	ADDQ      $0x20, SI
+	ADDQ      $0x20, DI
+	JMP       align
 
 block32s:
 	BSFL    AX, CX
@@ -11306,7 +11466,7 @@ block32s:
 	JNZ     block32s
 	ADDQ    $0x20, SI
 	ADDQ    $0x20, DI
-	JMP     align
+	JMP     dense
 
 block32s_high:
 	ADDQ      CX, SI

@@ -1333,10 +1333,27 @@ func escapeAVX2(tag, ctl, x512 bool) {
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop32"))
 
-	expandBlock("block32", "block32s", "align", R13, false, x512, func(x, out, tmp VecPhysical) {
+	expandBlock("block32", "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
 		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
 	})
-	blockHandlerDense("block32s", opsY, false, "align", true)
+
+	Label("dense")
+	Comment("After a block expandBlock rewrote: one block at a time while they are dirty (escapes",
+		"come in runs; the 128-byte loop would test four blocks and then find the first again),",
+		"back to the alignment step and the wide loops at the first clean one.")
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop16"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
+	VPMOVMSKB(Y2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef("align"))
+	blockHandlerDense("block32s", opsY, false, "dense", true)
 
 	Label("loop16")
 	Comment("One 16-byte block while 32 bytes are left.")
