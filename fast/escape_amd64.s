@@ -16941,14 +16941,14 @@ ret:
 	MOVQ DI, ndst+72(FP)
 	RET
 
-// func clean16(d *byte, src []byte, kt *uint64, nsp int) bool
+// func clean16(d *byte, src []byte, kt *uint64, sse int) bool
 // Requires: AVX, AVX2, SSE2
 TEXT ·clean16(SB), NOSPLIT, $0-49
 	// clean16 is the short-string path: a 16- to 31-byte string without anything to escape
 	// is stored with its quotes; anything else is left to the caller.
 	// 
-	// Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with nsp == 0 the
-	// CPU has AVX2, else SSE2 only is used and nsp (2..7) is the option set's number of
+	// Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with sse == 0 the
+	// CPU has AVX2, else SSE2 only is used and nsp (2..7, at kt+ktNSP) is the option set's number of
 	// escaped special bytes. It reads only src and kt and writes d[0:len(src)+2] only
 	// when it returns true.
 	// 
@@ -16959,13 +16959,14 @@ TEXT ·clean16(SB), NOSPLIT, $0-49
 	// at its end) classified as in the kernels (VPSHUFB table lookup with AVX2, one
 	// PCMPEQB per special byte slot with SSE2); when both masks are empty, two overlapping
 	// 16-byte stores and the two quotes. No loop, no byte-at-a-time tail.
-	MOVQ  d+0(FP), DI
-	MOVQ  src_base+8(FP), SI
-	MOVQ  src_len+16(FP), CX
-	MOVQ  kt+32(FP), AX
-	MOVQ  nsp+40(FP), BX
-	TESTQ BX, BX
-	JZ    avx
+	MOVQ    d+0(FP), DI
+	MOVQ    src_base+8(FP), SI
+	MOVQ    src_len+16(FP), CX
+	MOVQ    kt+32(FP), AX
+	MOVQ    sse+40(FP), BX
+	TESTQ   BX, BX
+	JZ      avx
+	MOVBQZX 225(AX), BX
 
 	// SSE2 (the fall-through: the one of the two paths that is slower).
 	MOVOU   (SI), X0

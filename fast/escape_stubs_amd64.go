@@ -143,6 +143,6 @@ func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 
 // clean16 writes '"', src, '"' to d[0:len(src)+2] and returns true when src (16 to 31
 // bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it
-// writes nothing and returns false. nsp 0 selects the VEX-encoded code (AVX2 required),
-// else SSE2 compares against the first nsp (2..7) special-byte slots of kt.
-func clean16(d *byte, src []byte, kt *uint64, nsp int) bool
+// writes nothing and returns false. sse 0 selects the VEX-encoded code (AVX2 required),
+// else SSE2 compares against the first nsp (2..7, kt's byte ktNSP) special-byte slots of kt.
+func clean16(d *byte, src []byte, kt *uint64, sse int) bool

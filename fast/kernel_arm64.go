@@ -169,6 +169,10 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 	return d
 }
 
+// archDefault is true: the default kernel is always neon (registered on every arm64 CPU,
+// above swar), so Escape need not test defaultKernel >= kernelArch.
+const archDefault = true
+
 // archClean16 is the 16-to-31-byte path of the neon variant (see kernel.go): two overlapping
 // 16-byte blocks classified with NEON and stored when clean (clean16NEON).
 func archClean16(k int, d, src []byte, c *escCtx) bool {

@@ -84,7 +84,8 @@ func ctxOpts(i int) jsonopt.Options {
 // ktWords is the size of escCtx.kt in 8-byte words; the layout is fixed by the assembly
 // generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes,
 // bytes 144..159 '<' under HEX_TAG, bytes 160..191 the escape classes by low nibble, bytes
-// 192..223 the two-byte escape classes by low nibble, byte 224 the HEX_ escape flag.
+// 192..223 the two-byte escape classes by low nibble, byte 224 the HEX_ escape flag, byte 225
+// nsp.
 const ktWords = 29
 
 // escCtx is everything an ASCII kernel needs for one option set: the class of each byte and,
@@ -127,7 +128,7 @@ type escCtx struct {
 	// takes a two-byte escape (\" \\ \/ \b \f \n \r \t); the amd64 AVX2 kernels AND them
 	// with fixed classes by high nibble (0, 2, 5) to find blocks they expand in registers.
 	// Byte 224: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, HEX_AMP, HEX_APOS or
-	// HEX_QUOT), else 0 (bytes 225..231 are 0).
+	// HEX_QUOT), else 0; byte 225: nsp (for clean16's SSE2 path); bytes 226..231 are 0.
 	kt [ktWords]uint64
 	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
@@ -278,7 +279,8 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 			kt[224] = 1
 		}
 	}
-	for i := 225; i < len(kt); i++ {
+	kt[225] = byte(c.nsp)
+	for i := 226; i < len(kt); i++ {
 		kt[i] = 0
 	}
 	for i := range c.kt {

@@ -33,6 +33,7 @@ const (
 	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped)
 	ktSLo  = 192 // 32 bytes: two-byte escape classes by low nibble (bits 0/1/2: 0x0_/0x2_/0x5_ takes \x)
 	ktHexU = 224 // 1 byte: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, _AMP, _APOS, _QUOT), else 0
+	ktNSP  = 225 // 1 byte: escCtx.nsp, the number of escaped special bytes (clean16's SSE2 path)
 )
 
 // Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
@@ -1686,17 +1687,17 @@ func uuEscapes(x, out, tmp VecPhysical, tag bool) {
 
 // clean16 emits the short-string path: 16 to 31 bytes as two overlapping 16-byte blocks.
 func clean16() {
-	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, nsp int) bool")
+	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, sse int) bool")
 	Doc("clean16 writes '\"', src, '\"' to d[0:len(src)+2] and returns true when src (16 to 31",
 		"bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it",
-		"writes nothing and returns false. nsp 0 selects the VEX-encoded code (AVX2 required),",
-		"else SSE2 compares against the first nsp (2..7) special-byte slots of kt.")
+		"writes nothing and returns false. sse 0 selects the VEX-encoded code (AVX2 required),",
+		"else SSE2 compares against the first nsp (2..7, kt's byte ktNSP) special-byte slots of kt.")
 	Comment(
 		"clean16 is the short-string path: a 16- to 31-byte string without anything to escape",
 		"is stored with its quotes; anything else is left to the caller.",
 		"",
-		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with nsp == 0 the",
-		"CPU has AVX2, else SSE2 only is used and nsp (2..7) is the option set's number of",
+		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with sse == 0 the",
+		"CPU has AVX2, else SSE2 only is used and nsp (2..7, at kt+ktNSP) is the option set's number of",
 		"escaped special bytes. It reads only src and kt and writes d[0:len(src)+2] only",
 		"when it returns true.",
 		"",
@@ -1712,9 +1713,10 @@ func clean16() {
 	Load(Param("src").Base(), RSI)
 	Load(Param("src").Len(), RCX)
 	Load(Param("kt"), RAX)
-	Load(Param("nsp"), RBX)
+	Load(Param("sse"), RBX)
 	TESTQ(RBX, RBX)
 	JZ(LabelRef("avx"))
+	MOVBQZX(mem(RAX, ktNSP), RBX)
 
 	Comment("SSE2 (the fall-through: the one of the two paths that is slower).")
 	MOVOU(mem(RSI, 0), X0)
