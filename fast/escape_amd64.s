@@ -5380,7 +5380,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -5412,7 +5411,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -5946,7 +5944,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -5978,7 +5975,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -6490,7 +6486,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -6522,7 +6517,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -7055,7 +7049,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -7087,7 +7080,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -7702,7 +7694,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -7734,7 +7725,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -8234,7 +8224,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -8266,7 +8255,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -8802,7 +8790,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -8834,7 +8821,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -9346,7 +9332,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -9378,7 +9363,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -9777,7 +9761,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -9809,7 +9792,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -10320,7 +10302,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -10352,7 +10333,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -10841,7 +10821,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -10873,7 +10852,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -11383,7 +11361,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -11415,7 +11392,6 @@ block32_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -12007,7 +11983,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -12039,7 +12014,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -12516,7 +12490,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -12548,7 +12521,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -13061,7 +13033,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -13093,7 +13064,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -13582,7 +13552,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     AL, CX
-	SHRL        $0x08, AX
 	VPERMQ      $0x44, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1
@@ -13614,7 +13583,6 @@ block_u:
 	MOVBLZX     31(BX)(CX*1), CX
 	ADDQ        CX, DI
 	MOVBLZX     DL, CX
-	SHRL        $0x08, DX
 	VPERMQ      $0xee, Y7, Y1
 	SHLL        $0x05, CX
 	VPSHUFB     (BX)(CX*1), Y1, Y1

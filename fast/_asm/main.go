@@ -1023,15 +1023,16 @@ func expandU(name, fallback, next string, dirty func(x, out, tmp VecPhysical)) {
 	LEAQ(k(kExpU), RBX)
 	for j := 0; j < 8; j++ {
 		src := []VecPhysical{Y4, Y5, Y0, Y7}[j%4]
-		if j < 4 {
-			MOVBLZX(AL, ECX)
-			SHRL(U8(8), EAX)
-			VPERMQ(U8(0x44), src, Y1)
-		} else {
-			MOVBLZX(DL, ECX)
-			SHRL(U8(8), EDX)
-			VPERMQ(U8(0xEE), src, Y1)
+		// Groups 0-3 from AX, 4-7 from DX, a byte each (no shift after the last of each).
+		idx, lane := EAX, U8(0x44)
+		if j >= 4 {
+			idx, lane = EDX, U8(0xEE)
 		}
+		MOVBLZX(idx.As8(), ECX)
+		if j%4 < 3 {
+			SHRL(U8(8), idx)
+		}
+		VPERMQ(lane, src, Y1)
 		SHLL(U8(5), ECX)
 		VPSHUFB(memi(RBX, RCX, 0), Y1, Y1)
 		VMOVDQU(Y1, mem(rDI, 0))
