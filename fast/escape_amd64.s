@@ -5232,6 +5232,13 @@ loop32:
 
 	PCALIGN $32
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -5245,7 +5252,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -5794,6 +5801,13 @@ loop32:
 
 	PCALIGN $32
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -5807,7 +5821,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -6338,6 +6352,13 @@ loop32:
 	JMP       loop32
 
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -6351,7 +6372,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -6899,6 +6920,13 @@ loop32:
 	JMP       loop32
 
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -6912,7 +6940,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -9636,6 +9664,13 @@ loop32:
 
 	PCALIGN $32
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -9649,7 +9684,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -10175,6 +10210,13 @@ loop32:
 
 	PCALIGN $32
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -10188,7 +10230,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -10696,6 +10738,13 @@ loop32:
 	JMP       loop32
 
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -10709,7 +10758,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s
@@ -11234,6 +11283,13 @@ loop32:
 	JMP       loop32
 
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
+	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     block32s_high
+
 	// A single dirty byte costs less byte at a time; so do fewer than 10 under an option set
 	// with \u00XX escapes of special bytes (expandU would take most such blocks).
 	POPCNTL AX, CX
@@ -11247,7 +11303,7 @@ block32:
 block32_c:
 	VMOVDQU (SI), Y0
 
-	// A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.
+	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
 	VPMOVMSKB Y0, DX
 	TESTL     DX, AX
 	JNZ       block32s

@@ -146,11 +146,24 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		kt, esc := &c.kt[0], &c.esc[0]
 		dense := denseUnknown
 		if avx2Family(k) {
-			if !c.uu && src[0] >= 0x80 {
+			// Static calls, in archKernel itself: in mostly-ASCII text with a byte >= 0x80
+			// every few dozen bytes it runs once per such byte.
+			x512 := k == kernelAVX512
+			switch {
+			case !c.uu && src[0] >= 0x80:
 				// Only a kernel in mbKernels is called here (by escapeBody).
 				return archMB(k, dst, src, 0, 0, c, denseUnknown)
+			case !c.uu && !c.tag && x512:
+				nsrc, ndst, dense = escapeAVX512(dst, src, kt, esc)
+			case !c.uu && !c.tag:
+				nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
+			case !c.uu && x512:
+				nsrc, ndst, dense = escapeAVX512Tag(dst, src, kt, esc)
+			case !c.uu:
+				nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
+			default:
+				nsrc, ndst = uuKernel(x512, dst, src, c)
 			}
-			nsrc, ndst, dense = avxKernel(k == kernelAVX512, dst, src, c)
 		} else {
 			// One PCMPEQB per escaped special byte: the function for exactly c.nsp of them.
 			switch c.nsp {
@@ -190,43 +203,29 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	return nsrc + s, ndst + d
 }
 
-// avxKernel runs the AVX2 family's ASCII kernel for the option set of c (archKernel's
-// contract, from a byte < 0x80 unless c.uu): escapeAVX2 and the escapeUUAVX2 kernels, or with
-// x512 their avx512 forms (escapeAVX512, escapeUUAVX512...), which expand blocks of two-byte
-// escapes with VPEXPANDB. dense is escapeAVX2's verdict (denseUnknown under c.uu).
-func avxKernel(x512 bool, dst, src []byte, c *escCtx) (nsrc, ndst, dense int) {
+// uuKernel runs the AVX2 family's kernel under UNESCAPED_UNICODE for the option set of c
+// (archKernel's contract): an escapeUUAVX2 kernel, or with x512 its avx512 form
+// (escapeUUAVX512...), which expands blocks of two-byte escapes with VPEXPANDB.
+func uuKernel(x512 bool, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	kt, esc := &c.kt[0], &c.esc[0]
-	dense = denseUnknown
 	switch {
-	case !c.uu && !c.tag && x512:
-		nsrc, ndst, dense = escapeAVX512(dst, src, kt, esc)
-	case !c.uu && !c.tag:
-		nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
-	case !c.uu && x512:
-		nsrc, ndst, dense = escapeAVX512Tag(dst, src, kt, esc)
-	case !c.uu:
-		nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
+	case x512 && c.tag && c.lt:
+		return escapeUUAVX512TagLT(dst, src, kt, esc)
+	case x512 && c.tag:
+		return escapeUUAVX512Tag(dst, src, kt, esc)
+	case x512 && c.lt:
+		return escapeUUAVX512LT(dst, src, kt, esc)
 	case x512:
-		switch {
-		case c.tag && c.lt:
-			nsrc, ndst = escapeUUAVX512TagLT(dst, src, kt, esc)
-		case c.tag:
-			nsrc, ndst = escapeUUAVX512Tag(dst, src, kt, esc)
-		case c.lt:
-			nsrc, ndst = escapeUUAVX512LT(dst, src, kt, esc)
-		default:
-			nsrc, ndst = escapeUUAVX512(dst, src, kt, esc)
-		}
+		return escapeUUAVX512(dst, src, kt, esc)
 	case c.tag && c.lt:
-		nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
+		return escapeUUAVX2TagLT(dst, src, kt, esc)
 	case c.tag:
-		nsrc, ndst = escapeUUAVX2Tag(dst, src, kt, esc)
+		return escapeUUAVX2Tag(dst, src, kt, esc)
 	case c.lt:
-		nsrc, ndst = escapeUUAVX2LT(dst, src, kt, esc)
+		return escapeUUAVX2LT(dst, src, kt, esc)
 	default:
-		nsrc, ndst = escapeUUAVX2(dst, src, kt, esc)
+		return escapeUUAVX2(dst, src, kt, esc)
 	}
-	return nsrc, ndst, dense
 }
 
 // Density verdicts of escapeAVX2's third result (see its contract).

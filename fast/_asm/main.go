@@ -875,6 +875,14 @@ var (
 // least 32 more bytes of src after it, and every byte's escape is at least one byte.
 func expandBlock(name, fallback, next string, kt Register, uu, x512 bool, dirty func(x, out, tmp VecPhysical)) {
 	Label(name)
+	if !uu {
+		Comment("A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,",
+			"ahead of everything else (in mostly-ASCII text every such stop comes through here).")
+		BSFL(EAX, ECX)
+		MOVBLZX(memi(rSI, RCX, 0), EDX)
+		CMPL(EDX, U32(0x80))
+		JAE(LabelRef(fallback + "_high"))
+	}
 	Commentf("A single dirty byte costs less byte at a time; so do fewer than %d under an option set", expandUMin)
 	Comment("with \\u00XX escapes of special bytes (expandU would take most such blocks).")
 	POPCNTL(EAX, ECX)
@@ -887,7 +895,7 @@ func expandBlock(name, fallback, next string, kt Register, uu, x512 bool, dirty 
 	Label(name + "_c")
 	VMOVDQU(mem(rSI, 0), Y0)
 	if !uu {
-		Comment("A byte >= 0x80 (dirty here) ends the kernel: the byte handler stops there.")
+		Comment("A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.")
 		VPMOVMSKB(Y0, EDX)
 		TESTL(EDX, EAX)
 		JNZ(LabelRef(fallback))
