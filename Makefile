@@ -109,7 +109,7 @@ bench:
 PEERSCOUNT ?= 6
 bench-peers:
 	cd bench/peers && $(GO) test -run '^TestSameOutput$$' . && \
-	  $(GO) test -run '^$$' -bench '^BenchmarkPeers$$' -count $(PEERSCOUNT) -benchtime 100ms . | tee ../../bench-peers.txt
+	  $(GO) test -run '^$$' -bench '^BenchmarkPeers$$' -count $(PEERSCOUNT) -benchtime 50ms . | tee ../../bench-peers.txt
 	$(GO) run $(BENCHSTAT) -col /impl bench-peers.txt
 
 ## benchcmp: fast's entry point built without assembly (-tags purego) against the assembly
