@@ -21,7 +21,7 @@ BENCH       ?= Escape$$/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size
 BENCHCMP    ?= ././size=4KiB/impl=fast$$
 BENCHCOUNT  ?= 10
 
-.PHONY: bench benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
+.PHONY: bench bench-peers benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
 ## The test pyramid (docs/testing.md, "Tests"; internal/testlevel):
 ##   go test -short ./...  the quick gate while working (about a minute on 2 cores): unit and table
@@ -72,10 +72,11 @@ test-purego:
 test-noavx2:
 	GODEBUG=cpu.avx2=off $(GO) test -count=1 -short -timeout 20m -skip '$(ARCHSKIP)' ./fast ./fuzz
 
-## tidy-check: go.mod and go.sum are what go mod tidy makes them (both modules).
+## tidy-check: go.mod and go.sum are what go mod tidy makes them (all three modules).
 tidy-check:
 	$(GO) mod tidy -diff
 	cd fast/_asm && $(GO) mod tidy -diff
+	cd bench/peers && $(GO) mod tidy -diff
 
 ## lint-workflows: actionlint (pinned, through go run) on the CI workflow and the sweep workflow.
 lint-workflows:
@@ -98,6 +99,18 @@ check-self: build
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -count $(BENCHCOUNT) ./bench | tee bench.txt
 	$(GO) run $(BENCHSTAT) -col /impl bench.txt
+
+## bench-peers: fast.Escape against the Go JSON string escapers (bytedance/sonic EncodeInto with
+## ValidateString, goccy/go-json's Encoder, segmentio/encoding AppendEscape, encoding/json's
+## Encoder) and copy() of the output on every corpus at 4 and 64 KiB, under the PHP option set
+## that makes their outputs identical (UNESCAPED_SLASHES|UNESCAPED_UNICODE; TestSameOutput
+## checks it first), through benchstat, a column per implementation. bench/peers is a module of
+## its own (like fast/_asm), so that the peers stay out of difffuzz's dependency graph.
+PEERSCOUNT ?= 6
+bench-peers:
+	cd bench/peers && $(GO) test -run '^TestSameOutput$$' . && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkPeers$$' -count $(PEERSCOUNT) -benchtime 50ms . | tee ../../bench-peers.txt
+	$(GO) run $(BENCHSTAT) -col /impl bench-peers.txt
 
 ## benchcmp: fast's entry point built without assembly (-tags purego) against the assembly
 ## build, every corpus at 4 KiB in the three benchmarks ($(BENCHCMP), about 30 minutes at

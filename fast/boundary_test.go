@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -498,6 +499,69 @@ func TestASCIILoopTransitions(t *testing.T) {
 				for _, o := range opts {
 					c.check([]byte(in), o, fmt.Sprintf("%q at %d, a second %d bytes after it", u, p, gap))
 				}
+			}
+		}
+	}
+}
+
+// TestDenseEscapes runs text where escapes are the rule, not the exception, through every
+// implementation: the 8-byte groups of the vector kernels' register expansion (expandBlock on
+// amd64) see every escape mask of a group. Each input repeats an 8-byte pattern whose set bits
+// are escaped bytes (each of the two-byte escapes in turn) and whose clear bits are clean, for
+// every pattern, at several phases against the kernels' 32-byte blocks and lengths across
+// them; then random mixtures of two-byte escapes, \u00XX escapes, clean bytes and bytes >=
+// 0x80 at several densities and lengths. Every option set that changes which escape a byte
+// takes is used, with and without UNESCAPED_UNICODE.
+func TestDenseEscapes(t *testing.T) {
+	c := &edgeChecker{t: t, ims: impls(t)}
+	opts := []jsonopt.Options{0, jsonopt.UnescapedSlashes, jsonopt.HexQuot,
+		jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot, jsonopt.UnescapedUnicode,
+		jsonopt.UnescapedUnicode | jsonopt.UnescapedSlashes | jsonopt.HexTag}
+	short := "\"\\/\b\f\n\r\t"
+	step := 1
+	if testing.Short() {
+		step = 5
+	}
+	for m := 0; m < 256; m += step {
+		for phase := 0; phase < 8; phase += 3 {
+			in := make([]byte, 0, 200)
+			for i := 0; len(in) < cap(in); i++ {
+				b := edgeFiller[i%len(edgeFiller)]
+				if m>>((i+phase)%8)&1 == 1 {
+					b = short[(i/8+m)%len(short)]
+				}
+				in = append(in, b)
+			}
+			for _, n := range []int{16, 33, 64, 97, 130, 161, 200} {
+				for _, o := range opts {
+					c.check(in[:n], o, fmt.Sprintf("mask %#x, phase %d, %d bytes", m, phase, n))
+				}
+			}
+		}
+	}
+	alphabets := []string{
+		short,
+		short + "abcdefgh",
+		short + "abc\x01\x1f<&'",
+		short + "abcdef" + "é",
+		short + "abcdefghijklmnopqrstuvwxyz\x00",
+		"abcdefghijklmnopqrstuvwxyz<>&'\"\x7f\x10",
+	}
+	r := rand.New(rand.NewPCG(36, 1))
+	rounds := 300
+	if testing.Short() {
+		rounds = 60
+	}
+	for ai, a := range alphabets {
+		units := strings.Split(a, "") // whole UTF-8 characters
+		for range rounds {
+			n := 16 + r.IntN(300)
+			var in []byte
+			for len(in) < n {
+				in = append(in, units[r.IntN(len(units))]...)
+			}
+			for _, o := range opts {
+				c.check(in, o, fmt.Sprintf("alphabet %d", ai))
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/difffuzz/difffuzz/corpus"
 )
 
-// TestASCIIKernelDensity checks escapeAVX2's third result, which decides whether the
+// TestASCIIKernelDensity checks escapeAVX2's third result (and escapeAVX512's), which decides whether the
 // multi-byte kernel starts at a stop (archKernel): at every stop at a byte >= 0x80 in French,
 // ASCII-with-é and Cyrillic text, a verdict other than denseUnknown is mbDense's on the 32
 // bytes from the stop, and both verdicts occur. A wrong verdict only costs speed (Escape's
@@ -23,7 +23,11 @@ func TestASCIIKernelDensity(t *testing.T) {
 		co, _ := corpus.Lookup(name)
 		src := co.Make(4096)
 		dst := make([]byte, 6*len(src)+64)
-		for _, f := range []func(dst, src []byte, kt, esc *uint64) (int, int, int){escapeAVX2, escapeAVX2Tag} {
+		fs := []func(dst, src []byte, kt, esc *uint64) (int, int, int){escapeAVX2, escapeAVX2Tag}
+		if hasAVX512 {
+			fs = append(fs, escapeAVX512, escapeAVX512Tag)
+		}
+		for _, f := range fs {
 			for i := 0; len(src)-i >= 16; {
 				ns, _, d := f(dst, src[i:], &c.kt[0], &c.esc[0])
 				i += ns

@@ -234,7 +234,8 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		// leave untouched (§1.5: nothing appended; nothing written past the returned length).
 		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
 		// validated first, a long one escaped into a scratch buffer and copied on success,
-		// which costs less than a separate validation pass.
+		// which costs less than a separate validation pass (BenchmarkScratch: at 4 KiB the
+		// copy and the pool cost 5-13 % of the escape, validFrom 2-4 times the escape).
 		if p, noCtl := asciiPrefix(k, src); p < n {
 			if n-p > smallRest {
 				return escapeScratch(dst, src, opts, k, need)

@@ -28,8 +28,9 @@
 //   Reads only src[0:min(len(src), nsrc+48)], kt and esc. Needs len(dst) >= 6*len(src) (the
 //   kernel contract of runKernel) and writes only dst[0:ndst+16]. Bytes past ndst are written
 //   only by 16-byte stores at the output position of some src[p] while src[p:] still holds at
-//   least 16 ASCII bytes (the block invariant below), and by the 8-byte store of an escape,
-//   whose last bytes the 16-byte store that follows it covers. Each ASCII byte is escaped to
+//   least 16 ASCII bytes (the block invariant below; step 3a's group stores are of that kind),
+//   and by the 8-byte store of an escape, whose last bytes the 16-byte store that follows it
+//   covers. Each ASCII byte is escaped to
 //   at least one byte, so the output that follows ndst overwrites them whatever the options,
 //   IGNORE included: the kernel never leaves a byte past the final output.
 //
@@ -45,6 +46,7 @@
 //   V0  block B(i)          V1  lookahead block B(i+32) (0x80s when there is none)
 //   V2  dirty lanes of V0 (0xFF/0x00)               V3..V9 temps
 //   V20 0x20 x16            V21..V27 the special bytes of kt x16 ('"', '\\', then the extras)
+//   V10..V13, V15, V17 step 3a's constants (see there); V16 its letters
 //
 // Algorithm:
 //   Invariant at the top of the loop: i+32 <= len(src) and B(i+16) is all ASCII. It holds for
@@ -66,6 +68,14 @@
 //      6 count), and the 16 source bytes after it are reloaded from src and stored right after
 //      the escape, putting the rest of the block in place. Every dirty byte of the block is
 //      handled before leaving the slow path; there is no byte loop.
+//   3a. Before the lanes: a block with two or more dirty lanes that all take a two-byte escape
+//      (\" \\ \/ \b \f \n \r \t: their classes by low nibble, kt bytes 192..207, and by high
+//      nibble share a bit; a byte >= 0x80 never does) is written from registers instead: its
+//      letters (a control XOR its letter by TBL, which gives 0 for bytes >= 16), and for each
+//      8-byte group one TBL of [its letters; '\\' x16] by neonExp[its mask] (the masks are the
+//      dirty lanes' weights 1..128 summed by ADDV), one 16-byte store, and the output cursor
+//      moved by neonExpLen[mask] = 8 + popcount. The stores run at most 8 bytes past the
+//      block's output, which B(i+16), all ASCII, overwrites (the Memory rule below).
 //   4. After the block: continue (back into the loop for k) at i+16 if B(i+32) is ASCII.
 //   5. Else B(i+16) is the last block: store it (it is ASCII, so its own output covers the
 //      store), classify it, and return after it if it is clean, or before it if not. The Go
@@ -206,6 +216,16 @@ TEXT ·escapeBlocksNEON(SB), NOSPLIT, $0-88
 	VMOVI  $0x20, V20.B16
 	SUB    $2, R7, R7
 
+	// Step 3a's constants (neonExpConst, kt): V10 = two-byte escape classes by high nibble,
+	// V11 = control XOR its letter by low nibble, V12 = lane weights, V13 = two-byte escape
+	// classes by low nibble (kt bytes 192..207), V15 = 0x0F, V17 = '\\'.
+	MOVD  $·neonExpConst(SB), R8
+	VLD1  (R8), [V10.B16, V11.B16, V12.B16]
+	ADD   $192, R3, R8
+	VLD1  (R8), [V13.B16]
+	VMOVI $0x0f, V15.B16
+	VMOVI $0x5c, V17.B16
+
 dispatch:
 	CBZ R7, loop0
 	CMP $2, R7
@@ -233,6 +253,56 @@ slow:
 	VMOV V3.D[0], R9
 	AND  $0x1111111111111111, R9, R9 // bit 4j for dirty lane j
 	CBZ  R9, blockclean
+
+	// Step 3a: two or more dirty lanes, all of them two-byte escapes (\" \\ \/ \b \f \n \r \t):
+	// the block is written from registers, as two 8-byte groups each expanded by one TBL.
+	SUB   $1, R9, R13
+	AND   R9, R13, R13
+	CBZ   R13, bytewise
+	VAND  V15.B16, V0.B16, V3.B16
+	VUSHR $4, V0.B16, V4.B16
+	VTBL  V3.B16, [V13.B16], V3.B16
+	VTBL  V4.B16, [V10.B16], V4.B16
+	VAND  V4.B16, V3.B16, V3.B16
+	VEOR  V5.B16, V5.B16, V5.B16
+	VCMEQ V5.B16, V3.B16, V3.B16     // 0xFF where a lane takes no two-byte escape
+	VAND  V2.B16, V3.B16, V3.B16     // ... and is dirty (bytes >= 0x80 among them)
+	VMOV  V3.D[0], R13
+	VMOV  V3.D[1], R15
+	ORR   R13, R15, R13
+	CBNZ  R13, bytewise
+
+	// The letters (a control XOR V11 by its value, TBL giving 0 for bytes >= 16), the groups'
+	// masks (the weights 1..128 of their dirty lanes, summed by ADDV), then per group: TBL of
+	// [the group's letters in lanes 0-7, '\\' in V17] by neonExp[mask] ('\\' before each
+	// escaped letter), one 16-byte store, R5 += neonExpLen[mask] (8 + popcount).
+	VTBL  V0.B16, [V11.B16], V3.B16
+	VEOR  V3.B16, V0.B16, V16.B16
+	VAND  V12.B16, V2.B16, V3.B16
+	VEXT  $8, V3.B16, V3.B16, V4.B16
+	VADDV V3.B8, V3
+	VADDV V4.B8, V4
+	VMOV  V3.B[0], R13
+	VMOV  V4.B[0], R15
+	MOVD  $·neonExp(SB), R8
+	MOVD  $·neonExpLen(SB), R14
+	ADD   R13<<4, R8, R16
+	VLD1  (R16), [V5.B16]
+	VTBL  V5.B16, [V16.B16, V17.B16], V6.B16
+	VST1  [V6.B16], (R5)
+	MOVBU (R14)(R13), R13
+	ADD   R13, R5, R5
+	VEXT  $8, V16.B16, V16.B16, V16.B16
+	ADD   R15<<4, R8, R16
+	VLD1  (R16), [V5.B16]
+	VTBL  V5.B16, [V16.B16, V17.B16], V6.B16
+	VST1  [V6.B16], (R5)
+	MOVBU (R14)(R15), R15
+	ADD   R15, R5, R5
+	ADD   $16, R4, R4
+	B     next
+
+bytewise:
 	MOVD R4, R12
 
 dirty:

@@ -57,6 +57,42 @@ func escapeUUAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int,
 // multi-byte sequences. It requires AVX2 and len(src) >= 16.
 func escapeUUAVX2TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
+// escapeAVX512 is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets
+// without HEX_TAG.
+// It is the avx512 variant's form of escapeAVX2 (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+
+// escapeAVX512Tag is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets
+// with HEX_TAG.
+// It is the avx512 variant's form of escapeAVX2Tag (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+
+// escapeAVX512NoCtl is escapeAVX512 for src without bytes < 0x20 or >= 0x80 (as
+// lastNonASCIIAVX2 proves): its main loop does not test for them.
+// It is the avx512 variant's form of escapeAVX2NoCtl (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeAVX512NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+
+// escapeAVX512TagNoCtl is escapeAVX512Tag for src without bytes < 0x20 or >= 0x80 (as
+// lastNonASCIIAVX2 proves): its main loop does not test for them.
+// It is the avx512 variant's form of escapeAVX2TagNoCtl (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeAVX512TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
+
+// escapeUUAVX512 is the AVX2 kernel under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS: it also copies valid
+// multi-byte sequences. It is the avx512 variant's form of escapeUUAVX2 (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeUUAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeUUAVX512LT is the AVX2 kernel under UNESCAPED_UNICODE, UNESCAPED_LINE_TERMINATORS: it also copies valid
+// multi-byte sequences. It is the avx512 variant's form of escapeUUAVX2LT (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeUUAVX512LT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeUUAVX512Tag is the AVX2 kernel under UNESCAPED_UNICODE, HEX_TAG, no UNESCAPED_LINE_TERMINATORS: it also copies valid
+// multi-byte sequences. It is the avx512 variant's form of escapeUUAVX2Tag (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeUUAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeUUAVX512TagLT is the AVX2 kernel under UNESCAPED_UNICODE, HEX_TAG, UNESCAPED_LINE_TERMINATORS: it also copies valid
+// multi-byte sequences. It is the avx512 variant's form of escapeUUAVX2TagLT (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16.
+func escapeUUAVX512TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
 // escapeMBAVX2 is the AVX2 kernel for option sets without UNESCAPED_UNICODE, without HEX_TAG:
 // it also writes valid multi-byte sequences as \uXXXX. It requires AVX2 and len(src) >= 16.
 //
@@ -107,6 +143,6 @@ func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 
 // clean16 writes '"', src, '"' to d[0:len(src)+2] and returns true when src (16 to 31
 // bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it
-// writes nothing and returns false. nsp 0 selects the VEX-encoded code (AVX2 required),
-// else SSE2 compares against the first nsp (2..7) special-byte slots of kt.
-func clean16(d *byte, src []byte, kt *uint64, nsp int) bool
+// writes nothing and returns false. sse 0 selects the VEX-encoded code (AVX2 required),
+// else SSE2 compares against the first nsp (2..7, kt's byte ktNSP) special-byte slots of kt.
+func clean16(d *byte, src []byte, kt *uint64, sse int) bool

@@ -19,6 +19,10 @@ const (
 	kernelAVX512
 )
 
+// archDefault is true: the default kernel is always an amd64 one (sse2 runs on every amd64
+// CPU and outranks swar), so Escape need not test defaultKernel >= kernelArch.
+const archDefault = true
+
 // Ranks: avx512 > avx2 > sse2 > swar (10) > generic (0).
 const (
 	rankAVX512 = 120
@@ -26,9 +30,10 @@ const (
 	rankSSE2   = 100
 )
 
-// hasAVX2 is true when the CPU (and the OS) support AVX2. golang.org/x/sys/cpu honours
-// GODEBUG=cpu.avx2=off, which turns it off.
-var hasAVX2 = cpu.X86.HasAVX2
+// hasAVX2 is true when the CPU (and the OS) support AVX2, and the CPU has POPCNT (every AVX2
+// CPU has; the AVX2 kernels count a block's dirty bytes with it). golang.org/x/sys/cpu
+// honours GODEBUG=cpu.avx2=off (and cpu.popcnt=off), which turns it off.
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 // hasAVX512 is true when the CPU (and the OS) support what escapeMBAVX512 uses: AVX-512
 // (x/sys/cpu's HasAVX512: F, CD, BW, DQ, VL), VBMI (VPERMB, VPERMI2B) and VBMI2
@@ -36,7 +41,7 @@ var hasAVX2 = cpu.X86.HasAVX2
 var hasAVX512 = hasAVX2 && cpu.X86.HasAVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI &&
 	cpu.X86.HasAVX512VBMI2 && cpu.X86.HasBMI2 && cpu.X86.HasPOPCNT
 
-// hasMBAVX2 is true when escapeMBAVX2 runs here: AVX2 and POPCNT (which every AVX2 CPU has).
+// hasMBAVX2 is true when escapeMBAVX2 runs here: AVX2 and POPCNT (which hasAVX2 requires).
 var hasMBAVX2 = hasAVX2 && cpu.X86.HasPOPCNT
 
 // avx2Family reports whether k is one of the kernels that run the AVX2 code for ASCII and
@@ -58,7 +63,7 @@ func init() {
 		}
 		register(Variant{
 			Name:       "avx2",
-			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, vector UTF-8 validation, \\uXXXX from 32-byte windows (byte triples packed by a VPSHUFB table)",
+			Doc:        "amd64 AVX2 assembly: 32-byte one-pass copy-while-scan escaper, VPSHUFB special-byte lookup, escaped blocks expanded by VPSHUFB tables, vector UTF-8 validation, \\uXXXX from 32-byte windows (byte triples packed by a VPSHUFB table)",
 			Escape:     escapeAVX2Variant,
 			NextChar:   NextChar,
 			UTF8Decode: utf8DecodeWords,
@@ -141,22 +146,23 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 		kt, esc := &c.kt[0], &c.esc[0]
 		dense := denseUnknown
 		if avx2Family(k) {
+			// Static calls, in archKernel itself: in mostly-ASCII text with a byte >= 0x80
+			// every few dozen bytes it runs once per such byte.
+			x512 := k == kernelAVX512
 			switch {
 			case !c.uu && src[0] >= 0x80:
 				// Only a kernel in mbKernels is called here (by escapeBody).
 				return archMB(k, dst, src, 0, 0, c, denseUnknown)
+			case !c.uu && !c.tag && x512:
+				nsrc, ndst, dense = escapeAVX512(dst, src, kt, esc)
 			case !c.uu && !c.tag:
 				nsrc, ndst, dense = escapeAVX2(dst, src, kt, esc)
+			case !c.uu && x512:
+				nsrc, ndst, dense = escapeAVX512Tag(dst, src, kt, esc)
 			case !c.uu:
 				nsrc, ndst, dense = escapeAVX2Tag(dst, src, kt, esc)
-			case c.tag && c.lt:
-				nsrc, ndst = escapeUUAVX2TagLT(dst, src, kt, esc)
-			case c.tag:
-				nsrc, ndst = escapeUUAVX2Tag(dst, src, kt, esc)
-			case c.lt:
-				nsrc, ndst = escapeUUAVX2LT(dst, src, kt, esc)
 			default:
-				nsrc, ndst = escapeUUAVX2(dst, src, kt, esc)
+				nsrc, ndst = uuKernel(x512, dst, src, c)
 			}
 		} else {
 			// One PCMPEQB per escaped special byte: the function for exactly c.nsp of them.
@@ -195,6 +201,31 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	}
 	s, d := asciiSWAR(dst[ndst:], src[nsrc:], c)
 	return nsrc + s, ndst + d
+}
+
+// uuKernel runs the AVX2 family's kernel under UNESCAPED_UNICODE for the option set of c
+// (archKernel's contract): an escapeUUAVX2 kernel, or with x512 its avx512 form
+// (escapeUUAVX512...), which expands blocks of two-byte escapes with VPEXPANDB.
+func uuKernel(x512 bool, dst, src []byte, c *escCtx) (nsrc, ndst int) {
+	kt, esc := &c.kt[0], &c.esc[0]
+	switch {
+	case x512 && c.tag && c.lt:
+		return escapeUUAVX512TagLT(dst, src, kt, esc)
+	case x512 && c.tag:
+		return escapeUUAVX512Tag(dst, src, kt, esc)
+	case x512 && c.lt:
+		return escapeUUAVX512LT(dst, src, kt, esc)
+	case x512:
+		return escapeUUAVX512(dst, src, kt, esc)
+	case c.tag && c.lt:
+		return escapeUUAVX2TagLT(dst, src, kt, esc)
+	case c.tag:
+		return escapeUUAVX2Tag(dst, src, kt, esc)
+	case c.lt:
+		return escapeUUAVX2LT(dst, src, kt, esc)
+	default:
+		return escapeUUAVX2(dst, src, kt, esc)
+	}
 }
 
 // Density verdicts of escapeAVX2's third result (see its contract).
@@ -302,10 +333,15 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 		return d
 	}
 	var nsrc, ndst int
-	if c.tag {
-		nsrc, ndst, _ = escapeAVX2TagNoCtl(dst, src, &c.kt[0], &c.esc[0])
-	} else {
-		nsrc, ndst, _ = escapeAVX2NoCtl(dst, src, &c.kt[0], &c.esc[0])
+	switch kt, esc := &c.kt[0], &c.esc[0]; {
+	case c.tag && k == kernelAVX512:
+		nsrc, ndst, _ = escapeAVX512TagNoCtl(dst, src, kt, esc)
+	case c.tag:
+		nsrc, ndst, _ = escapeAVX2TagNoCtl(dst, src, kt, esc)
+	case k == kernelAVX512:
+		nsrc, ndst, _ = escapeAVX512NoCtl(dst, src, kt, esc)
+	default:
+		nsrc, ndst, _ = escapeAVX2NoCtl(dst, src, kt, esc)
 	}
 	raceRead(src[:min(len(src), nsrc+256)])
 	raceWrite(dst[:min(len(dst), ndst+128)])
@@ -317,12 +353,12 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 }
 
 // archClean16 is the short-string path (see kernel.go): clean16, VEX-encoded for the avx2
-// kernel, with one PCMPEQB per escaped special byte for sse2. It is small enough to be
-// inlined into escape.
+// kernel, with one PCMPEQB per escaped special byte for sse2 (nsp from kt). It is small enough
+// to be inlined into escape, Escape and the variants' Escape (cost 77 of the budget of 80 in
+// Go 1.26: one race call, raceReadWrite, not two; and no load of c.nsp).
 func archClean16(k int, d, src []byte, c *escCtx) bool {
-	raceRead(src)
-	raceWrite(d)
-	// nsp 0 selects the AVX2 code: (k-kernelAVX2)&1 is 0 for avx2 and avx512 and 1 for sse2
-	// (a product rather than a branch keeps this function within the inlining budget).
-	return clean16(unsafe.SliceData(d), src, &c.kt[0], c.nsp*((k-kernelAVX2)&1))
+	raceReadWrite(src, d)
+	// sse 0 selects the AVX2 code: (k-kernelAVX2)&1 is 0 for avx2 and avx512 and 1 for sse2
+	// (arithmetic rather than a branch keeps this function within the inlining budget).
+	return clean16(unsafe.SliceData(d), src, &c.kt[0], (k-kernelAVX2)&1)
 }

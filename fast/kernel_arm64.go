@@ -26,7 +26,7 @@ func init() {
 	mbKernels |= 1 << kernelNEON
 	register(Variant{
 		Name:       "neon",
-		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, vector UTF-8 validation, \\uXXXX from 16-byte windows (one store per code unit)",
+		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, blocks of two-byte escapes expanded by TBL, vector UTF-8 validation, \\uXXXX from 16-byte windows (one store per code unit)",
 		Escape:     escapeNEON,
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeWords,
@@ -169,6 +169,10 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 	return d
 }
 
+// archDefault is true: the default kernel is always neon (registered on every arm64 CPU,
+// above swar), so Escape need not test defaultKernel >= kernelArch.
+const archDefault = true
+
 // archClean16 is the 16-to-31-byte path of the neon variant (see kernel.go): two overlapping
 // 16-byte blocks classified with NEON and stored when clean (clean16NEON).
 func archClean16(k int, d, src []byte, c *escCtx) bool {
@@ -183,3 +187,37 @@ func archClean16(k int, d, src []byte, c *escCtx) bool {
 //
 //go:noescape
 func clean16NEON(d *byte, src []byte, kt *[ktWords]uint64) bool
+
+// neonExpConst are escapeBlocksNEON's constants for a block of two-byte escapes (step 3a of
+// escape_arm64.s): the two-byte escape classes by high nibble (0x0_, 0x2_, 0x5_: bits 0, 1,
+// 2, ANDed with kt's classes by low nibble, bytes 192..207), each control's XOR with its
+// escape letter by its value (\b \t \n \f \r), and the lane weights 1..128 of two 8-byte
+// groups.
+var neonExpConst = [3][16]byte{
+	{0: 1, 2: 2, 5: 4},
+	{8: 'b' ^ 8, 9: 't' ^ 9, 0xA: 'n' ^ 0xA, 0xC: 'f' ^ 0xC, 0xD: 'r' ^ 0xD},
+	{1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128},
+}
+
+// neonExp[m] is the TBL index vector that writes an 8-byte group whose two-byte escapes are
+// the set bits of m from [its 8 letters in lanes 0-7; '\\' in lanes 16-31]: 16 then i for an
+// escaped byte i, i alone for a clean one, then 0xFF (zero) up to 16 bytes; neonExpLen[m] is
+// the output's length, 8 + popcount(m).
+var neonExp, neonExpLen = func() (e [256][16]byte, l [256]uint8) {
+	for m := range e {
+		j := 0
+		for i := 0; i < 8; i++ {
+			if m>>i&1 == 1 {
+				e[m][j] = 16
+				j++
+			}
+			e[m][j] = byte(i)
+			j++
+		}
+		l[m] = uint8(j)
+		for ; j < 16; j++ {
+			e[m][j] = 0xFF
+		}
+	}
+	return e, l
+}()

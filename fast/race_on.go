@@ -20,3 +20,9 @@ func raceWrite(b []byte) {
 		runtime.RaceWriteRange(unsafe.Pointer(&b[0]), len(b))
 	}
 }
+
+// raceReadWrite is raceRead(r) and raceWrite(w) in one call (see race_off.go).
+func raceReadWrite(r, w []byte) {
+	raceRead(r)
+	raceWrite(w)
+}

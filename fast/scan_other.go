@@ -14,6 +14,9 @@ func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 	return d
 }
 
+// archDefault is false: without assembly the default kernel is swar (Escape tests it).
+const archDefault = false
+
 // archClean16 is the short-string path of the vector kernels (see kernel.go); without one it
 // declines, and escape takes its general path.
 func archClean16(k int, d, src []byte, c *escCtx) bool { return false }

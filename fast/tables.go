@@ -83,8 +83,10 @@ func ctxOpts(i int) jsonopt.Options {
 
 // ktWords is the size of escCtx.kt in 8-byte words; the layout is fixed by the assembly
 // generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes,
-// bytes 144..159 '<' under HEX_TAG, bytes 160..191 the escape classes by low nibble.
-const ktWords = 24
+// bytes 144..159 '<' under HEX_TAG, bytes 160..191 the escape classes by low nibble, bytes
+// 192..223 the two-byte escape classes by low nibble, byte 224 the HEX_ escape flag, byte 225
+// nsp.
+const ktWords = 29
 
 // escCtx is everything an ASCII kernel needs for one option set: the class of each byte and,
 // for the word-at-a-time kernel, the special bytes to look for broadcast to every byte of a
@@ -121,7 +123,12 @@ type escCtx struct {
 	// low nibble l, bit 0 always (controls), bits 1, 2, 3 when 0x20|l, 0x30|l, 0x50|l is an
 	// escaped special byte, and bit 4 for l = 2 without UNESCAPED_LINE_TERMINATORS (0xE2, the
 	// lead of U+2028/U+2029, sends a block to the exact test); the amd64 UNESCAPED_UNICODE
-	// kernels AND them with fixed classes by high nibble.
+	// kernels AND them with fixed classes by high nibble. Bytes 192..223 (both halves the
+	// same): the two-byte escape classes by low nibble l, bits 0, 1, 2 when l, 0x20|l, 0x50|l
+	// takes a two-byte escape (\" \\ \/ \b \f \n \r \t); the amd64 AVX2 kernels AND them
+	// with fixed classes by high nibble (0, 2, 5) to find blocks they expand in registers.
+	// Byte 224: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, HEX_AMP, HEX_APOS or
+	// HEX_QUOT), else 0; byte 225: nsp (for clean16's SSE2 path); bytes 226..231 are 0.
 	kt [ktWords]uint64
 	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
@@ -258,6 +265,23 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 			e |= 0x10
 		}
 		kt[160+l], kt[176+l] = e, e
+		s := byte(0)
+		for bit, hi := range []int{0x00, 0x20, 0x50} {
+			if c.tab[hi|l] == clsShort {
+				s |= 1 << bit
+			}
+		}
+		kt[192+l], kt[208+l] = s, s
+	}
+	kt[224] = 0
+	for b := 0x20; b < 0x80; b++ {
+		if c.tab[b] == clsU {
+			kt[224] = 1
+		}
+	}
+	kt[225] = byte(c.nsp)
+	for i := 226; i < len(kt); i++ {
+		kt[i] = 0
 	}
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])

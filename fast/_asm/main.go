@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/bits"
 	"os"
 	"strings"
 
@@ -30,6 +31,9 @@ const (
 	ktSpec = 32  // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order, then 0xFF
 	ktLT   = 144 // 16 bytes: '<' with HEX_TAG, else 0xFF (never equal to an ASCII byte)
 	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped)
+	ktSLo  = 192 // 32 bytes: two-byte escape classes by low nibble (bits 0/1/2: 0x0_/0x2_/0x5_ takes \x)
+	ktHexU = 224 // 1 byte: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, _AMP, _APOS, _QUOT), else 0
+	ktNSP  = 225 // 1 byte: escCtx.nsp, the number of escaped special bytes (clean16's SSE2 path)
 )
 
 // Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
@@ -41,7 +45,7 @@ const (
 	kByte2High = 64    // 32 bytes: error bits by the high nibble of the current byte
 	k0F        = 96    // 0x0F
 	k60        = 128   // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
-	k70        = 160   // 0xF0-0x80
+	k70        = 160   // 0xF0-0x80 (also: VPADDUSB of it keeps bytes < 0x10 below 0x80, with their low nibble)
 	k80        = 192   // 0x80
 	kE2        = 224   // 0xE2, lead of U+2028/U+2029
 	k01        = 256   // 0x01
@@ -77,7 +81,15 @@ const (
 	kRun2      = 9504  // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
 	kTri       = 17696 // 3 x 64 bytes: escapeMBAVX512's triple indexes (see there)
 	kPrev      = 17888 // 64 bytes: 63 0 1 ... 62 (VPERMB: the previous byte's)
-	kSize      = 17952
+	kSHi       = 17952 // 32 bytes: two-byte escape classes by high nibble (0: bit 0; 2: bit 1; 5: bit 2)
+	kCtlX      = 17984 // 32 bytes: control byte XOR its escape letter by low nibble (\b \t \n \f \r), else 0
+	kExp       = 18016 // 256 x 16 bytes: VPSHUFB expansion of 8 bytes + '\\' by two-byte escape mask (see expandBlock)
+	kExpLen    = 22112 // 256 bytes: 8 + popcount(mask), the length of kExp's output
+	kW1248     = 22368 // 32 bytes: 1 2 4 8 repeated (a lane's weight in its 4-byte group)
+	kW16       = 22400 // 32 bytes: 16-bit ones (VPMADDWD: sum of the two words of a dword)
+	kUC        = 22432 // 32 bytes: "\\u00" repeated
+	kExpU      = 22464 // 256 x 32 bytes: expandU's VPSHUFB masks of a 4-byte group by its index (see expUEntry)
+	kSize      = 30656
 )
 
 // Error bits of the lookup tables (simdjson's names).
@@ -219,10 +231,93 @@ func tables() {
 	for i := 0; i < 64; i++ {
 		DATA(kPrev+i, U8(byte((i+63)%64)))
 	}
+	table(kSHi, [16]byte{0: 1, 2: 2, 5: 4})
+	table(kCtlX, [16]byte{8: 'b' ^ 8, 9: 't' ^ 9, 0xA: 'n' ^ 0xA, 0xC: 'f' ^ 0xC, 0xD: 'r' ^ 0xD})
+	for m := 0; m < 256; m++ {
+		e := expEntry(m)
+		for i := 0; i < 16; i += 8 {
+			var q uint64
+			for b := 7; b >= 0; b-- {
+				q = q<<8 | uint64(e[i+b])
+			}
+			DATA(kExp+16*m+i, U64(q))
+		}
+	}
+	for m := 0; m < 256; m++ {
+		DATA(kExpLen+m, U8(byte(8+bits.OnesCount8(uint8(m)))))
+	}
+	for i := 0; i < 32; i += 4 {
+		DATA(kW1248+i, U32(0x08040201))
+	}
+	for i := 0; i < 32; i += 4 {
+		DATA(kW16+i, U32(0x00010001))
+	}
+	for i := 0; i < 32; i += 4 {
+		DATA(kUC+i, String("\\u00"))
+	}
+	for m := 0; m < 256; m++ {
+		e := expUEntry(m)
+		for i := 0; i < 32; i += 8 {
+			var q uint64
+			for b := 7; b >= 0; b-- {
+				q = q<<8 | uint64(e[i+b])
+			}
+			DATA(kExpU+32*m+i, U64(q))
+		}
+	}
 	_ = kSize
 }
 
 func k(off int) Mem { return konst.Offset(off) }
+
+// expEntry is the VPSHUFB mask of expandBlock for the 8-byte group whose bytes with a
+// two-byte escape are the set bits of m, applied to the 16 bytes [the group, translated; 8
+// times '\\']: byte i of the group becomes 8 (the '\\' of lane 8) then i when bit i is set,
+// else i alone, in order; the rest of the 16 bytes (past 8+popcount(m), don't-care) are 0x80
+// (zero).
+func expEntry(m int) [16]byte {
+	var e [16]byte
+	j := 0
+	for i := 0; i < 8; i++ {
+		if m>>i&1 == 1 {
+			e[j] = 8
+			j++
+		}
+		e[j] = byte(i)
+		j++
+	}
+	for ; j < 16; j++ {
+		e[j] = 0x80
+	}
+	return e
+}
+
+// expUEntry is the 32-byte entry of kExpU for index m of a 4-byte group: bit i (0..3) set
+// when byte i takes a two-byte escape, bit 4+i when it takes a \u00XX one. It shuffles the 16
+// bytes [4 letters; 4 high hex digits; 4 low hex digits; '\\' 'u' '0' '0'] (the same in both
+// lanes) into the group's output: 12 i for a two-byte escape, 12 13 14 15 4+i 8+i for a
+// \u00XX one, i for a clean byte; the rest is 0x80 (zero) but for byte 31, the output's
+// length (at most 24, so byte 31 of the output is past it).
+func expUEntry(m int) [32]byte {
+	var e [32]byte
+	j := 0
+	for i := 0; i < 4; i++ {
+		switch {
+		case m>>(4+i)&1 == 1:
+			j += copy(e[j:], []byte{12, 13, 14, 15, byte(4 + i), byte(8 + i)})
+		case m>>i&1 == 1:
+			j += copy(e[j:], []byte{12, byte(i)})
+		default:
+			e[j] = byte(i)
+			j++
+		}
+	}
+	for k := j; k < 31; k++ {
+		e[k] = 0x80
+	}
+	e[31] = byte(j)
+	return e
+}
 
 // runEntry is the VPSHUFB mask of runs' group of four dwords [A B C 0] whose bytes >= 0x80
 // are the set bits of m: byte 0 of an ASCII byte's dword, bytes 0 to n-1 of the others', in
@@ -259,14 +354,16 @@ func main() {
 	asciiEndSSE2()
 	lastNonASCIIAVX2()
 	lastNonASCIISSE2()
-	for _, ctl := range []bool{true, false} {
-		for _, tag := range []bool{false, true} {
-			escapeAVX2(tag, ctl)
+	for _, x512 := range []bool{false, true} {
+		for _, ctl := range []bool{true, false} {
+			for _, tag := range []bool{false, true} {
+				escapeAVX2(tag, ctl, x512)
+			}
 		}
-	}
-	for _, tag := range []bool{false, true} {
-		for _, lt := range []bool{false, true} {
-			escapeUUAVX2(tag, lt)
+		for _, tag := range []bool{false, true} {
+			for _, lt := range []bool{false, true} {
+				escapeUUAVX2(tag, lt, x512)
+			}
 		}
 	}
 	for _, tag := range []bool{false, true} {
@@ -288,6 +385,7 @@ func main() {
 	if err := alignLoops(flag.Lookup("out").Value.String(), map[string][]string{
 		"escapeMBAVX2": {"loop", "place"}, "escapeMBAVX2Tag": {"loop", "place"},
 		"escapeAVX2": {"block32"}, "escapeAVX2Tag": {"block32"},
+		"escapeAVX512": {"block32"}, "escapeAVX512Tag": {"block32"},
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
@@ -750,6 +848,209 @@ var (
 		movmsk: func(x VecPhysical, r Register) { PMOVMSKB(x, r) }}
 )
 
+// expandBlock emits the vector path of a dirty 32-byte block (at SI, already stored unchanged
+// at DI; AX holds its nonzero dirty mask; it requires POPCNT): the block is written again at DI from registers, and SI and DI advance past it before
+// the jump to next. A block with a single dirty byte, with a byte >= 0x80 among its dirty bytes,
+// or with a \u00XX escape and fewer than expandUMin dirty bytes (under an option set with HEX_
+// escapes, any block with fewer, before any test) goes to fallback (the byte-at-a-time block
+// handler) with AX unchanged. kt holds the option set's kernel table (ktSLo: its two-byte escape classes by low
+// nibble); uu is set for the UNESCAPED_UNICODE kernels, whose dirty bytes are all ASCII;
+// x512 selects expand512 for the two-byte path (the avx512 variant's kernels); dirty(x, out,
+// tmp) sets out to 0xFF in the dirty lanes of x as the kernel's own classification does (only Y0-Y8 are used, so the caller's Y9-Y15 survive).
+//
+// Algorithm: a lane takes a two-byte escape (\" \\ \/ \b \f \n \r \t) when its classes by low
+// nibble (ktSLo) and by high nibble (kSHi: 0x0_, 0x2_, 0x5_) share a bit. Each byte is
+// replaced by its escape letter (a control XOR kCtlX by its low nibble, found only for bytes
+// < 0x10 by a saturating add of 0x70; the others are their own letter). When every dirty lane
+// takes a two-byte escape, each 8-byte group, with eight '\\' after it (VPUNPCKLQDQ/HQDQ), is
+// shuffled by the group's entry of kExp (indexed by its 8 bits of the mask: '\\' before each
+// escaped byte) and stored with one 16-byte store; DI advances by the entry's length (kExpLen:
+// 8 + popcount). Otherwise (expandU) each 4-byte group is shuffled from the 16 bytes [its 4
+// letters; their high hex digits; their low hex digits; '\\' 'u' '0' '0'] (VPUNPCKL/HDQ and
+// L/HQDQ), broadcast to both lanes (VPERMQ), by the 32-byte entry of kExpU indexed by the
+// group's two-byte escape bits and \u00XX bits (computed in the vector unit: class values 1
+// and 16 times lane weights 1, 2, 4, 8, summed per dword by VPMADDUBSW and VPMADDWD), and
+// stored with one 32-byte store; the entry's last byte is its length. The stores run at most
+// 32 bytes ahead of the output, within what runKernel's contract allows: the block has at
+// least 32 more bytes of src after it, and every byte's escape is at least one byte.
+func expandBlock(name, fallback, next string, kt Register, uu, x512 bool, dirty func(x, out, tmp VecPhysical)) {
+	Label(name)
+	if !uu {
+		Comment("A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,",
+			"ahead of everything else (in mostly-ASCII text every such stop comes through here).")
+		BSFL(EAX, ECX)
+		MOVBLZX(memi(rSI, RCX, 0), EDX)
+		CMPL(EDX, U32(0x80))
+		JAE(LabelRef(fallback + "_high"))
+	}
+	Commentf("A single dirty byte costs less byte at a time; so do fewer than %d under an option set", expandUMin)
+	Comment("with \\u00XX escapes of special bytes (expandU would take most such blocks).")
+	POPCNTL(EAX, ECX)
+	CMPL(ECX, U8(2))
+	JB(LabelRef(fallback))
+	CMPB(mem(kt, ktHexU), U8(0))
+	JEQ(LabelRef(name + "_c"))
+	CMPL(ECX, U8(expandUMin))
+	JB(LabelRef(fallback))
+	Label(name + "_c")
+	VMOVDQU(mem(rSI, 0), Y0)
+	if !uu {
+		Comment("A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.")
+		VPMOVMSKB(Y0, EDX)
+		TESTL(EDX, EAX)
+		JNZ(LabelRef(fallback))
+	}
+	Comment("Y1/Y2 = high/low nibbles; Y3 = 0xFF where a lane takes no two-byte escape.")
+	VMOVDQU(k(k0F), Y3)
+	VPSRLW(U8(4), Y0, Y1)
+	VPAND(Y3, Y1, Y1)
+	VPAND(Y3, Y0, Y2)
+	VMOVDQU(mem(kt, ktSLo), Y3)
+	VPSHUFB(Y2, Y3, Y3)
+	VMOVDQU(k(kSHi), Y4)
+	VPSHUFB(Y1, Y4, Y4)
+	VPAND(Y4, Y3, Y3)
+	VPXOR(Y4, Y4, Y4)
+	VPCMPEQB(Y4, Y3, Y3)
+	VPMOVMSKB(Y3, EDX)
+	TESTL(EDX, EAX)
+	JNZ(LabelRef(name + "_u"))
+	if x512 {
+		expand512(next)
+	} else {
+		expand8(next)
+	}
+	expandU(name+"_u", fallback, next, dirty)
+}
+
+// expand8 is expandBlock's two-byte path with AVX2: four 8-byte groups, a VPSHUFB table each.
+func expand8(next string) {
+	Comment("Two-byte escapes only: the escape letters, then the four 8-byte groups each followed",
+		"by eight '\\'.")
+	escLetters()
+	VMOVDQU(k(kBS), Y2)
+	VPUNPCKLQDQ(Y2, Y0, Y1)
+	VPUNPCKHQDQ(Y2, Y0, Y2)
+	VEXTRACTI128(U8(1), Y1, X3)
+	VEXTRACTI128(U8(1), Y2, X4)
+	LEAQ(k(kExp), RBX)
+	for j, x := range []VecPhysical{X1, X2, X3, X4} {
+		MOVBLZX(AL, ECX)
+		if j < 3 {
+			SHRL(U8(8), EAX)
+		}
+		MOVBLZX(memi(RBX, RCX, kExpLen-kExp), EDX)
+		SHLL(U8(4), ECX)
+		VPSHUFB(memi(RBX, RCX, 0), x, X5)
+		VMOVDQU(X5, mem(rDI, 0))
+		ADDQ(RDX, rDI)
+	}
+	ADDQ(U8(32), rSI)
+	JMP(LabelRef(next))
+}
+
+// expand512 is expandBlock's two-byte path with AVX-512 (VBMI2, BMI2, POPCNT): the block's
+// 32 letters go to their places in a 64-byte output of '\\' by one VPEXPANDB under the mask
+// of the letters' places, stored with one 64-byte store (at most 32 bytes past the output).
+// The mask: with two slots per input byte (a '\\' slot, used when the byte is escaped, then
+// the letter's), the used slots are V = PDEP(AX, 0x55...) | 0xAA...; the letters' places are
+// the letter slots among the used ones, in order: PEXT(0xAA..., V).
+func expand512(next string) {
+	Comment("Two-byte escapes only: the escape letters, expanded into '\\' by VPEXPANDB.")
+	escLetters()
+	MOVQ(U64(0x5555555555555555), RBX)
+	PDEPQ(RBX, RAX, RDX)
+	NOTQ(RBX)
+	ORQ(RBX, RDX)
+	PEXTQ(RDX, RBX, RDX)
+	KMOVQ(RDX, K1)
+	VPBROADCASTB(k(kBS), Z1)
+	VPEXPANDB(Z0, K1, Z1)
+	VMOVDQU64(Z1, mem(rDI, 0))
+	POPCNTL(EAX, ECX)
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 32}, rDI)
+	ADDQ(U8(32), rSI)
+	JMP(LabelRef(next))
+}
+
+// escLetters replaces each byte of Y0 by its escape letter (see expandBlock), with Y1 and Y2.
+func escLetters() {
+	VPADDUSB(k(k70), Y0, Y1)
+	VMOVDQU(k(kCtlX), Y2)
+	VPSHUFB(Y1, Y2, Y1)
+	VPXOR(Y1, Y0, Y0)
+}
+
+// expandUMin is the fewest dirty bytes of a block with a \u00XX escape that expandU takes:
+// it costs about as much as the byte-at-a-time handler on eight (measured on a Xeon, 4 KiB of
+// random text with HEX_TAG|HEX_AMP|HEX_APOS|HEX_QUOT: 25 % of '<>&"' ran at the same speed,
+// 12 % 15 % slower, 50 % 1.7 times faster).
+const expandUMin = 10
+
+// expandU is expandBlock's path for a block with \u00XX escapes: Y0 = the block, Y1/Y2 its
+// high/low nibbles, Y3 = 0xFF where a lane takes no two-byte escape, AX = the dirty mask and
+// DX = Y3's mask.
+func expandU(name, fallback, next string, dirty func(x, out, tmp VecPhysical)) {
+	Label(name)
+	Commentf("Fewer than %d dirty bytes: byte at a time.", expandUMin)
+	POPCNTL(EAX, ECX)
+	CMPL(ECX, U8(expandUMin))
+	JB(LabelRef(fallback))
+	Comment("The groups' table indexes: 1 (two-byte) or 16 (\\u00XX) in the dirty lanes, times",
+		"1, 2, 4, 8 by lane, summed per dword; AX = groups 0-3, DX = groups 4-7, a byte each.")
+	dirty(Y0, Y5, Y6)
+	VMOVDQU(k(k01), Y6)
+	VPBLENDVB(Y3, k(k10), Y6, Y6)
+	VPAND(Y5, Y6, Y6)
+	VPMADDUBSW(k(kW1248), Y6, Y6)
+	VPMADDWD(k(kW16), Y6, Y6)
+	VPACKUSDW(Y6, Y6, Y6)
+	VPACKUSWB(Y6, Y6, Y6)
+	VMOVD(X6, EAX)
+	VEXTRACTI128(U8(1), Y6, X6)
+	VMOVD(X6, EDX)
+	Comment("Y8 = high hex digits, Y7 = low ones (upper case for 0x3_: \\u003C, \\u003E), Y0 = letters.")
+	VMOVDQU(k(kHex), Y7)
+	VPSHUFB(Y1, Y7, Y8)
+	VPSHUFB(Y2, Y7, Y7)
+	VPCMPEQB(k(k03), Y1, Y1)
+	VPAND(k(k20), Y1, Y1)
+	VPSUBB(Y1, Y7, Y7)
+	escLetters()
+	Comment("Group sources [letters, high digits, low digits, \\u00]: Y4, Y5, Y0, Y7 hold groups",
+		"0-3 in their low lanes and 4-7 in their high lanes.")
+	VMOVDQU(k(kUC), Y2)
+	VPUNPCKLDQ(Y8, Y0, Y1)
+	VPUNPCKLDQ(Y2, Y7, Y3)
+	VPUNPCKLQDQ(Y3, Y1, Y4)
+	VPUNPCKHQDQ(Y3, Y1, Y5)
+	VPUNPCKHDQ(Y8, Y0, Y1)
+	VPUNPCKHDQ(Y2, Y7, Y3)
+	VPUNPCKLQDQ(Y3, Y1, Y0)
+	VPUNPCKHQDQ(Y3, Y1, Y7)
+	LEAQ(k(kExpU), RBX)
+	for j := 0; j < 8; j++ {
+		src := []VecPhysical{Y4, Y5, Y0, Y7}[j%4]
+		// Groups 0-3 from AX, 4-7 from DX, a byte each (no shift after the last of each).
+		idx, lane := EAX, U8(0x44)
+		if j >= 4 {
+			idx, lane = EDX, U8(0xEE)
+		}
+		MOVBLZX(idx.As8(), ECX)
+		if j%4 < 3 {
+			SHRL(U8(8), idx)
+		}
+		VPERMQ(lane, src, Y1)
+		SHLL(U8(5), ECX)
+		VPSHUFB(memi(RBX, RCX, 0), Y1, Y1)
+		VMOVDQU(Y1, mem(rDI, 0))
+		MOVBLZX(memi(RBX, RCX, 31), ECX)
+		ADDQ(RCX, rDI)
+	}
+	ADDQ(U8(32), rSI)
+	JMP(LabelRef(next))
+}
+
 // blockHandler emits the slow path of a w-byte block: the block (at SI) was stored at DI and
 // AX holds its nonzero dirty mask. For each set bit j, lowest first: a byte >= 0x80 (only
 // possible when !uu) ends the kernel at it; otherwise the byte's escape (esc[b]: up to 6
@@ -843,8 +1144,11 @@ func classifyVEX(x, out, tmp, shuf, c20, lt VecPhysical, tag bool) {
 	}
 }
 
-func escapeAVX2(tag, ctl bool) {
+func escapeAVX2(tag, ctl, x512 bool) {
 	name := "escapeAVX2"
+	if x512 {
+		name = "escapeAVX512"
+	}
 	if tag {
 		name += "Tag"
 	}
@@ -852,14 +1156,18 @@ func escapeAVX2(tag, ctl bool) {
 		name += "NoCtl"
 	}
 	TEXT(name, NOSPLIT, escSigDense)
+	req := "It requires AVX2 and len(src) >= 16."
+	if x512 {
+		req = "It is the avx512 variant's form of " + strings.Replace(name, "AVX512", "AVX2", 1) + " (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16."
+	}
 	if ctl {
 		Doc(name+" is the AVX2 clean-run/ASCII-escape kernel (runKernel's contract) for option sets",
 			map[bool]string{false: "without HEX_TAG.", true: "with HEX_TAG."}[tag],
-			"It requires AVX2 and len(src) >= 16.")
+			req)
 	} else {
 		Doc(name+" is "+strings.TrimSuffix(name, "NoCtl")+" for src without bytes < 0x20 or >= 0x80 (as",
 			"lastNonASCIIAVX2 proves): its main loop does not test for them.",
-			"It requires AVX2 and len(src) >= 16.")
+			req)
 		Comment(name+" is "+strings.TrimSuffix(name, "NoCtl")+" (below) with one difference: src must have no byte",
 			"< 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed",
 			"minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and",
@@ -884,21 +1192,24 @@ func escapeAVX2(tag, ctl bool) {
 		"the caller that test, which in mostly-ASCII text costs more than the stop itself.",
 		"",
 		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
-		"R11 = esc, R12 = dense, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
+		"R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
 		"special bytes, Y14 = 0x20 in every byte, Y13 = '<' (HEX_TAG only), Y0-Y11 data.",
 		"",
 		"Algorithm: one pass. Each 32-byte block is loaded, stored to dst unchanged, then",
 		"classified (table lookup of the special bytes by low nibble, VPCMPEQB; controls and",
 		"bytes >= 0x80 by a signed VPCMPGTB against 0x20); a clean block costs nothing more.",
 		"The main loop takes 128 bytes per iteration and tests the four masks at once; a dirty",
-		"block goes to the block handler, which rewrites every dirty byte of the block from",
-		"its mask before going on (never one return to Go per escape). Blocks are taken only",
+		"block goes to the block handler: a block whose escapes are all two-byte ones is",
+		"rewritten in registers, four 8-byte groups each expanded by one VPSHUFB",
+		"(expandBlock); any other is rewritten a dirty byte at a time from its mask before",
+		"going on (never one return to Go per escape). Blocks are taken only",
 		"while 32 more bytes of src follow them, so that the reload after an escape never",
 		"reads past src; then one 16-byte block per iteration while 16 more bytes follow;",
 		"finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when",
 		"both are clean (exact stores), and otherwise left to the caller.",
 	)
 	kt := prologue()
+	MOVQ(kt, R13) // kt, for expandBlock
 	escRegs(kt, 0x20, tag)
 	MOVL(U32(denseUnknown), R12L)
 
@@ -1032,7 +1343,27 @@ func escapeAVX2(tag, ctl bool) {
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop32"))
 
-	blockHandlerDense("block32", opsY, false, "align", true)
+	expandBlock("block32", "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
+		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
+	})
+
+	Label("dense")
+	Comment("After a block expandBlock rewrote: one block at a time while they are dirty (escapes",
+		"come in runs; the 128-byte loop would test four blocks and then find the first again),",
+		"back to the alignment step and the wide loops at the first clean one.")
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop16"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
+	VPMOVMSKB(Y2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef("align"))
+	blockHandlerDense("block32s", opsY, false, "dense", true)
 
 	Label("loop16")
 	Comment("One 16-byte block while 32 bytes are left.")
@@ -1084,8 +1415,11 @@ func tail16(o vecOps, classify func(x, out, tmp VecPhysical)) {
 	ADDQ(RCX, rDI)
 }
 
-func escapeUUAVX2(tag, lt bool) {
+func escapeUUAVX2(tag, lt, x512 bool) {
 	name := "escapeUUAVX2"
+	if x512 {
+		name = "escapeUUAVX512"
+	}
 	if tag {
 		name += "Tag"
 	}
@@ -1102,8 +1436,12 @@ func escapeUUAVX2(tag, lt bool) {
 		opts += ", no UNESCAPED_LINE_TERMINATORS"
 	}
 	TEXT(name, NOSPLIT, escSig)
+	req := "It requires AVX2 and len(src) >= 16."
+	if x512 {
+		req = "It is the avx512 variant's form of " + strings.Replace(name, "AVX512", "AVX2", 1) + " (two-byte escapes expanded by VPEXPANDB) and requires AVX-512 (F, BW, VL, VBMI2), BMI2, POPCNT and len(src) >= 16."
+	}
 	Doc(name+" is the AVX2 kernel under "+opts+": it also copies valid",
-		"multi-byte sequences. It requires AVX2 and len(src) >= 16.")
+		"multi-byte sequences. "+req)
 	Comment(
 		name+" escapes src into dst under "+opts+".",
 		"",
@@ -1173,15 +1511,7 @@ func escapeUUAVX2(tag, lt bool) {
 			VMOVDQU(mem(rSI, -3), Y2)
 		}
 		Comment("Escapes: active special bytes and controls (bytes >= 0x80 never match).")
-		VPSHUFB(Y0, Y15, Y1)
-		VPCMPEQB(Y0, Y1, Y1)
-		VPMINUB(Y0, Y14, Y5)
-		VPCMPEQB(Y0, Y5, Y5)
-		VPOR(Y5, Y1, Y1)
-		if tag {
-			VPCMPEQB(Y0, Y13, Y5)
-			VPOR(Y5, Y1, Y1)
-		}
+		uuEscapes(Y0, Y1, Y5, tag)
 		Comment("must23_80: 0x80 where a third or fourth byte must be a continuation.")
 		VPSUBUSB(k(k60), Y4, Y5)
 		VPSUBUSB(k(k70), Y2, Y6)
@@ -1320,7 +1650,10 @@ func escapeUUAVX2(tag, lt bool) {
 	ADDQ(U8(32), rSI)
 	ADDQ(U8(32), rDI)
 	JMP(LabelRef("loop2"))
-	blockHandler("block", opsY, true, "loop2")
+	expandBlock("block", "blocks", "loop2", R12, true, x512, func(x, out, tmp VecPhysical) {
+		uuEscapes(x, out, tmp, tag)
+	})
+	blockHandler("blocks", opsY, true, "loop2")
 
 	Label("back")
 	Comment("Return at the lead byte of a character that straddles into the block at SI.")
@@ -1346,19 +1679,34 @@ func escapeUUAVX2(tag, lt bool) {
 	epilogue(true)
 }
 
+// uuEscapes sets out to 0xFF in the lanes of x that the UNESCAPED_UNICODE kernels escape:
+// the special bytes by the VPSHUFB table Y15, controls by unsigned minimum against Y14 (0x1F),
+// and '<' (Y13) with HEX_TAG.
+func uuEscapes(x, out, tmp VecPhysical, tag bool) {
+	VPSHUFB(x, Y15, out)
+	VPCMPEQB(x, out, out)
+	VPMINUB(x, Y14, tmp)
+	VPCMPEQB(x, tmp, tmp)
+	VPOR(tmp, out, out)
+	if tag {
+		VPCMPEQB(x, Y13, tmp)
+		VPOR(tmp, out, out)
+	}
+}
+
 // clean16 emits the short-string path: 16 to 31 bytes as two overlapping 16-byte blocks.
 func clean16() {
-	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, nsp int) bool")
+	TEXT("clean16", NOSPLIT, "func(d *byte, src []byte, kt *uint64, sse int) bool")
 	Doc("clean16 writes '\"', src, '\"' to d[0:len(src)+2] and returns true when src (16 to 31",
 		"bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it",
-		"writes nothing and returns false. nsp 0 selects the VEX-encoded code (AVX2 required),",
-		"else SSE2 compares against the first nsp (2..7) special-byte slots of kt.")
+		"writes nothing and returns false. sse 0 selects the VEX-encoded code (AVX2 required),",
+		"else SSE2 compares against the first nsp (2..7, kt's byte ktNSP) special-byte slots of kt.")
 	Comment(
 		"clean16 is the short-string path: a 16- to 31-byte string without anything to escape",
 		"is stored with its quotes; anything else is left to the caller.",
 		"",
-		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with nsp == 0 the",
-		"CPU has AVX2, else SSE2 only is used and nsp (2..7) is the option set's number of",
+		"Contract: 16 <= len(src) < 32; d has room for len(src)+2 bytes; with sse == 0 the",
+		"CPU has AVX2, else SSE2 only is used and nsp (2..7, at kt+ktNSP) is the option set's number of",
 		"escaped special bytes. It reads only src and kt and writes d[0:len(src)+2] only",
 		"when it returns true.",
 		"",
@@ -1374,9 +1722,10 @@ func clean16() {
 	Load(Param("src").Base(), RSI)
 	Load(Param("src").Len(), RCX)
 	Load(Param("kt"), RAX)
-	Load(Param("nsp"), RBX)
+	Load(Param("sse"), RBX)
 	TESTQ(RBX, RBX)
 	JZ(LabelRef("avx"))
+	MOVBQZX(mem(RAX, ktNSP), RBX)
 
 	Comment("SSE2 (the fall-through: the one of the two paths that is slower).")
 	MOVOU(mem(RSI, 0), X0)
