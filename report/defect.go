@@ -262,28 +262,11 @@ var modelOrder = []string{"json-stringify", "go-json", "latin1-json", "passthrou
 // supportedModels are the candidates and known behaviours ("IMPL\x00MODEL") that answer all the
 // findings of at least two of the candidate's deviation keys (over all its classes).
 func supportedModels(classes []*Class) map[string]bool {
-	type tally struct {
-		findings uint64
-		fit      map[string]uint64 // findings by the model they fit
-	}
-	byKey := map[string]*tally{} // by candidate and key
-	for _, c := range classes {
-		for k, s := range c.Deviations {
-			t := byKey[c.Impl+"\x00"+k]
-			if t == nil {
-				t = &tally{fit: map[string]uint64{}}
-				byKey[c.Impl+"\x00"+k] = t
-			}
-			t.findings += s.Findings
-			for m, n := range s.Models {
-				t.fit[m] += n
-			}
-		}
-	}
+	byKey := tallies(classes, func(k string) string { return k }, func(s *DevStat) map[string]uint64 { return s.Models })
 	keys := map[string]int{}
 	for key, t := range byKey {
 		impl, _, _ := strings.Cut(key, "\x00")
-		for m, n := range t.fit {
+		for m, n := range t.of {
 			if n == t.findings && n > 0 {
 				keys[impl+"\x00"+m]++
 			}
@@ -429,6 +412,33 @@ func confirmedKeys(classes []*Class) map[string]bool {
 	return out
 }
 
+// tally is the findings of a candidate's deviation and how many of them have each of some
+// readings (the models they fit, their other readings).
+type tally struct {
+	findings uint64
+	of       map[string]uint64
+}
+
+// tallies sums over the classes, by candidate and key(k) ("IMPL\x00KEY") of each deviation
+// stat k, its findings and what count says of them.
+func tallies(classes []*Class, key func(string) string, count func(*DevStat) map[string]uint64) map[string]*tally {
+	out := map[string]*tally{}
+	for _, c := range classes {
+		for k, s := range c.Deviations {
+			t := out[c.Impl+"\x00"+key(k)]
+			if t == nil {
+				t = &tally{of: map[string]uint64{}}
+				out[c.Impl+"\x00"+key(k)] = t
+			}
+			t.findings += s.Findings
+			for r, n := range count(s) {
+				t.of[r] += n
+			}
+		}
+	}
+	return out
+}
+
 // resolvedConfirmed is confirmed with, for each confirmed key that pairs a deviation with the
 // input cut short (statKey), the deviation its findings are filed under (resolveCut) confirmed
 // too: a last character dropped confirms the drop when the candidate does not cut.
@@ -459,30 +469,14 @@ func resolvedConfirmed(confirmed map[string]bool) map[string]bool {
 // no answer reads as it alone. A key whose findings all have another reading that a witness
 // confirms (direct) does not count: that reading explains them already.
 func manyReadings(classes []*Class, direct map[string]bool) map[string]bool {
-	type tally struct {
-		findings uint64
-		alts     map[string]uint64
-	}
-	all := map[string]*tally{} // by candidate and deviation: a KEY~or~tail pair's findings are KEY's
-	for _, c := range classes {
-		for k, s := range c.Deviations {
-			t := all[c.Impl+"\x00"+devKey(k)]
-			if t == nil {
-				t = &tally{alts: map[string]uint64{}}
-				all[c.Impl+"\x00"+devKey(k)] = t
-			}
-			t.findings += s.Findings
-			for a, n := range s.Alts {
-				t.alts[a] += n
-			}
-		}
-	}
+	// By candidate and deviation: a KEY~or~tail pair's findings are KEY's.
+	all := tallies(classes, devKey, func(s *DevStat) map[string]uint64 { return s.Alts })
 	keys := map[string]int{}
 	for key, t := range all {
 		impl, _, _ := strings.Cut(key, "\x00")
 		var most []string
 		explained := false
-		for a, n := range t.alts {
+		for a, n := range t.of {
 			if float64(n) >= manyShare*float64(t.findings) {
 				most = append(most, a)
 				explained = explained || confirmedAny(direct, impl, a)
