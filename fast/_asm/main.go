@@ -1144,6 +1144,24 @@ func classifyVEX(x, out, tmp, shuf, c20, lt VecPhysical, tag bool) {
 	}
 }
 
+// oneBlock32 emits one step of escapeAVX2's one-block loops: with 64 bytes left, copy and
+// classify the next 32-byte block, go to block32 when it is dirty, else on to next (loop32
+// again, or align after a run of dirty blocks); with fewer, to loop16.
+func oneBlock32(tag bool, next string) {
+	LEAQ(mem(rSI, 64), RAX)
+	CMPQ(RAX, rEnd)
+	JHI(LabelRef("loop16"))
+	VMOVDQU(mem(rSI, 0), Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
+	VPMOVMSKB(Y2, EAX)
+	TESTL(EAX, EAX)
+	JNZ(LabelRef("block32"))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	JMP(LabelRef(next))
+}
+
 func escapeAVX2(tag, ctl, x512 bool) {
 	name := "escapeAVX2"
 	if x512 {
@@ -1330,18 +1348,7 @@ func escapeAVX2(tag, ctl, x512 bool) {
 
 	Label("loop32")
 	Comment("One 32-byte block while 64 bytes are left.")
-	LEAQ(mem(rSI, 64), RAX)
-	CMPQ(RAX, rEnd)
-	JHI(LabelRef("loop16"))
-	VMOVDQU(mem(rSI, 0), Y0)
-	VMOVDQU(Y0, mem(rDI, 0))
-	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
-	VPMOVMSKB(Y2, EAX)
-	TESTL(EAX, EAX)
-	JNZ(LabelRef("block32"))
-	ADDQ(U8(32), rSI)
-	ADDQ(U8(32), rDI)
-	JMP(LabelRef("loop32"))
+	oneBlock32(tag, "loop32")
 
 	expandBlock("block32", "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
 		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
@@ -1351,18 +1358,7 @@ func escapeAVX2(tag, ctl, x512 bool) {
 	Comment("After a block expandBlock rewrote: one block at a time while they are dirty (escapes",
 		"come in runs; the 128-byte loop would test four blocks and then find the first again),",
 		"back to the alignment step and the wide loops at the first clean one.")
-	LEAQ(mem(rSI, 64), RAX)
-	CMPQ(RAX, rEnd)
-	JHI(LabelRef("loop16"))
-	VMOVDQU(mem(rSI, 0), Y0)
-	VMOVDQU(Y0, mem(rDI, 0))
-	classifyVEX(Y0, Y2, Y4, Y15, Y14, Y13, tag)
-	VPMOVMSKB(Y2, EAX)
-	TESTL(EAX, EAX)
-	JNZ(LabelRef("block32"))
-	ADDQ(U8(32), rSI)
-	ADDQ(U8(32), rDI)
-	JMP(LabelRef("align"))
+	oneBlock32(tag, "align")
 	blockHandlerDense("block32s", opsY, false, "dense", true)
 
 	Label("loop16")
