@@ -112,13 +112,6 @@ func newBenchArgs(stderr io.Writer) *benchArgs {
 	return a
 }
 
-// set reports whether the flag name was given.
-func (a *benchArgs) set(name string) bool {
-	given := false
-	a.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
-
 // parse parses bench's flags and checks those that need no other.
 func (a *benchArgs) parse(args []string, stderr io.Writer) error {
 	rest, err := parseFlags(a.fs, args, stderr, benchSynopsis)
@@ -231,7 +224,7 @@ func (a *benchArgs) execNames() ([]string, error) {
 func (a *benchArgs) candidates(ctx context.Context, clients *[]*protocol.Client) ([]bench.Candidate, *bench.Candidate, []string, error) {
 	var cands []bench.Candidate
 	names := *a.implList
-	if !a.set("impl") && len(a.execs) == 0 {
+	if !given(a.fs, "impl") && len(a.execs) == 0 {
 		names = "all"
 	}
 	if names != "" {
@@ -267,7 +260,7 @@ func (a *benchArgs) candidates(ctx context.Context, clients *[]*protocol.Client)
 	}
 	cands = append(execCands, cands...)
 	// The Go anchors are timed with in-process candidates; with targets alone only if asked.
-	if *a.anchors && (len(a.execs) == 0 || a.set("impl") || a.set("anchors")) {
+	if *a.anchors && (len(a.execs) == 0 || given(a.fs, "impl") || given(a.fs, "anchors")) {
 		cands = append(cands, bench.Anchors()...)
 	}
 	if len(cands) == 0 {

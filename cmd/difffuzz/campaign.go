@@ -198,7 +198,7 @@ func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
 	if *a.workers < 1 || *a.workers > maxWorkers {
 		return nil, nil, usagef("--workers must be between 1 and %d, got %d", maxWorkers, *a.workers)
 	}
-	if *a.maxLen < 0 || *a.maxLen > 4 || (a.set("max-len") && *a.maxLen == 0) {
+	if *a.maxLen < 0 || *a.maxLen > 4 || (given(a.fs, "max-len") && *a.maxLen == 0) {
 		return nil, nil, usagef("--max-len must be between 1 and 4, got %d", *a.maxLen)
 	}
 	c := &common{maxLen: *a.maxLen, fullOptions: *a.fullOptions, workers: *a.workers, progress: newProgress(stderr), stderr: stderr}
@@ -208,10 +208,10 @@ func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
 	if c.ops, err = fuzz.ParseOps(*a.opsList); err != nil {
 		return nil, nil, usagef("--ops: %v", err)
 	}
-	if *a.refExec != "" && (len(a.execs) == 0 || a.set("impl")) {
+	if *a.refExec != "" && (len(a.execs) == 0 || given(a.fs, "impl")) {
 		return nil, nil, usagef("--reference-exec compares --exec targets with it: give at least one --exec, and no --impl (built-ins are compared with the oracle)")
 	}
-	if len(a.execs) > 0 && !a.set("impl") {
+	if len(a.execs) > 0 && !given(a.fs, "impl") {
 		c.cands = nil // only the external targets, unless --impl asks for built-ins too
 	}
 	if *a.shardArg != "" {
@@ -230,13 +230,6 @@ func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
 		return nil, nil, err
 	}
 	return c, run, a.checkOutputs()
-}
-
-// set reports whether the flag name was given.
-func (a *campaignArgs) set(name string) bool {
-	given := false
-	a.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // modes are the modes to run (the default campaign's when no mode flag was given), each

@@ -195,6 +195,13 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// given reports whether the flag name was set on the command line (parsed into fs).
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // parseFlags parses args, printing the flag defaults on -h and turning any error into a
 // usage error. Positional arguments are returned; flags may not follow them.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string) ([]string, error) {
