@@ -282,15 +282,18 @@ func table(b *strings.Builder, md bool, title string, rep *Report, rows []row, c
 	}
 	if md {
 		b.WriteString("**" + title + "**\n\n")
+		for i := range head {
+			head[i] = mdCell(head[i])
+		}
 		b.WriteString("| " + strings.Join(head, " | ") + " |\n|---" + strings.Repeat("|--:", len(cols)) + "|\n")
 		for _, r := range rows {
-			label := strings.Repeat("\u00a0\u00a0", r.depth) + r.label
+			label := strings.Repeat("\u00a0\u00a0", r.depth) + mdCell(r.label)
 			if r.level != nil {
-				label = strings.Repeat("\u00a0\u00a0", r.depth) + "**" + r.label + "**"
+				label = strings.Repeat("\u00a0\u00a0", r.depth) + "**" + mdCell(r.label) + "**"
 			}
 			vals := []string{label}
 			for _, j := range cols {
-				vals = append(vals, value(r, j))
+				vals = append(vals, mdCell(value(r, j)))
 			}
 			b.WriteString("| " + strings.Join(vals, " | ") + " |\n")
 		}
@@ -422,3 +425,7 @@ func writeCSV(w io.Writer, rep *Report) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// mdCell is s as the text of a markdown table cell: a | in it (an option set such as
+// UNESCAPED_SLASHES|UNESCAPED_UNICODE) escaped, so that it does not end the cell.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -446,4 +449,20 @@ func verdict(speedup, floor float64, isBase bool) string {
 		return "faster"
 	}
 	return "slower"
+}
+
+// Machine describes this machine for a report: CPU model (Linux), cores, OS/arch, Go version.
+func Machine() string {
+	model := ""
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v) + ", "
+				break
+			}
+		}
+		f.Close()
+	}
+	return fmt.Sprintf("%s%d cores, %s/%s, %s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }

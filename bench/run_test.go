@@ -302,3 +302,29 @@ func TestNotTimed(t *testing.T) {
 	assert.Contains(t, text.String(), "\na was not timed on 2 of 2 cells (a wrong answer is never timed); first: escape/4KiB/c00/default: refused: on its A/A control's turn")
 	assert.Contains(t, text.String(), "\nbroken failed on 2 of 2 cells; first: escape/4KiB/c00/default: failed: target exited before answering\n")
 }
+
+// An option set of several bits is written A|B in a row's label; in markdown each row must still
+// have the header's number of cells (a bare | would end the label's cell).
+func TestMarkdownOptionSets(t *testing.T) {
+	cells, err := Cells(Selection{Ops: []protocol.Op{protocol.OpEscape}, Corpora: []string{"html"}, Sizes: []int{64},
+		Options: []jsonopt.Options{jsonopt.HexTag | jsonopt.HexAmp, 0}})
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), Config{Cells: cells, Candidates: []Candidate{Local(Impls()[0]), Local(Impls()[1])}, PassTime: time.Millisecond})
+	require.NoError(t, err)
+	var md bytes.Buffer
+	require.NoError(t, Write(&md, rep, "markdown"))
+	require.Contains(t, md.String(), `HEX_TAG\|HEX_AMP`)
+	cellsIn := func(row string) int { return strings.Count(strings.ReplaceAll(row, `\|`, ""), "|") }
+	rows := 0
+	for _, table := range strings.Split(md.String(), "\n\n") {
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		if !strings.HasPrefix(lines[0], "|") {
+			continue
+		}
+		for _, l := range lines[1:] {
+			assert.Equal(t, cellsIn(lines[0]), cellsIn(l), "row %q in\n%s", l, table)
+			rows++
+		}
+	}
+	assert.Greater(t, rows, 4)
+}

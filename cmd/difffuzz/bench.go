@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -61,7 +59,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, usagef("bench: %v", err)
 	}
 	rep.Command = commandLine(append([]string{"bench"}, args...))
-	rep.Machine = machine()
+	rep.Machine = bench.Machine()
 	rep.Targets = legend
 	code := exitOK
 	if err := bench.Write(stdout, rep, *a.format); err != nil {
@@ -412,20 +410,4 @@ func fastNames() []string {
 		out = append(out, im.Name)
 	}
 	return out
-}
-
-// machine describes this machine for the report: CPU model (Linux), cores, OS/arch, Go.
-func machine() string {
-	model := ""
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v) + ", "
-				break
-			}
-		}
-		f.Close()
-	}
-	return fmt.Sprintf("%s%d cores, %s/%s, %s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
