@@ -74,8 +74,35 @@ func (m Mutant) TableByte() int {
 // optionally with a byte range: "utf8consts[0:96]". It fails when a named one is missing or
 // a range does not parse.
 func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
-	var out []Mutant
-	found := map[string]bool{}
+	funcs, ranges, err := asmRanges(file, funcs)
+	if err != nil {
+		return nil, err
+	}
+	sc := &asmScan{file: file, src: src, funcs: funcs, found: map[string]bool{}, ranges: ranges, tables: asmTables(src)}
+	off := 0 // the offset of the next line
+	for l := range strings.Lines(string(src)) {
+		sc.line++
+		sc.start = off
+		off += len(l)
+		sc.scanLine(l)
+	}
+	for _, name := range funcs {
+		if !sc.found[name] {
+			return nil, fmt.Errorf("%s: no TEXT, #define or utf8 DATA symbol %s", file, name)
+		}
+	}
+	if err := checkRanges(file, ranges, sc.tables); err != nil {
+		return nil, err
+	}
+	for i := range sc.out {
+		sc.out[i].ID = i + 1
+	}
+	return sc.out, nil
+}
+
+// asmRanges takes the byte ranges off funcs' NAME[FROM:TO] entries: the names, and each
+// name's range.
+func asmRanges(file string, funcs []string) ([]string, map[string][2]int, error) {
 	ranges := map[string][2]int{}
 	for i, f := range funcs {
 		name, r, ok := strings.Cut(f, "[")
@@ -86,12 +113,17 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 		a, err1 := strconv.Atoi(lo)
 		b, err2 := strconv.Atoi(hi)
 		if !ok || !strings.HasSuffix(r, "]") || err1 != nil || err2 != nil || a < 0 || b <= a {
-			return nil, fmt.Errorf("%s: %q: a byte range is [FROM:TO], FROM < TO", file, f)
+			return nil, nil, fmt.Errorf("%s: %q: a byte range is [FROM:TO], FROM < TO", file, f)
 		}
 		funcs = slices.Clone(funcs)
 		funcs[i], ranges[name] = name, [2]int{a, b}
 	}
-	// the symbols' bytes first, for the table mutants
+	return funcs, ranges, nil
+}
+
+// asmTables are the bytes of the utf8 lookup tables src's DATA lines write, by symbol, for the
+// table mutants' patches.
+func asmTables(src []byte) map[string][]byte {
 	tables := map[string][]byte{}
 	for l := range strings.Lines(string(src)) {
 		if m := asmGlob.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], "utf8") {
@@ -113,120 +145,13 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 			copy(tables[m[1]][off:], b[:width])
 		}
 	}
-	fn := ""
-	off, start := 0, 0 // the offsets of the next line and of this one
-	line := 0
-	add := func(at, end int, op Operator, mutated string, p *patch) {
-		col := at - start + 1
-		out = append(out, Mutant{File: file, Func: fn, Line: line, Col: col, EndLine: line, EndCol: col + (end - at), Operator: op,
-			Original: string(src[at:end]), Mutated: mutated, off: at, end: end, patch: p})
-	}
-	want := func(name string) bool {
-		if len(funcs) == 0 || slices.Contains(funcs, name) {
-			found[name] = true
-			return true
-		}
-		return false
-	}
-	for l := range strings.Lines(string(src)) {
-		line++
-		start = off
-		off += len(l)
-		text := l
-		if i := strings.Index(text, "//"); i >= 0 {
-			text = text[:i]
-		}
-		trimmed := strings.TrimSpace(text)
-		switch {
-		case strings.HasPrefix(trimmed, "TEXT "):
-			name := strings.TrimPrefix(strings.Fields(trimmed)[1], "·")
-			fn, _, _ = strings.Cut(name, "(")
-			continue
-		case strings.HasPrefix(trimmed, "#define "):
-			fn, _, _ = strings.Cut(strings.Fields(trimmed)[1], "(")
-			continue
-		case strings.HasPrefix(trimmed, "DATA "):
-			m := asmData.FindStringSubmatchIndex(text)
-			if m == nil {
-				continue
-			}
-			sym := text[m[2]:m[3]]
-			if tables[sym] == nil {
-				continue
-			}
-			saved := fn
-			fn = strings.TrimSuffix(strings.TrimPrefix(sym, "·"), "<>")
-			if want(fn) {
-				symOff, _ := strconv.Atoi(text[m[4]:m[5]])
-				width, _ := strconv.Atoi(text[m[6]:m[7]])
-				lit := text[m[8]:m[9]]
-				v, _ := strconv.ParseUint(lit, 0, 64)
-				for byteIdx := range width {
-					if r, ok := ranges[fn]; ok && (symOff+byteIdx < r[0] || symOff+byteIdx >= r[1]) {
-						continue
-					}
-					for bit := range 8 {
-						nv := v ^ 1<<(8*byteIdx+bit)
-						add(start+m[8], start+m[9], OpBitFlip, fmt.Sprintf("0x%0*x", len(lit)-2, nv),
-							&patch{symbol: sym, data: tables[sym], off: symOff + byteIdx, bit: uint8(bit)})
-					}
-				}
-			}
-			fn = saved
-			continue
-		}
-		if fn == "" || trimmed == "" || !want(fn) {
-			continue
-		}
-		// skip a label
-		body := text
-		lead := 0
-		if i := strings.Index(body, ":"); i >= 0 && !strings.ContainsAny(body[:i], " \t,$(") {
-			lead = i + 1
-		}
-		fields := strings.Fields(body[lead:])
-		if len(fields) == 0 {
-			continue
-		}
-		mn := fields[0]
-		at := start + lead + strings.Index(body[lead:], mn)
-		if t, ok := asmBoundary[mn]; ok {
-			add(at, at+len(mn), OpBoundary, t, nil)
-		}
-		if t, ok := asmNegation[mn]; ok {
-			add(at, at+len(mn), OpNegate, t, nil)
-		}
-		if !slices.ContainsFunc(asmImmOps, func(p string) bool { return strings.HasPrefix(mn, p) }) {
-			continue
-		}
-		rest := at + len(mn)
-		for _, m := range asmImm.FindAllStringSubmatchIndex(string(src[rest:start+len(text)]), -1) {
-			lit := string(src[rest+m[2] : rest+m[3]])
-			v, err := strconv.ParseInt(lit, 0, 64)
-			if err != nil {
-				continue
-			}
-			format := func(n int64) string {
-				if strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
-					if strings.ContainsAny(lit[2:], "ABCDEF") {
-						return fmt.Sprintf("%s%0*X", lit[:2], len(lit)-2, n) // the case it is written in
-					}
-					return fmt.Sprintf("%s%0*x", lit[:2], len(lit)-2, n)
-				}
-				return strconv.FormatInt(n, 10)
-			}
-			add(rest+m[2], rest+m[3], OpConstInc, format(v+1), nil)
-			if v > 0 {
-				add(rest+m[2], rest+m[3], OpConstDec, format(v-1), nil)
-			}
-		}
-	}
-	for _, name := range funcs {
-		if !found[name] {
-			return nil, fmt.Errorf("%s: no TEXT, #define or utf8 DATA symbol %s", file, name)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(ranges)) { // the first in name order: the same error every run
+	return tables
+}
+
+// checkRanges refuses a byte range of a symbol that is not a utf8 table, or past its end (the
+// first in name order: the same error every run).
+func checkRanges(file string, ranges map[string][2]int, tables map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(ranges)) {
 		r := ranges[name]
 		t, ok := tables[name+"<>"]
 		if !ok {
@@ -234,15 +159,141 @@ func AsmSites(file string, src []byte, funcs []string) ([]Mutant, error) {
 		}
 		switch {
 		case !ok:
-			return nil, fmt.Errorf("%s: %s[%d:%d]: a byte range selects bytes of a utf8 lookup table, and %s is not one", file, name, r[0], r[1], name)
+			return fmt.Errorf("%s: %s[%d:%d]: a byte range selects bytes of a utf8 lookup table, and %s is not one", file, name, r[0], r[1], name)
 		case r[1] > len(t):
-			return nil, fmt.Errorf("%s: %s[%d:%d]: past the table's %d bytes", file, name, r[0], r[1], len(t))
+			return fmt.Errorf("%s: %s[%d:%d]: past the table's %d bytes", file, name, r[0], r[1], len(t))
 		}
 	}
-	for i := range out {
-		out[i].ID = i + 1
+	return nil
+}
+
+// asmScan walks an assembly file line by line, making the mutants of the functions and tables
+// asked for.
+type asmScan struct {
+	file   string
+	src    []byte
+	funcs  []string
+	found  map[string]bool
+	ranges map[string][2]int
+	tables map[string][]byte
+	out    []Mutant
+	fn     string // the function (TEXT or #define) the line is in
+	line   int    // the line's number
+	start  int    // the line's offset
+}
+
+func (sc *asmScan) add(at, end int, op Operator, mutated string, p *patch) {
+	col := at - sc.start + 1
+	sc.out = append(sc.out, Mutant{File: sc.file, Func: sc.fn, Line: sc.line, Col: col, EndLine: sc.line, EndCol: col + (end - at), Operator: op,
+		Original: string(sc.src[at:end]), Mutated: mutated, off: at, end: end, patch: p})
+}
+
+func (sc *asmScan) want(name string) bool {
+	if len(sc.funcs) == 0 || slices.Contains(sc.funcs, name) {
+		sc.found[name] = true
+		return true
 	}
-	return out, nil
+	return false
+}
+
+// scanLine makes the mutants of one line: a TEXT or #define starts a function, a DATA line of a
+// table gets bit flips, an instruction of a function asked for gets its operators.
+func (sc *asmScan) scanLine(l string) {
+	text := l
+	if i := strings.Index(text, "//"); i >= 0 {
+		text = text[:i]
+	}
+	trimmed := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(trimmed, "TEXT "):
+		name := strings.TrimPrefix(strings.Fields(trimmed)[1], "·")
+		sc.fn, _, _ = strings.Cut(name, "(")
+	case strings.HasPrefix(trimmed, "#define "):
+		sc.fn, _, _ = strings.Cut(strings.Fields(trimmed)[1], "(")
+	case strings.HasPrefix(trimmed, "DATA "):
+		sc.dataLine(text)
+	case sc.fn != "" && trimmed != "" && sc.want(sc.fn):
+		sc.instruction(text)
+	}
+}
+
+// dataLine flips each bit of a DATA line of a utf8 table asked for (within its byte range).
+func (sc *asmScan) dataLine(text string) {
+	m := asmData.FindStringSubmatchIndex(text)
+	if m == nil {
+		return
+	}
+	sym := text[m[2]:m[3]]
+	if sc.tables[sym] == nil {
+		return
+	}
+	saved := sc.fn
+	defer func() { sc.fn = saved }()
+	sc.fn = strings.TrimSuffix(strings.TrimPrefix(sym, "·"), "<>")
+	if !sc.want(sc.fn) {
+		return
+	}
+	symOff, _ := strconv.Atoi(text[m[4]:m[5]])
+	width, _ := strconv.Atoi(text[m[6]:m[7]])
+	lit := text[m[8]:m[9]]
+	v, _ := strconv.ParseUint(lit, 0, 64)
+	for byteIdx := range width {
+		if r, ok := sc.ranges[sc.fn]; ok && (symOff+byteIdx < r[0] || symOff+byteIdx >= r[1]) {
+			continue
+		}
+		for bit := range 8 {
+			nv := v ^ 1<<(8*byteIdx+bit)
+			sc.add(sc.start+m[8], sc.start+m[9], OpBitFlip, fmt.Sprintf("0x%0*x", len(lit)-2, nv),
+				&patch{symbol: sym, data: sc.tables[sym], off: symOff + byteIdx, bit: uint8(bit)})
+		}
+	}
+}
+
+// instruction makes an instruction's mutants: its condition's boundary and negation, and each
+// immediate one up and one down.
+func (sc *asmScan) instruction(text string) {
+	body, lead := text, 0
+	if i := strings.Index(body, ":"); i >= 0 && !strings.ContainsAny(body[:i], " \t,$(") {
+		lead = i + 1 // a label
+	}
+	fields := strings.Fields(body[lead:])
+	if len(fields) == 0 {
+		return
+	}
+	mn := fields[0]
+	at := sc.start + lead + strings.Index(body[lead:], mn)
+	if t, ok := asmBoundary[mn]; ok {
+		sc.add(at, at+len(mn), OpBoundary, t, nil)
+	}
+	if t, ok := asmNegation[mn]; ok {
+		sc.add(at, at+len(mn), OpNegate, t, nil)
+	}
+	if !slices.ContainsFunc(asmImmOps, func(p string) bool { return strings.HasPrefix(mn, p) }) {
+		return
+	}
+	rest := at + len(mn)
+	for _, m := range asmImm.FindAllStringSubmatchIndex(string(sc.src[rest:sc.start+len(text)]), -1) {
+		lit := string(sc.src[rest+m[2] : rest+m[3]])
+		v, err := strconv.ParseInt(lit, 0, 64)
+		if err != nil {
+			continue
+		}
+		sc.add(rest+m[2], rest+m[3], OpConstInc, asmLiteral(lit, v+1), nil)
+		if v > 0 {
+			sc.add(rest+m[2], rest+m[3], OpConstDec, asmLiteral(lit, v-1), nil)
+		}
+	}
+}
+
+// asmLiteral writes n as lit is written: decimal, or hex of lit's width in lit's case.
+func asmLiteral(lit string, n int64) string {
+	if strings.HasPrefix(lit, "0x") || strings.HasPrefix(lit, "0X") {
+		if strings.ContainsAny(lit[2:], "ABCDEF") {
+			return fmt.Sprintf("%s%0*X", lit[:2], len(lit)-2, n)
+		}
+		return fmt.Sprintf("%s%0*x", lit[:2], len(lit)-2, n)
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // apply returns a copy of the binary bin with p applied: the symbol's bytes must occur in it
