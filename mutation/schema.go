@@ -274,26 +274,7 @@ type wrap struct {
 // the closure cannot name (an untyped constant in a constant context) is left out of IDs: it
 // needs a build of its own.
 func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
-	// Every expression of the file by byte range, with its type, to find each mutant's
-	// wrapper: the expression its edit replaces, widened to the largest constant expression
-	// around it so that constant arithmetic stays constant (and its overflow a build error).
-	type node struct {
-		off, end int
-		expr     ast.Expr
-		tv       types.TypeAndValue
-	}
-	var nodes []node
-	off := func(p token.Pos) int { return ti.Fset.Position(p).Offset }
-	ast.Inspect(ti.File, func(n ast.Node) bool {
-		e, ok := n.(ast.Expr)
-		if !ok {
-			return true
-		}
-		if tv, ok := ti.Info.Types[e]; ok && tv.IsValue() {
-			nodes = append(nodes, node{off(e.Pos()), off(e.End()), e, tv})
-		}
-		return true
-	})
+	nodes := exprNodes(ti)
 	qual := func(p *types.Package) string {
 		if p == ti.Pkg {
 			return ""
@@ -304,41 +285,9 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 	wraps := map[[2]int]*wrap{}
 	s := &Schema{File: file, spans: map[int][][2]int{}, Traced: map[int]bool{}}
 	for _, m := range ms {
-		// the smallest expression that contains the edit (without the text the original and
-		// the mutated version share at either end): the binary or unary expression of an
-		// operator, the literal of a constant
-		moff, mend, _ := m.narrow()
-		best := -1
-		for i, n := range nodes {
-			if n.off <= moff && mend <= n.end && (best < 0 || n.end-n.off < nodes[best].end-nodes[best].off) {
-				best = i
-			}
-		}
+		best := wrapperOf(nodes, m, ti, pure)
 		if best < 0 {
 			continue
-		}
-		// widen to the largest enclosing constant expression
-		if nodes[best].tv.Value != nil {
-			for i, n := range nodes {
-				if n.tv.Value != nil && n.off <= nodes[best].off && nodes[best].end <= n.end && n.end-n.off > nodes[best].end-nodes[best].off {
-					best = i
-				}
-			}
-		}
-		// a constant is traced through the comparison around it: the constant itself differs
-		// on every evaluation, the comparison only where the change matters
-		if nodes[best].tv.Value != nil {
-			cmpAt := -1
-			for i, n := range nodes {
-				b, ok := n.expr.(*ast.BinaryExpr)
-				if ok && n.tv.Value == nil && n.off <= nodes[best].off && nodes[best].end <= n.end && (cmpAt < 0 || n.end-n.off < nodes[cmpAt].end-nodes[cmpAt].off) &&
-					slices.Contains([]token.Token{token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ}, b.Op) {
-					cmpAt = i
-				}
-			}
-			if cmpAt >= 0 && pureExpr(nodes[cmpAt].expr, ti, pure) {
-				best = cmpAt
-			}
 		}
 		n := nodes[best]
 		t := n.tv.Type
@@ -367,65 +316,145 @@ func NewSchema(file string, src []byte, ti *TypeInfo, ms []Mutant) *Schema {
 	}
 	// outer before inner: by start, then the longer first
 	slices.SortFunc(list, func(a, b *wrap) int { return cmp.Or(a.off-b.off, b.end-a.end) })
-	var out []byte
-	var render func(from, to int, ws []*wrap) []*wrap
-	// render appends src[from:to] with each wrapper of ws inside it replaced by its closure,
-	// and returns the wrappers after to.
-	render = func(from, to int, ws []*wrap) []*wrap {
-		for len(ws) > 0 && ws[0].off < to {
-			w := ws[0]
-			out = append(out, src[from:w.off]...)
-			fmt.Fprintf((*appender)(&out), "func() %s { switch %s {", w.typ, SchemaVar)
-			for _, m := range w.mutants {
-				fmt.Fprintf((*appender)(&out), " case %d: return ", m.ID)
-				from := len(out)
-				out = append(out, w.mutatedText(src, m)...)
-				s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
-				out = append(out, ';')
-			}
-			var traced []Mutant
-			for _, m := range w.mutants {
-				if s.Traced[m.ID] {
-					traced = append(traced, m)
-				}
-			}
-			if len(traced) == 0 {
-				out = append(out, " }; return "...)
-				ws = render(w.off, w.end, ws[1:])
-				out = append(out, " }()"...)
-			} else {
-				fmt.Fprintf((*appender)(&out), " }; var difffuzzV %s = ", w.typ)
-				ws = render(w.off, w.end, ws[1:])
-				out = append(out, "; if difffuzzTracing {"...)
-				for _, m := range traced {
-					// the mutated expression in parentheses: "a && b != v" would compare b alone
-					text := w.mutatedText(src, m)
-					safe := cannotPanic(text)
-					if safe {
-						fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() && (", m.ID)
-					} else {
-						fmt.Fprintf((*appender)(&out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if (", m.ID)
-					}
-					from := len(out)
-					out = append(out, text...)
-					s.spans[m.ID] = append(s.spans[m.ID], [2]int{from, len(out)})
-					if safe {
-						fmt.Fprintf((*appender)(&out), ") != difffuzzV { difffuzzDiverged(%d) };", m.ID)
-					} else {
-						fmt.Fprintf((*appender)(&out), ") != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
-					}
-				}
-				out = append(out, " }; return difffuzzV }()"...)
-			}
-			from = w.end
-		}
-		out = append(out, src[from:to]...)
-		return ws
-	}
-	render(0, len(src), list)
-	s.Src = out
+	r := &schemaWriter{src: src, s: s}
+	r.render(0, len(src), list)
+	s.Src = r.out
 	slices.Sort(s.IDs)
 	return s
+}
+
+// exprNode is one expression of a file: its byte range, and its type (and value, if constant).
+type exprNode struct {
+	off, end int
+	expr     ast.Expr
+	tv       types.TypeAndValue
+}
+
+// exprNodes are every value expression of ti's file, to find each mutant's wrapper.
+func exprNodes(ti *TypeInfo) []exprNode {
+	var nodes []exprNode
+	off := func(p token.Pos) int { return ti.Fset.Position(p).Offset }
+	ast.Inspect(ti.File, func(n ast.Node) bool {
+		e, ok := n.(ast.Expr)
+		if !ok {
+			return true
+		}
+		if tv, ok := ti.Info.Types[e]; ok && tv.IsValue() {
+			nodes = append(nodes, exprNode{off(e.Pos()), off(e.End()), e, tv})
+		}
+		return true
+	})
+	return nodes
+}
+
+// wrapperOf is the index in nodes of m's wrapper, -1 if none: the expression its edit replaces,
+// widened to the largest constant expression around it so that constant arithmetic stays
+// constant (and its overflow a build error), and a constant's pure comparison around it.
+func wrapperOf(nodes []exprNode, m Mutant, ti *TypeInfo, pure map[string]bool) int {
+	size := func(i int) int { return nodes[i].end - nodes[i].off }
+	// the smallest expression that contains the edit (without the text the original and
+	// the mutated version share at either end): the binary or unary expression of an
+	// operator, the literal of a constant
+	moff, mend, _ := m.narrow()
+	best := -1
+	for i, n := range nodes {
+		if n.off <= moff && mend <= n.end && (best < 0 || n.end-n.off < size(best)) {
+			best = i
+		}
+	}
+	if best < 0 || nodes[best].tv.Value == nil {
+		return best
+	}
+	// widen to the largest enclosing constant expression
+	for i, n := range nodes {
+		if n.tv.Value != nil && n.off <= nodes[best].off && nodes[best].end <= n.end && n.end-n.off > size(best) {
+			best = i
+		}
+	}
+	// a constant is traced through the comparison around it: the constant itself differs
+	// on every evaluation, the comparison only where the change matters
+	cmpAt := -1
+	for i, n := range nodes {
+		b, ok := n.expr.(*ast.BinaryExpr)
+		if ok && n.tv.Value == nil && n.off <= nodes[best].off && nodes[best].end <= n.end && (cmpAt < 0 || n.end-n.off < size(cmpAt)) &&
+			slices.Contains([]token.Token{token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ}, b.Op) {
+			cmpAt = i
+		}
+	}
+	if cmpAt >= 0 && pureExpr(nodes[cmpAt].expr, ti, pure) {
+		best = cmpAt
+	}
+	return best
+}
+
+// schemaWriter writes a schema's source: src with each wrapper replaced by its closure.
+type schemaWriter struct {
+	src []byte
+	s   *Schema
+	out []byte
+}
+
+// render appends src[from:to] with each wrapper of ws inside it replaced by its closure,
+// and returns the wrappers after to.
+func (r *schemaWriter) render(from, to int, ws []*wrap) []*wrap {
+	for len(ws) > 0 && ws[0].off < to {
+		w := ws[0]
+		r.out = append(r.out, r.src[from:w.off]...)
+		fmt.Fprintf((*appender)(&r.out), "func() %s { switch %s {", w.typ, SchemaVar)
+		for _, m := range w.mutants {
+			fmt.Fprintf((*appender)(&r.out), " case %d: return ", m.ID)
+			r.mutated(w.mutatedText(r.src, m), m.ID)
+			r.out = append(r.out, ';')
+		}
+		var traced []Mutant
+		for _, m := range w.mutants {
+			if r.s.Traced[m.ID] {
+				traced = append(traced, m)
+			}
+		}
+		if len(traced) == 0 {
+			r.out = append(r.out, " }; return "...)
+			ws = r.render(w.off, w.end, ws[1:])
+			r.out = append(r.out, " }()"...)
+		} else {
+			fmt.Fprintf((*appender)(&r.out), " }; var difffuzzV %s = ", w.typ)
+			ws = r.render(w.off, w.end, ws[1:])
+			r.out = append(r.out, "; if difffuzzTracing {"...)
+			for _, m := range traced {
+				r.traceCheck(w, m)
+			}
+			r.out = append(r.out, " }; return difffuzzV }()"...)
+		}
+		from = w.end
+	}
+	r.out = append(r.out, r.src[from:to]...)
+	return ws
+}
+
+// mutated appends a mutant's text and records where it stands.
+func (r *schemaWriter) mutated(text string, id int) {
+	from := len(r.out)
+	r.out = append(r.out, text...)
+	r.s.spans[id] = append(r.s.spans[id], [2]int{from, len(r.out)})
+}
+
+// traceCheck appends the traced run's test of m: its expression evaluated beside the original
+// and compared with it (inside a recover where it could panic).
+func (r *schemaWriter) traceCheck(w *wrap, m Mutant) {
+	// the mutated expression in parentheses: "a && b != v" would compare b alone
+	text := w.mutatedText(r.src, m)
+	safe := cannotPanic(text)
+	if safe {
+		fmt.Fprintf((*appender)(&r.out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() && (", m.ID)
+	} else {
+		fmt.Fprintf((*appender)(&r.out), " if difffuzzTraced[%d] && !difffuzzSeen[%[1]d].Load() { func() { defer func() { if recover() != nil { difffuzzDiverged(%[1]d) } }(); if (", m.ID)
+	}
+	r.mutated(text, m.ID)
+	if safe {
+		fmt.Fprintf((*appender)(&r.out), ") != difffuzzV { difffuzzDiverged(%d) };", m.ID)
+	} else {
+		fmt.Fprintf((*appender)(&r.out), ") != difffuzzV { difffuzzDiverged(%d) } }() };", m.ID)
+	}
 }
 
 // mutatedText is w's expression with mutant m applied (m.narrow's edit, inside w).
