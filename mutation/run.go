@@ -407,44 +407,84 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 	r = Result{Mutant: j.m, Outcome: Survived, Build: j.g.build, How: "schema"}
 	start := time.Now()
 	defer func() { r.Elapsed = time.Since(start) }()
-	bs, id := j.g.shared, j.m.ID
 	dir := filepath.Join(tmp, fmt.Sprint("m", j.m.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return r, err
 	}
 	defer os.RemoveAll(dir) // its binaries: tens of MB each
-	switch {
-	case j.schema:
-	case j.m.patch != nil:
-		r.How = "patch"
-		bs, id = &binaries{dir: dir, build: j.g.build, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds, from: j.g.shared, patch: j.m.patch}, 0
-	default:
-		r.How = "build"
-		abs := j.g.abs[j.target]
-		mutated := filepath.Join(dir, filepath.Base(abs))
-		if err := os.WriteFile(mutated, j.m.Apply(j.g.targets[j.target].Src), 0o644); err != nil {
+	bs, id, err := j.binaries(dir, &r)
+	if err != nil {
+		return r, err
+	}
+	if done, err := runKillers(ctx, cfg, j, bs, id, &r); done || err != nil {
+		return r, err
+	}
+	if j.schema && len(cfg.Equivalence) > 0 {
+		return r, nil // the equivalence phase takes the schema's survivors together (Run)
+	}
+	if j.g.build.GOARCH != runtime.GOARCH && len(cfg.Equivalence) > 0 {
+		// an exhaustive domain under qemu-user would take hours a mutant
+		r.Detail = "not checked for equivalence: its domains would run under qemu"
+		return r, nil
+	}
+	for _, k := range cfg.Equivalence {
+		if !k.covers(j.m.Func) {
+			continue
+		}
+		if done, err := equivalenceOne(ctx, cfg, k, j.g.build, bs, id, dir, &r); done || err != nil {
 			return r, err
 		}
-		replace := map[string]string{abs: mutated}
-		if bs.overlay != "" {
-			// the schemas of the other files stay in, all inactive
-			var prev struct{ Replace map[string]string }
-			if b, err := os.ReadFile(bs.overlay); err == nil && json.Unmarshal(b, &prev) == nil {
-				for k, v := range prev.Replace {
-					if k != abs {
-						replace[k] = v
-					}
+	}
+	switch {
+	case r.Domain != "":
+		r.Outcome = Equivalent
+	case len(cfg.Equivalence) > 0 && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(j.m.Func) }):
+		r.Detail = "no exhaustive domain covers " + j.m.Func
+	}
+	return r, nil
+}
+
+// binaries are the builds the job's mutant runs in, and the mutant's number in them (0: the
+// mutation is built in): its group's schema binaries, the patched binaries of a table
+// mutant, or a build of its own through an overlay in dir. r.How says which.
+func (j job) binaries(dir string, r *Result) (*binaries, int, error) {
+	switch {
+	case j.schema:
+		return j.g.shared, j.m.ID, nil
+	case j.m.patch != nil:
+		r.How = "patch"
+		return &binaries{dir: dir, build: j.g.build, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds, from: j.g.shared, patch: j.m.patch}, 0, nil
+	}
+	r.How = "build"
+	abs := j.g.abs[j.target]
+	mutated := filepath.Join(dir, filepath.Base(abs))
+	if err := os.WriteFile(mutated, j.m.Apply(j.g.targets[j.target].Src), 0o644); err != nil {
+		return nil, 0, err
+	}
+	replace := map[string]string{abs: mutated}
+	if j.g.shared.overlay != "" {
+		// the schemas of the other files stay in, all inactive
+		var prev struct{ Replace map[string]string }
+		if b, err := os.ReadFile(j.g.shared.overlay); err == nil && json.Unmarshal(b, &prev) == nil {
+			for k, v := range prev.Replace {
+				if k != abs {
+					replace[k] = v
 				}
 			}
 		}
-		overlay := filepath.Join(dir, "overlay.json")
-		ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
-		if err := os.WriteFile(overlay, ov, 0o644); err != nil {
-			return r, err
-		}
-		bs = &binaries{dir: dir, build: j.g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds}
-		id = 0
 	}
+	overlay := filepath.Join(dir, "overlay.json")
+	ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
+	if err := os.WriteFile(overlay, ov, 0o644); err != nil {
+		return nil, 0, err
+	}
+	return &binaries{dir: dir, build: j.g.build, overlay: overlay, paths: map[string]string{}, fails: map[string]string{}, builds: j.g.builds}, 0, nil
+}
+
+// runKillers runs cfg's killers on the job's mutant (in bs, as number id), each within a
+// multiple of its baseline time, and records the outcome in r; done when it is final (not
+// survived; or, without a kill matrix, the first kill).
+func runKillers(ctx context.Context, cfg Config, j job, bs *binaries, id int, r *Result) (done bool, err error) {
 	factor := cfg.TimeoutFactor
 	if factor <= 0 {
 		factor = 5
@@ -471,62 +511,45 @@ func runJob(ctx context.Context, cfg Config, tmp string, j job) (r Result, err e
 		bin, fail, err := bs.get(ctx, cfg.Dir, k)
 		switch {
 		case ctx.Err() != nil:
-			return r, ctx.Err()
+			return true, ctx.Err()
 		case err != nil:
-			return r, fmt.Errorf("mutant %d: %v", j.m.ID, err)
+			return true, fmt.Errorf("mutant %d: %v", j.m.ID, err)
 		case fail != "":
 			r.Outcome, r.Detail = NotViable, fail
-			return r, nil
+			return true, nil
 		}
-		t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, j.g.build, bin, id, "")
-		switch {
-		case ctx.Err() != nil:
-			return r, ctx.Err()
-		case timedOut:
-			r.note(cfg, k.Name, "timed-out")
-			if r.Outcome == Survived {
-				r.Outcome, r.KilledBy = TimedOut, k.Name
-			}
-		case err != nil:
-			return r, fmt.Errorf("mutant %d, killer %s: %v", j.m.ID, k.Name, err)
-		case t.failed:
-			r.note(cfg, k.Name, "killed")
-			if r.Outcome != Killed {
-				r.Outcome, r.KilledBy, r.Test = Killed, k.Name, t.test
-			}
-		default:
-			r.note(cfg, k.Name, "passed")
+		if err := r.killer(ctx, cfg, k, j.g.build, bin, id, limit); err != nil {
+			return true, err
 		}
 		if r.Outcome != Survived && !cfg.Matrix {
-			return r, nil
+			return true, nil
 		}
 	}
-	if r.Outcome != Survived {
-		return r, nil
-	}
-	if j.schema && len(cfg.Equivalence) > 0 {
-		return r, nil // the equivalence phase takes the schema's survivors together (Run)
-	}
-	if j.g.build.GOARCH != runtime.GOARCH && len(cfg.Equivalence) > 0 {
-		// an exhaustive domain under qemu-user would take hours a mutant
-		r.Detail = "not checked for equivalence: its domains would run under qemu"
-		return r, nil
-	}
-	for _, k := range cfg.Equivalence {
-		if !k.covers(j.m.Func) {
-			continue
-		}
-		if done, err := equivalenceOne(ctx, cfg, k, j.g.build, bs, id, dir, &r); done || err != nil {
-			return r, err
-		}
-	}
+	return r.Outcome != Survived, nil
+}
+
+// killer runs killer k's binary bin on mutant id within limit and records what it did.
+func (r *Result) killer(ctx context.Context, cfg Config, k Killer, build Build, bin string, id int, limit time.Duration) error {
+	t, timedOut, err := runWithin(ctx, limit, cfg.Dir, k, build, bin, id, "")
 	switch {
-	case r.Domain != "":
-		r.Outcome = Equivalent
-	case len(cfg.Equivalence) > 0 && !slices.ContainsFunc(cfg.Equivalence, func(k Killer) bool { return k.covers(j.m.Func) }):
-		r.Detail = "no exhaustive domain covers " + j.m.Func
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case timedOut:
+		r.note(cfg, k.Name, "timed-out")
+		if r.Outcome == Survived {
+			r.Outcome, r.KilledBy = TimedOut, k.Name
+		}
+	case err != nil:
+		return fmt.Errorf("mutant %d, killer %s: %v", r.Mutant.ID, k.Name, err)
+	case t.failed:
+		r.note(cfg, k.Name, "killed")
+		if r.Outcome != Killed {
+			r.Outcome, r.KilledBy, r.Test = Killed, k.Name, t.test
+		}
+	default:
+		r.note(cfg, k.Name, "passed")
 	}
-	return r, nil
+	return nil
 }
 
 // each calls f on every item, workers (at least 1) at a time, and stops handing out items
