@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -189,49 +190,12 @@ type Report struct {
 // come from benchmath (AssumeNothing). A cancelled ctx ends the run after the pass under way;
 // the report covers the cells timed to the end.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if len(cfg.Candidates) == 0 {
-		return nil, errors.New("bench: no candidates")
-	}
-	if len(cfg.Cells) == 0 {
-		return nil, errors.New("bench: no cells")
-	}
-	if cfg.Passes == 0 {
-		cfg.Passes = DefaultPasses
-	}
-	if cfg.Passes < MinPasses {
-		return nil, fmt.Errorf("bench: %d passes: at least %d are needed", cfg.Passes, MinPasses)
-	}
-	if cfg.PassTime <= 0 {
-		cfg.PassTime = 100 * time.Millisecond
-	}
-	first := cfg.Candidates[0]
-	control := first
-	if cfg.Control != nil {
-		control = *cfg.Control
-	}
-	control.Name = first.Name + ControlSuffix
-	cands := append([]Candidate{first, control}, cfg.Candidates[1:]...)
-	rep := &Report{Baseline: cfg.Baseline, Control: control.Name, Passes: cfg.Passes, PassTime: cfg.PassTime}
-	if rep.Baseline == "" {
-		rep.Baseline = first.Name
-	}
-	seen := map[string]bool{}
-	for _, c := range cands {
-		if seen[c.Name] {
-			return nil, fmt.Errorf("bench: two candidates are named %q", c.Name)
-		}
-		seen[c.Name] = true
-		rep.Candidates = append(rep.Candidates, c.Name)
-		if c.Anchor {
-			rep.Anchors = append(rep.Anchors, c.Name)
-		}
-	}
-	if !seen[rep.Baseline] {
-		return nil, fmt.Errorf("bench: baseline %q is not a candidate (%v)", rep.Baseline, cfg.Candidates[0].Name)
+	cands, rep, err := prepare(&cfg)
+	if err != nil {
+		return nil, err
 	}
 	base := slices.Index(rep.Candidates, rep.Baseline)
 	copyAt := slices.Index(rep.Candidates, "copy")
-
 	if cfg.Progress != nil {
 		cfg.Progress.Begin("bench", uint64(len(cfg.Cells)*len(cands)*cfg.Passes))
 		defer cfg.Progress.End()
@@ -249,20 +213,73 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		score(&cr, base, copyAt)
 		rep.Cells = append(rep.Cells, cr)
 	}
-	// The floor: the A/A control's largest deviation, either way (a control 1% faster or
-	// slower than the first makes a floor of 1%).
-	dev := 0.0
-	for _, cr := range rep.Cells {
+	rep.Floor, rep.FloorAt = noiseFloor(rep.Cells)
+	verdicts(rep, base)
+	rep.Levels = levels(rep)
+	return rep, nil
+}
+
+// prepare checks cfg and fills in its defaults, and returns the candidates in timing order (the
+// first, its A/A control, the others) and the report they start.
+func prepare(cfg *Config) ([]Candidate, *Report, error) {
+	switch {
+	case len(cfg.Candidates) == 0:
+		return nil, nil, errors.New("bench: no candidates")
+	case len(cfg.Cells) == 0:
+		return nil, nil, errors.New("bench: no cells")
+	}
+	if cfg.Passes == 0 {
+		cfg.Passes = DefaultPasses
+	}
+	if cfg.Passes < MinPasses {
+		return nil, nil, fmt.Errorf("bench: %d passes: at least %d are needed", cfg.Passes, MinPasses)
+	}
+	if cfg.PassTime <= 0 {
+		cfg.PassTime = 100 * time.Millisecond
+	}
+	first := cfg.Candidates[0]
+	control := first
+	if cfg.Control != nil {
+		control = *cfg.Control
+	}
+	control.Name = first.Name + ControlSuffix
+	cands := append([]Candidate{first, control}, cfg.Candidates[1:]...)
+	rep := &Report{Baseline: cmp.Or(cfg.Baseline, first.Name), Control: control.Name, Passes: cfg.Passes, PassTime: cfg.PassTime}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c.Name] {
+			return nil, nil, fmt.Errorf("bench: two candidates are named %q", c.Name)
+		}
+		seen[c.Name] = true
+		rep.Candidates = append(rep.Candidates, c.Name)
+		if c.Anchor {
+			rep.Anchors = append(rep.Anchors, c.Name)
+		}
+	}
+	if !seen[rep.Baseline] {
+		return nil, nil, fmt.Errorf("bench: baseline %q is not a candidate (%v)", rep.Baseline, cfg.Candidates[0].Name)
+	}
+	return cands, rep, nil
+}
+
+// noiseFloor is the A/A control's largest deviation from the first candidate over cells, either
+// way (a control 1% faster or slower than the first makes a floor of 1%), and where it was.
+func noiseFloor(cells []CellResult) (float64, string) {
+	dev, at := 0.0, ""
+	for _, cr := range cells {
 		a, b := cr.Measures[0], cr.Measures[1]
 		if a.Median > 0 && b.Median > 0 {
 			if d := math.Abs(math.Log(b.Median / a.Median)); d > dev {
-				dev, rep.FloorAt = d, cr.Name
+				dev, at = d, cr.Name
 			}
 		}
 	}
-	rep.Floor = math.Expm1(dev)
-	// A cell's verdict: outside the floor, and told apart from the baseline by benchmath's
-	// comparison of the passes (Mann-Whitney U, alpha 0.05); otherwise "≈".
+	return math.Expm1(dev), at
+}
+
+// verdicts gives each measure its verdict: outside the floor, and told apart from the baseline
+// by benchmath's comparison of the passes (Mann-Whitney U, alpha 0.05); otherwise "≈".
+func verdicts(rep *Report, base int) {
 	for i := range rep.Cells {
 		ms := rep.Cells[i].Measures
 		for j := range ms {
@@ -279,8 +296,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
-	rep.Levels = levels(rep)
-	return rep, nil
 }
 
 // runCell calibrates and times every candidate on cell; false when ctx ended first.
