@@ -94,82 +94,22 @@ func Sites(file string, src []byte, funcs []string) ([]Mutant, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Mutant
+	sc := &goScan{file: file, src: src, fset: fset}
 	found := map[string]bool{}
-	text := func(n ast.Node) string {
-		return string(src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
-	}
-	add := func(fn string, at token.Pos, off, end int, op Operator, mutated string) {
-		p := fset.Position(at)
-		e := fset.Position(fset.File(at).Pos(end))
-		out = append(out, Mutant{File: file, Func: fn, Line: p.Line, Col: p.Column, EndLine: e.Line, EndCol: e.Column, Operator: op,
-			Original: string(src[off:end]), Mutated: mutated, off: off, end: end})
-	}
-	offset := func(p token.Pos) int { return fset.Position(p).Offset }
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Body == nil || (len(funcs) > 0 && !slices.Contains(funcs, fd.Name.Name)) {
 			continue
 		}
-		fn := fd.Name.Name
-		found[fn] = true
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			switch e := n.(type) {
-			case *ast.BinaryExpr:
-				opOff := offset(e.OpPos)
-				opEnd := opOff + len(e.Op.String())
-				if t, ok := boundary[e.Op]; ok {
-					add(fn, e.OpPos, opOff, opEnd, OpBoundary, t.String())
-				}
-				if t, ok := negation[e.Op]; ok {
-					add(fn, e.OpPos, opOff, opEnd, OpNegate, t.String())
-				}
-				if e.Op == token.LAND || e.Op == token.LOR {
-					swap := token.LOR
-					if e.Op == token.LOR {
-						swap = token.LAND
-					}
-					add(fn, e.OpPos, opOff, opEnd, OpLogical, swap.String())
-					add(fn, e.Pos(), offset(e.Pos()), offset(e.End()), OpDropLeft, text(e.Y))
-					add(fn, e.Pos(), offset(e.Pos()), offset(e.End()), OpDropRight, text(e.X))
-				}
-				if constOps[e.Op] {
-					for _, x := range []ast.Expr{e.X, e.Y} {
-						addConst(fn, x, add, offset)
-					}
-				}
-			case *ast.UnaryExpr:
-				if e.Op == token.NOT {
-					add(fn, e.Pos(), offset(e.Pos()), offset(e.End()), OpRemoveNot, text(e.X))
-				}
-			case *ast.AssignStmt:
-				if e.Tok == token.ADD_ASSIGN || e.Tok == token.SUB_ASSIGN {
-					for _, x := range e.Rhs {
-						addConst(fn, x, add, offset)
-					}
-				}
-			case *ast.ReturnStmt:
-				for _, x := range e.Results {
-					addConst(fn, x, add, offset)
-				}
-			case *ast.CallExpr:
-				if id, ok := e.Fun.(*ast.Ident); ok && (id.Name == "make" || id.Name == "new") {
-					return true // sizes, not conditions
-				}
-				for _, x := range e.Args {
-					addConst(fn, x, add, offset)
-				}
-			case *ast.KeyValueExpr:
-				addConst(fn, e.Value, add, offset)
-			}
-			return true
-		})
+		found[fd.Name.Name] = true
+		ast.Inspect(fd.Body, func(n ast.Node) bool { return sc.node(fd.Name.Name, n) })
 	}
 	for _, name := range funcs {
 		if !found[name] {
 			return nil, fmt.Errorf("%s: no function %s", file, name)
 		}
 	}
+	out := sc.out
 	slices.SortStableFunc(out, func(a, b Mutant) int {
 		return cmp.Or(a.off-b.off, a.end-b.end, cmp.Compare(a.Operator, b.Operator), cmp.Compare(a.Mutated, b.Mutated))
 	})
@@ -180,6 +120,86 @@ func Sites(file string, src []byte, funcs []string) ([]Mutant, error) {
 		out[i].ID = i + 1
 	}
 	return out, nil
+}
+
+// goScan collects the mutants of a Go file's function bodies.
+type goScan struct {
+	file string
+	src  []byte
+	fset *token.FileSet
+	out  []Mutant
+}
+
+func (sc *goScan) offset(p token.Pos) int { return sc.fset.Position(p).Offset }
+
+func (sc *goScan) text(n ast.Node) string {
+	return string(sc.src[sc.offset(n.Pos()):sc.offset(n.End())])
+}
+
+func (sc *goScan) add(fn string, at token.Pos, off, end int, op Operator, mutated string) {
+	p := sc.fset.Position(at)
+	e := sc.fset.Position(sc.fset.File(at).Pos(end))
+	sc.out = append(sc.out, Mutant{File: sc.file, Func: fn, Line: p.Line, Col: p.Column, EndLine: e.Line, EndCol: e.Column, Operator: op,
+		Original: string(sc.src[off:end]), Mutated: mutated, off: off, end: end})
+}
+
+// node adds the mutants of one node of function fn's body (ast.Inspect's visitor).
+func (sc *goScan) node(fn string, n ast.Node) bool {
+	switch e := n.(type) {
+	case *ast.BinaryExpr:
+		sc.binary(fn, e)
+	case *ast.UnaryExpr:
+		if e.Op == token.NOT {
+			sc.add(fn, e.Pos(), sc.offset(e.Pos()), sc.offset(e.End()), OpRemoveNot, sc.text(e.X))
+		}
+	case *ast.AssignStmt:
+		if e.Tok == token.ADD_ASSIGN || e.Tok == token.SUB_ASSIGN {
+			for _, x := range e.Rhs {
+				addConst(fn, x, sc.add, sc.offset)
+			}
+		}
+	case *ast.ReturnStmt:
+		for _, x := range e.Results {
+			addConst(fn, x, sc.add, sc.offset)
+		}
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && (id.Name == "make" || id.Name == "new") {
+			return true // sizes, not conditions
+		}
+		for _, x := range e.Args {
+			addConst(fn, x, sc.add, sc.offset)
+		}
+	case *ast.KeyValueExpr:
+		addConst(fn, e.Value, sc.add, sc.offset)
+	}
+	return true
+}
+
+// binary adds a binary expression's mutants: its operator's boundary and negation, && and ||
+// swapped and each operand dropped, and its integer constants ±1.
+func (sc *goScan) binary(fn string, e *ast.BinaryExpr) {
+	opOff := sc.offset(e.OpPos)
+	opEnd := opOff + len(e.Op.String())
+	if t, ok := boundary[e.Op]; ok {
+		sc.add(fn, e.OpPos, opOff, opEnd, OpBoundary, t.String())
+	}
+	if t, ok := negation[e.Op]; ok {
+		sc.add(fn, e.OpPos, opOff, opEnd, OpNegate, t.String())
+	}
+	if e.Op == token.LAND || e.Op == token.LOR {
+		swap := token.LOR
+		if e.Op == token.LOR {
+			swap = token.LAND
+		}
+		sc.add(fn, e.OpPos, opOff, opEnd, OpLogical, swap.String())
+		sc.add(fn, e.Pos(), sc.offset(e.Pos()), sc.offset(e.End()), OpDropLeft, sc.text(e.Y))
+		sc.add(fn, e.Pos(), sc.offset(e.Pos()), sc.offset(e.End()), OpDropRight, sc.text(e.X))
+	}
+	if constOps[e.Op] {
+		for _, x := range []ast.Expr{e.X, e.Y} {
+			addConst(fn, x, sc.add, sc.offset)
+		}
+	}
 }
 
 // addConst adds the ±1 mutants of x when it is an integer literal, keeping its base (0x80 →
