@@ -24,115 +24,134 @@ func recheck(impls []Impl, workers *int) []Impl {
 		return impls
 	}
 	*workers = 1
-	escapes := map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error){}
-	steps := map[unsafe.Pointer]func([]byte, int) jsonopt.Step{}
-	decodes := map[unsafe.Pointer]func([]byte, []byte) []byte{}
-	// the re-runs' copies of the input and the array of their dst, reused: one goroutine calls
-	var in, dst, dstBuf []byte
-	var wrap func(im Impl) Impl
-	wrap = func(im Impl) Impl {
-		if f := im.Escape; f != nil {
-			p := funcPtr(f)
-			if escapes[p] == nil {
-				c := newRecheckCall(OpEscape)
-				escapes[p] = func(d, src []byte, opts jsonopt.Options) ([]byte, error) {
-					prefix := len(d)
-					t.Begin()
-					out, err := f(d, src, opts)
-					if ids := t.Diverged(); len(ids) > 0 {
-						want := out[min(prefix, len(out)):]
-						c.set(src, want, 0, jsonopt.Step{}, opts, err)
-						t.Hang(&c.witness)
-						for _, id := range ids {
-							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
-							t.Rerun(id)
-							got, gerr := rerunEscape(f, dst, in, opts)
-							t.Done()
-							if why := rerunDiffers(got, want, dst, in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
-								r := c.witness()
-								r["got"], r["got_err"], r["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
-								t.Differs(id, r)
-							}
-						}
-					}
-					t.End()
-					return out, err
-				}
-			}
-			im.Escape = escapes[p]
-		}
-		if f := im.NextChar; f != nil {
-			p := funcPtr(f)
-			if steps[p] == nil {
-				c := newRecheckCall(OpDecode)
-				steps[p] = func(s []byte, pos int) jsonopt.Step {
-					t.Begin()
-					st := f(s, pos)
-					if ids := t.Diverged(); len(ids) > 0 {
-						c.set(s, nil, pos, st, 0, nil)
-						t.Hang(&c.witness)
-						for _, id := range ids {
-							in = append(in[:0], s...)
-							t.Rerun(id)
-							got, bad := rerunStep(f, in, pos)
-							t.Done()
-							if bad || got != st || !bytes.Equal(in, s) {
-								r := c.witness()
-								r["got_step"] = got.String()
-								t.Differs(id, r)
-							}
-						}
-					}
-					t.End()
-					return st
-				}
-			}
-			im.NextChar = steps[p]
-		}
-		if f := im.UTF8Decode; f != nil {
-			p := funcPtr(f)
-			if decodes[p] == nil {
-				c := newRecheckCall(OpUTF8Decode)
-				decodes[p] = func(d, src []byte) []byte {
-					prefix := len(d)
-					t.Begin()
-					out := f(d, src)
-					if ids := t.Diverged(); len(ids) > 0 {
-						want := out[min(prefix, len(out)):]
-						c.set(src, want, 0, jsonopt.Step{}, 0, nil)
-						t.Hang(&c.witness)
-						for _, id := range ids {
-							in, dst = append(in[:0], src...), canaryDst(&dstBuf, len(want))
-							t.Rerun(id)
-							got, bad := rerunUTF8Decode(f, dst, in)
-							t.Done()
-							if why := rerunDiffers(got, want, dst, in, src); bad || why != "" {
-								r := c.witness()
-								r["got"], r["how"] = hex.EncodeToString(got), why
-								if bad {
-									r["how"] = "panicked"
-								}
-								t.Differs(id, r)
-							}
-						}
-					}
-					t.End()
-					return out
-				}
-			}
-			im.UTF8Decode = decodes[p]
-		}
-		if im.Short != nil {
-			s := wrap(*im.Short)
-			im.Short = &s
-		}
-		return im
-	}
+	r := &rechecker{t: t, escapes: map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error){},
+		steps: map[unsafe.Pointer]func([]byte, int) jsonopt.Step{}, decodes: map[unsafe.Pointer]func([]byte, []byte) []byte{}}
 	out := make([]Impl, len(impls))
 	for i, im := range impls {
-		out[i] = wrap(im)
+		out[i] = r.wrap(im)
 	}
 	return out
+}
+
+// rechecker makes the wrappers of recheck, one per function.
+type rechecker struct {
+	t       hook.Tracer
+	escapes map[unsafe.Pointer]func([]byte, []byte, jsonopt.Options) ([]byte, error)
+	steps   map[unsafe.Pointer]func([]byte, int) jsonopt.Step
+	decodes map[unsafe.Pointer]func([]byte, []byte) []byte
+	// the re-runs' copies of the input and the array of their dst, reused: one goroutine calls
+	in, dst, dstBuf []byte
+}
+
+func (r *rechecker) wrap(im Impl) Impl {
+	if f := im.Escape; f != nil {
+		p := funcPtr(f)
+		if r.escapes[p] == nil {
+			r.escapes[p] = r.escape(f)
+		}
+		im.Escape = r.escapes[p]
+	}
+	if f := im.NextChar; f != nil {
+		p := funcPtr(f)
+		if r.steps[p] == nil {
+			r.steps[p] = r.step(f)
+		}
+		im.NextChar = r.steps[p]
+	}
+	if f := im.UTF8Decode; f != nil {
+		p := funcPtr(f)
+		if r.decodes[p] == nil {
+			r.decodes[p] = r.utf8Decode(f)
+		}
+		im.UTF8Decode = r.decodes[p]
+	}
+	if im.Short != nil {
+		s := r.wrap(*im.Short)
+		im.Short = &s
+	}
+	return im
+}
+
+func (r *rechecker) escape(f func([]byte, []byte, jsonopt.Options) ([]byte, error)) func([]byte, []byte, jsonopt.Options) ([]byte, error) {
+	t, c := r.t, newRecheckCall(OpEscape)
+	return func(d, src []byte, opts jsonopt.Options) ([]byte, error) {
+		prefix := len(d)
+		t.Begin()
+		out, err := f(d, src, opts)
+		if ids := t.Diverged(); len(ids) > 0 {
+			want := out[min(prefix, len(out)):]
+			c.set(src, want, 0, jsonopt.Step{}, opts, err)
+			t.Hang(&c.witness)
+			for _, id := range ids {
+				r.in, r.dst = append(r.in[:0], src...), canaryDst(&r.dstBuf, len(want))
+				t.Rerun(id)
+				got, gerr := rerunEscape(f, r.dst, r.in, opts)
+				t.Done()
+				if why := rerunDiffers(got, want, r.dst, r.in, src); why != "" || jsonopt.ErrorCode(gerr) != jsonopt.ErrorCode(err) {
+					w := c.witness()
+					w["got"], w["got_err"], w["how"] = hex.EncodeToString(got), jsonopt.ErrorCode(gerr), why
+					t.Differs(id, w)
+				}
+			}
+		}
+		t.End()
+		return out, err
+	}
+}
+
+func (r *rechecker) step(f func([]byte, int) jsonopt.Step) func([]byte, int) jsonopt.Step {
+	t, c := r.t, newRecheckCall(OpDecode)
+	return func(s []byte, pos int) jsonopt.Step {
+		t.Begin()
+		st := f(s, pos)
+		if ids := t.Diverged(); len(ids) > 0 {
+			c.set(s, nil, pos, st, 0, nil)
+			t.Hang(&c.witness)
+			for _, id := range ids {
+				r.in = append(r.in[:0], s...)
+				t.Rerun(id)
+				got, bad := rerunStep(f, r.in, pos)
+				t.Done()
+				if bad || got != st || !bytes.Equal(r.in, s) {
+					w := c.witness()
+					w["got_step"] = got.String()
+					t.Differs(id, w)
+				}
+			}
+		}
+		t.End()
+		return st
+	}
+}
+
+func (r *rechecker) utf8Decode(f func([]byte, []byte) []byte) func([]byte, []byte) []byte {
+	t, c := r.t, newRecheckCall(OpUTF8Decode)
+	return func(d, src []byte) []byte {
+		prefix := len(d)
+		t.Begin()
+		out := f(d, src)
+		if ids := t.Diverged(); len(ids) > 0 {
+			want := out[min(prefix, len(out)):]
+			c.set(src, want, 0, jsonopt.Step{}, 0, nil)
+			t.Hang(&c.witness)
+			for _, id := range ids {
+				r.in, r.dst = append(r.in[:0], src...), canaryDst(&r.dstBuf, len(want))
+				t.Rerun(id)
+				got, bad := rerunUTF8Decode(f, r.dst, r.in)
+				t.Done()
+				if why := rerunDiffers(got, want, r.dst, r.in, src); bad || why != "" {
+					w := c.witness()
+					w["got"], w["how"] = hex.EncodeToString(got), why
+					if bad {
+						w["how"] = "panicked"
+					}
+					t.Differs(id, w)
+				}
+			}
+		}
+		t.End()
+		return out
+	}
 }
 
 // recheckCall is the call of one wrapped function whose re-runs are under way, kept (in
