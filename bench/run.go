@@ -303,35 +303,7 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 	cr := CellResult{Name: cell.Name(), Op: string(cell.Op), Size: SizeLabel(cell), Bytes: cell.Size, Corpus: cell.Corpus,
 		Options: OptionsLabel(cell.Options), Flags: int(cell.Options), Strings: len(cell.Inputs), Unit: cell.Unit, PerRun: max(cell.PerRun, 1)}
 	cr.Measures = make([]Measure, len(cands))
-	timers := make([]Timer, len(cands))
-	for i, c := range cands {
-		cr.Measures[i].Candidate = c.Name
-		if i == 1 && cfg.Control == nil { // the control shares the first candidate's preparation
-			timers[1], cr.Measures[1].Skipped = timers[0], cr.Measures[0].Skipped
-			continue
-		}
-		t, err := c.Prepare(cell)
-		switch {
-		case errors.Is(err, ErrSkip):
-			cr.Measures[i].Skipped = err.Error()
-		case err != nil:
-			cr.Measures[i].Skipped = notTimed(err)
-		default:
-			timers[i] = t
-		}
-	}
-	for i := range cands {
-		if timers[i] == nil {
-			continue
-		}
-		n, err := calibrate(timers[i], cfg.PassTime)
-		if err != nil {
-			cr.Measures[i].Skipped = notTimed(err)
-			timers[i] = nil
-			continue
-		}
-		cr.Measures[i].Runs = n
-	}
+	timers := prepareCell(cfg, cell, cands, cr.Measures)
 	per := float64(cr.PerRun)
 	for p := 0; p < cfg.Passes; p++ {
 		// Each pass times the candidates in another order (a permutation drawn from the cell
@@ -360,10 +332,52 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 			m.Passes = append(m.Passes, float64(d.Nanoseconds())/float64(m.Runs)/per)
 		}
 	}
+	summarize(cr.Measures)
+	return cr, true
+}
+
+// prepareCell prepares and calibrates every candidate on cell: its timer (nil when it is not
+// timed on the cell, ms[i].Skipped saying why) and its runs per pass in ms[i].Runs.
+func prepareCell(cfg Config, cell Cell, cands []Candidate, ms []Measure) []Timer {
+	timers := make([]Timer, len(cands))
+	for i, c := range cands {
+		ms[i].Candidate = c.Name
+		if i == 1 && cfg.Control == nil { // the control shares the first candidate's preparation
+			timers[1], ms[1].Skipped = timers[0], ms[0].Skipped
+			continue
+		}
+		t, err := c.Prepare(cell)
+		switch {
+		case errors.Is(err, ErrSkip):
+			ms[i].Skipped = err.Error()
+		case err != nil:
+			ms[i].Skipped = notTimed(err)
+		default:
+			timers[i] = t
+		}
+	}
+	for i := range cands {
+		if timers[i] == nil {
+			continue
+		}
+		n, err := calibrate(timers[i], cfg.PassTime)
+		if err != nil {
+			ms[i].Skipped = notTimed(err)
+			timers[i] = nil
+			continue
+		}
+		ms[i].Runs = n
+	}
+	return timers
+}
+
+// summarize refuses the first candidate and its control together, and gives every timed
+// measure its median, confidence interval and range.
+func summarize(ms []Measure) {
 	// The first candidate and its control are one implementation: what refuses one (a wrong
 	// answer on its turn, a failure) refuses both, and neither is timed on the cell.
 	for _, pair := range [][2]int{{0, 1}, {1, 0}} {
-		a, b := &cr.Measures[pair[0]], &cr.Measures[pair[1]]
+		a, b := &ms[pair[0]], &ms[pair[1]]
 		if a.Refused() && !b.Refused() {
 			b.Skipped = a.Skipped
 			if pair[0] == 1 {
@@ -372,8 +386,8 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 			b.Passes = nil
 		}
 	}
-	for i := range cr.Measures {
-		m := &cr.Measures[i]
+	for i := range ms {
+		m := &ms[i]
 		if len(m.Passes) == 0 {
 			continue
 		}
@@ -385,7 +399,6 @@ func runCell(ctx context.Context, cfg Config, ci int, cell Cell, cands []Candida
 		}
 		m.Min, m.Max = slices.Min(m.Passes), slices.Max(m.Passes)
 	}
-	return cr, true
 }
 
 // ErrWrongAnswer is wrapped by the error of a candidate whose answer differs from the
