@@ -2,8 +2,10 @@ package deviation
 
 import (
 	"fmt"
-	"github.com/difffuzz/difffuzz/reference"
 	"strings"
+
+	"github.com/difffuzz/difffuzz/internal/phplit"
+	"github.com/difffuzz/difffuzz/reference"
 )
 
 // familyText names a rule family in the spec's words.
@@ -150,12 +152,12 @@ func tailTitle(rows []string) string {
 	return fmt.Sprintf("stops reading after %d bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest", k)
 }
 
-// quote is b Go-quoted, clipped to 24 bytes.
+// quote is b as a PHP expression (phplit), clipped to 24 bytes.
 func quote(b []byte) string {
 	if len(b) > 24 {
-		return fmt.Sprintf("%q…", b[:24])
+		return phplit.Quote(b[:24]) + "…"
 	}
-	return fmt.Sprintf("%q", b)
+	return phplit.Quote(b)
 }
 
 // formTitle is the title of a Form deviation.

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/boundary"
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -176,48 +176,44 @@ func StepText(s jsonopt.Step) string {
 	return fmt.Sprintf("U+%04X/%d", s.CP, s.Advance)
 }
 
-// ResultText renders one side of a comparison: the Go-quoted bytes, for escape with
-// json_last_error() when errCode is not 0, or "false (json_last_error()=5)" when an escape
-// appended nothing and failed.
+// ResultText renders one side of a comparison: the bytes as a PHP expression (phplit.Quote:
+// '"a\/b"', "\xc3" . '('), for escape with json_last_error() when errCode is not 0, or
+// "false (json_last_error()=5)" when an escape appended nothing and failed.
 func ResultText(b []byte, errCode int, isEscape bool) string {
-	return resultText(b, errCode, isEscape, false)
+	return resultText(b, errCode, isEscape, false, -1)
 }
 
-// GotText is ResultText of f's candidate answer: "" with an error code when the target
+// GotText is ResultText of f's candidate answer: the empty string with an error code when the target
 // answered the empty string (GotEmpty), not false.
-func (f *Finding) GotText() string { return resultText(f.Got, f.GotErr, f.Op == OpEscape, f.GotEmpty) }
+func (f *Finding) GotText() string { return f.AnswerText(false, -1) }
+
+// AnswerText is GotText (ResultText of the oracle's answer with oracle) with the expression cut
+// to its longest start of at most max bytes (phplit.Clip; none when max < 0), "…" after it
+// when bytes were left out.
+func (f *Finding) AnswerText(oracle bool, max int) string {
+	if oracle {
+		return resultText(f.Want, f.WantErr, f.Op == OpEscape, false, max)
+	}
+	return resultText(f.Got, f.GotErr, f.Op == OpEscape, f.GotEmpty, max)
+}
 
 // GotFalse reports whether f's candidate returned false (json_encode: nothing and an error).
 func (f *Finding) GotFalse() bool { return f.GotErr != 0 && len(f.Got) == 0 && !f.GotEmpty }
 
-// resultText is ResultText; with empty, nothing and an error code is the string "".
-func resultText(b []byte, errCode int, isEscape, empty bool) string {
+// resultText is ResultText; with empty, nothing and an error code is the empty string; the
+// expression is clipped to max bytes as AnswerText says.
+func resultText(b []byte, errCode int, isEscape, empty bool, max int) string {
 	if isEscape && errCode != 0 && len(b) == 0 && !empty {
 		return fmt.Sprintf("false (json_last_error()=%d)", errCode)
 	}
-	s := QuoteBytes(b)
+	s, n := phplit.Clip(b, max)
+	if n < len(b) {
+		s += "…"
+	}
 	if isEscape && errCode != 0 {
 		s += fmt.Sprintf(" (json_last_error()=%d)", errCode)
 	}
 	return s
-}
-
-// QuoteBytes is b Go-quoted byte by byte: ASCII as strconv.Quote writes it, every byte from
-// 0x80 up as \xNN, so that a raw U+2029 (\xe2\x80\xa9) cannot be read for the escape \u2029 that
-// json_encode writes for it.
-func QuoteBytes(b []byte) string {
-	var sb strings.Builder
-	sb.WriteByte('"')
-	for _, c := range b {
-		if c >= 0x80 {
-			fmt.Fprintf(&sb, `\x%02x`, c)
-			continue
-		}
-		q := strconv.Quote(string(rune(c)))
-		sb.WriteString(q[1 : len(q)-1])
-	}
-	sb.WriteByte('"')
-	return sb.String()
 }
 
 // String renders the finding for a terminal: what differs, the input as hex, the options by

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestResultText: a result is quoted byte by byte, so that what a candidate wrote raw never
-// reads as the escape the oracle wrote.
+// TestResultText: a result is a PHP expression of its bytes (internal/phplit), so that what a
+// candidate wrote raw never reads as the escape the oracle wrote.
 func TestResultText(t *testing.T) {
 	for _, tc := range []struct {
 		b      []byte
@@ -17,16 +17,22 @@ func TestResultText(t *testing.T) {
 		escape bool
 		want   string
 	}{
-		{[]byte(`"\u2029"`), 0, true, `"\"\\u2029\""`},
-		{[]byte("\"\xe2\x80\xa9\""), 0, true, `"\"\xe2\x80\xa9\""`},
-		{[]byte("a\x00\n\x7f'\\"), 0, false, `"a\x00\n\x7f'\\"`},
-		{[]byte("\xc3\xa1?"), 0, false, `"\xc3\xa1?"`},
+		{[]byte(`"\u2029"`), 0, true, `'"\u2029"'`},
+		{[]byte("\"\xe2\x80\xa9\""), 0, true, `'"' . "\xe2\x80\xa9" . '"'`},
+		{[]byte("a\x00\n\x7f'\\"), 0, false, `'a' . "\x00\n\x7f" . '\'\\'`},
+		{[]byte("\xc3\xa1?"), 0, false, `"\xc3\xa1" . '?'`},
 		{nil, 5, true, "false (json_last_error()=5)"},
-		{[]byte("null"), 5, true, `"null" (json_last_error()=5)`},
-		{nil, 0, true, `""`},
+		{[]byte("null"), 5, true, `'null' (json_last_error()=5)`},
+		{nil, 0, true, `''`},
 	} {
 		assert.Equal(t, tc.want, ResultText(tc.b, tc.code, tc.escape), "% x", tc.b)
 	}
+	f := &Finding{Op: OpEscape, Kind: KindError, Want: []byte(`"abcdef"`), Got: []byte("\"abc\xff"), GotErr: 5}
+	// Clipped: the longest start of the expression that fits, "…" when bytes were left out.
+	assert.Equal(t, `'"abcdef"'`, f.AnswerText(true, 10))
+	assert.Equal(t, `'"abcd'…`, f.AnswerText(true, 7))
+	assert.Equal(t, `'"abc'… (json_last_error()=5)`, f.AnswerText(false, 14))
+	assert.Equal(t, `'"abc' . "\xff" (json_last_error()=5)`, f.AnswerText(false, 15))
 }
 
 // TestShape: the byte-class shape names each byte's class and counts runs of clean ASCII.
@@ -56,7 +62,7 @@ func TestGotText(t *testing.T) {
 	assert.Equal(t, "false (json_last_error()=5)", f.GotText())
 	assert.True(t, f.GotFalse())
 	f.GotEmpty = true
-	assert.Equal(t, `"" (json_last_error()=5)`, f.GotText())
+	assert.Equal(t, `'' (json_last_error()=5)`, f.GotText())
 	assert.False(t, f.GotFalse())
 }
 
@@ -78,6 +84,6 @@ func TestEmptyAnswerFinding(t *testing.T) {
 		}
 		require.Len(t, fs, 1)
 		assert.True(t, fs[0].GotEmpty)
-		assert.Equal(t, `"" (json_last_error()=5)`, fs[0].GotText())
+		assert.Equal(t, `'' (json_last_error()=5)`, fs[0].GotText())
 	}
 }

@@ -282,8 +282,8 @@ func TestMinimizeNondeterministic(t *testing.T) {
 		again []*Finding
 		want  string
 	}{
-		{nil, `answered as the oracle does, where it had answered "\"aB\""`},
-		{[]*Finding{&other}, `answered "\"Ab\"", where it had answered "\"aB\""`},
+		{nil, `answered as the oracle does, where it had answered '"aB"'`},
+		{[]*Finding{&other}, `answered '"Ab"', where it had answered '"aB"'`},
 	} {
 		g := Minimize(f, Impl{Name: "t"}, func(Op, Impl, []byte, jsonopt.Options) []*Finding { return tc.again })
 		note, ok := Flaky(g)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/protocol"
 )
 
@@ -105,8 +106,8 @@ func (t *Target) firstLine(ctx context.Context, te *protocol.TargetError, culpri
 		return limitNone, nil, err
 	}
 	f := targetFailure(t.Name, culprit, te)
-	f.Detail = fmt.Sprintf("writes a line that is not an answer (%q) after 0 requests in every process, whatever they ask: before its first answer (%s of %q too), so no answer can be read", te.Line, p.Op, p.Input)
-	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %q before its first answer", t.Name, ErrTargetUnusable, te.Line)
+	f.Detail = fmt.Sprintf("writes a line that is not an answer (%s) after 0 requests in every process, whatever they ask: before its first answer (%s of %s too), so no answer can be read", phplit.Quote([]byte(te.Line)), p.Op, phplit.Quote(p.Input))
+	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %s before its first answer", t.Name, ErrTargetUnusable, phplit.Quote([]byte(te.Line)))
 }
 
 // probe starts a new process and asks it cs first. It returns the process's failure on cs
@@ -147,7 +148,7 @@ func (t *Target) limitFinding(te *protocol.TargetError, culprit Case, prev *stal
 	case protocol.Exited:
 		what = "exits (or closes its standard output)"
 	case protocol.Malformed, protocol.WrongVersion:
-		what = fmt.Sprintf("writes a line that is not an answer (%q)", te.Line)
+		what = fmt.Sprintf("writes a line that is not an answer (%s)", phplit.Quote([]byte(te.Line)))
 	}
 	f.Detail = fmt.Sprintf("%s after %d requests in every process, whatever they ask (no input is to blame: two processes failed so after %d and %d answers, on different requests, each answered when asked first in a new process); from then on each process was replaced after %d answers; the last failure: %s",
 		what, t.limit, prev.served, t.last.served, t.limit, te.Detail)

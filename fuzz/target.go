@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -319,11 +320,11 @@ func (t *Target) silence(ctx context.Context, te *protocol.TargetError, culprit 
 	if te.Kind == protocol.Exited {
 		// Every process ends its answers before the first (it exits, or closes its standard
 		// output and runs on): each restart would cost a grace period, for every input.
-		return fmt.Errorf("target %s: %w: each of %d processes exited or closed its standard output before its first answer (the last one asked only %s of %q; %s)",
-			t.Name, ErrTargetSilent, t.silent+1, probe.Op, probe.Input, te.Status)
+		return fmt.Errorf("target %s: %w: each of %d processes exited or closed its standard output before its first answer (the last one asked only %s of %s; %s)",
+			t.Name, ErrTargetSilent, t.silent+1, probe.Op, phplit.Quote(probe.Input), te.Status)
 	}
-	return fmt.Errorf("target %s: %w within %v, in %d processes (the last one asked only %s of %q): it must write each answer line and flush its standard output when it has no further request to read (target protocol v1; Python: print(..., flush=True) or PYTHONUNBUFFERED=1, C: fflush(stdout), PHP CLI: fflush(STDOUT)), unless it hangs on every input",
-		t.Name, ErrTargetSilent, t.timeout, t.silent+1, probe.Op, probe.Input)
+	return fmt.Errorf("target %s: %w within %v, in %d processes (the last one asked only %s of %s): it must write each answer line and flush its standard output when it has no further request to read (target protocol v1; Python: print(..., flush=True) or PYTHONUNBUFFERED=1, C: fflush(stdout), PHP CLI: fflush(STDOUT)), unless it hangs on every input",
+		t.Name, ErrTargetSilent, t.timeout, t.silent+1, probe.Op, phplit.Quote(probe.Input))
 }
 
 // ensure restarts the target if it is not running. minimizing restarts count separately and

@@ -176,7 +176,7 @@ func ResponseText(op Op, r protocol.Response) string {
 	case r.False:
 		return ResultText(nil, r.Err, true)
 	}
-	return resultText(r.Result, r.Err, op == OpEscape, true) // "-": the empty string, not false
+	return resultText(r.Result, r.Err, op == OpEscape, true, -1) // "-": the empty string, not false
 }
 
 // askReference asks t's reference every case of chunk (kept for compare) and returns the

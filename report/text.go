@@ -10,6 +10,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/phplit"
 )
 
 // Count formats n with thousands separators ("1,234,567").
@@ -261,8 +262,10 @@ func answerRows(row func(label, format string, a ...any), f *fuzz.Finding) {
 	switch f.Kind {
 	case fuzz.KindOutput, fuzz.KindError:
 		if len(f.Want) <= windowBytes && len(f.Got) <= windowBytes {
-			row("oracle", "%-28s %s", fuzz.ResultText(f.Want, f.WantErr, esc), hexOrNone(f.Want))
-			row(side(f), "%-28s %s", f.GotText(), hexOrNone(f.Got))
+			want, got := fuzz.ResultText(f.Want, f.WantErr, esc), f.GotText()
+			w := max(28, len(want), len(got)) // both hex columns in one column
+			row("oracle", "%-*s %s", w, want, hexOrNone(f.Want))
+			row(side(f), "%-*s %s", w, got, hexOrNone(f.Got))
 			return
 		}
 		// Long results: the bytes around the first difference, as text and as hex, both
@@ -328,7 +331,7 @@ func resultWindow(b []byte, code int, esc bool, lo int) string {
 	}
 	lo = min(lo, len(b)-1)
 	hi := min(lo+windowBytes, len(b))
-	s := fuzz.QuoteBytes(b[lo:hi])
+	s := phplit.Quote(b[lo:hi])
 	if lo > 0 {
 		s = "…" + s
 	}
@@ -355,18 +358,14 @@ func replayText(f *fuzz.Finding) string {
 
 // answer is one side of a comparison in a few characters, for a compact line.
 func answer(f *fuzz.Finding, oracleSide bool) string {
-	b, code, st := f.Got, f.GotErr, f.GotStep
-	if oracleSide {
-		b, code, st = f.Want, f.WantErr, f.WantStep
-	}
 	switch f.Kind {
 	case fuzz.KindStep:
-		return fuzz.StepText(st)
-	case fuzz.KindOutput, fuzz.KindError:
-		if !oracleSide {
-			return clip(f.GotText(), 40)
+		if oracleSide {
+			return fuzz.StepText(f.WantStep)
 		}
-		return clip(fuzz.ResultText(b, code, f.Op == fuzz.OpEscape), 40)
+		return fuzz.StepText(f.GotStep)
+	case fuzz.KindOutput, fuzz.KindError:
+		return f.AnswerText(oracleSide, 40)
 	}
 	return ""
 }
@@ -519,6 +518,16 @@ func tableWitness(c *Class) string {
 	return clip(s, 48)
 }
 
+// quoteClip is b as a PHP expression (phplit) of at most n bytes, "…" after it when bytes of b
+// were left out.
+func quoteClip(b []byte, n int) string {
+	s, k := phplit.Clip(b, n)
+	if k < len(b) {
+		s += "…"
+	}
+	return s
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -601,12 +610,12 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	}
 	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" && !(dev.What == deviation.NotFalse && dev.Detail == "empty") {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
-		oracle := "the oracle writes " + clip(fuzz.QuoteBytes(dev.Want), 40)
+		oracle := "the oracle writes " + quoteClip(dev.Want, 40)
 		if f.Op == fuzz.OpEscape && f.WantErr != 0 {
 			// PHP's answer is false: the stretch was read against INVALID_UTF8_SUBSTITUTE's.
-			oracle = "the oracle fails the string (under INVALID_UTF8_SUBSTITUTE it would write " + clip(fuzz.QuoteBytes(dev.Want), 40) + ")"
+			oracle = "the oracle fails the string (under INVALID_UTF8_SUBSTITUTE it would write " + quoteClip(dev.Want, 40) + ")"
 		}
-		row("deviates", "%s: %s, %s writes %s", where, oracle, side(f), clip(fuzz.QuoteBytes(dev.Got), 40))
+		row("deviates", "%s: %s, %s writes %s", where, oracle, side(f), quoteClip(dev.Got, 40))
 	}
 	n := 0 // as many as --examples asks for
 	for _, c := range d.Classes {
@@ -617,7 +626,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		if i == 0 {
 			label = "more"
 		}
-		row(label, "%s", clip(fmt.Sprintf("%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)), 200))
+		row(label, "%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)) // (each part clipped)
 	}
 	row("replay", "%s", replayText(f))
 	phpRow(row, f)

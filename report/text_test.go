@@ -46,9 +46,9 @@ func TestReportLongWitness(t *testing.T) {
 	assert.Regexp(t, `\n    target +\(none\)\n`, out)
 	for _, s := range []string{
 		"300 bytes: … 61 61 61 61 61 61 61 61 2f 61 61", "(bytes 192..223 of 300)",
-		`…"aaaaaaa\\/aaaaaaaaaaaaaaaaaaaaaaa"…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
+		`…'aaaaaaa\/aaaaaaaaaaaaaaaaaaaaaaa'…  616161616161615c2f61`, "(bytes 194..225 of 303)", "(bytes 194..225 of 302)",
 		"(a 300-byte input: --out DIR saves the witness, --json has the replay line)",
-		`· target "target y" · fails on a valid multi-byte sequence (§2.2 OK rows, §1.4) (rows C2..DF), where PHP decodes it`, "step-differs    target x  ", "the target's answer ends after 0 steps", `writes "\\" for the §1.3 rule 1.3-slash, where PHP writes "\\/"`,
+		`· target "target y" · fails on a valid multi-byte sequence (§2.2 OK rows, §1.4) (rows C2..DF), where PHP decodes it`, "step-differs    target x  ", "the target's answer ends after 0 steps", `writes '\\' for the §1.3 rule 1.3-slash, where PHP writes '\/'`,
 	} {
 		assert.Contains(t, out, s)
 	}
@@ -107,4 +107,7 @@ func TestWindowsAligned(t *testing.T) {
 	assert.Contains(t, out, "(bytes 25..35 of 36)", "oracle's window")
 	assert.Contains(t, out, "(bytes 25..34 of 35)", "candidate's window, from the same offset")
 	assert.Contains(t, out, "33 bytes: "+fuzz.SpacedHex(in)+"   options 0   minimal", "the minimal witness whole")
+	// The PHP expressions of both windows read alike up to the first difference, in one column.
+	assert.Contains(t, out, "\n    oracle   …'aaaaaaaa\\/\"'  ", out)
+	assert.Contains(t, out, "\n    x        …'aaaaaaaa/\"'  ", out)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 	"github.com/difffuzz/difffuzz/report"
@@ -828,8 +829,8 @@ func targetNotes(w io.Writer, t *fuzz.Target) {
 	}
 	for _, wt := range t.Witnesses() {
 		if line, ok := wt.Line(); ok && wt.Again > 0 {
-			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %q, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
-				t.Name, group(wt.Again), wt.Finding.Op, line, clipHex(wt.Finding.Input))
+			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %s, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
+				t.Name, group(wt.Again), wt.Finding.Op, phplit.Quote([]byte(line)), clipHex(wt.Finding.Input))
 		}
 	}
 	if n := t.Slow(); n > 0 {

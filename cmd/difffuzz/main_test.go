@@ -123,7 +123,7 @@ func TestEscapeOne(t *testing.T) {
 			{[]string{"--flags", "2097152", "--hex", "E0 80 41"}, "", 0, `"\ufffdA"`, ""},
 			{[]string{"--flags", "hex_tag,unescaped_slashes", "--string", "</a>"}, "", 0, `"\u003C/a\u003E"`, ""},
 			{[]string{"--hex", "80"}, "", 1, "", "json_encode returned false: Malformed UTF-8"},
-			{[]string{"--flags", "PARTIAL_OUTPUT_ON_ERROR", "--hex", "80"}, "", 1, "null", "JSON_ERROR code 5"},
+			{[]string{"--flags", "PARTIAL_OUTPUT_ON_ERROR", "--hex", "80"}, "", 1, "null", "difffuzz: json_encode returned 'null': Malformed UTF-8 characters, possibly incorrectly encoded (JSON_ERROR code 5)"},
 			{[]string{"-"}, "caf\xc3\xa9", 0, `"caf\u00e9"`, ""},
 			{[]string{"--flags", "UNESCAPED_UNICODE", "-"}, "caf\xc3\xa9", 0, "\"caf\xc3\xa9\"", ""},
 			{[]string{"--hex", ""}, "", 0, `""`, ""},

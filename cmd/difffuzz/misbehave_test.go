@@ -44,7 +44,7 @@ func TestEmptyAnswers(t *testing.T) {
 	if n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", "")); n > 10 {
 		t.Errorf("started again %d times, want a few:\n%s", n, errs)
 	}
-	if !regexp.MustCompile(`[0-9,]+ more escape requests were answered "", as its witness [0-9a-f]+ was`).MatchString(errs) {
+	if !regexp.MustCompile(`[0-9,]+ more escape requests were answered '', as its witness [0-9a-f]+ was`).MatchString(errs) {
 		t.Errorf("stderr does not say the empty answers were taken in step:\n%s", errs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -142,7 +143,7 @@ func oneBuiltin(im fuzz.Impl, cs fuzz.Case, stdout, stderr io.Writer) (int, erro
 		if eerr != nil {
 			what := "json_encode returned false"
 			if len(out) > 0 {
-				what = fmt.Sprintf("json_encode returned %q", out)
+				what = "json_encode returned " + phplit.Quote(out)
 			}
 			fmt.Fprintf(stderr, "difffuzz: %s: %v\n", what, eerr)
 			return exitFindings, nil
@@ -204,7 +205,7 @@ func oneExec(ctx context.Context, arg string, timeout time.Duration, cs fuzz.Cas
 	default:
 		_, err = stdout.Write(r.Result)
 		if cs.Op == fuzz.OpEscape && r.Err != 0 {
-			fmt.Fprintf(stderr, "difffuzz: json_encode returned %q: json_last_error() = %d\n", r.Result, r.Err)
+			fmt.Fprintf(stderr, "difffuzz: json_encode returned %s: json_last_error() = %d\n", phplit.Quote(r.Result), r.Err)
 			code = exitFindings
 		}
 	}

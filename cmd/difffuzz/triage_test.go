@@ -158,7 +158,7 @@ func TestUnflushedTarget(t *testing.T) {
 	start := time.Now()
 	code, out, errs := runArgs(t, "", "--exec", planted.Command(os.Args[0], planted.Unflushed), "--timeout", "400ms", "--seed", "1")
 	assert.Equal(t, 2, code, "%s\n%s", out, errs)
-	assert.Regexp(t, `\Adifffuzz: .* campaign: [^\n]*\ndifffuzz: target .*: answered its hello but not one request within 400ms, in 2 processes \(the last one asked only escape of "a"\): it must write each answer line and flush its standard output[^\n]*\n\z`, errs)
+	assert.Regexp(t, `\Adifffuzz: .* campaign: [^\n]*\ndifffuzz: target .*: answered its hello but not one request within 400ms, in 2 processes \(the last one asked only escape of 'a'\): it must write each answer line and flush its standard output[^\n]*\n\z`, errs)
 	assert.Empty(t, out)
 	assert.Less(t, time.Since(start), 3*time.Second) // two waits of 400ms
 }
