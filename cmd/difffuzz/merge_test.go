@@ -270,7 +270,7 @@ func TestMergeRefusesEdited(t *testing.T) {
 		sp[len(sp)-1].(map[string]any)["cases"] = json.Number("18446744073709551615") // the 3-byte space both shards hold
 	})
 	frob := edit(shards[0], func(m map[string]any) {
-		m["records"].(map[string]any)["classes"].([]any)[0].(map[string]any)["op"] = "frob"
+		m["classes"].([]any)[0].(map[string]any)["op"] = "frob"
 	})
 	other := edit(shards[1], func(map[string]any) {})
 	for _, tc := range []struct{ file, want string }{
