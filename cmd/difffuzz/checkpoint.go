@@ -179,11 +179,12 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 			ck.release()
 		}
 	}()
-	if err := json.Unmarshal(data, &ck.st); err != nil || ck.st.Version == 0 || ck.st.Log == "" {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
-	}
-	if ck.st.Version != checkpointVersion {
+	err = json.Unmarshal(data, &ck.st) // another version's findings may not decode: its version is named first
+	if ck.st.Version != 0 && ck.st.Version != checkpointVersion {
 		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+	}
+	if err != nil || ck.st.Version == 0 || ck.st.Log == "" {
+		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
 	}
 	if sum, _, err := ck.st.sum(); err != nil || sum != ck.st.Sum {
 		return nil, usagef("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
