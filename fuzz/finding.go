@@ -261,63 +261,6 @@ func (f *Finding) String() string {
 	return b.String()
 }
 
-// JSON is the finding as a flat record for --json output.
-func (f *Finding) JSON() map[string]any {
-	m := map[string]any{
-		"kind":   f.Kind,
-		"op":     f.Op,
-		"impl":   f.Impl,
-		"input":  hex.EncodeToString(f.Input),
-		"replay": f.Replay(),
-	}
-	if f.Op == OpEscape {
-		m["flags"] = uint32(f.Flags)
-		m["options"] = f.Flags.String()
-	}
-	switch f.Kind {
-	case KindStep:
-		m["pos"] = f.Pos
-		m["want_step"] = f.WantStep.String()
-		m["got_step"] = f.GotStep.String()
-	case KindOutput, KindError:
-		m["want"] = hex.EncodeToString(f.Want)
-		m["got"] = hex.EncodeToString(f.Got)
-		m["want_err"] = f.WantErr
-		m["got_err"] = f.GotErr
-		m["first_diff"] = FirstDiff(f.Want, f.Got)
-	}
-	if f.Detail != "" {
-		m["detail"] = f.Detail
-	}
-	if f.Command != "" {
-		m["command"] = f.Command
-	}
-	if f.Versus != nil {
-		m["versus"] = f.Versus
-		m["builds"] = f.VersusText()
-	}
-	if f.Origin != "" {
-		m["origin"] = f.Origin
-	}
-	if l := f.Loc; l != nil {
-		m["off"] = l.Off
-		m["off_in"] = "input"
-		if l.Output {
-			m["off_in"] = "output"
-		}
-		m["chunk"] = l.Chunk
-		m["lane"] = l.Lane
-		m["edge"] = l.EdgeString()
-		if l.Placement != "" {
-			m["family"] = l.Family
-			m["placement"] = l.Placement
-			m["layout"] = l.Layout.String()
-			m["align"] = l.Align
-		}
-	}
-	return m
-}
-
 // less orders findings deterministically: by operation, implementation, input length,
 // input bytes, options and position.
 func less(a, b *Finding) bool {

@@ -220,16 +220,3 @@ func WriteJUnit(w io.Writer, checks []Check, props [][2]string) error {
 
 // seconds is a duration as JUnit writes it: seconds with three decimals.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
-
-// JSON is the check as a record for --json: its space, operation, candidate, counts, whether
-// it completed and failed, and the ids of its defect classes.
-func (c Check) JSON() map[string]any {
-	ids := []string{}
-	for _, cl := range c.Classes {
-		ids = append(ids, cl.ID)
-	}
-	return map[string]any{
-		"space": c.Space, "op": c.Op, "impl": c.Impl, "strings": c.Strings, "cases": c.Cases,
-		"elapsed_ns": c.Elapsed, "complete": c.Complete, "failed": c.Failed(), "classes": ids, "findings": c.Findings,
-	}
-}

@@ -535,52 +535,6 @@ func clip(s string, n int) string {
 	return s[:n-1] + "…"
 }
 
-// JSON is the class as a record for --json: its id, signature, counts by space, the rule in the
-// spec's words, the witness and further witnesses (as fuzz.Finding.JSON), targets' inputs not run.
-func (c *Class) JSON() map[string]any {
-	m := map[string]any{
-		"id":        c.ID,
-		"op":        c.Op,
-		"impl":      c.Impl,
-		"kind":      c.Kind,
-		"rule":      c.Rule,
-		"rule_spec": c.Attribution.Spec(),
-		"shape":     c.Shape,
-		"findings":  c.Findings,
-		"spaces":    c.Spaces,
-		"kinds":     c.Kinds,
-		"witness":   c.Witness.JSON(),
-		"minimized": c.Minimized,
-		"not_run":   c.NotRun,
-		"cause":     causeOf(c),
-	}
-	does := []map[string]string{}
-	for _, d := range deviationsOf(c.Witness) {
-		does = append(does, map[string]string{"key": d.Key(), "what": string(d.What), "detail": d.Detail, "family": d.Family, "row": d.Row, "title": deviation.Title(string(c.Op), d, rowsOf(d))})
-	}
-	m["deviations"] = does
-	if c.Ignored != 0 {
-		m["ignored_flags"] = uint32(c.Ignored)
-		m["ignored_options"] = c.Ignored.String()
-	}
-	if c.Op == fuzz.OpEscape {
-		m["flags"] = uint32(c.Options)
-		m["options"] = c.Options.String()
-	}
-	if c.Note != "" {
-		m["note"] = c.Note
-	}
-	if w := c.Attribution.Where(); w != "" {
-		m["where"] = w
-	}
-	ex := make([]map[string]any, len(c.Examples))
-	for i, e := range c.Examples {
-		ex[i] = e.JSON()
-	}
-	m["examples"] = ex
-	return m
-}
-
 // writeDevBlock writes a defect named by a deviation: its witness with PHP's and the
 // candidate's answers, the stretch that deviates, examples from other rows and shapes (each
 // with both answers), the replay line and the classes it was counted in.

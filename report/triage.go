@@ -159,7 +159,9 @@ func (t *Triage) Add(f *fuzz.Finding) {
 	devs := deviationsExplained(f, ex)
 	var line []byte
 	if t.cfg.Spool {
-		line, _ = json.Marshal(findingJSON(f))
+		r := RecordOf(f)
+		r.Space = spaceName(f)
+		line, _ = json.Marshal(r)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -841,11 +843,4 @@ func (t *Triage) Close() error {
 	t.spool.Close()
 	t.spool = nil
 	return os.Remove(name)
-}
-
-// findingJSON is a raw finding as a JSON object: fuzz.Finding.JSON plus its space.
-func findingJSON(f *fuzz.Finding) map[string]any {
-	m := f.JSON()
-	m["space"] = spaceName(f)
-	return m
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -129,7 +128,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	classes := triageCampaign(ctx, c, triage, stderr)
 	out := &outcome{
 		modes: modeNames, config: campaignConfig(a.fs, c, a.execs), rep: rep, classes: classes, elapsed: time.Since(start) + c.ck.earlier(),
-		targets: targetsJSON(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
+		targets: targetRecords(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
 	}
 	checks := out.checks()
 	if a.write(out, checks, c, triage, stdout, stderr) {
@@ -906,46 +905,6 @@ func clipHex(b []byte) string {
 	return fmt.Sprintf("%x", b)
 }
 
-// targetsJSON is how each target was driven, for --json.
-func targetsJSON(ts []*fuzz.Target) []map[string]any {
-	out := []map[string]any{}
-	for _, t := range ts {
-		d, p99, answers, calibrated := t.Timeout()
-		var notRun uint64
-		for _, w := range t.Witnesses() {
-			notRun += w.NotRun
-		}
-		caps := t.Capabilities()
-		m := map[string]any{"command": t.Name, "ops": t.Ops(), "timeout_ns": d, "p99_ns": p99, "answers": answers,
-			"calibrated": calibrated, "restarts": t.Restarts(), "witnesses": len(t.Witnesses()), "not_run": notRun,
-			"unchecked_flags": uint32(t.Unchecked()), "unchecked_options": t.Unchecked().String()}
-		if t.Name != t.Command {
-			m["name"] = t.Name
-		}
-		if r := t.Reference(); r != nil {
-			both, none := t.VersusCounts()
-			m["reference"], m["same_as_reference_not_php"], m["reference_no_answer"] = r.Name, both, none
-		}
-		if limit, renewed := t.Limit(); limit > 0 || renewed > 0 {
-			m["limit"], m["renewed"] = limit, renewed
-		}
-		if n, over, _, slowest := t.SlowAnswers(); n > 0 {
-			m["slow_answers"], m["slow_over_ns"] = n, over
-			if len(slowest) > 0 {
-				m["slowest_ns"], m["slowest_input"] = slowest[0].Wait, hex.EncodeToString(slowest[0].Case.Input)
-			}
-		}
-		if caps.OptionsSet {
-			m["options"] = uint32(caps.Options)
-		}
-		if caps.MaxLen > 0 {
-			m["max_len"] = caps.MaxLen
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 func printSummary(w io.Writer, rep *fuzz.Report, defects, classes int, elapsed time.Duration, versus string) {
 	fmt.Fprintf(w, "%-11s %-12s %4s %15s %7s %17s %11s %9s %14s %14s  %s\n",
 		"space", "op", "len", "strings", "options", "cases", "differences", "time", "strings/s", "cases/s", "candidates")
@@ -1091,6 +1050,15 @@ func allTargets(c *common) []*fuzz.Target {
 		return c.targets
 	}
 	return append([]*fuzz.Target{c.reference}, c.targets...)
+}
+
+// targetRecords is how each target was driven, for --json ([] for none).
+func targetRecords(ts []*fuzz.Target) []report.TargetRecord {
+	out := []report.TargetRecord{}
+	for _, t := range ts {
+		out = append(out, report.TargetOf(t))
+	}
+	return out
 }
 
 // candidatesText names the candidates of a campaign for its first line, and what they are

@@ -28,8 +28,9 @@ import (
 	"github.com/difffuzz/difffuzz/report"
 )
 
-// checkpointVersion is the version of the --checkpoint file's layout.
-const checkpointVersion = 2
+// checkpointVersion is the version of the --checkpoint file's layout. 3: findings are
+// report.FindingRecord of report.Version 2.
+const checkpointVersion = 3
 
 // checkpointEvery is how often a running campaign writes its checkpoint (it also writes it
 // when it ends, interrupted or not).
@@ -178,11 +179,12 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 			ck.release()
 		}
 	}()
-	if err := json.Unmarshal(data, &ck.st); err != nil || ck.st.Version == 0 || ck.st.Log == "" {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
-	}
-	if ck.st.Version != checkpointVersion {
+	err = json.Unmarshal(data, &ck.st) // another version's findings may not decode: its version is named first
+	if ck.st.Version != 0 && ck.st.Version != checkpointVersion {
 		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+	}
+	if err != nil || ck.st.Version == 0 || ck.st.Log == "" {
+		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
 	}
 	if sum, _, err := ck.st.sum(); err != nil || sum != ck.st.Sum {
 		return nil, usagef("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
@@ -458,7 +460,7 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	ck.mu.Unlock()
 	// The line is made outside the lock; the part cannot change meanwhile (parts run one after
 	// the other, and a part's findings all come before its end).
-	l := ckLine{Part: part, Finding: report.RecordOf(f)}
+	l := ckLine{Part: part, Finding: report.FactsOf(f)}
 	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
 		sets := optionSets(f.Op, len(f.Input), ck.full)
 		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
@@ -557,7 +559,7 @@ func (ck *checkpoint) end(part string, rep *fuzz.Report) {
 	}
 	p := &ckPart{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
 	for _, f := range rep.Findings {
-		p.Findings = append(p.Findings, report.RecordOf(f))
+		p.Findings = append(p.Findings, report.FactsOf(f))
 	}
 	ck.mu.Lock()
 	ck.st.Parts[part] = p

@@ -209,6 +209,11 @@ func TestCheckpointDamage(t *testing.T) {
 		}, "findings log ck.json.findings, line 1:", false},
 		// Issue 33 #17: a part of no mode was accepted silently.
 		{"a part of no mode", func(ck, log string) { replaceIn(t, ck, `"parts": {}`, `"parts": {"frob": {}}`) }, `part "frob" is of no mode difffuzz has`, false},
+		// A checkpoint of version 2 holds findings in the record layout of --json version 1.
+		{"a checkpoint of version 2", func(ck, log string) {
+			replaceIn(t, ck, `"version": 3`, `"version": 2`)
+			replaceIn(t, ck, `"parts": {}`, `"parts": {"boundary": {"findings": [{"want_step": {"CP": 0, "Advance": 1, "OK": false}}]}}`)
+		}, "checkpoint version 2, this difffuzz reads version 3", false},
 		{"a checkpoint that is a directory", func(ck, log string) { require.NoError(t, os.Remove(ck)); require.NoError(t, os.Mkdir(ck, 0o755)) }, "not a regular file", false},
 		// Issue 33 #8: edits that keep the file well formed, each resumed before into a report
 		// that merge then refused as inconsistent.

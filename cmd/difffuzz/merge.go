@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/report"
@@ -16,24 +15,9 @@ import (
 
 const mergeSynopsis = "difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json..."
 
-// shardReport is the part of a campaign's --json report that merge reads.
+// shardReport is a campaign's --json report as merge reads it, and the file it was read from.
 type shardReport struct {
-	Version     int                `json:"version"`
-	Config      *string            `json:"config"`
-	Modes       []string           `json:"modes"`
-	Spaces      []fuzz.SpaceReport `json:"spaces"`
-	Differences uint64             `json:"differences"`
-	Interrupted bool               `json:"interrupted"`
-	Elapsed     time.Duration      `json:"elapsed_ns"`
-	Targets     []map[string]any   `json:"targets"`
-	Shard       *struct {
-		Index, Count int
-	} `json:"shard"`
-	NotChecked []string `json:"options_not_checked"`
-	Records    struct {
-		Classes  []report.ClassRecord   `json:"classes"`
-		Findings []report.FindingRecord `json:"findings"`
-	} `json:"records"`
+	*report.Document
 	file string
 }
 
@@ -122,15 +106,16 @@ func readShardReport(file string) (*shardReport, error) {
 	if err != nil {
 		return nil, usagef("merge: %v", err)
 	}
-	var r shardReport
-	if err := json.Unmarshal(data, &r); err != nil {
+	r := shardReport{Document: &report.Document{}, file: file}
+	err = json.Unmarshal(data, r.Document)
+	if r.Version != 0 && r.Version != report.Version {
+		return nil, usagef("merge: %s: report version %d, this difffuzz reads version %d", file, r.Version, report.Version)
+	}
+	if err != nil {
 		return nil, usagef("merge: %s: not a difffuzz --json report: %v", file, err)
 	}
-	if r.Config == nil || r.Shard == nil || r.Version == 0 {
+	if r.Config == "" || r.Shard == (report.Shard{}) || r.Version == 0 {
 		return nil, usagef("merge: %s: not a difffuzz --json report (no version, config or shard)", file)
-	}
-	if r.Version != reportVersion {
-		return nil, usagef("merge: %s: report version %d, this difffuzz reads version %d", file, r.Version, reportVersion)
 	}
 	if r.Shard.Count < 1 || r.Shard.Index < 0 || r.Shard.Index >= r.Shard.Count {
 		return nil, usagef("merge: %s: shard %d/%d is not a shard", file, r.Shard.Index, r.Shard.Count)
@@ -141,14 +126,13 @@ func readShardReport(file string) (*shardReport, error) {
 	for _, sp := range r.Spaces {
 		inSpaces += sp.Differences
 	}
-	for _, c := range r.Records.Classes {
+	for _, c := range r.Classes {
 		inClasses += c.Findings
 	}
 	if inSpaces != r.Differences || inClasses != r.Differences {
 		return nil, usagef("merge: %s: its spaces hold %s and its classes %s, but it reports %s (edited, or not written whole?)",
 			file, plural(inSpaces, "difference"), plural(inClasses, "finding"), plural(r.Differences, "difference"))
 	}
-	r.file = file
 	return &r, nil
 }
 
@@ -164,8 +148,8 @@ func checkShards(shards []*shardReport) error {
 	n := first.Shard.Count
 	byIndex := map[int]*shardReport{}
 	for _, r := range shards {
-		if *r.Config != *first.Config {
-			return usagef("merge: %s is not of the sweep of %s: its configuration is %q, not %q", r.file, first.file, *r.Config, *first.Config)
+		if r.Config != first.Config {
+			return usagef("merge: %s is not of the sweep of %s: its configuration is %q, not %q", r.file, first.file, r.Config, first.Config)
 		}
 		if r.Shard.Count != n {
 			return usagef("merge: %s is shard %d/%d but %s is shard %d/%d: not one sweep", r.file, r.Shard.Index, r.Shard.Count, first.file, first.Shard.Index, n)
@@ -205,8 +189,8 @@ func mergeKey(s fuzz.SpaceReport) string {
 // machine time it took; the run's elapsed time is the longest shard's), merges their defect
 // classes (report.Merge) and keeps every shard's targets and options not checked.
 func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
-	out := &outcome{modes: shards[0].Modes, config: *shards[0].Config, rep: &fuzz.Report{}, shard: 0, shards: 1,
-		targets: []map[string]any{}, notChecked: []string{}, mergedFrom: len(shards)}
+	out := &outcome{modes: shards[0].Modes, config: shards[0].Config, rep: &fuzz.Report{}, shard: 0, shards: 1,
+		targets: []report.TargetRecord{}, notChecked: []string{}, mergedFrom: len(shards)}
 	index := map[string]int{}
 	var classes [][]*report.Class
 	var findings []*fuzz.Finding
@@ -251,7 +235,7 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 			}
 		}
 		var cs []*report.Class
-		for _, cr := range r.Records.Classes {
+		for _, cr := range r.Classes {
 			c, err := cr.Class()
 			if err != nil {
 				return nil, usagef("merge: %s: %v", r.file, err)
@@ -259,7 +243,7 @@ func mergeShards(shards []*shardReport, examples int) (*outcome, error) {
 			cs = append(cs, c)
 		}
 		classes = append(classes, cs)
-		for i, fr := range r.Records.Findings {
+		for i, fr := range r.Findings {
 			f, err := fr.Finding()
 			if err != nil {
 				return nil, usagef("merge: %s: finding %d: %v", r.file, i+1, err)

@@ -219,6 +219,8 @@ func TestMergeRefuses(t *testing.T) {
 	m["differences"], m["shard"] = m["spaces"].([]any)[0].(map[string]any)["differences"], map[string]int{"index": 0, "count": 100000000}
 	b, _ = json.Marshal(m)
 	require.NoError(t, os.WriteFile(many, b, 0o644))
+	v1 := filepath.Join(dir, "v1.json") // version 1 carried its findings and classes again under records
+	require.NoError(t, os.WriteFile(v1, []byte(`{"version": 1, "config": "x", "shard": {"index": 0, "count": 1}, "records": {"findings": []}}`), 0o644))
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	for _, tc := range []struct {
@@ -227,6 +229,7 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		{[]string{edited}, "difffuzz: merge: " + edited + ": its spaces hold 1,024 differences and its classes 1,024 findings, but it reports 0 differences (edited, or not written whole?)"},
 		{[]string{"--junit", good, good}, "difffuzz: merge: --junit " + good + " is one of the reports merged: it would be overwritten"},
+		{[]string{v1}, "difffuzz: merge: " + v1 + ": report version 1, this difffuzz reads version 2"},
 		{[]string{"/dev/null"}, "difffuzz: merge: /dev/null: not a regular file"},
 		{[]string{fifo}, "difffuzz: merge: " + fifo + ": not a regular file"},
 		{[]string{many}, "difffuzz: merge: shards 1/100000000, 2/100000000, 3/100000000, 4/100000000, 5/100000000, 6/100000000, 7/100000000, 8/100000000, 9/100000000, 10/100000000 and 99999989 more missing (1 of 100000000 shards given)"},
@@ -270,7 +273,7 @@ func TestMergeRefusesEdited(t *testing.T) {
 		sp[len(sp)-1].(map[string]any)["cases"] = json.Number("18446744073709551615") // the 3-byte space both shards hold
 	})
 	frob := edit(shards[0], func(m map[string]any) {
-		m["records"].(map[string]any)["classes"].([]any)[0].(map[string]any)["op"] = "frob"
+		m["classes"].([]any)[0].(map[string]any)["op"] = "frob"
 	})
 	other := edit(shards[1], func(map[string]any) {})
 	for _, tc := range []struct{ file, want string }{

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -14,10 +13,6 @@ import (
 	"github.com/difffuzz/difffuzz/report"
 )
 
-// reportVersion is the version of the --json report's layout; `difffuzz merge` reads reports
-// of this version only.
-const reportVersion = 1
-
 // outcome is what a campaign, or a merge of shard reports, prints: the spaces checked, the
 // defect classes, and how it ran.
 type outcome struct {
@@ -26,7 +21,7 @@ type outcome struct {
 	rep        *fuzz.Report
 	classes    []*report.Class
 	elapsed    time.Duration
-	targets    []map[string]any // targetsJSON, of every shard for a merge
+	targets    []report.TargetRecord // of every shard for a merge
 	shard      int
 	shards     int
 	notChecked []string
@@ -46,50 +41,10 @@ func (o *outcome) write(w io.Writer, asJSON bool) error {
 		printSummary(w, o.rep, len(report.Defects(o.classes)), len(o.classes), o.elapsed, o.versus)
 		return nil
 	}
-	fj := make([]map[string]any, len(o.rep.Findings))
-	fr := make([]report.FindingRecord, len(o.rep.Findings))
-	for i, f := range o.rep.Findings {
-		fj[i], fr[i] = f.JSON(), report.RecordOf(f)
-	}
-	cj := make([]map[string]any, len(o.classes))
-	cr := make([]report.ClassRecord, len(o.classes))
-	defects := map[*report.Class][]*report.Defect{} // a class whose findings deviate twice is in two
-	for _, d := range report.Defects(o.classes) {
-		for _, cl := range d.Classes {
-			defects[cl] = append(defects[cl], d)
-		}
-	}
-	for i, cl := range o.classes {
-		cj[i] = cl.JSON()
-		first := defects[cl][0]
-		cj[i]["defect"], cj[i]["defect_title"] = first.N, first.Title()
-		var all []int
-		for _, d := range defects[cl] {
-			all = append(all, d.N)
-		}
-		cj[i]["defects"] = all
-		cr[i] = cl.Record()
-	}
-	checks := o.checks()
-	chj := make([]map[string]any, len(checks))
-	for i, ch := range checks {
-		chj[i] = ch.JSON()
-	}
-	passed, failed, cut := report.Tally(checks)
-	m := map[string]any{
-		"version": reportVersion, "config": o.config, "modes": o.modes, "spaces": o.rep.Spaces, "differences": o.rep.Differences,
-		"classes": cj, "findings": fj, "interrupted": o.rep.Interrupted, "elapsed_ns": o.elapsed, "targets": o.targets,
-		"checks": chj, "passed": passed, "failed": failed, "interrupted_checks": cut,
-		"shard":               map[string]int{"index": o.shard, "count": o.shards},
-		"options_not_checked": o.notChecked,
-		"records":             map[string]any{"classes": cr, "findings": fr},
-	}
-	if o.mergedFrom > 0 {
-		m["merged_from"] = o.mergedFrom
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(m)
+	doc := report.NewDocument(o.rep, o.classes)
+	doc.Config, doc.Modes, doc.Elapsed, doc.Targets, doc.NotChecked = o.config, o.modes, o.elapsed, o.targets, o.notChecked
+	doc.Shard, doc.MergedFrom = report.Shard{Index: o.shard, Count: o.shards}, o.mergedFrom
+	return doc.Write(w)
 }
 
 // notIdentity are the campaign flags that change how a run goes or what it writes, not what
