@@ -102,6 +102,7 @@ type FindingRecord struct {
 	FirstDiff *int         `json:"first_diff,omitempty"` // output and error kinds: first differing output offset (-1: none)
 	Flags     *uint32      `json:"flags,omitempty"`      // escape: the option bits
 	Got       *string      `json:"got,omitempty"`        // output and error kinds, or when not empty
+	GotEmpty  bool         `json:"got_empty,omitempty"`  // with got_err: the target answered "", not false
 	GotErr    *int         `json:"got_err,omitempty"`    // output and error kinds, or when not 0
 	GotStep   string       `json:"got_step,omitempty"`   // step kind: "CP/ADVANCE" (hex) or "!/ADVANCE"
 	Impl      string       `json:"impl"`
@@ -169,6 +170,7 @@ func FactsOf(f *fuzz.Finding) FindingRecord {
 	if answers || f.GotErr != 0 {
 		r.GotErr = ptr(f.GotErr)
 	}
+	r.GotEmpty = f.GotEmpty
 	if l := f.Loc; l != nil {
 		r.Off, r.OffIn = ptr(l.Off), "input"
 		if l.Output {
@@ -198,7 +200,7 @@ func or0[T any](p *T) T {
 // and edge, when there, must be those of off.
 func (r FindingRecord) Finding() (*fuzz.Finding, error) {
 	f := &fuzz.Finding{Kind: r.Kind, Op: r.Op, Impl: r.Impl, External: r.External, Command: r.Command, Versus: r.Versus,
-		Flags: jsonopt.Options(or0(r.Flags)), WantErr: or0(r.WantErr), GotErr: or0(r.GotErr), Pos: or0(r.Pos),
+		Flags: jsonopt.Options(or0(r.Flags)), WantErr: or0(r.WantErr), GotErr: or0(r.GotErr), GotEmpty: r.GotEmpty, Pos: or0(r.Pos),
 		Detail: r.Detail, Origin: r.Origin, Space: r.Space, Minimized: r.Minimized, Anchored: r.Anchored}
 	if _, err := fuzz.ParseOps(string(r.Op)); err != nil || r.Op == "" {
 		return nil, fmt.Errorf("finding: op %q: want escape, decode or utf8_decode", r.Op)

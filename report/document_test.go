@@ -89,6 +89,9 @@ func TestFindingRecordRoundTrip(t *testing.T) {
 			Loc: loc(1, false, boundary.StartFlush, 0, "", "")},
 		{Kind: fuzz.KindDstOverflow, Op: fuzz.OpEscape, Impl: "avx2", Input: []byte("x"), Got: []byte(`"x"`), Loc: loc(-3, true, 0, 0, "", "")},
 		{Kind: fuzz.KindPanic, Op: fuzz.OpUTF8Decode, Impl: "generic", Input: []byte{}, Detail: "index out of range"},
+		// a target that answered "" with the error code: the empty string, not false
+		{Kind: fuzz.KindError, Op: fuzz.OpEscape, Impl: "bin/t", External: true, Input: []byte{0xc3}, Flags: 0,
+			Want: []byte{}, Got: []byte{}, WantErr: 5, GotErr: 5, GotEmpty: true},
 	}
 	for _, f := range findings {
 		for _, record := range []func(*fuzz.Finding) FindingRecord{RecordOf, FactsOf} {
