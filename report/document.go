@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -495,10 +496,10 @@ func (c Check) Record() CheckRecord {
 type TargetRecord struct {
 	Answers      uint64         `json:"answers"`
 	Calibrated   bool           `json:"calibrated"`
-	Command      string         `json:"command"`           // its name (fuzz.Target.Name)
+	Command      string         `json:"command"`           // its command as given to --exec
 	Limit        *int           `json:"limit,omitempty"`   // with renewed, when either is not 0: the answers a process may give
 	MaxLen       int            `json:"max_len,omitempty"` // max-len= announced
-	Name         string         `json:"name,omitempty"`    // its name again, when it is not its command (--exec NAME=CMD)
+	Name         string         `json:"name,omitempty"`    // its name, when it is not its command (--exec NAME=CMD)
 	NotRun       uint64         `json:"not_run"`
 	Ops          []fuzz.Op      `json:"ops"`
 	Options      *uint32        `json:"options,omitempty"` // options= announced
@@ -526,7 +527,7 @@ func TargetOf(t *fuzz.Target) TargetRecord {
 		notRun += w.NotRun
 	}
 	caps := t.Capabilities()
-	r := TargetRecord{Command: t.Name, Ops: t.Ops(), Timeout: d, P99: p99, Answers: answers, Calibrated: calibrated,
+	r := TargetRecord{Command: cmp.Or(t.Command, t.Name), Ops: t.Ops(), Timeout: d, P99: p99, Answers: answers, Calibrated: calibrated,
 		Restarts: t.Restarts(), Witnesses: len(t.Witnesses()), NotRun: notRun, Unchecked: uint32(t.Unchecked()),
 		UncheckedOpt: t.Unchecked().String(), MaxLen: caps.MaxLen}
 	if t.Name != t.Command {

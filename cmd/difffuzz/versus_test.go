@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestReferenceExec diffs two builds (--reference-exec): every difference between them is a
@@ -206,4 +209,18 @@ func TestReadmeDiffRecipe(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A named target's record in --json holds its command as given, and its name apart.
+func TestNamedTargetRecord(t *testing.T) {
+	bad := planted.Command(os.Args[0], planted.RawSlash)
+	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "escape", "--exec", "branch="+bad, "--json")
+	require.Equal(t, 1, code, errs)
+	var doc struct {
+		Targets []struct{ Command, Name string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	require.Len(t, doc.Targets, 1)
+	assert.Equal(t, bad, doc.Targets[0].Command)
+	assert.Equal(t, "branch", doc.Targets[0].Name)
 }
