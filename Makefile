@@ -21,7 +21,7 @@ BENCH       ?= Escape$$/corpus=(cyrillic|cjk|emoji|french|ascii|html|url)$$/size
 BENCHCMP    ?= ././size=4KiB/impl=fast$$
 BENCHCOUNT  ?= 10
 
-.PHONY: bench bench-peers perf-doc benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
+.PHONY: docs bench bench-peers perf-doc benchcmp test test-long test-unit test-unit-long tidy-check boundary mutate-equivalence test-race test-arm64 test-purego test-noavx2 lint-workflows check-php check-self exhaustive vet lint ci fmt-check build fuzz fuzz-ci seeds generate check-generate mutate mutate-all mutate-asm mutate-gremlins
 
 ## The test pyramid (docs/testing.md, "Tests"; internal/testlevel):
 ##   go test -short ./...  the quick gate while working (about a minute on 2 cores): unit and table
@@ -197,6 +197,12 @@ fuzz-ci:
 ## seeds: regenerate fuzz/testdata/fuzz/<Target>/ from package corpus and the regression store.
 seeds:
 	$(GO) generate ./fuzz
+
+## docs: rewrite the generated parts of docs/cli.md (the synopsis and the reference of every
+## command and flag) from cmd/difffuzz's command table; TestCLIReference fails until it is run
+## after a change to a command, a flag or its help.
+docs:
+	$(GO) test -count=1 -run '^TestCLIReference$$' ./cmd/difffuzz -update
 
 ## generate: regenerate the amd64 assembly from fast/_asm (avo, in its own module).
 generate:

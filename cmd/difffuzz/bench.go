@@ -17,8 +17,6 @@ import (
 	"github.com/difffuzz/difffuzz/protocol"
 )
 
-const benchSynopsis = "difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST] [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format F] [--plot FILE]"
-
 // runBench is `difffuzz bench`: the A/A-controlled performance report (DESIGN.md §8) of the
 // built-in implementations, anchors and external targets. Exit status: 0, or 1 when a
 // candidate gave a wrong answer on some cell (that cell was not timed for it), 2 on a usage
@@ -27,7 +25,7 @@ const benchSynopsis = "difffuzz bench [--impl LIST] [--exec CMD]... [--names LIS
 // says what was not timed and why (benchVerdict).
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	a := newBenchArgs(stderr)
-	if err := a.parse(args, stderr); err != nil {
+	if err := a.parse(args); err != nil {
 		return exitUsage, err
 	}
 	cells, err := a.cells()
@@ -111,13 +109,13 @@ func newBenchArgs(stderr io.Writer) *benchArgs {
 }
 
 // parse parses bench's flags and checks those that need no other.
-func (a *benchArgs) parse(args []string, stderr io.Writer) error {
-	rest, err := parseFlags(a.fs, args, stderr, benchSynopsis)
+func (a *benchArgs) parse(args []string) error {
+	rest, err := parseFlags(a.fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return usagef("bench takes no arguments, got %q (usage: %s)", rest[0], benchSynopsis)
+		return usagef("bench takes no arguments, got %q (see difffuzz bench -h)", rest[0])
 	}
 	if !slices.Contains(bench.Formats, *a.format) {
 		return usagef("bench: --format %q: want one of %s", *a.format, strings.Join(bench.Formats, ", "))

@@ -188,7 +188,7 @@ func newCampaignArgs(args []string, stderr io.Writer) *campaignArgs {
 
 // parse parses and checks the flags: the campaign's common settings and the modes to run.
 func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
-	rest, err := parseFlags(a.fs, a.args, stderr, "")
+	rest, err := parseFlags(a.fs, a.args)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // corpora and the option names.
 func runList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("list", stderr)
-	rest, err := parseFlags(fs, args, stderr, "difffuzz list")
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}

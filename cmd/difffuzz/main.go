@@ -3,26 +3,12 @@
 // UTF-8 decoder with a byte-at-a-time oracle of PHP 8.2's behaviour and reports every
 // difference.
 //
-// Usage:
-//
-//	difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
-//	         [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-//	         [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
-//	         [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
-//	difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
-//	difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
-//	difffuzz serve [--impl NAME]
-//	difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
-//	difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
-//	                [--equivalence=false] [--trace=false] [--workers N] [--dir DIR]
-//	difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
-//	difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
-//	               [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
-//	difffuzz phpt [--dir DIR]
-//	difffuzz list
+// Run "difffuzz -h" for the synopsis of every command and "difffuzz COMMAND -h" for a command's
+// flags; docs/cli.md has the reference of every command and flag, generated from the command
+// table (commands.go) by make docs.
 //
 // Exit status follows diff: 0 nothing found, 1 findings (or, for escape, a PHP error), 2 usage
-// or internal error. See README.md and docs/cli.md.
+// or internal error. See README.md for the recipes.
 package main
 
 import (
@@ -95,25 +81,6 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
-const usageText = `usage:
-  difffuzz [--exhaustive [--full-options]] [--boundary [--boundary-families LIST] [--boundary-sample N]]
-           [--impl LIST] [--ops LIST] [--max-len N] [--workers N] [--seed S] [--checkpoint FILE]
-           [--shard K/N|auto/N] [--exec [NAME=]CMD]... [--reference-exec [NAME=]CMD] [--timeout D]
-           [--json] [--findings FILE] [--junit FILE] [--phpt DIR] [--examples N] [--out DIR]
-  difffuzz escape|decode|utf8-decode [--impl NAME | --exec [NAME=]CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)
-  difffuzz --random N|DURATION [--seed S] [--stats] [--impl LIST] [--ops LIST]
-  difffuzz serve [--impl NAME]
-  difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...
-  difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--list] [--json] [--threshold P]
-                  [--equivalence=false] [--trace=false] [--workers N] [--dir DIR]
-  difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json...
-  difffuzz bench [--impl LIST] [--exec CMD]... [--names LIST] [--baseline NAME] [--ops LIST] [--corpus LIST] [--sizes LIST] [--options LIST]
-                 [--passes N] [--pass-time D] [--anchors=false] [--timeout D] [--format text|markdown|json|csv] [--plot FILE]
-  difffuzz phpt [--dir DIR]
-  difffuzz list
-Run "difffuzz COMMAND -h" for a command's flags. Exit status: 0 nothing found, 1 findings, 2 error.
-`
-
 // run is the whole command: main only wires the process to it, so tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var err error
@@ -124,32 +91,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cmd, args = args[0], args[1:]
 	}
 	code := exitOK
-	switch cmd {
-	case "":
-		code, err = runCampaign(ctx, args, stdout, stderr)
-	case "escape", "decode", "utf8-decode", "utf8_decode":
-		code, err = runOne(ctx, cmd, args, stdin, stdout, stderr)
-	case "serve":
-		err = runServe(args, stdin, stdout, stderr)
-	case "list":
-		err = runList(args, stdout, stderr)
-	case "repro":
-		code, err = runRepro(args, stdout, stderr)
-	case "mutate":
-		code, err = runMutate(ctx, args, stdout, stderr)
-	case "merge":
-		code, err = runMerge(args, stdout, stderr)
-	case "bench":
-		code, err = runBench(ctx, args, stdout, stderr)
-	case "phpt":
-		err = runPHPT(args, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usageText)
+	switch c := lookupCommand(cmd); {
+	case cmd == "help":
+		err = runHelp(args, stdout)
+	case c != nil:
+		if code, err = c.run(ctx, cmd, args, stdin, stdout, stderr); errors.Is(err, flag.ErrHelp) {
+			c.printHelp(stderr)
+			return exitOK
+		}
 	default:
-		err = usagef("unknown command %q (commands: escape, decode, utf8-decode, serve, repro, mutate, merge, bench, phpt, list; or flags for a campaign)", cmd)
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		err = usagef("unknown command %q (commands: %s; or flags for a campaign)", cmd, strings.Join(commandNames(), ", "))
 	}
 	if err == nil && out.err != nil && code != exitUsage { // (a campaign says so itself)
 		err = fmt.Errorf("writing the standard output: %v", out.err)
@@ -187,7 +138,7 @@ func oneLine(err error) string {
 }
 
 // newFlagSet returns a flag set that reports errors through run (one "difffuzz:" line)
-// instead of printing its own usage, and prints its defaults for -h.
+// instead of printing its own usage (run prints a command's help for -h).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -200,27 +151,4 @@ func given(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
-}
-
-// parseFlags parses args, printing the flag defaults on -h and turning any error into a
-// usage error. Positional arguments are returned; flags may not follow them.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, synopsis string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			if fs.Name() == "difffuzz" {
-				fmt.Fprint(stderr, usageText)
-			} else {
-				fmt.Fprintf(stderr, "usage: %s\n", synopsis)
-			}
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-			return nil, flag.ErrHelp
-		}
-		see := "difffuzz " + fs.Name() + " -h"
-		if fs.Name() == "difffuzz" {
-			see = "difffuzz -h"
-		}
-		return nil, usagef("%v (see %s)", err, see)
-	}
-	return fs.Args(), nil
 }

@@ -350,38 +350,6 @@ func TestClosedPipe(t *testing.T) {
 	}
 }
 
-// TestUsageDocumented: the synopsis of usageText (what -h prints) is the command's package doc
-// and DESIGN.md §5 and docs/cli.md, line for line: one fact, written once and copied where it
-// is read.
-func TestUsageDocumented(t *testing.T) {
-	var synopsis []string
-	for _, l := range strings.Split(usageText, "\n") {
-		if strings.HasPrefix(l, "  ") {
-			synopsis = append(synopsis, l[2:])
-		}
-	}
-	require.NotEmpty(t, synopsis)
-	src, err := os.ReadFile("main.go")
-	require.NoError(t, err)
-	var doc []string
-	for _, l := range strings.Split(string(src), "\n") {
-		if rest, ok := strings.CutPrefix(l, "//\t"); ok {
-			doc = append(doc, rest)
-		}
-	}
-	assert.Equal(t, synopsis, doc, "the package doc's Usage block")
-	design, err := os.ReadFile("../../docs/DESIGN.md")
-	require.NoError(t, err)
-	_, sec, _ := strings.Cut(string(design), "## 5. Command line\n\n```\n")
-	block, _, _ := strings.Cut(sec, "```\n")
-	assert.Equal(t, strings.Join(synopsis, "\n")+"\n", block, "DESIGN.md §5")
-	cli, err := os.ReadFile("../../docs/cli.md")
-	require.NoError(t, err)
-	_, sec, _ = strings.Cut(string(cli), "docs/DESIGN.md §5 the same); `difffuzz COMMAND -h` lists a command's flags:\n\n```\n")
-	block, _, _ = strings.Cut(sec, "```\n")
-	assert.Equal(t, strings.Join(synopsis, "\n")+"\n", block, "docs/cli.md's synopsis")
-}
-
 // The campaign's first line names the operations each target is asked: those --ops selects.
 func TestExecOpsNamed(t *testing.T) {
 	t.Setenv("DIFFFUZZ_CMD_SERVE", "oracle")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/bits"
@@ -13,12 +14,18 @@ import (
 	"github.com/difffuzz/difffuzz/report"
 )
 
-const mergeSynopsis = "difffuzz merge [--json] [--junit FILE] [--examples N] REPORT.json..."
-
 // shardReport is a campaign's --json report as merge reads it, and the file it was read from.
 type shardReport struct {
 	*report.Document
 	file string
+}
+
+// mergeFlags defines merge's flags.
+func mergeFlags(fs *flag.FlagSet) (jsonOut *bool, junitFile *string, examples *int) {
+	jsonOut = fs.Bool("json", false, "print the merged report as JSON on stdout (the layout of a campaign's --json)")
+	junitFile = fs.String("junit", "", "write the merged checks to `FILE` as JUnit XML")
+	examples = fs.Int("examples", 0, "further witnesses kept per defect class (default: as many as the shards kept)")
+	return jsonOut, junitFile, examples
 }
 
 // runMerge combines the --json reports of the shards of one sweep into the report of the
@@ -26,15 +33,13 @@ type shardReport struct {
 // line), with a single run's exit status.
 func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("merge", stderr)
-	jsonOut := fs.Bool("json", false, "print the merged report as JSON on stdout (the layout of a campaign's --json)")
-	junitFile := fs.String("junit", "", "write the merged checks to `FILE` as JUnit XML")
-	examples := fs.Int("examples", 0, "further witnesses kept per defect class (default: as many as the shards kept)")
-	files, err := parseFlags(fs, args, stderr, mergeSynopsis)
+	jsonOut, junitFile, examples := mergeFlags(fs)
+	files, err := parseFlags(fs, args)
 	if err != nil {
 		return exitUsage, err
 	}
 	if len(files) == 0 {
-		return exitUsage, usagef("merge: no report given (usage: %s)", mergeSynopsis)
+		return exitUsage, usagef("merge: no report given (see difffuzz merge -h)")
 	}
 	if *examples < 0 || *examples > maxExamples {
 		return exitUsage, usagef("merge: --examples must be between 0 and %d, got %d", maxExamples, *examples)

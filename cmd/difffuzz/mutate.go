@@ -163,7 +163,7 @@ var lookupBytes = map[string]int{"utf8consts": 96, "utf8lookupNEON": 48}
 // fails without any mutant, 0 otherwise.
 func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	a := newMutateArgs(stderr)
-	if err := a.parse(args, stderr); err != nil {
+	if err := a.parse(args); err != nil {
 		return exitUsage, err
 	}
 	files, total, err := a.mutants()
@@ -262,8 +262,8 @@ func newMutateArgs(stderr io.Writer) *mutateArgs {
 }
 
 // parse parses and checks mutate's flags, and resolves the killers and the target files.
-func (a *mutateArgs) parse(args []string, stderr io.Writer) error {
-	rest, err := parseFlags(a.fs, args, stderr, "difffuzz mutate [--target PATH[:FUNC,...]]... [--asm] [--all] [--seeds] [--only IDS] [--killers LIST] [--matrix] [--equivalence=false] [--trace=false] [--workers N] [--dir DIR] [--list] [--json] [--threshold P]")
+func (a *mutateArgs) parse(args []string) error {
+	rest, err := parseFlags(a.fs, args)
 	if err != nil {
 		return err
 	}

@@ -45,31 +45,18 @@ func runOne(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if cmd == "utf8_decode" {
 		cmd = "utf8-decode"
 	}
-	fs := newFlagSet(cmd, stderr)
-	implName := fs.String("impl", "fast", "implementation: "+strings.Join(fuzz.ImplNames(), ", "))
-	execCmd := fs.String("exec", "", "ask this external target (target protocol v1; `[NAME=]CMD` as the campaign's --exec) instead of a built-in, and compare its answer with PHP 8.2's")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for the target's hello and answer (at least 1ms)")
-	flagsArg := "0"
-	if cmd == "escape" {
-		fs.StringVar(&flagsArg, "flags", "0", "json_encode options: PHP names joined by | or , (JSON_HEX_TAG|UNESCAPED_UNICODE) or an integer (320)")
-	}
-	hexArg := fs.String("hex", "", "the input as hex digits (e08041)")
-	strArg := fs.String("string", "", "the input as a literal string")
-	synopsis := "difffuzz " + cmd + " [--impl NAME | --exec CMD [--timeout D]] (--hex HEX | --string S | -)"
-	if cmd == "escape" {
-		synopsis = "difffuzz escape [--impl NAME | --exec CMD [--timeout D]] [--flags F] (--hex HEX | --string S | -)"
-	}
-	rest, err := parseFlags(fs, args, stderr, synopsis)
+	a := newOneArgs(cmd, stderr)
+	rest, err := parseFlags(a.fs, args)
 	if err != nil {
 		return exitUsage, err
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	in, err := oneInput(set, rest, *hexArg, *strArg, stdin)
+	a.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	in, err := oneInput(set, rest, *a.hex, *a.str, stdin)
 	if err != nil {
 		return exitUsage, err
 	}
-	opts, err := jsonopt.Parse(flagsArg)
+	opts, err := jsonopt.Parse(a.flags)
 	if err != nil {
 		return exitUsage, usagef("--flags: %v", err)
 	}
@@ -78,18 +65,41 @@ func runOne(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	case set["exec"] && set["impl"]:
 		return exitUsage, usagef("give --impl or --exec, not both")
 	case set["exec"]:
-		if *timeout < minTimeout {
-			return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *timeout)
+		if *a.timeout < minTimeout {
+			return exitUsage, usagef("--timeout must be at least %v, got %v", minTimeout, *a.timeout)
 		}
-		return oneExec(ctx, *execCmd, *timeout, cs, stdout, stderr)
+		return oneExec(ctx, *a.exec, *a.timeout, cs, stdout, stderr)
 	case set["timeout"]:
 		return exitUsage, usagef("--timeout is for --exec")
 	}
-	im, err := fuzz.LookupImpl(*implName)
+	im, err := fuzz.LookupImpl(*a.impl)
 	if err != nil {
 		return exitUsage, usageError{err.Error()}
 	}
 	return oneBuiltin(im, cs, stdout, stderr)
+}
+
+// oneArgs are the flags of escape, decode and utf8-decode.
+type oneArgs struct {
+	fs                   *flag.FlagSet
+	impl, exec, hex, str *string
+	timeout              *time.Duration
+	flags                string // escape's --flags ("0" for the decoders)
+}
+
+// newOneArgs defines the flags of cmd (escape, decode or utf8-decode).
+func newOneArgs(cmd string, stderr io.Writer) *oneArgs {
+	fs := newFlagSet(cmd, stderr)
+	a := &oneArgs{fs: fs, flags: "0"}
+	a.impl = fs.String("impl", "fast", "implementation: "+strings.Join(fuzz.ImplNames(), ", "))
+	a.exec = fs.String("exec", "", "ask this external target (target protocol v1; `[NAME=]CMD` as the campaign's --exec) instead of a built-in, and compare its answer with PHP 8.2's")
+	a.timeout = fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for the target's hello and answer (at least 1ms)")
+	if cmd == "escape" {
+		fs.StringVar(&a.flags, "flags", "0", "json_encode options: PHP names joined by | or , (JSON_HEX_TAG|UNESCAPED_UNICODE) or an integer (320)")
+	}
+	a.hex = fs.String("hex", "", "the input as hex digits (e08041)")
+	a.str = fs.String("string", "", "the input as a literal string")
+	return a
 }
 
 // oneInput reads the one input of escape, decode and utf8-decode: --hex, --string or stdin (-).

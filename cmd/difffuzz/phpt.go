@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,11 +31,16 @@ var phptOptions = []jsonopt.Options{
 	jsonopt.PartialOutputOnError,
 }
 
-// runPHPT is `difffuzz phpt [--dir DIR]`.
+// phptFlags defines phpt's flags.
+func phptFlags(fs *flag.FlagSet) (dir *string) {
+	return fs.String("dir", "phpt", "write the tests into `DIR` (made if missing)")
+}
+
+// runPHPT is `difffuzz phpt`.
 func runPHPT(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("phpt", stderr)
-	dir := fs.String("dir", "phpt", "write the tests into `DIR` (made if missing)")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz phpt [--dir DIR]")
+	dir := phptFlags(fs)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}

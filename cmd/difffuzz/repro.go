@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,6 +19,15 @@ var (
 	reproLookup = fuzz.LookupImpl
 )
 
+// reproFlags defines repro's flags.
+func reproFlags(fs *flag.FlagSet) (implList, execCmd *string, timeout *time.Duration) {
+	implList = fs.String("impl", "", "implementations to replay against, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+
+		"; default: the one a text record names if it is built in")
+	execCmd = fs.String("exec", "", "replay through this external target speaking target protocol v1, as a command line (as for the campaign's --exec)")
+	timeout = fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer, at least 1ms (a hang is a finding)")
+	return implList, execCmd, timeout
+}
+
 // runRepro replays saved findings: `go test fuzz v1` files (for FuzzEscape, FuzzNextChar or
 // FuzzUTF8Decode, by their directory), the text records --out and the regression store keep,
 // or directories of them. Each is checked against the implementation its record names when
@@ -28,11 +38,8 @@ var (
 // read or parsed); 0 if all pass now.
 func runRepro(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlagSet("repro", stderr)
-	implList := fs.String("impl", "", "implementations to replay against, comma-separated: "+strings.Join(fuzz.ImplNames(), ", ")+
-		"; default: the one a text record names if it is built in")
-	execCmd := fs.String("exec", "", "replay through this external target speaking target protocol v1, as a command line (as for the campaign's --exec)")
-	timeout := fs.Duration("timeout", protocol.DefaultTimeout, "with --exec: longest wait for one answer, at least 1ms (a hang is a finding)")
-	rest, err := parseFlags(fs, args, stderr, "difffuzz repro [--impl LIST | --exec CMD [--timeout D]] FILE|DIR...")
+	implList, execCmd, timeout := reproFlags(fs)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return exitUsage, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"strings"
 
@@ -12,8 +13,8 @@ import (
 // implementation, until end of input.
 func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", stderr)
-	implName := fs.String("impl", "fast", "implementation: "+strings.Join(fuzz.ImplNames(), ", "))
-	rest, err := parseFlags(fs, args, stderr, "difffuzz serve [--impl NAME]")
+	implName := serveFlags(fs)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -27,4 +28,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return protocol.Serve(stdin, stdout, protocol.Handler{
 		Escape: im.Escape, NextChar: im.NextChar, UTF8Decode: im.UTF8Decode,
 	})
+}
+
+// serveFlags defines serve's flags.
+func serveFlags(fs *flag.FlagSet) (implName *string) {
+	return fs.String("impl", "fast", "implementation: "+strings.Join(fuzz.ImplNames(), ", "))
 }
