@@ -39,15 +39,20 @@ const checkpointEvery = 30 * time.Second
 // for --json's "findings", as a run without a checkpoint does.
 const restoredKept = fuzz.DefaultMaxFindings
 
-// ckSpace is the progress of one built-in exhaustive space: the units of work done
-// (fuzz.ExhaustiveUnit) and what they counted.
+// ckSpace is the progress of one exhaustive space: the units of work done
+// (fuzz.ExhaustiveUnit) and what they counted. A target's space also has its unit size (its
+// option sets are those it can take) and counts its cases, those not sent included.
 type ckSpace struct {
 	Op          fuzz.Op       `json:"op"`
 	Len         int           `json:"len"`
 	Done        []uint64      `json:"done"` // the units checked, ascending
 	Strings     uint64        `json:"strings"`
 	Differences uint64        `json:"differences"`
-	Elapsed     time.Duration `json:"elapsed_ns"` // of the runs that ended (the running one adds its own)
+	Elapsed     time.Duration `json:"elapsed_ns"`     // of the runs that ended (the running one adds its own)
+	Unit        uint64        `json:"unit,omitempty"` // targets: strings in a unit
+	Cases       uint64        `json:"cases,omitempty"`
+	NotRun      uint64        `json:"not_run,omitempty"`
+	Skipped     uint64        `json:"skipped,omitempty"`
 }
 
 // ckPart is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
@@ -60,16 +65,19 @@ type ckPart struct {
 
 // ckState is the --checkpoint file.
 type ckState struct {
-	Version  int                 `json:"version"`
-	Config   string              `json:"config"` // campaignConfig: a checkpoint of another is refused
-	Shard    string              `json:"shard"`  // K/N
-	Parts    map[string]*ckPart  `json:"parts"`
-	Spaces   map[string]*ckSpace `json:"spaces"`    // by "op/len"
-	Log      string              `json:"log"`       // the findings log, beside the checkpoint
-	LogBytes int64               `json:"log_bytes"` // the part of the log this checkpoint vouches for
-	LogLines uint64              `json:"log_lines"`
-	Written  time.Time           `json:"written"`
-	Elapsed  time.Duration       `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
+	Version int                 `json:"version"`
+	Config  string              `json:"config"` // campaignConfig: a checkpoint of another is refused
+	Shard   string              `json:"shard"`  // K/N
+	Parts   map[string]*ckPart  `json:"parts"`
+	Spaces  map[string]*ckSpace `json:"spaces"` // by "op/len"
+	// Targets are the exhaustive spaces of each --exec target, by part ("exhaustive NAME"),
+	// then "op/len".
+	Targets  map[string]map[string]*ckSpace `json:"targets,omitempty"`
+	Log      string                         `json:"log"`       // the findings log, beside the checkpoint
+	LogBytes int64                          `json:"log_bytes"` // the part of the log this checkpoint vouches for
+	LogLines uint64                         `json:"log_lines"`
+	Written  time.Time                      `json:"written"`
+	Elapsed  time.Duration                  `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
 	// LogSum is the SHA-256 of the log's first LogBytes bytes, and Sum the SHA-256 of this
 	// file written with Sum empty: an edited checkpoint or log is refused, not resumed into a
 	// report that does not add up.
@@ -88,9 +96,9 @@ func (st ckState) sum() (string, []byte, error) {
 	return hex.EncodeToString(h[:]), data, nil
 }
 
-// ckLine is one line of the findings log: a raw finding, the part that made it and, for a
-// built-in exhaustive space, its space and unit, so that a resumed run keeps exactly the
-// findings of the work it does not do again.
+// ckLine is one line of the findings log: a raw finding, the part that made it and, for an
+// exhaustive space, its space and unit, so that a resumed run keeps exactly the findings of
+// the work it does not do again.
 type ckLine struct {
 	Part    string               `json:"part"`
 	Space   string               `json:"space,omitempty"`
@@ -100,9 +108,9 @@ type ckLine struct {
 
 // checkpoint lets a campaign stop and resume (--checkpoint FILE). It is the campaign's Sink
 // (every raw finding goes to the findings log, then to the triage) and the exhaustive spaces'
-// UnitTracker. The built-in exhaustive spaces resume unit by unit; the other parts (boundary,
-// random, each --exec target's exhaustive spaces) resume whole: a part that ended is not run
-// again, one that was interrupted is run again from its start.
+// UnitTracker, and each --exec target's exhaustive spaces' fuzz.SpaceUnits. The exhaustive
+// spaces resume unit by unit; the other parts (boundary, random) resume whole: a part that
+// ended is not run again, one that was interrupted is run again from its start.
 type checkpoint struct {
 	path   string
 	full   bool // --full-options: the option sets of the escape spaces (optionSets)
@@ -110,10 +118,12 @@ type checkpoint struct {
 
 	mu       sync.Mutex
 	st       ckState
-	done     map[string]map[uint64]bool // st.Spaces' Done, for lookups
+	done     map[string]map[uint64]bool // st.Spaces' and st.Targets' Done, for lookups (by unitKey)
 	prior    map[string]ckSpace         // st.Spaces as loaded: what earlier runs counted
 	restored map[string][]*fuzz.Finding // findings of earlier runs per exhaustive space and candidate (at most restoredKept)
+	found    map[string][]*fuzz.Finding // findings of earlier runs per target space (by unitKey), the first restoredKept found
 	part     string                     // the part running now
+	unit     *ckUnit                    // the target space's unit running now (findings are tagged with it)
 	log      *os.File
 	logw     *bufio.Writer
 	lockFile *os.File // FILE.lock, flocked while this run uses the checkpoint
@@ -130,6 +140,15 @@ type checkpoint struct {
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
 
+// unitKey names the units of space (spaceKey) of part: the built-in exhaustive spaces by their
+// space, a target's by its part too.
+func unitKey(part, space string) string {
+	if part == "exhaustive" {
+		return space
+	}
+	return part + "\x00" + space
+}
+
 // optionSets is how many option sets the exhaustive space of op checks each string of n bytes
 // under (full: --full-options).
 func optionSets(op fuzz.Op, n int, full bool) int {
@@ -144,7 +163,7 @@ func optionSets(op fuzz.Op, n int, full bool) int {
 // runs made in the work that is done go to triage again.
 func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*checkpoint, error) {
 	ck := &checkpoint{path: path, full: full, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
-		restored: map[string][]*fuzz.Finding{}, opened: time.Now()}
+		restored: map[string][]*fuzz.Finding{}, found: map[string][]*fuzz.Finding{}, opened: time.Now()}
 	logName := filepath.Base(path) + ".findings"
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, usagef("--checkpoint %s: not a regular file", path)
@@ -201,6 +220,14 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 			ck.done[k][u] = true
 		}
 		ck.prior[k] = *sp
+	}
+	for part, spaces := range ck.st.Targets {
+		for k, sp := range spaces {
+			ck.done[unitKey(part, k)] = map[uint64]bool{}
+			for _, u := range sp.Done {
+				ck.done[unitKey(part, k)][u] = true
+			}
+		}
 	}
 	old, err := ck.replay()
 	if err != nil {
@@ -298,6 +325,32 @@ func (st *ckState) check(logName string, full bool) error {
 			return fmt.Errorf("space %q: %d strings and %d differences in %d units", k, sp.Strings, sp.Differences, len(sp.Done))
 		}
 	}
+	return st.checkTargets()
+}
+
+// checkTargets refuses targets' spaces that do not fit together (as check does the
+// built-ins').
+func (st *ckState) checkTargets() error {
+	for _, part := range slices.Sorted(maps.Keys(st.Targets)) {
+		if !strings.HasPrefix(part, "exhaustive ") {
+			return fmt.Errorf("target part %q is not an exhaustive one", part)
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.Targets[part])) {
+			sp := st.Targets[part][k]
+			if sp == nil {
+				return fmt.Errorf("part %q, space %q is empty", part, k)
+			}
+			if _, err := fuzz.ParseOps(string(sp.Op)); err != nil || sp.Op == "" || sp.Len < 1 || sp.Len > 4 || k != spaceKey(sp.Op, sp.Len) || sp.Unit == 0 {
+				return fmt.Errorf("part %q, space %q holds op %q, length %d, units of %d", part, k, sp.Op, sp.Len, sp.Unit)
+			}
+			units := (uint64(1)<<(8*sp.Len) + sp.Unit - 1) / sp.Unit
+			for _, u := range sp.Done {
+				if u >= units {
+					return fmt.Errorf("part %q, space %q: unit %d of %d", part, k, u, units)
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -337,9 +390,14 @@ func (ck *checkpoint) release() {
 
 // resumeLine says what an earlier run left, for stderr when a run resumes.
 func (ck *checkpoint) resumeLine() string {
-	var units int
+	var units, targetUnits int
 	for _, sp := range ck.st.Spaces {
 		units += len(sp.Done)
+	}
+	for _, spaces := range ck.st.Targets {
+		for _, sp := range spaces {
+			targetUnits += len(sp.Done)
+		}
 	}
 	parts := make([]string, 0, len(ck.st.Parts))
 	for p := range ck.st.Parts {
@@ -350,8 +408,12 @@ func (ck *checkpoint) resumeLine() string {
 	if len(parts) > 0 {
 		done = strings.Join(parts, ", ")
 	}
-	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s of the built-in exhaustive spaces done, parts done: %s; %s kept; that work is not checked again",
-		ck.path, ck.st.Written.Format(time.RFC3339), plural(uint64(units), "unit"), done, plural(ck.st.LogLines, "finding"))
+	spaces := plural(uint64(units), "unit") + " of the built-in exhaustive spaces"
+	if targetUnits > 0 {
+		spaces += ", " + plural(uint64(targetUnits), "unit") + " of the targets'"
+	}
+	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s done, parts done: %s; %s kept; that work is not checked again",
+		ck.path, ck.st.Written.Format(time.RFC3339), spaces, done, plural(ck.st.LogLines, "finding"))
 }
 
 func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
@@ -399,7 +461,7 @@ func (ck *checkpoint) replay() (string, error) {
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
-		keep := l.Space != "" && ck.done[l.Space][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
+		keep := l.Space != "" && ck.done[unitKey(l.Part, l.Space)][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
 		if !keep {
 			continue
 		}
@@ -407,8 +469,11 @@ func (ck *checkpoint) replay() (string, error) {
 		if err != nil {
 			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
-		if l.Space != "" {
+		switch k := unitKey(l.Part, l.Space); {
+		case l.Space != "" && k == l.Space:
 			ck.keepRestored(l.Space, fd)
+		case l.Space != "" && len(ck.found[k]) < restoredKept:
+			ck.found[k] = append(ck.found[k], fd)
 		}
 		ck.triage.Add(fd)
 		kept.Write(sc.Bytes())
@@ -454,14 +519,17 @@ func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
 // exhaustive spaces) its unit, then to the triage.
 func (ck *checkpoint) Add(f *fuzz.Finding) {
 	ck.mu.Lock()
-	part := ck.part
+	part, unit := ck.part, ck.unit
 	ck.mu.Unlock()
 	// The line is made outside the lock; the part cannot change meanwhile (parts run one after
 	// the other, and a part's findings all come before its end).
 	l := ckLine{Part: part, Finding: report.RecordOf(f)}
-	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
+	switch {
+	case part == "exhaustive" && f.Space == "exhaustive" && !f.External:
 		sets := optionSets(f.Op, len(f.Input), ck.full)
 		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
+	case unit != nil && unit.running:
+		l.Space, l.Unit = unit.key, unit.now
 	}
 	line, err := json.Marshal(l)
 	ck.mu.Lock()
@@ -531,6 +599,93 @@ func (ck *checkpoint) finished(part string) *fuzz.Report {
 	return rep
 }
 
+// targetUnits is the checkpoint of the exhaustive spaces of a target's part (nil without a
+// checkpoint), for fuzz.RunTargetUnits.
+func (ck *checkpoint) targetUnits(part string) func(fuzz.TargetSpace) fuzz.SpaceUnits {
+	if ck == nil {
+		return nil
+	}
+	return func(sp fuzz.TargetSpace) fuzz.SpaceUnits {
+		return &ckUnit{ck: ck, part: part, op: sp.Op, n: sp.Len, size: sp.UnitSize(), key: spaceKey(sp.Op, sp.Len)}
+	}
+}
+
+// ckUnit is the checkpoint of one target space (fuzz.SpaceUnits).
+type ckUnit struct {
+	ck      *checkpoint
+	part    string
+	op      fuzz.Op
+	n       int
+	size    uint64
+	key     string // spaceKey
+	now     uint64 // the unit running (when running)
+	running bool
+}
+
+// space is the space's progress in the checkpoint (nil: none yet); ck.mu is held.
+func (u *ckUnit) space() *ckSpace {
+	sp := u.ck.st.Targets[u.part][u.key]
+	if sp != nil && sp.Unit != u.size {
+		// Cut otherwise (the target announced other options=): its units start over.
+		delete(u.ck.st.Targets[u.part], u.key)
+		delete(u.ck.done, unitKey(u.part, u.key))
+		return nil
+	}
+	return sp
+}
+
+// Prior is fuzz.SpaceUnits.Prior.
+func (u *ckUnit) Prior() (fuzz.UnitCounts, []*fuzz.Finding) {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	sp := u.space()
+	if sp == nil {
+		return fuzz.UnitCounts{}, nil
+	}
+	return fuzz.UnitCounts{Cases: sp.Cases, NotRun: sp.NotRun, Skipped: sp.Skipped, Differences: sp.Differences, Elapsed: sp.Elapsed},
+		u.ck.found[unitKey(u.part, u.key)]
+}
+
+// Done is fuzz.SpaceUnits.Done.
+func (u *ckUnit) Done(unit uint64) bool {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	return u.ck.done[unitKey(u.part, u.key)][unit]
+}
+
+// Begin is fuzz.SpaceUnits.Begin: the findings from now on are tagged with unit.
+func (u *ckUnit) Begin(unit uint64) {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	u.ck.unit = &ckUnit{key: u.key, now: unit, running: true}
+}
+
+// Finished is fuzz.SpaceUnits.Finished.
+func (u *ckUnit) Finished(unit uint64, c fuzz.UnitCounts) {
+	ck := u.ck
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	sp := u.space()
+	if sp == nil {
+		sp = &ckSpace{Op: u.op, Len: u.n, Unit: u.size}
+		if ck.st.Targets == nil {
+			ck.st.Targets = map[string]map[string]*ckSpace{}
+		}
+		if ck.st.Targets[u.part] == nil {
+			ck.st.Targets[u.part] = map[string]*ckSpace{}
+		}
+		ck.st.Targets[u.part][u.key] = sp
+		ck.done[unitKey(u.part, u.key)] = map[uint64]bool{}
+	}
+	ck.done[unitKey(u.part, u.key)][unit] = true
+	ck.worked = true
+	sp.Cases += c.Cases
+	sp.NotRun += c.NotRun
+	sp.Skipped += c.Skipped
+	sp.Differences += c.Differences
+	sp.Elapsed += c.Elapsed
+}
+
 // units is the checkpoint as the exhaustive spaces' UnitTracker (nil without a checkpoint).
 func (ck *checkpoint) units() fuzz.UnitTracker {
 	if ck == nil {
@@ -545,8 +700,8 @@ func (ck *checkpoint) begin(part string) {
 		return
 	}
 	ck.mu.Lock()
-	ck.part = part
-	ck.worked = ck.worked || part != "exhaustive" // the built-in spaces count their units
+	ck.part, ck.unit = part, nil
+	ck.worked = ck.worked || !strings.HasPrefix(part, "exhaustive") // the exhaustive spaces count their units
 	ck.mu.Unlock()
 }
 
@@ -636,11 +791,12 @@ func (ck *checkpoint) save() error {
 		return fmt.Errorf("findings log %s: %v (the checkpoint was last written before it)", ck.st.Log, err)
 	}
 	for k, sp := range ck.st.Spaces {
-		sp.Done = sp.Done[:0]
-		for u := range ck.done[k] {
-			sp.Done = append(sp.Done, u)
+		sp.Done = slices.Sorted(maps.Keys(ck.done[k]))
+	}
+	for part, spaces := range ck.st.Targets {
+		for k, sp := range spaces {
+			sp.Done = slices.Sorted(maps.Keys(ck.done[unitKey(part, k)]))
 		}
-		slices.Sort(sp.Done)
 	}
 	ck.st.Written = time.Now().UTC()
 	ck.st.Elapsed = ck.before + time.Since(ck.opened)

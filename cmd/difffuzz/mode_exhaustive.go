@@ -42,14 +42,14 @@ func init() {
 				rep.Merge(r)
 			}
 			for _, t := range c.targets {
-				// A target's spaces resume whole: done, or run again.
+				// A target's spaces resume unit by unit too, once done whole.
 				part := "exhaustive " + t.Name
 				if prev := c.ck.finished(part); prev != nil {
 					rep.Merge(prev)
 					continue
 				}
 				c.ck.begin(part)
-				r, err := fuzz.RunTarget(ctx, t, fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards), c.progress)
+				r, err := fuzz.RunTargetUnits(ctx, t, fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards), c.progress, c.ck.targetUnits(part))
 				rep.Merge(r)
 				if err != nil {
 					return rep, err
