@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/internal/testlevel"
 )
@@ -197,7 +198,7 @@ func TestCheckpointResumeTarget(t *testing.T) {
 	if first != "" {
 		require.NoError(t, json.Unmarshal([]byte(first), &part), "exit %d\n%s", code, errs)
 	}
-	var st ckState
+	var st campaign.State
 	data, err := os.ReadFile(ck)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &st))
@@ -265,7 +266,7 @@ func TestCheckpointDamage(t *testing.T) {
 			b, _ := os.ReadFile(log)
 			i := bytes.IndexByte(b, '\n')
 			require.NoError(t, os.WriteFile(log, b[i+1:], 0o644))
-			var st ckState
+			var st campaign.State
 			c, _ := os.ReadFile(ck)
 			require.NoError(t, json.Unmarshal(c, &st))
 			st.LogBytes -= int64(i + 1)
@@ -277,7 +278,7 @@ func TestCheckpointDamage(t *testing.T) {
 			b, _ := os.ReadFile(log)
 			i := bytes.IndexByte(b, '\n')
 			require.NoError(t, os.WriteFile(log, append(append([]byte(nil), b[:i+1]...), b...), 0o644))
-			var st ckState
+			var st campaign.State
 			c, _ := os.ReadFile(ck)
 			require.NoError(t, json.Unmarshal(c, &st))
 			st.LogBytes += int64(i + 1)
@@ -305,18 +306,18 @@ func TestCheckpointDamage(t *testing.T) {
 	}
 
 	// A checkpoint in use by another run is refused.
-	other, err := openCheckpoint(base, "x", "0/1", false, nil)
+	other, err := campaign.Open(base, "x", "0/1", false, modeNames(), nil)
 	if err == nil {
-		defer other.close()
+		defer other.Close()
 	}
 	require.Error(t, err, "the config differs: refused before the lock")
 	busy := filepath.Join(dir, "busy.json")
-	ck, err := openCheckpoint(busy, "c", "0/1", false, nil)
+	ck, err := campaign.Open(busy, "c", "0/1", false, modeNames(), nil)
 	require.NoError(t, err)
-	_, err = openCheckpoint(busy, "c", "0/1", false, nil)
+	_, err = campaign.Open(busy, "c", "0/1", false, modeNames(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "another difffuzz is using it")
-	require.NoError(t, ck.close())
+	require.NoError(t, ck.Close())
 
 	// Two outputs that are one file (issue 33 #7: through a link to a file not yet written).
 	require.NoError(t, os.Symlink("same3", filepath.Join(dir, "link3")))
@@ -344,11 +345,11 @@ func reseal(t *testing.T, path string) {
 	if err != nil {
 		return
 	}
-	var st ckState
+	var st campaign.State
 	if json.Unmarshal(b, &st) != nil {
 		return
 	}
-	sum, _, err := st.sum()
+	sum, _, err := st.Checksum()
 	require.NoError(t, err)
 	st.Sum = sum
 	b, err = json.MarshalIndent(st, "", " ")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
@@ -28,6 +29,70 @@ func init() {
 		count     uint64
 		dur       time.Duration
 	)
+	run := func(ctx context.Context, c *common) (*fuzz.Report, error) {
+		if !seedSet {
+			seed = time.Now().UnixNano() & math.MaxInt64
+		}
+		if count == 0 && dur == 0 {
+			// The default campaign: 50,000 inputs, sized for a slow external target.
+			count = defaultRandomCount
+		}
+		if c.shards > 1 && c.shard != 0 {
+			// Random inputs are not split: shard 0 checks them all, once for the sweep.
+			fmt.Fprintf(c.stderr, "difffuzz: random: left to shard 0/%d (random inputs are not split between shards)\n", c.shards)
+			return &fuzz.Report{}, nil
+		}
+		fmt.Fprintf(c.stderr, "difffuzz: random: seed %d, %s\n", seed, budgetText(count, dur))
+		rep := &fuzz.Report{}
+		var inputs uint64
+		var st *fuzz.GenStats
+		if len(c.cands) > 0 {
+			res, err := fuzz.Random(ctx, fuzz.RandomConfig{
+				Ops: c.ops, Impls: c.cands, Seed: seed, Count: count, Duration: dur, Workers: c.workers, Progress: c.progress,
+				Sink: c.sink, NoMinimize: c.sink != nil, // the triage minimizes one finding per group
+			})
+			if err != nil {
+				return nil, err
+			}
+			rep.Merge(res.Report)
+			inputs, st = res.Inputs, res.Stats
+		}
+		for _, t := range c.targets {
+			r, n, err := randomTarget(ctx, t, c.ops, seed, count, dur, c.progress)
+			rep.Merge(r)
+			if inputs == 0 {
+				inputs = n
+			}
+			if err != nil {
+				return rep, err
+			}
+		}
+		if stats {
+			if st == nil { // external targets only: the same inputs, generated again for counting
+				g := fuzz.NewGenerator(seed)
+				for i := uint64(0); i < inputs; i++ {
+					g.Sample(i)
+				}
+				st = g.Stats
+			}
+			fmt.Fprintln(c.stderr, "difffuzz: random: what the generator drew (--stats):")
+			st.Write(c.stderr)
+		}
+		if inputs == 0 {
+			// No candidate offered the operations asked for (a target announces only some).
+			fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
+		} else {
+			again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
+			if r := c.reference; r != nil {
+				again += " --reference-exec " + fuzz.ShellQuote(execArg(r))
+			}
+			for _, t := range c.targets {
+				again += " --exec " + fuzz.ShellQuote(execArg(t))
+			}
+			fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
+		}
+		return rep, nil
+	}
 	addMode(&mode{
 		name: "random", order: 30, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
@@ -68,69 +133,8 @@ func init() {
 			count, dur, err = parseBudget(budget)
 			return err
 		},
-		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
-			if !seedSet {
-				seed = time.Now().UnixNano() & math.MaxInt64
-			}
-			if count == 0 && dur == 0 {
-				// The default campaign: 50,000 inputs, sized for a slow external target.
-				count = defaultRandomCount
-			}
-			if c.shards > 1 && c.shard != 0 {
-				// Random inputs are not split: shard 0 checks them all, once for the sweep.
-				fmt.Fprintf(c.stderr, "difffuzz: random: left to shard 0/%d (random inputs are not split between shards)\n", c.shards)
-				return &fuzz.Report{}, nil
-			}
-			fmt.Fprintf(c.stderr, "difffuzz: random: seed %d, %s\n", seed, budgetText(count, dur))
-			rep := &fuzz.Report{}
-			var inputs uint64
-			var st *fuzz.GenStats
-			if len(c.cands) > 0 {
-				res, err := fuzz.Random(ctx, fuzz.RandomConfig{
-					Ops: c.ops, Impls: c.cands, Seed: seed, Count: count, Duration: dur, Workers: c.workers, Progress: c.progress,
-					Sink: c.sink, NoMinimize: c.sink != nil, // the triage minimizes one finding per group
-				})
-				if err != nil {
-					return nil, err
-				}
-				rep.Merge(res.Report)
-				inputs, st = res.Inputs, res.Stats
-			}
-			for _, t := range c.targets {
-				r, n, err := randomTarget(ctx, t, c.ops, seed, count, dur, c.progress)
-				rep.Merge(r)
-				if inputs == 0 {
-					inputs = n
-				}
-				if err != nil {
-					return rep, err
-				}
-			}
-			if stats {
-				if st == nil { // external targets only: the same inputs, generated again for counting
-					g := fuzz.NewGenerator(seed)
-					for i := uint64(0); i < inputs; i++ {
-						g.Sample(i)
-					}
-					st = g.Stats
-				}
-				fmt.Fprintln(c.stderr, "difffuzz: random: what the generator drew (--stats):")
-				st.Write(c.stderr)
-			}
-			if inputs == 0 {
-				// No candidate offered the operations asked for (a target announces only some).
-				fmt.Fprintf(c.stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
-			} else {
-				again := fmt.Sprintf("difffuzz --random %dx --seed %d", inputs, seed)
-				if r := c.reference; r != nil {
-					again += " --reference-exec " + fuzz.ShellQuote(execArg(r))
-				}
-				for _, t := range c.targets {
-					again += " --exec " + fuzz.ShellQuote(execArg(t))
-				}
-				fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", inputs-1, seed, again)
-			}
-			return rep, nil
+		part: func(c *common) campaign.Part {
+			return campaign.Part{Name: "random", Run: func(ctx context.Context) (*fuzz.Report, error) { return run(ctx, c) }}
 		},
 	})
 }

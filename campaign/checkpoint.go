@@ -1,4 +1,5 @@
-package main
+// Package campaign runs a campaign's spaces against its candidates and keeps its checkpoint.
+package campaign
 
 import (
 	"bufio"
@@ -39,10 +40,10 @@ const checkpointEvery = 30 * time.Second
 // for --json's "findings", as a run without a checkpoint does.
 const restoredKept = fuzz.DefaultMaxFindings
 
-// ckSpace is the progress of one exhaustive space: the units of work done
+// SpaceState is the progress of one exhaustive space: the units of work done
 // (fuzz.ExhaustiveUnit) and what they counted. A target's space also has its unit size (its
 // option sets are those it can take) and counts its cases, those not sent included.
-type ckSpace struct {
+type SpaceState struct {
 	Op          fuzz.Op       `json:"op"`
 	Len         int           `json:"len"`
 	Done        []uint64      `json:"done"` // the units checked, ascending
@@ -55,29 +56,29 @@ type ckSpace struct {
 	Skipped     uint64        `json:"skipped,omitempty"`
 }
 
-// ckPart is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
+// PartState is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
 // resumed run does not run again: its report.
-type ckPart struct {
+type PartState struct {
 	Spaces      []fuzz.SpaceReport     `json:"spaces"`
 	Differences uint64                 `json:"differences"`
 	Findings    []report.FindingRecord `json:"findings"`
 }
 
-// ckState is the --checkpoint file.
-type ckState struct {
-	Version int                 `json:"version"`
-	Config  string              `json:"config"` // campaignConfig: a checkpoint of another is refused
-	Shard   string              `json:"shard"`  // K/N
-	Parts   map[string]*ckPart  `json:"parts"`
-	Spaces  map[string]*ckSpace `json:"spaces"` // by "op/len"
+// State is the --checkpoint file.
+type State struct {
+	Version int                    `json:"version"`
+	Config  string                 `json:"config"` // campaignConfig: a checkpoint of another is refused
+	Shard   string                 `json:"shard"`  // K/N
+	Parts   map[string]*PartState  `json:"parts"`
+	Spaces  map[string]*SpaceState `json:"spaces"` // by "op/len"
 	// Targets are the exhaustive spaces of each --exec target, by part ("exhaustive NAME"),
 	// then "op/len".
-	Targets  map[string]map[string]*ckSpace `json:"targets,omitempty"`
-	Log      string                         `json:"log"`       // the findings log, beside the checkpoint
-	LogBytes int64                          `json:"log_bytes"` // the part of the log this checkpoint vouches for
-	LogLines uint64                         `json:"log_lines"`
-	Written  time.Time                      `json:"written"`
-	Elapsed  time.Duration                  `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
+	Targets  map[string]map[string]*SpaceState `json:"targets,omitempty"`
+	Log      string                            `json:"log"`       // the findings log, beside the checkpoint
+	LogBytes int64                             `json:"log_bytes"` // the part of the log this checkpoint vouches for
+	LogLines uint64                            `json:"log_lines"`
+	Written  time.Time                         `json:"written"`
+	Elapsed  time.Duration                     `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
 	// LogSum is the SHA-256 of the log's first LogBytes bytes, and Sum the SHA-256 of this
 	// file written with Sum empty: an edited checkpoint or log is refused, not resumed into a
 	// report that does not add up.
@@ -85,8 +86,8 @@ type ckState struct {
 	Sum    string `json:"sha256"`
 }
 
-// sum is the SHA-256 of st as saved, with Sum empty.
-func (st ckState) sum() (string, []byte, error) {
+// Checksum is the SHA-256 of st as saved, with Sum empty.
+func (st State) Checksum() (string, []byte, error) {
 	st.Sum = ""
 	data, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
@@ -96,10 +97,10 @@ func (st ckState) sum() (string, []byte, error) {
 	return hex.EncodeToString(h[:]), data, nil
 }
 
-// ckLine is one line of the findings log: a raw finding, the part that made it and, for an
+// logLine is one line of the findings log: a raw finding, the part that made it and, for an
 // exhaustive space, its space and unit, so that a resumed run keeps exactly the findings of
 // the work it does not do again.
-type ckLine struct {
+type logLine struct {
 	Part    string               `json:"part"`
 	Space   string               `json:"space,omitempty"`
 	Unit    uint64               `json:"unit,omitempty"`
@@ -111,15 +112,16 @@ type ckLine struct {
 // UnitTracker, and each --exec target's exhaustive spaces' fuzz.SpaceUnits. The exhaustive
 // spaces resume unit by unit; the other parts (boundary, random) resume whole: a part that
 // ended is not run again, one that was interrupted is run again from its start.
-type checkpoint struct {
+type Checkpoint struct {
 	path   string
-	full   bool // --full-options: the option sets of the escape spaces (optionSets)
+	full   bool     // --full-options: the option sets of the escape spaces (optionSets)
+	modes  []string // the modes a part may be of
 	triage fuzz.Sink
 
 	mu       sync.Mutex
-	st       ckState
+	st       State
 	done     map[string]map[uint64]bool // st.Spaces' and st.Targets' Done, for lookups (by unitKey)
-	prior    map[string]ckSpace         // st.Spaces as loaded: what earlier runs counted
+	prior    map[string]SpaceState      // st.Spaces as loaded: what earlier runs counted
 	restored map[string][]*fuzz.Finding // findings of earlier runs per exhaustive space and candidate (at most restoredKept)
 	found    map[string][]*fuzz.Finding // findings of earlier runs per target space (by unitKey), the first restoredKept found
 	part     string                     // the part running now
@@ -158,17 +160,17 @@ func optionSets(op fuzz.Op, n int, full bool) int {
 	return 1
 }
 
-// openCheckpoint opens the checkpoint at path: a new one when there is no file, else the
+// Open opens the checkpoint at path: a new one when there is no file, else the
 // earlier run's, which must be of the same configuration and shard. The findings the earlier
 // runs made in the work that is done go to triage again.
-func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*checkpoint, error) {
-	ck := &checkpoint{path: path, full: full, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
+func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sink) (*Checkpoint, error) {
+	ck := &Checkpoint{path: path, full: full, modes: modes, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]SpaceState{},
 		restored: map[string][]*fuzz.Finding{}, found: map[string][]*fuzz.Finding{}, opened: time.Now()}
 	logName := filepath.Base(path) + ".findings"
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, usagef("--checkpoint %s: not a regular file", path)
+		return nil, fmt.Errorf("--checkpoint %s: not a regular file", path)
 	}
-	data, err := readSmall(path, maxCheckpointSize)
+	data, err := ReadSmall(path, maxCheckpointSize)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		if lerr := ck.lock(); lerr != nil {
 			return nil, lerr
@@ -176,20 +178,20 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		ck.st = ckState{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*ckPart{},
-			Spaces: map[string]*ckSpace{}, Log: logName}
+		ck.st = State{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*PartState{},
+			Spaces: map[string]*SpaceState{}, Log: logName}
 		if ck.log, err = os.Create(ck.logPath()); err != nil {
 			ck.unlock()
-			return nil, usagef("--checkpoint: %v", err)
+			return nil, fmt.Errorf("--checkpoint: %v", err)
 		}
 		ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
 		if err := ck.save(); err != nil {
 			ck.release()
-			return nil, usagef("--checkpoint: %v", err)
+			return nil, fmt.Errorf("--checkpoint: %v", err)
 		}
 		return ck, nil
 	case err != nil:
-		return nil, usagef("--checkpoint: %v", err)
+		return nil, fmt.Errorf("--checkpoint: %v", err)
 	}
 	ok := false
 	defer func() {
@@ -198,20 +200,20 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 		}
 	}()
 	if err := json.Unmarshal(data, &ck.st); err != nil || ck.st.Version == 0 || ck.st.Log == "" {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
+		return nil, fmt.Errorf("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
 	}
 	if ck.st.Version != checkpointVersion {
-		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+		return nil, fmt.Errorf("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
 	}
-	if sum, _, err := ck.st.sum(); err != nil || sum != ck.st.Sum {
-		return nil, usagef("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
+	if sum, _, err := ck.st.Checksum(); err != nil || sum != ck.st.Sum {
+		return nil, fmt.Errorf("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
 	}
 	if ck.st.Config != config || ck.st.Shard != shard {
-		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
+		return nil, fmt.Errorf("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
 			path, ck.st.Config, ck.st.Shard, config, shard)
 	}
-	if err := ck.st.check(logName, full); err != nil {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
+	if err := ck.st.check(logName, full, ck.modes); err != nil {
+		return nil, fmt.Errorf("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
 	}
 	ck.before = ck.st.Elapsed
 	for k, sp := range ck.st.Spaces {
@@ -231,14 +233,14 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	}
 	old, err := ck.replay()
 	if err != nil {
-		return nil, usagef("--checkpoint %s: %v", path, err)
+		return nil, fmt.Errorf("--checkpoint %s: %v", path, err)
 	}
 	// The new log holds only what the checkpoint keeps: the checkpoint names it at once (an
 	// atomic rename), and only then is the old log removed, so that whatever stops this run the
 	// file names a log that agrees with it.
 	if err := ck.save(); err != nil {
 		os.Remove(ck.logPath())
-		return nil, usagef("--checkpoint: %v", err)
+		return nil, fmt.Errorf("--checkpoint: %v", err)
 	}
 	os.Remove(old)
 	ck.resumed = true
@@ -250,8 +252,8 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 // unit of every 4-byte space, is a few tens of MB).
 const maxCheckpointSize = 1 << 30
 
-// readSmall reads a regular file of at most limit bytes.
-func readSmall(path string, limit int64) ([]byte, error) {
+// ReadSmall reads a regular file of at most limit bytes.
+func ReadSmall(path string, limit int64) ([]byte, error) {
 	// Looked at before it is opened: opening a FIFO would wait for a writer.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
@@ -277,7 +279,7 @@ func readSmall(path string, limit int64) ([]byte, error) {
 // check refuses a checkpoint whose parts do not fit together: spaces under another key than
 // their operation and length, units outside their space, more strings than the units done
 // hold, findings that are not findings, a log elsewhere than beside the checkpoint.
-func (st *ckState) check(logName string, full bool) error {
+func (st *State) check(logName string, full bool, modes []string) error {
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(logName) + `(\.[1-9][0-9]{0,8})?$`).MatchString(st.Log) {
 		return fmt.Errorf("its findings log is %q, not %s[.N] beside it", st.Log, logName)
 	}
@@ -285,10 +287,10 @@ func (st *ckState) check(logName string, full bool) error {
 		return fmt.Errorf("log_bytes %d", st.LogBytes)
 	}
 	if st.Parts == nil {
-		st.Parts = map[string]*ckPart{}
+		st.Parts = map[string]*PartState{}
 	}
 	if st.Spaces == nil {
-		st.Spaces = map[string]*ckSpace{}
+		st.Spaces = map[string]*SpaceState{}
 	}
 	// Keys in order, so that a file with several faults always names the same one first.
 	for _, k := range slices.Sorted(maps.Keys(st.Parts)) {
@@ -296,7 +298,7 @@ func (st *ckState) check(logName string, full bool) error {
 		if p == nil {
 			return fmt.Errorf("part %q is empty", k)
 		}
-		if name, _, _ := strings.Cut(k, " "); !slices.ContainsFunc(modes, func(m *mode) bool { return m.name == name }) {
+		if name, _, _ := strings.Cut(k, " "); !slices.Contains(modes, name) {
 			return fmt.Errorf("part %q is of no mode difffuzz has", k)
 		}
 		for i, r := range p.Findings {
@@ -330,7 +332,7 @@ func (st *ckState) check(logName string, full bool) error {
 
 // checkTargets refuses targets' spaces that do not fit together (as check does the
 // built-ins').
-func (st *ckState) checkTargets() error {
+func (st *State) checkTargets() error {
 	for _, part := range slices.Sorted(maps.Keys(st.Targets)) {
 		if !strings.HasPrefix(part, "exhaustive ") {
 			return fmt.Errorf("target part %q is not an exhaustive one", part)
@@ -356,24 +358,24 @@ func (st *ckState) checkTargets() error {
 
 // lock takes the checkpoint for this run alone, through FILE.lock (flock), held until close:
 // two runs on one checkpoint would each keep only their own findings.
-func (ck *checkpoint) lock() error {
+func (ck *Checkpoint) lock() error {
 	f, err := os.OpenFile(ck.path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return usagef("--checkpoint %s: %v", ck.path, err)
+		return fmt.Errorf("--checkpoint %s: %v", ck.path, err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return usagef("--checkpoint %s: another difffuzz is using it (%s.lock is locked)", ck.path, ck.path)
+			return fmt.Errorf("--checkpoint %s: another difffuzz is using it (%s.lock is locked)", ck.path, ck.path)
 		}
-		return usagef("--checkpoint %s: locking %s.lock: %v", ck.path, ck.path, err)
+		return fmt.Errorf("--checkpoint %s: locking %s.lock: %v", ck.path, ck.path, err)
 	}
 	ck.lockFile = f
 	return nil
 }
 
 // unlock lets another run take the checkpoint.
-func (ck *checkpoint) unlock() {
+func (ck *Checkpoint) unlock() {
 	if ck.lockFile != nil {
 		ck.lockFile.Close()
 		ck.lockFile = nil
@@ -381,7 +383,7 @@ func (ck *checkpoint) unlock() {
 }
 
 // release closes the log and unlocks, for a checkpoint that is not used after all.
-func (ck *checkpoint) release() {
+func (ck *Checkpoint) release() {
 	if ck.log != nil {
 		ck.log.Close()
 	}
@@ -389,7 +391,7 @@ func (ck *checkpoint) release() {
 }
 
 // resumeLine says what an earlier run left, for stderr when a run resumes.
-func (ck *checkpoint) resumeLine() string {
+func (ck *Checkpoint) ResumeLine() string {
 	var units, targetUnits int
 	for _, sp := range ck.st.Spaces {
 		units += len(sp.Done)
@@ -408,21 +410,21 @@ func (ck *checkpoint) resumeLine() string {
 	if len(parts) > 0 {
 		done = strings.Join(parts, ", ")
 	}
-	spaces := plural(uint64(units), "unit") + " of the built-in exhaustive spaces"
+	spaces := report.Plural(uint64(units), "unit") + " of the built-in exhaustive spaces"
 	if targetUnits > 0 {
-		spaces += ", " + plural(uint64(targetUnits), "unit") + " of the targets'"
+		spaces += ", " + report.Plural(uint64(targetUnits), "unit") + " of the targets'"
 	}
 	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s done, parts done: %s; %s kept; that work is not checked again",
-		ck.path, ck.st.Written.Format(time.RFC3339), spaces, done, plural(ck.st.LogLines, "finding"))
+		ck.path, ck.st.Written.Format(time.RFC3339), spaces, done, report.Plural(ck.st.LogLines, "finding"))
 }
 
-func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
+func (ck *Checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
 
 // replay reads the findings log up to what the checkpoint vouches for, gives the findings of
 // the work that is done to the triage, and writes them alone to the log's next generation
 // (FILE.findings.N), which becomes the log; it returns the old log's path, for removal once
 // the checkpoint names the new one.
-func (ck *checkpoint) replay() (string, error) {
+func (ck *Checkpoint) replay() (string, error) {
 	oldPath := ck.logPath()
 	if st, err := os.Stat(oldPath); err != nil {
 		return "", err
@@ -457,7 +459,7 @@ func (ck *checkpoint) replay() (string, error) {
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		read++
-		var l ckLine
+		var l logLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
@@ -501,7 +503,7 @@ func (ck *checkpoint) replay() (string, error) {
 }
 
 // keepRestored keeps f among the restoredKept smallest findings of its space and candidate.
-func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
+func (ck *Checkpoint) keepRestored(space string, f *fuzz.Finding) {
 	k := space + "\x00" + f.Impl
 	l := ck.restored[k]
 	i := sort.Search(len(l), func(i int) bool {
@@ -517,13 +519,13 @@ func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
 
 // Add is the campaign's Sink: the finding goes to the log, tagged with its part and (built-in
 // exhaustive spaces) its unit, then to the triage.
-func (ck *checkpoint) Add(f *fuzz.Finding) {
+func (ck *Checkpoint) Add(f *fuzz.Finding) {
 	ck.mu.Lock()
 	part, unit := ck.part, ck.unit
 	ck.mu.Unlock()
 	// The line is made outside the lock; the part cannot change meanwhile (parts run one after
 	// the other, and a part's findings all come before its end).
-	l := ckLine{Part: part, Finding: report.RecordOf(f)}
+	l := logLine{Part: part, Finding: report.RecordOf(f)}
 	switch {
 	case part == "exhaustive" && f.Space == "exhaustive" && !f.External:
 		sets := optionSets(f.Op, len(f.Input), ck.full)
@@ -556,21 +558,31 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	ck.triage.Add(f)
 }
 
+// Resumed reports whether the file was there: this run goes on with an earlier one.
+func (ck *Checkpoint) Resumed() bool { return ck != nil && ck.resumed }
+
+// Worked reports whether this run checked something (a unit, or a part that had not ended).
+func (ck *Checkpoint) Worked() bool {
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	return ck.worked
+}
+
 // Done is fuzz.UnitTracker.Done.
-func (ck *checkpoint) Done(op fuzz.Op, n int, u uint64) bool {
+func (ck *Checkpoint) Done(op fuzz.Op, n int, u uint64) bool {
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
 	return ck.done[spaceKey(op, n)][u]
 }
 
 // Finished is fuzz.UnitTracker.Finished.
-func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences uint64) {
+func (ck *Checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences uint64) {
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
 	k := spaceKey(op, n)
 	sp := ck.st.Spaces[k]
 	if sp == nil {
-		sp = &ckSpace{Op: op, Len: n}
+		sp = &SpaceState{Op: op, Len: n}
 		ck.st.Spaces[k] = sp
 		ck.done[k] = map[uint64]bool{}
 	}
@@ -581,7 +593,7 @@ func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences
 }
 
 // finished returns the report of a part an earlier run ended, or nil.
-func (ck *checkpoint) finished(part string) *fuzz.Report {
+func (ck *Checkpoint) Ended(part string) *fuzz.Report {
 	if ck == nil {
 		return nil
 	}
@@ -601,7 +613,7 @@ func (ck *checkpoint) finished(part string) *fuzz.Report {
 
 // targetUnits is the checkpoint of the exhaustive spaces of a target's part (nil without a
 // checkpoint), for fuzz.RunTargetUnits.
-func (ck *checkpoint) targetUnits(part string) func(fuzz.TargetSpace) fuzz.SpaceUnits {
+func (ck *Checkpoint) TargetUnits(part string) func(fuzz.TargetSpace) fuzz.SpaceUnits {
 	if ck == nil {
 		return nil
 	}
@@ -612,7 +624,7 @@ func (ck *checkpoint) targetUnits(part string) func(fuzz.TargetSpace) fuzz.Space
 
 // ckUnit is the checkpoint of one target space (fuzz.SpaceUnits).
 type ckUnit struct {
-	ck      *checkpoint
+	ck      *Checkpoint
 	part    string
 	op      fuzz.Op
 	n       int
@@ -623,7 +635,7 @@ type ckUnit struct {
 }
 
 // space is the space's progress in the checkpoint (nil: none yet); ck.mu is held.
-func (u *ckUnit) space() *ckSpace {
+func (u *ckUnit) space() *SpaceState {
 	sp := u.ck.st.Targets[u.part][u.key]
 	if sp != nil && sp.Unit != u.size {
 		// Cut otherwise (the target announced other options=): its units start over.
@@ -667,12 +679,12 @@ func (u *ckUnit) Finished(unit uint64, c fuzz.UnitCounts) {
 	defer ck.mu.Unlock()
 	sp := u.space()
 	if sp == nil {
-		sp = &ckSpace{Op: u.op, Len: u.n, Unit: u.size}
+		sp = &SpaceState{Op: u.op, Len: u.n, Unit: u.size}
 		if ck.st.Targets == nil {
-			ck.st.Targets = map[string]map[string]*ckSpace{}
+			ck.st.Targets = map[string]map[string]*SpaceState{}
 		}
 		if ck.st.Targets[u.part] == nil {
-			ck.st.Targets[u.part] = map[string]*ckSpace{}
+			ck.st.Targets[u.part] = map[string]*SpaceState{}
 		}
 		ck.st.Targets[u.part][u.key] = sp
 		ck.done[unitKey(u.part, u.key)] = map[uint64]bool{}
@@ -687,7 +699,7 @@ func (u *ckUnit) Finished(unit uint64, c fuzz.UnitCounts) {
 }
 
 // units is the checkpoint as the exhaustive spaces' UnitTracker (nil without a checkpoint).
-func (ck *checkpoint) units() fuzz.UnitTracker {
+func (ck *Checkpoint) Units() fuzz.UnitTracker {
 	if ck == nil {
 		return nil
 	}
@@ -695,7 +707,7 @@ func (ck *checkpoint) units() fuzz.UnitTracker {
 }
 
 // begin says which part runs now (the findings are tagged with it).
-func (ck *checkpoint) begin(part string) {
+func (ck *Checkpoint) Begin(part string) {
 	if ck == nil {
 		return
 	}
@@ -706,11 +718,11 @@ func (ck *checkpoint) begin(part string) {
 }
 
 // end records a part that ran to its end.
-func (ck *checkpoint) end(part string, rep *fuzz.Report) {
+func (ck *Checkpoint) End(part string, rep *fuzz.Report) {
 	if ck == nil {
 		return
 	}
-	p := &ckPart{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
+	p := &PartState{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
 	for _, f := range rep.Findings {
 		p.Findings = append(p.Findings, report.RecordOf(f))
 	}
@@ -722,7 +734,7 @@ func (ck *checkpoint) end(part string, rep *fuzz.Report) {
 
 // addPrior adds what earlier runs counted in the built-in exhaustive spaces to this run's
 // report of them, and their findings to its kept ones; it records this run's time.
-func (ck *checkpoint) addPrior(rep *fuzz.Report) {
+func (ck *Checkpoint) AddPrior(rep *fuzz.Report) {
 	if ck == nil {
 		return
 	}
@@ -775,12 +787,12 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
-	ck.prior = map[string]ckSpace{} // added once
+	ck.prior = map[string]SpaceState{} // added once
 }
 
 // save writes the checkpoint: the findings log is flushed first, and the checkpoint vouches
 // for it up to there; the file is replaced at once (written beside it, then renamed).
-func (ck *checkpoint) save() error {
+func (ck *Checkpoint) save() error {
 	ck.mu.Lock()
 	if ck.logErr == nil {
 		ck.logErr = ck.logw.Flush()
@@ -801,7 +813,7 @@ func (ck *checkpoint) save() error {
 	ck.st.Written = time.Now().UTC()
 	ck.st.Elapsed = ck.before + time.Since(ck.opened)
 	ck.st.LogSum = hex.EncodeToString(ck.logSum.Sum(nil))
-	sum, _, err := ck.st.sum()
+	sum, _, err := ck.st.Checksum()
 	if err == nil {
 		ck.st.Sum = sum
 	}
@@ -820,7 +832,7 @@ func (ck *checkpoint) save() error {
 
 // earlier is the wall time of the earlier runs this one goes on with (0 without a checkpoint),
 // which the summary's total includes, as its rows include their spaces' earlier time.
-func (ck *checkpoint) earlier() time.Duration {
+func (ck *Checkpoint) Earlier() time.Duration {
 	if ck == nil {
 		return 0
 	}
@@ -828,7 +840,7 @@ func (ck *checkpoint) earlier() time.Duration {
 }
 
 // run writes the checkpoint every checkpointEvery until close.
-func (ck *checkpoint) run(stderr io.Writer) {
+func (ck *Checkpoint) Start(stderr io.Writer) {
 	ck.stop, ck.stopped = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ck.stopped)
@@ -851,7 +863,7 @@ func (ck *checkpoint) run(stderr io.Writer) {
 
 // close stops the periodic writes, writes the checkpoint a last time, closes the log and
 // unlocks; it does nothing the second time.
-func (ck *checkpoint) close() error {
+func (ck *Checkpoint) Close() error {
 	if ck == nil || ck.closed {
 		return nil
 	}
