@@ -64,9 +64,11 @@ func init() {
 				Space: &campaign.Space{
 					Builtin: func(ctx context.Context, impls []fuzz.Impl, _ fuzz.UnitTracker) (*fuzz.Report, error) {
 						return fuzz.Boundary(ctx, fuzz.BoundaryConfig{
+							Config:   fuzz.Config{Ops: c.ops, Impls: impls, Workers: c.workers, Progress: c.progress, Sink: c.sink},
 							Families: fams,
-							Ops:      c.ops, Impls: impls, Workers: c.workers, Progress: c.progress,
-							Sample: sample.n, Shard: c.shard, Shards: c.shards, Sink: c.sink,
+							Sample:   sample.n,
+							Shard:    c.shard,
+							Shards:   c.shards,
 						})
 					},
 					Target:   func() []fuzz.TargetSpace { return fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards) },

@@ -27,8 +27,12 @@ func init() {
 				Builtin: func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
 					// With --checkpoint the spaces resume unit by unit.
 					cfg := fuzz.ExhaustiveConfig{
-						Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Impls: impls, Workers: c.workers, Progress: c.progress,
-						Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: units,
+						Config:      fuzz.Config{Ops: c.ops, Impls: impls, Workers: c.workers, Progress: c.progress, Sink: c.sink},
+						MaxLen:      c.maxLen,
+						FullOptions: c.fullOptions,
+						Shard:       c.shard,
+						Shards:      c.shards,
+						Units:       units,
 					}
 					if len(c.targets) == 0 && cfg.Units == nil {
 						// The status lines give the ETA of the whole sweep beside the space's.

@@ -48,8 +48,11 @@ func init() {
 		var st *fuzz.GenStats
 		if len(c.cands) > 0 {
 			res, err := fuzz.Random(ctx, fuzz.RandomConfig{
-				Ops: c.ops, Impls: c.cands, Seed: seed, Count: count, Duration: dur, Workers: c.workers, Progress: c.progress,
-				Sink: c.sink, NoMinimize: c.sink != nil, // the triage minimizes one finding per group
+				Config:     fuzz.Config{Ops: c.ops, Impls: c.cands, Workers: c.workers, Progress: c.progress, Sink: c.sink},
+				Seed:       seed,
+				Count:      count,
+				Duration:   dur,
+				NoMinimize: c.sink != nil, // the triage minimizes one finding per group
 			})
 			if err != nil {
 				return nil, err
