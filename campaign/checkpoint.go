@@ -178,18 +178,7 @@ func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sin
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		ck.st = State{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*PartState{},
-			Spaces: map[string]*SpaceState{}, Log: logName}
-		if ck.log, err = os.Create(ck.logPath()); err != nil {
-			ck.unlock()
-			return nil, fmt.Errorf("--checkpoint: %v", err)
-		}
-		ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
-		if err := ck.save(); err != nil {
-			ck.release()
-			return nil, fmt.Errorf("--checkpoint: %v", err)
-		}
-		return ck, nil
+		return ck.create(config, shard, logName)
 	case err != nil:
 		return nil, fmt.Errorf("--checkpoint: %v", err)
 	}
@@ -245,6 +234,23 @@ func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sin
 	os.Remove(old)
 	ck.resumed = true
 	ok = true
+	return ck, nil
+}
+
+// create starts a new checkpoint (there was no file), locked, and writes it.
+func (ck *Checkpoint) create(config, shard, logName string) (*Checkpoint, error) {
+	ck.st = State{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*PartState{},
+		Spaces: map[string]*SpaceState{}, Log: logName}
+	var err error
+	if ck.log, err = os.Create(ck.logPath()); err != nil {
+		ck.unlock()
+		return nil, fmt.Errorf("--checkpoint: %v", err)
+	}
+	ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
+	if err := ck.save(); err != nil {
+		ck.release()
+		return nil, fmt.Errorf("--checkpoint: %v", err)
+	}
 	return ck, nil
 }
 

@@ -49,6 +49,9 @@ func (t Target) run(ctx context.Context, sp *Space, ck *Checkpoint, part string)
 	}
 	ck.Begin(part)
 	r, err := fuzz.RunTargetUnits(ctx, t.Target, sp.Target(), sp.Progress, ck.TargetUnits(part))
+	if sp.Finish != nil {
+		sp.Finish(ctx, r, err)
+	}
 	if err == nil && !r.Interrupted {
 		ck.End(part, r)
 	}
@@ -65,6 +68,9 @@ type Space struct {
 	Target func() []fuzz.TargetSpace
 	// Progress shows the targets' spaces.
 	Progress fuzz.Progress
+	// Finish, if set, is called with each target's report of the space (and its error) before
+	// it is merged, to complete it.
+	Finish func(ctx context.Context, r *fuzz.Report, err error)
 }
 
 // Part is one mode of a campaign: a Space run against every candidate in turn, each
@@ -76,6 +82,7 @@ type Part struct {
 	Space  *Space
 	Whole  bool
 	Before func() // when set, called before the part runs (not when a checkpoint has it done)
+	After  func() // when set, called after the part's space ran against every candidate without error
 	Run    func(ctx context.Context) (*fuzz.Report, error)
 }
 
@@ -140,6 +147,9 @@ func runUnits(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
 			return rep, err
 		}
 	}
+	if p.After != nil {
+		p.After()
+	}
 	return rep, nil
 }
 
@@ -163,11 +173,17 @@ func runWhole(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
 			}
 		case Target:
 			r, err = fuzz.RunTarget(ctx, cand.Target, p.Space.Target(), p.Space.Progress)
+			if p.Space.Finish != nil {
+				p.Space.Finish(ctx, r, err)
+			}
 		}
 		rep.Merge(r)
 		if err != nil {
 			return rep, err
 		}
+	}
+	if p.After != nil {
+		p.After()
 	}
 	return rep, nil
 }
