@@ -51,8 +51,9 @@ type mode struct {
 	selected  func() bool                   // after parsing: was the mode asked for
 	check     func(runs bool) error         // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
 	part      func(c *common) campaign.Part // the mode as the engine runs it (campaign.Run)
-	// plan, if set, is the spaces the mode asks each --exec target (printPlan says their
-	// sizes and what they will cost before the campaign starts).
+	// plan, if set, is the spaces the mode asks each --exec target, for printPlan to say
+	// their sizes and what they will cost before the campaign starts; nil: its part's
+	// Space.Target (modePlan).
 	plan func(c *common) []fuzz.TargetSpace
 }
 

@@ -38,14 +38,6 @@ func init() {
 			}
 			return nil
 		},
-		plan: func(c *common) []fuzz.TargetSpace {
-			fams, _ := fuzz.ParseBoundaryFamilies(families)
-			tsample := sample.n
-			if !sample.set {
-				tsample = fuzz.DefaultTargetBoundarySample
-			}
-			return fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards)
-		},
 		part: func(c *common) campaign.Part {
 			fams, _ := fuzz.ParseBoundaryFamilies(families)
 			tsample := sample.n // --exec targets: the default sample unless --boundary-sample is given

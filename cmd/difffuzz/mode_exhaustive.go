@@ -19,9 +19,6 @@ func init() {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
 		selected: func() bool { return on },
-		plan: func(c *common) []fuzz.TargetSpace {
-			return fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards)
-		},
 		part: func(c *common) campaign.Part {
 			return campaign.Part{Name: "exhaustive", Space: &campaign.Space{
 				Builtin: func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
