@@ -144,11 +144,7 @@ func BoundarySpace() *boundary.Space {
 
 // BoundaryConfig selects a boundary campaign.
 type BoundaryConfig struct {
-	Ops         []Op   // default AllOps
-	Impls       []Impl // candidates (default: every fast variant)
-	Workers     int    // goroutines (default GOMAXPROCS)
-	MaxFindings int    // findings kept per (op, impl); the rest are only counted (default 20)
-	Progress    Progress
+	Config
 
 	// Sample > 0 checks a deterministic sample of at most Sample placements of each family
 	// (boundary.Family.Sample), and runs embed1 under BoundaryOptions instead of all 2,048
@@ -159,8 +155,6 @@ type BoundaryConfig struct {
 	// Shard and Shards split the work into Shards parts (chunks of placements dealt
 	// round-robin), of which this run checks part Shard. Shards 0 or 1: everything.
 	Shard, Shards int
-	// Sink, if set, receives every finding (Space "boundary"), not only the MaxFindings kept.
-	Sink Sink
 }
 
 // familyOptions are the escape option sets of a family, and whether they rotate: placement
@@ -242,7 +236,7 @@ func groupCands(op Op, cands []Impl) []candGroup {
 // cancelled. Without guard pages (no mmap) reads outside the input go undetected; the rest
 // of the checks still run.
 func Boundary(ctx context.Context, cfg BoundaryConfig) (*Report, error) {
-	if err := campaignDefaults(&cfg.Ops, &cfg.Impls, &cfg.Workers, &cfg.MaxFindings, &cfg.Progress); err != nil {
+	if err := cfg.defaults(true); err != nil {
 		return nil, err
 	}
 	if cfg.Shards > 1 && (cfg.Shard < 0 || cfg.Shard >= cfg.Shards) {

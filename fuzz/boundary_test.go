@@ -142,8 +142,11 @@ func TestBoundaryPlanted(t *testing.T) {
 	planted := plantedImpls()
 	for _, fam := range BoundarySpace().Families() {
 		t.Run(fam.Name, func(t *testing.T) {
-			rep, err := Boundary(context.Background(), BoundaryConfig{Impls: planted, Sample: sample,
-				Families: []string{fam.Name}, MaxFindings: 200})
+			rep, err := Boundary(context.Background(), BoundaryConfig{
+				Config:   Config{Impls: planted, MaxFindings: 200},
+				Sample:   sample,
+				Families: []string{fam.Name},
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,8 +202,11 @@ func plantedCaughtIn(name, family string) bool {
 // TestBoundaryPlantedFindings prints one finding of each planted variant, as a worked
 // example of the report (go test -run PlantedFindings -v).
 func TestBoundaryPlantedFindings(t *testing.T) {
-	rep, err := Boundary(context.Background(), BoundaryConfig{Impls: plantedImpls(), Sample: 40,
-		Families: []string{"straddle"}, MaxFindings: 1, Ops: []Op{OpEscape}})
+	rep, err := Boundary(context.Background(), BoundaryConfig{
+		Config:   Config{Impls: plantedImpls(), MaxFindings: 1, Ops: []Op{OpEscape}},
+		Sample:   40,
+		Families: []string{"straddle"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

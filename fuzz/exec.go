@@ -2,13 +2,10 @@ package fuzz
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"iter"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/mattn/go-shellwords"
 
@@ -161,12 +158,16 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 // ExhaustiveCases yields every string of length n for op, under each option set in opts for
 // escape (once otherwise), in enumeration order.
 func ExhaustiveCases(op Op, n int, opts []jsonopt.Options) iter.Seq[Case] {
+	return exhaustiveRange(op, n, opts, 0, pow256(n))
+}
+
+// exhaustiveRange is ExhaustiveCases of the strings from up to to (big-endian numbers).
+func exhaustiveRange(op Op, n int, opts []jsonopt.Options, from, to uint64) iter.Seq[Case] {
 	return func(yield func(Case) bool) {
 		if op != OpEscape {
 			opts = []jsonopt.Options{0}
 		}
-		total := pow256(n)
-		for v := uint64(0); v < total; v++ {
+		for v := from; v < to; v++ {
 			buf := make([]byte, n)
 			for i := 0; i < n; i++ {
 				buf[i] = byte(v >> (8 * uint(n-1-i)))
@@ -205,6 +206,7 @@ func ShardTargetSpaces(spaces []TargetSpace, shard, shards int) []TargetSpace {
 		}
 		part.Strings = countMod(0, sp.Strings, k, n)
 		part.Total = part.Strings * sets
+		part.units = sp.units.shard(k, n, sets)
 		seq := sp.Seq
 		part.Seq = func(yield func(Case) bool) {
 			var i uint64 // case index; its string is i / sets
@@ -291,6 +293,18 @@ type TargetSpace struct {
 	// onto it, duplicates of an input dropped): RunTarget builds it for a target that announced
 	// options=, so that what is counted and shown in progress is what is sent.
 	within func(mask jsonopt.Options) TargetSpace
+	// units, when set, cut the space into units of work, in which a checkpoint resumes it
+	// (RunTargetUnits); nil: it resumes whole.
+	units *spaceUnits
+}
+
+// UnitSize is the number of strings in a unit of work of the space (fuzz.ExhaustiveUnit for
+// the exhaustive spaces, sharded or not), 0 when the space is not cut into units.
+func (sp TargetSpace) UnitSize() uint64 {
+	if sp.units == nil {
+		return 0
+	}
+	return sp.units.size
 }
 
 // Within is the space with only option sets inside mask (see TargetSpace.within); the space
@@ -314,98 +328,6 @@ func MaskOptions(opts []jsonopt.Options, mask jsonopt.Options) []jsonopt.Options
 	return out
 }
 
-// RunTarget runs each space's cases through the target (skipping operations it did not
-// announce) and reports them like the built-in spaces: every finding goes to
-// TargetConfig.Sink (Space set to the space's name), at most TargetConfig.MaxFindings per
-// operation are kept in the report. Cases not sent (see Target) are counted in each
-// SpaceReport's NotRun and Skipped. Findings made before an error (the target could not be
-// restarted, or ctx was cancelled) are kept in the report.
-func RunTarget(ctx context.Context, t *Target, spaces []TargetSpace, progress Progress) (*Report, error) {
-	if progress == nil {
-		progress = noProgress{}
-	}
-	rep := &Report{}
-	for i, sp := range spaces {
-		if sp.within != nil && sp.Op == OpEscape && t.Has(sp.Op) && t.caps.Options != ^jsonopt.Options(0) {
-			// Only what it can take is sent, counted and shown; the string options outside
-			// its mask are not checked (Unchecked).
-			sp = sp.Within(t.caps.Options)
-			t.unchecked |= (jsonopt.StringOptions | jsonopt.PreserveZeroFraction) &^ t.caps.Options
-		}
-		if !t.Has(sp.Op) || sp.Total == 0 || t.vs != nil && !t.vs.Has(sp.Op) {
-			continue // (a build is compared with its reference on the operations both serve)
-		}
-		progress.Begin(fmt.Sprintf("%s %s %s", t.Name, sp.Space, sp.Op), sp.Total)
-		start := time.Now()
-		var fs []*Finding
-		var diffs uint64
-		var st checkStats
-		var err error
-		chunk := make([]Case, 0, 1<<16)
-		flush := func() bool {
-			var f []*Finding
-			var e error
-			if t.vs != nil {
-				f, e = t.askReference(ctx, chunk)
-			}
-			if e == nil {
-				var g []*Finding
-				g, e = t.check(ctx, chunk, func(n int) { progress.Advance(uint64(n)) }, &st)
-				f = append(f, g...)
-			}
-			for _, g := range f {
-				g.Space = sp.Space
-				if sp.Origin != "" && g.Origin == "" {
-					g.Origin = sp.Origin
-				}
-				diffs++
-				if t.cfg.Sink != nil {
-					t.cfg.Sink.Add(g)
-				}
-				if len(fs) < t.cfg.MaxFindings {
-					fs = append(fs, g)
-				}
-			}
-			err = e
-			chunk = chunk[:0]
-			return e == nil
-		}
-		for c := range sp.Seq {
-			if c.Op != sp.Op {
-				continue
-			}
-			chunk = append(chunk, c)
-			if len(chunk) == cap(chunk) && !flush() {
-				break
-			}
-		}
-		if err == nil && len(chunk) > 0 {
-			flush()
-		}
-		progress.End()
-		el := time.Since(start)
-		sr := SpaceReport{Space: sp.Space, Op: sp.Op, Len: sp.Len, Strings: sp.Strings, OptionSets: sp.OptionSets,
-			Cases: st.answered, NotRun: st.notRun, Skipped: st.skipped, Impls: []string{t.Name}, Distinct: 1,
-			Differences: diffs, Elapsed: el, Complete: st.answered+st.notRun+st.skipped == sp.Total}
-		if !sr.Complete && sp.OptionSets > 0 {
-			sr.Strings = (st.answered + st.notRun + st.skipped) / uint64(sp.OptionSets)
-		}
-		if s := el.Seconds(); s > 0 {
-			sr.CasesPerSec = float64(st.answered) / s
-		}
-		sort.SliceStable(fs, func(i, j int) bool { return less(fs[i], fs[j]) })
-		rep.Merge(&Report{Spaces: []SpaceReport{sr}, Findings: fs, Differences: sr.Differences})
-		if err != nil {
-			rep.Interrupted = true
-			if ctx.Err() != nil {
-				return rep, nil
-			}
-			return rep, notChecked(err, t, sp, spaces[i+1:])
-		}
-	}
-	return rep, nil
-}
-
 // ExhaustiveTargetSpaces are the exhaustive spaces of ops up to maxLen as target spaces,
 // escape under opts.
 func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []TargetSpace {
@@ -417,7 +339,7 @@ func ExhaustiveTargetSpaces(ops []Op, maxLen int, opts []jsonopt.Options) []Targ
 				sets = len(opts)
 			}
 			sp := TargetSpace{Space: "exhaustive", Op: op, Len: n, Strings: pow256(n), OptionSets: sets,
-				Total: pow256(n) * uint64(sets), Seq: ExhaustiveCases(op, n, opts)}
+				Total: pow256(n) * uint64(sets), Seq: ExhaustiveCases(op, n, opts), units: exhaustiveUnits(op, n, opts, sets)}
 			sp.within = func(mask jsonopt.Options) TargetSpace {
 				return ExhaustiveTargetSpaces([]Op{op}, n, MaskOptions(opts, mask))[n-1]
 			}

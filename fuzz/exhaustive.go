@@ -36,14 +36,22 @@ func (noProgress) Begin(string, uint64) {}
 func (noProgress) Advance(uint64)       {}
 func (noProgress) End()                 {}
 
+// Config is what every campaign over the built-in candidates (Exhaustive, Boundary, Random)
+// shares; the zero value of each field takes its default (Config.defaults).
+type Config struct {
+	Ops         []Op     // default AllOps
+	Impls       []Impl   // candidates (default: every fast variant)
+	Workers     int      // goroutines (default GOMAXPROCS)
+	MaxFindings int      // findings kept per (op, impl); the rest are only counted (default DefaultMaxFindings)
+	Progress    Progress // default none
+	// Sink, if set, receives every finding (its Space set), not only the MaxFindings kept.
+	Sink Sink
+}
+
 // ExhaustiveConfig selects an exhaustive campaign.
 type ExhaustiveConfig struct {
-	Ops         []Op   // default AllOps
-	MaxLen      int    // if > 0: the maximum length for every op; else the defaults above
-	Impls       []Impl // candidates (default: every fast variant)
-	Workers     int    // goroutines (default GOMAXPROCS)
-	MaxFindings int    // findings kept per (op, impl); the rest are only counted (default 20)
-	Progress    Progress
+	Config
+	MaxLen int // if > 0: the maximum length for every op; else the defaults above
 	// OptionCombos, if set, are the escape option sets of every length; else ExhaustiveCombos.
 	OptionCombos []jsonopt.Options
 	// FullOptions checks escape strings of every length under all 2,048 jsonopt.Combo sets
@@ -53,8 +61,6 @@ type ExhaustiveConfig struct {
 	// cases, dealt round-robin) of which this run checks part Shard (0-based), so that
 	// several machines can share a campaign. Shards 0 or 1 means the whole space.
 	Shard, Shards int
-	// Sink, if set, receives every finding (Space "exhaustive"), not only the MaxFindings kept.
-	Sink Sink
 	// Units, if set, lets a run resume an earlier one: units it reports done are skipped, and
 	// it is told of every unit this run finishes (after the unit's findings reached Sink).
 	Units UnitTracker
@@ -133,7 +139,7 @@ func pow256(n int) uint64 { return uint64(1) << (8 * uint(n)) }
 // Exhaustive runs the exhaustive spaces. It stops early, with a partial report and every
 // finding made so far, when ctx is cancelled.
 func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
-	if err := campaignDefaults(&cfg.Ops, &cfg.Impls, &cfg.Workers, &cfg.MaxFindings, &cfg.Progress); err != nil {
+	if err := cfg.defaults(true); err != nil {
 		return nil, err
 	}
 	if cfg.OptionCombos != nil && len(cfg.OptionCombos) == 0 {
@@ -503,27 +509,30 @@ func distinctFuncs(op Op, cands []Impl, n int) []Impl {
 // campaign keeps in its report when its MaxFindings is 0; the rest are counted.
 const DefaultMaxFindings = 20
 
-// campaignDefaults fills the settings every campaign shares: every operation, every fast
-// variant, GOMAXPROCS workers, DefaultMaxFindings findings kept per (op, impl), no progress display.
-func campaignDefaults(ops *[]Op, impls *[]Impl, workers, maxFindings *int, progress *Progress) error {
-	if *ops == nil {
-		*ops = AllOps
+// defaults fills the settings every campaign shares: every operation, every fast variant,
+// GOMAXPROCS workers, DefaultMaxFindings findings kept per (op, impl), no progress display.
+// traced: the candidates are wrapped for difffuzz mutate's recheck (see recheck).
+func (c *Config) defaults(traced bool) error {
+	if c.Ops == nil {
+		c.Ops = AllOps
 	}
-	if *impls == nil {
+	if c.Impls == nil {
 		var err error
-		if *impls, err = Candidates(""); err != nil {
+		if c.Impls, err = Candidates(""); err != nil {
 			return err
 		}
 	}
-	if *workers <= 0 {
-		*workers = runtime.GOMAXPROCS(0)
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
 	}
-	if *maxFindings <= 0 {
-		*maxFindings = DefaultMaxFindings
+	if c.MaxFindings <= 0 {
+		c.MaxFindings = DefaultMaxFindings
 	}
-	if *progress == nil {
-		*progress = noProgress{}
+	if c.Progress == nil {
+		c.Progress = noProgress{}
 	}
-	*impls = recheck(*impls, workers)
+	if traced {
+		c.Impls = recheck(c.Impls, &c.Workers)
+	}
 	return nil
 }

@@ -97,7 +97,8 @@ func TestExhaustiveCatchesPlantedDefects(t *testing.T) {
 		return out
 	}
 	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
-		MaxLen: 2, Impls: []Impl{slashBug, advBug, qBug, panicky, mutator}, MaxFindings: 4000000,
+		Config: Config{Impls: []Impl{slashBug, advBug, qBug, panicky, mutator}, MaxFindings: 4000000},
+		MaxLen: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,10 @@ func TestExhaustiveShards(t *testing.T) {
 	var strs uint64
 	for k := 0; k < 3; k++ {
 		rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
-			Ops: []Op{OpDecode}, MaxLen: 3, Impls: cands, Shard: k, Shards: 3,
+			Config: Config{Ops: []Op{OpDecode}, Impls: cands},
+			MaxLen: 3,
+			Shard:  k,
+			Shards: 3,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -188,7 +192,8 @@ func TestExhaustiveShortSpotCheck(t *testing.T) {
 		return bytes.ReplaceAll(out, []byte("?"), []byte("!"))
 	}
 	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
-		MaxLen: 2, Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, liar}, MaxFindings: 1000000,
+		Config: Config{Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, liar}, MaxFindings: 1000000},
+		MaxLen: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +251,8 @@ func TestExhaustiveCanaryAndLen1(t *testing.T) {
 		return out, err
 	}
 	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
-		MaxLen: 1, Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, over, subst}, MaxFindings: 50,
+		Config: Config{Ops: []Op{OpEscape, OpUTF8Decode}, Impls: []Impl{base, over, subst}, MaxFindings: 50},
+		MaxLen: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -320,8 +326,13 @@ func TestExhaustiveLongCombos(t *testing.T) {
 	tag := planted("nc-tag", jsonopt.NumericCheck|jsonopt.HexTag)
 	run := func(full bool) map[string]uint64 {
 		// One shard of 2,048 (a few units of consecutive strings, every 256th ending in /).
-		rep, err := Exhaustive(context.Background(), ExhaustiveConfig{Ops: []Op{OpEscape}, MaxLen: 3, Impls: []Impl{slash, tag},
-			Shard: 5, Shards: 2048, FullOptions: full, MaxFindings: 1})
+		rep, err := Exhaustive(context.Background(), ExhaustiveConfig{
+			Config:      Config{Ops: []Op{OpEscape}, Impls: []Impl{slash, tag}, MaxFindings: 1},
+			MaxLen:      3,
+			Shard:       5,
+			Shards:      2048,
+			FullOptions: full,
+		})
 		require.NoError(t, err)
 		out := map[string]uint64{}
 		for _, s := range rep.Spaces {
@@ -361,7 +372,7 @@ func TestComboBox(t *testing.T) {
 // sweep's progress).
 func TestExhaustiveTotal(t *testing.T) {
 	for _, shards := range [][2]int{{0, 0}, {1, 3}} {
-		cfg := ExhaustiveConfig{MaxLen: 2, Impls: []Impl{Oracle}, Shard: shards[0], Shards: shards[1]}
+		cfg := ExhaustiveConfig{Config: Config{Impls: []Impl{Oracle}}, MaxLen: 2, Shard: shards[0], Shards: shards[1]}
 		rep, err := Exhaustive(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

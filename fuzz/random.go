@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -25,20 +24,17 @@ var DefaultCheck CheckFunc = GuardedCheck
 
 // RandomConfig selects a random campaign (DESIGN.md §3, "random"): Count inputs, or as many
 // as fit in Duration (whichever ends first when both are set), generated from Seed.
+// Its Config's MaxFindings are kept and minimized first by input index, its Progress is shown
+// for a count budget, its Sink receives every finding as found, unminimized.
 type RandomConfig struct {
-	Ops         []Op          // default AllOps
-	Impls       []Impl        // candidates (default: every fast variant)
+	Config
 	Seed        int64         // the campaign's seed: the same seed gives the same inputs
 	Count       uint64        // inputs to check (0: no count limit)
 	Duration    time.Duration // time budget (0: none); the inputs checked are always 0..n-1
 	MaxLen      int           // longest input (default DefaultMaxLen)
-	Workers     int           // goroutines (default GOMAXPROCS)
-	MaxFindings int           // findings kept and minimized per (op, impl), first by input index (default 20)
 	StopAtFirst bool          // stop after the lowest-numbered input that makes a finding
 	NoMinimize  bool          // report findings as found
 	Check       CheckFunc     // default DefaultCheck
-	Progress    Progress      // shown for a count budget
-	Sink        Sink          // if set, receives every finding (Space "random") as found, unminimized
 }
 
 // RandomResult is a random campaign's outcome: the report (one "random" space per operation)
@@ -67,23 +63,11 @@ const randomBlock = 256
 // MaxFindings per operation and candidate), minimized, de-duplicated and sorted. A cancelled
 // ctx ends the campaign after the blocks in flight, with everything found so far.
 func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
-	if cfg.Ops == nil {
-		cfg.Ops = AllOps
-	}
-	if cfg.Impls == nil {
-		var err error
-		if cfg.Impls, err = Candidates(""); err != nil {
-			return nil, err
-		}
+	if err := cfg.defaults(false); err != nil {
+		return nil, err
 	}
 	if cfg.Count == 0 && cfg.Duration <= 0 {
 		return nil, fmt.Errorf("random campaign without a budget: give a count or a duration")
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.MaxFindings <= 0 {
-		cfg.MaxFindings = DefaultMaxFindings
 	}
 	if cfg.MaxLen <= 0 {
 		cfg.MaxLen = DefaultMaxLen
@@ -91,7 +75,7 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 	if cfg.Check == nil {
 		cfg.Check = DefaultCheck
 	}
-	if cfg.Progress == nil || cfg.Count == 0 {
+	if cfg.Count == 0 {
 		cfg.Progress = noProgress{}
 	}
 	start := time.Now()

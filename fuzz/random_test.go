@@ -41,7 +41,10 @@ func TestRandomFindsPlanted(t *testing.T) {
 		var example *Finding
 		for seed := int64(1); seed <= 10; seed++ {
 			res, err := Random(context.Background(), RandomConfig{
-				Impls: []Impl{im}, Seed: seed, Count: 100000, Workers: 2, StopAtFirst: true, MaxFindings: 3,
+				Config:      Config{Impls: []Impl{im}, Workers: 2, MaxFindings: 3},
+				Seed:        seed,
+				Count:       100000,
+				StopAtFirst: true,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -82,7 +85,7 @@ func TestRandomReproducible(t *testing.T) {
 		}
 	}
 	run := func(workers int) *RandomResult {
-		res, err := Random(context.Background(), RandomConfig{Impls: []Impl{split}, Seed: 42, Count: 3000, Workers: workers, MaxFindings: 5})
+		res, err := Random(context.Background(), RandomConfig{Config: Config{Impls: []Impl{split}, Workers: workers, MaxFindings: 5}, Seed: 42, Count: 3000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,11 +114,11 @@ func TestRandomReproducible(t *testing.T) {
 	}
 
 	// A duration budget covers inputs 0..n-1 exactly.
-	d, err := Random(context.Background(), RandomConfig{Impls: []Impl{split}, Seed: 42, Duration: 50 * time.Millisecond, Workers: 2, NoMinimize: true})
+	d, err := Random(context.Background(), RandomConfig{Config: Config{Impls: []Impl{split}, Workers: 2}, Seed: 42, Duration: 50 * time.Millisecond, NoMinimize: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Random(context.Background(), RandomConfig{Impls: []Impl{split}, Seed: 42, Count: d.Inputs, Workers: 1, NoMinimize: true})
+	c, err := Random(context.Background(), RandomConfig{Config: Config{Impls: []Impl{split}, Workers: 1}, Seed: 42, Count: d.Inputs, NoMinimize: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +179,7 @@ func TestMinimize(t *testing.T) {
 // A candidate that offers only some operations is checked on those alone.
 func TestRandomPartialImpl(t *testing.T) {
 	escOnly := Impl{Name: "escape-only", Escape: Oracle.Escape}
-	res, err := Random(context.Background(), RandomConfig{Impls: []Impl{escOnly}, Seed: 3, Count: 500})
+	res, err := Random(context.Background(), RandomConfig{Config: Config{Impls: []Impl{escOnly}}, Seed: 3, Count: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

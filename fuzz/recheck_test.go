@@ -75,7 +75,7 @@ func TestRecheck(t *testing.T) {
 	assert.Equal(t, 1, workers, "the active mutant is a package variable: one worker")
 	assert.Len(t, distinctFuncs(OpUTF8Decode, wrapped, -1), 1, "a and b still share their function")
 
-	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{Ops: []Op{OpUTF8Decode}, MaxLen: 1, Impls: []Impl{a, b}})
+	rep, err := Exhaustive(context.Background(), ExhaustiveConfig{Config: Config{Ops: []Op{OpUTF8Decode}, Impls: []Impl{a, b}}, MaxLen: 1})
 	require.NoError(t, err)
 	assert.Zero(t, rep.Differences, "the original (no mutant active) agrees with the oracle")
 	require.Contains(t, f.differs, 7)

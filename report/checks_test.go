@@ -29,9 +29,9 @@ func checksCampaign(t *testing.T, fault planted.Fault) (fuzz.Impl, *fuzz.Report,
 	impls := append([]fuzz.Impl{broken}, good...)
 	tr := New(Config{})
 	defer tr.Close()
-	rep, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{MaxLen: 2, Impls: impls, OptionCombos: fuzz.RepresentativeOptions, Sink: tr})
+	rep, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{Config: fuzz.Config{Impls: impls, Sink: tr}, MaxLen: 2, OptionCombos: fuzz.RepresentativeOptions})
 	require.NoError(t, err)
-	bd, err := fuzz.Boundary(ctx, fuzz.BoundaryConfig{Impls: impls, Sample: 100, Sink: tr})
+	bd, err := fuzz.Boundary(ctx, fuzz.BoundaryConfig{Config: fuzz.Config{Impls: impls, Sink: tr}, Sample: 100})
 	require.NoError(t, err)
 	rep.Merge(bd)
 	classes := tr.Classes(ctx, func(name string) (fuzz.Impl, fuzz.CheckOne, bool) {

@@ -39,10 +39,10 @@ func BenchmarkTriage(b *testing.B) {
 	}
 	c := &collect{}
 	ctx := context.Background()
-	if _, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{MaxLen: 2, Impls: ims, OptionCombos: fuzz.RepresentativeOptions, Sink: c}); err != nil {
+	if _, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{Config: fuzz.Config{Impls: ims, Sink: c}, MaxLen: 2, OptionCombos: fuzz.RepresentativeOptions}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := fuzz.Random(ctx, fuzz.RandomConfig{Impls: ims, Seed: 5, Count: 20000, Check: plainCheck, NoMinimize: true, Sink: c}); err != nil {
+	if _, err := fuzz.Random(ctx, fuzz.RandomConfig{Config: fuzz.Config{Impls: ims, Sink: c}, Seed: 5, Count: 20000, Check: plainCheck, NoMinimize: true}); err != nil {
 		b.Fatal(err)
 	}
 	byName := map[string]fuzz.Impl{ims[0].Name: ims[0], ims[1].Name: ims[1]}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -35,8 +36,8 @@ type common struct {
 	workers       int
 	progress      fuzz.Progress
 	stderr        io.Writer
-	sink          fuzz.Sink   // every raw finding goes here (the run's report.Triage, through ck with --checkpoint)
-	ck            *checkpoint // --checkpoint (nil without)
+	sink          fuzz.Sink            // every raw finding goes here (the run's report.Triage, through ck with --checkpoint)
+	ck            *campaign.Checkpoint // --checkpoint (nil without)
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -44,21 +45,31 @@ type common struct {
 // others.
 type mode struct {
 	name      string
-	order     int  // position in a campaign
-	inDefault bool // runs when no mode flag is given
-	// ownCheckpoint: the mode resumes from a --checkpoint by itself (c.ck); the others are
-	// resumed whole: a mode that ended is not run again.
-	ownCheckpoint bool
-	addFlags      func(fs *flag.FlagSet)                                     // registers the mode's flags
-	selected      func() bool                                                // after parsing: was the mode asked for
-	check         func(runs bool) error                                      // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
-	run           func(ctx context.Context, c *common) (*fuzz.Report, error) // runs the mode
-	// plan, if set, is the spaces the mode asks each --exec target (printPlan says their
-	// sizes and what they will cost before the campaign starts).
+	order     int                           // position in a campaign
+	inDefault bool                          // runs when no mode flag is given
+	addFlags  func(fs *flag.FlagSet)        // registers the mode's flags
+	selected  func() bool                   // after parsing: was the mode asked for
+	check     func(runs bool) error         // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
+	part      func(c *common) campaign.Part // the mode as the engine runs it (campaign.Run)
+	// plan, if set, is the spaces the mode asks each --exec target, for printPlan to say
+	// their sizes and what they will cost before the campaign starts; nil: its part's
+	// Space.Target (modePlan).
 	plan func(c *common) []fuzz.TargetSpace
 }
 
 var modes []*mode
+
+// modeNames are the names of the modes, which a checkpoint's parts are of.
+func modeNames() []string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = m.name
+	}
+	return names
+}
+
+// readSmall reads a regular file of at most limit bytes (campaign.ReadSmall).
+func readSmall(path string, limit int64) ([]byte, error) { return campaign.ReadSmall(path, limit) }
 
 func addMode(m *mode) {
 	modes = append(modes, m)
@@ -97,7 +108,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if err := a.openCheckpoint(ctx, c, triage, stderr); err != nil {
 		return exitUsage, err
 	}
-	defer c.ck.close() // on the error returns below; the campaign closes it itself
+	defer c.ck.Close() // on the error returns below; the campaign closes it itself
 	closeTargets, err := startTargets(ctx, c, a.execs, *a.refExec, *a.timeout)
 	defer closeTargets()
 	if err != nil {
@@ -127,7 +138,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	classes := triageCampaign(ctx, c, triage, stderr)
 	out := &outcome{
-		modes: modeNames, config: campaignConfig(a.fs, c, a.execs), rep: rep, classes: classes, elapsed: time.Since(start) + c.ck.earlier(),
+		modes: modeNames, config: campaignConfig(a.fs, c, a.execs), rep: rep, classes: classes, elapsed: time.Since(start) + c.ck.Earlier(),
 		targets: targetRecords(allTargets(c)), versus: versusName(c), shard: c.shard, shards: max(c.shards, 1), notChecked: notChecked(c.targets),
 	}
 	checks := out.checks()
@@ -327,51 +338,34 @@ func (a *campaignArgs) openCheckpoint(ctx context.Context, c *common, triage *re
 		return nil
 	}
 	var err error
-	if c.ck, err = openCheckpoint(*a.checkpointFile, campaignConfig(a.fs, c, a.execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), c.fullOptions, triage); err != nil {
-		return err
+	if c.ck, err = campaign.Open(*a.checkpointFile, campaignConfig(a.fs, c, a.execs), fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)), c.fullOptions, modeNames(), triage); err != nil {
+		return usageError{err.Error()}
 	}
 	c.sink = c.ck
 	if ctx.Err() != nil {
-		c.ck.close()
+		c.ck.Close()
 		return usagef("interrupted while reading the checkpoint back: %s is saved as it was read, run the same command again", *a.checkpointFile)
 	}
-	if c.ck.resumed {
-		fmt.Fprintln(stderr, c.ck.resumeLine())
+	if c.ck.Resumed() {
+		fmt.Fprintln(stderr, c.ck.ResumeLine())
 	}
-	c.ck.run(stderr)
+	c.ck.Start(stderr)
 	return nil
 }
 
-// runModes runs the modes in turn (those a checkpoint has as finished are taken from it),
-// until one fails or the campaign is interrupted: every finding made so far is kept.
+// runModes runs the modes against the candidates (campaign.Run).
 func runModes(ctx context.Context, c *common, run []*mode) (*fuzz.Report, error) {
-	rep := &fuzz.Report{}
+	cm := campaign.Campaign{Checkpoint: c.ck}
 	for _, m := range run {
-		if ctx.Err() != nil {
-			rep.Interrupted = true
-			break
-		}
-		if !m.ownCheckpoint {
-			if prev := c.ck.finished(m.name); prev != nil {
-				rep.Merge(prev)
-				continue
-			}
-			c.ck.begin(m.name)
-		}
-		r, err := m.run(ctx, c)
-		if r != nil {
-			rep.Merge(r)
-			if err == nil && !r.Interrupted && !m.ownCheckpoint {
-				c.ck.end(m.name, r)
-			}
-		}
-		if err != nil {
-			// Keep every finding made so far: print them and the summary, then the error.
-			rep.Interrupted = true
-			return rep, err
-		}
+		cm.Parts = append(cm.Parts, m.part(c))
 	}
-	return rep, nil
+	if len(c.cands) > 0 {
+		cm.Candidates = append(cm.Candidates, campaign.Builtins(c.cands))
+	}
+	for _, t := range c.targets {
+		cm.Candidates = append(cm.Candidates, campaign.Target{Target: t})
+	}
+	return campaign.Run(ctx, cm)
 }
 
 // closeCheckpoint writes the checkpoint a last time and says what it holds; it reports
@@ -380,13 +374,13 @@ func closeCheckpoint(c *common, rep *fuzz.Report, file string, stderr io.Writer)
 	if c.ck == nil {
 		return false
 	}
-	switch err := c.ck.close(); {
+	switch err := c.ck.Close(); {
 	case err != nil:
 		fmt.Fprintf(stderr, "difffuzz: --checkpoint: %v\n", err)
 		return true
 	case rep.Interrupted:
 		fmt.Fprintf(stderr, "difffuzz: checkpoint written to %s: run the same command again to continue\n", file)
-	case c.ck.resumed && !c.ck.worked:
+	case c.ck.Resumed() && !c.ck.Worked():
 		fmt.Fprintf(stderr, "difffuzz: --checkpoint %s: that run was already complete: this report is its report, nothing was checked again (delete the file to check again)\n", file)
 	}
 	return false

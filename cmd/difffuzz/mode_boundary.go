@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
@@ -37,46 +38,35 @@ func init() {
 			}
 			return nil
 		},
-		plan: func(c *common) []fuzz.TargetSpace {
-			fams, _ := fuzz.ParseBoundaryFamilies(families)
-			tsample := sample.n
-			if !sample.set {
-				tsample = fuzz.DefaultTargetBoundarySample
-			}
-			return fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards)
-		},
-		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
-			rep := &fuzz.Report{}
+		part: func(c *common) campaign.Part {
 			fams, _ := fuzz.ParseBoundaryFamilies(families)
 			tsample := sample.n // --exec targets: the default sample unless --boundary-sample is given
 			if !sample.set {
 				tsample = fuzz.DefaultTargetBoundarySample
 			}
-			if len(c.targets) > 0 {
-				fmt.Fprintln(c.stderr, boundaryTargetLine(c, fams, tsample))
+			return campaign.Part{Name: "boundary", Whole: true,
+				Before: func() {
+					if len(c.targets) > 0 {
+						fmt.Fprintln(c.stderr, boundaryTargetLine(c, fams, tsample))
+					}
+					if len(c.cands) > 0 && !fuzz.GuardPages() {
+						fmt.Fprintln(c.stderr, "difffuzz: no guard pages (mmap unavailable): reads outside the input go undetected in the boundary space")
+					}
+				},
+				Space: &campaign.Space{
+					Builtin: func(ctx context.Context, impls []fuzz.Impl, _ fuzz.UnitTracker) (*fuzz.Report, error) {
+						return fuzz.Boundary(ctx, fuzz.BoundaryConfig{
+							Config:   fuzz.Config{Ops: c.ops, Impls: impls, Workers: c.workers, Progress: c.progress, Sink: c.sink},
+							Families: fams,
+							Sample:   sample.n,
+							Shard:    c.shard,
+							Shards:   c.shards,
+						})
+					},
+					Target:   func() []fuzz.TargetSpace { return fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards) },
+					Progress: c.progress,
+				},
 			}
-			if len(c.cands) > 0 {
-				if !fuzz.GuardPages() {
-					fmt.Fprintln(c.stderr, "difffuzz: no guard pages (mmap unavailable): reads outside the input go undetected in the boundary space")
-				}
-				r, err := fuzz.Boundary(ctx, fuzz.BoundaryConfig{
-					Families: fams,
-					Ops:      c.ops, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-					Sample: sample.n, Shard: c.shard, Shards: c.shards, Sink: c.sink,
-				})
-				if err != nil {
-					return nil, err
-				}
-				rep.Merge(r)
-			}
-			for _, t := range c.targets {
-				r, err := fuzz.RunTarget(ctx, t, fuzz.BoundaryTargetSpaces(c.ops, fams, tsample, c.shard, c.shards), c.progress)
-				rep.Merge(r)
-				if err != nil {
-					return rep, err
-				}
-			}
-			return rep, nil
 		},
 	})
 }

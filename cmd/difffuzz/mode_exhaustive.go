@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
@@ -13,52 +14,32 @@ import (
 func init() {
 	var on bool
 	addMode(&mode{
-		name: "exhaustive", order: 10, inDefault: true, ownCheckpoint: true,
+		name: "exhaustive", order: 10, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
 		selected: func() bool { return on },
-		plan: func(c *common) []fuzz.TargetSpace {
-			return fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards)
-		},
-		run: func(ctx context.Context, c *common) (*fuzz.Report, error) {
-			rep := &fuzz.Report{}
-			if len(c.cands) > 0 {
-				// With --checkpoint the built-in spaces resume unit by unit.
-				c.ck.begin("exhaustive")
-				cfg := fuzz.ExhaustiveConfig{
-					Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Impls: c.cands, Workers: c.workers, Progress: c.progress,
-					Shard: c.shard, Shards: c.shards, Sink: c.sink, Units: c.ck.units(),
-				}
-				if len(c.targets) == 0 && cfg.Units == nil {
-					// The status lines give the ETA of the whole sweep beside the space's.
-					cfg.Progress = newOverall(c.progress, fuzz.ExhaustiveTotal(cfg), "exhaustive sweep", "cases")
-				}
-				r, err := fuzz.Exhaustive(ctx, cfg)
-				if err != nil {
-					return nil, err
-				}
-				c.ck.addPrior(r)
-				rep.Merge(r)
-			}
-			for _, t := range c.targets {
-				// A target's spaces resume whole: done, or run again.
-				part := "exhaustive " + t.Name
-				if prev := c.ck.finished(part); prev != nil {
-					rep.Merge(prev)
-					continue
-				}
-				c.ck.begin(part)
-				r, err := fuzz.RunTarget(ctx, t, fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards), c.progress)
-				rep.Merge(r)
-				if err != nil {
-					return rep, err
-				}
-				if !r.Interrupted {
-					c.ck.end(part, r)
-				}
-			}
-			return rep, nil
+		part: func(c *common) campaign.Part {
+			return campaign.Part{Name: "exhaustive", Space: &campaign.Space{
+				Builtin: func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
+					// With --checkpoint the spaces resume unit by unit.
+					cfg := fuzz.ExhaustiveConfig{
+						Config:      fuzz.Config{Ops: c.ops, Impls: impls, Workers: c.workers, Progress: c.progress, Sink: c.sink},
+						MaxLen:      c.maxLen,
+						FullOptions: c.fullOptions,
+						Shard:       c.shard,
+						Shards:      c.shards,
+						Units:       units,
+					}
+					if len(c.targets) == 0 && cfg.Units == nil {
+						// The status lines give the ETA of the whole sweep beside the space's.
+						cfg.Progress = newOverall(c.progress, fuzz.ExhaustiveTotal(cfg), "exhaustive sweep", "cases")
+					}
+					return fuzz.Exhaustive(ctx, cfg)
+				},
+				Target:   func() []fuzz.TargetSpace { return fuzz.ShardTargetSpaces(targetExhaustive(c), c.shard, c.shards) },
+				Progress: c.progress,
+			}}
 		},
 	})
 }

@@ -38,10 +38,7 @@ type planned struct {
 func targetPlan(c *common, run []*mode, t *fuzz.Target) []planned {
 	var out []planned
 	for _, m := range run {
-		if m.plan == nil {
-			continue
-		}
-		for _, sp := range m.plan(c) {
+		for _, sp := range modePlan(c, m) {
 			if !t.Has(sp.Op) || sp.Total == 0 || t.Reference() != nil && !t.Reference().Has(sp.Op) {
 				continue
 			}
@@ -52,6 +49,17 @@ func targetPlan(c *common, run []*mode, t *fuzz.Target) []planned {
 		}
 	}
 	return out
+}
+
+// modePlan is the spaces mode m asks each --exec target: its plan, else its space's.
+func modePlan(c *common, m *mode) []fuzz.TargetSpace {
+	if m.plan != nil {
+		return m.plan(c)
+	}
+	if p := m.part(c); p.Space != nil && p.Space.Target != nil {
+		return p.Space.Target()
+	}
+	return nil
 }
 
 // calibrate times the first cases of each space through t (and its reference, which is asked

@@ -1,4 +1,5 @@
-package main
+// Package campaign runs a campaign's spaces against its candidates and keeps its checkpoint.
+package campaign
 
 import (
 	"bufio"
@@ -40,37 +41,45 @@ const checkpointEvery = 30 * time.Second
 // for --json's "findings", as a run without a checkpoint does.
 const restoredKept = fuzz.DefaultMaxFindings
 
-// ckSpace is the progress of one built-in exhaustive space: the units of work done
-// (fuzz.ExhaustiveUnit) and what they counted.
-type ckSpace struct {
+// SpaceState is the progress of one exhaustive space: the units of work done
+// (fuzz.ExhaustiveUnit) and what they counted. A target's space also has its unit size (its
+// option sets are those it can take) and counts its cases, those not sent included.
+type SpaceState struct {
 	Op          fuzz.Op       `json:"op"`
 	Len         int           `json:"len"`
 	Done        []uint64      `json:"done"` // the units checked, ascending
 	Strings     uint64        `json:"strings"`
 	Differences uint64        `json:"differences"`
-	Elapsed     time.Duration `json:"elapsed_ns"` // of the runs that ended (the running one adds its own)
+	Elapsed     time.Duration `json:"elapsed_ns"`     // of the runs that ended (the running one adds its own)
+	Unit        uint64        `json:"unit,omitempty"` // targets: strings in a unit
+	Cases       uint64        `json:"cases,omitempty"`
+	NotRun      uint64        `json:"not_run,omitempty"`
+	Skipped     uint64        `json:"skipped,omitempty"`
 }
 
-// ckPart is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
+// PartState is a finished part of a campaign (a mode, or one target's exhaustive spaces) that a
 // resumed run does not run again: its report.
-type ckPart struct {
+type PartState struct {
 	Spaces      []fuzz.SpaceReport     `json:"spaces"`
 	Differences uint64                 `json:"differences"`
 	Findings    []report.FindingRecord `json:"findings"`
 }
 
-// ckState is the --checkpoint file.
-type ckState struct {
-	Version  int                 `json:"version"`
-	Config   string              `json:"config"` // campaignConfig: a checkpoint of another is refused
-	Shard    string              `json:"shard"`  // K/N
-	Parts    map[string]*ckPart  `json:"parts"`
-	Spaces   map[string]*ckSpace `json:"spaces"`    // by "op/len"
-	Log      string              `json:"log"`       // the findings log, beside the checkpoint
-	LogBytes int64               `json:"log_bytes"` // the part of the log this checkpoint vouches for
-	LogLines uint64              `json:"log_lines"`
-	Written  time.Time           `json:"written"`
-	Elapsed  time.Duration       `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
+// State is the --checkpoint file.
+type State struct {
+	Version int                    `json:"version"`
+	Config  string                 `json:"config"` // campaignConfig: a checkpoint of another is refused
+	Shard   string                 `json:"shard"`  // K/N
+	Parts   map[string]*PartState  `json:"parts"`
+	Spaces  map[string]*SpaceState `json:"spaces"` // by "op/len"
+	// Targets are the exhaustive spaces of each --exec target, by part ("exhaustive NAME"),
+	// then "op/len".
+	Targets  map[string]map[string]*SpaceState `json:"targets,omitempty"`
+	Log      string                            `json:"log"`       // the findings log, beside the checkpoint
+	LogBytes int64                             `json:"log_bytes"` // the part of the log this checkpoint vouches for
+	LogLines uint64                            `json:"log_lines"`
+	Written  time.Time                         `json:"written"`
+	Elapsed  time.Duration                     `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
 	// LogSum is the SHA-256 of the log's first LogBytes bytes, and Sum the SHA-256 of this
 	// file written with Sum empty: an edited checkpoint or log is refused, not resumed into a
 	// report that does not add up.
@@ -78,8 +87,8 @@ type ckState struct {
 	Sum    string `json:"sha256"`
 }
 
-// sum is the SHA-256 of st as saved, with Sum empty.
-func (st ckState) sum() (string, []byte, error) {
+// Checksum is the SHA-256 of st as saved, with Sum empty.
+func (st State) Checksum() (string, []byte, error) {
 	st.Sum = ""
 	data, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
@@ -89,10 +98,10 @@ func (st ckState) sum() (string, []byte, error) {
 	return hex.EncodeToString(h[:]), data, nil
 }
 
-// ckLine is one line of the findings log: a raw finding, the part that made it and, for a
-// built-in exhaustive space, its space and unit, so that a resumed run keeps exactly the
-// findings of the work it does not do again.
-type ckLine struct {
+// logLine is one line of the findings log: a raw finding, the part that made it and, for an
+// exhaustive space, its space and unit, so that a resumed run keeps exactly the findings of
+// the work it does not do again.
+type logLine struct {
 	Part    string               `json:"part"`
 	Space   string               `json:"space,omitempty"`
 	Unit    uint64               `json:"unit,omitempty"`
@@ -101,20 +110,23 @@ type ckLine struct {
 
 // checkpoint lets a campaign stop and resume (--checkpoint FILE). It is the campaign's Sink
 // (every raw finding goes to the findings log, then to the triage) and the exhaustive spaces'
-// UnitTracker. The built-in exhaustive spaces resume unit by unit; the other parts (boundary,
-// random, each --exec target's exhaustive spaces) resume whole: a part that ended is not run
-// again, one that was interrupted is run again from its start.
-type checkpoint struct {
+// UnitTracker, and each --exec target's exhaustive spaces' fuzz.SpaceUnits. The exhaustive
+// spaces resume unit by unit; the other parts (boundary, random) resume whole: a part that
+// ended is not run again, one that was interrupted is run again from its start.
+type Checkpoint struct {
 	path   string
-	full   bool // --full-options: the option sets of the escape spaces (optionSets)
+	full   bool     // --full-options: the option sets of the escape spaces (optionSets)
+	modes  []string // the modes a part may be of
 	triage fuzz.Sink
 
 	mu       sync.Mutex
-	st       ckState
-	done     map[string]map[uint64]bool // st.Spaces' Done, for lookups
-	prior    map[string]ckSpace         // st.Spaces as loaded: what earlier runs counted
+	st       State
+	done     map[string]map[uint64]bool // st.Spaces' and st.Targets' Done, for lookups (by unitKey)
+	prior    map[string]SpaceState      // st.Spaces as loaded: what earlier runs counted
 	restored map[string][]*fuzz.Finding // findings of earlier runs per exhaustive space and candidate (at most restoredKept)
+	found    map[string][]*fuzz.Finding // findings of earlier runs per target space (by unitKey), the first restoredKept found
 	part     string                     // the part running now
+	unit     *ckUnit                    // the target space's unit running now (findings are tagged with it)
 	log      *os.File
 	logw     *bufio.Writer
 	lockFile *os.File // FILE.lock, flocked while this run uses the checkpoint
@@ -131,6 +143,15 @@ type checkpoint struct {
 
 func spaceKey(op fuzz.Op, n int) string { return fmt.Sprintf("%s/%d", op, n) }
 
+// unitKey names the units of space (spaceKey) of part: the built-in exhaustive spaces by their
+// space, a target's by its part too.
+func unitKey(part, space string) string {
+	if part == "exhaustive" {
+		return space
+	}
+	return part + "\x00" + space
+}
+
 // optionSets is how many option sets the exhaustive space of op checks each string of n bytes
 // under (full: --full-options).
 func optionSets(op fuzz.Op, n int, full bool) int {
@@ -140,17 +161,17 @@ func optionSets(op fuzz.Op, n int, full bool) int {
 	return 1
 }
 
-// openCheckpoint opens the checkpoint at path: a new one when there is no file, else the
+// Open opens the checkpoint at path: a new one when there is no file, else the
 // earlier run's, which must be of the same configuration and shard. The findings the earlier
 // runs made in the work that is done go to triage again.
-func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*checkpoint, error) {
-	ck := &checkpoint{path: path, full: full, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]ckSpace{},
-		restored: map[string][]*fuzz.Finding{}, opened: time.Now()}
+func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sink) (*Checkpoint, error) {
+	ck := &Checkpoint{path: path, full: full, modes: modes, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]SpaceState{},
+		restored: map[string][]*fuzz.Finding{}, found: map[string][]*fuzz.Finding{}, opened: time.Now()}
 	logName := filepath.Base(path) + ".findings"
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, usagef("--checkpoint %s: not a regular file", path)
+		return nil, fmt.Errorf("--checkpoint %s: not a regular file", path)
 	}
-	data, err := readSmall(path, maxCheckpointSize)
+	data, err := ReadSmall(path, maxCheckpointSize)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		if lerr := ck.lock(); lerr != nil {
 			return nil, lerr
@@ -158,20 +179,9 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		ck.st = ckState{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*ckPart{},
-			Spaces: map[string]*ckSpace{}, Log: logName}
-		if ck.log, err = os.Create(ck.logPath()); err != nil {
-			ck.unlock()
-			return nil, usagef("--checkpoint: %v", err)
-		}
-		ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
-		if err := ck.save(); err != nil {
-			ck.release()
-			return nil, usagef("--checkpoint: %v", err)
-		}
-		return ck, nil
+		return ck.create(config, shard, logName)
 	case err != nil:
-		return nil, usagef("--checkpoint: %v", err)
+		return nil, fmt.Errorf("--checkpoint: %v", err)
 	}
 	ok := false
 	defer func() {
@@ -181,20 +191,20 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	}()
 	err = json.Unmarshal(data, &ck.st) // another version's findings may not decode: its version is named first
 	if ck.st.Version != 0 && ck.st.Version != checkpointVersion {
-		return nil, usagef("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
+		return nil, fmt.Errorf("--checkpoint %s: checkpoint version %d, this difffuzz reads version %d", path, ck.st.Version, checkpointVersion)
 	}
 	if err != nil || ck.st.Version == 0 || ck.st.Log == "" {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
+		return nil, fmt.Errorf("--checkpoint %s: not a difffuzz checkpoint (delete it, or give another file)", path)
 	}
-	if sum, _, err := ck.st.sum(); err != nil || sum != ck.st.Sum {
-		return nil, usagef("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
+	if sum, _, err := ck.st.Checksum(); err != nil || sum != ck.st.Sum {
+		return nil, fmt.Errorf("--checkpoint %s: not as difffuzz wrote it (its SHA-256 is %s, it says %s): edited or damaged; delete it to start over", path, sum, ck.st.Sum)
 	}
 	if ck.st.Config != config || ck.st.Shard != shard {
-		return nil, usagef("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
+		return nil, fmt.Errorf("--checkpoint %s: written by another campaign (%s, shard %s), not this one (%s, shard %s): run that command again, or delete the file to start over",
 			path, ck.st.Config, ck.st.Shard, config, shard)
 	}
-	if err := ck.st.check(logName, full); err != nil {
-		return nil, usagef("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
+	if err := ck.st.check(logName, full, ck.modes); err != nil {
+		return nil, fmt.Errorf("--checkpoint %s: not a difffuzz checkpoint: %v (delete it, or give another file)", path, err)
 	}
 	ck.before = ck.st.Elapsed
 	for k, sp := range ck.st.Spaces {
@@ -204,16 +214,24 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 		}
 		ck.prior[k] = *sp
 	}
+	for part, spaces := range ck.st.Targets {
+		for k, sp := range spaces {
+			ck.done[unitKey(part, k)] = map[uint64]bool{}
+			for _, u := range sp.Done {
+				ck.done[unitKey(part, k)][u] = true
+			}
+		}
+	}
 	old, err := ck.replay()
 	if err != nil {
-		return nil, usagef("--checkpoint %s: %v", path, err)
+		return nil, fmt.Errorf("--checkpoint %s: %v", path, err)
 	}
 	// The new log holds only what the checkpoint keeps: the checkpoint names it at once (an
 	// atomic rename), and only then is the old log removed, so that whatever stops this run the
 	// file names a log that agrees with it.
 	if err := ck.save(); err != nil {
 		os.Remove(ck.logPath())
-		return nil, usagef("--checkpoint: %v", err)
+		return nil, fmt.Errorf("--checkpoint: %v", err)
 	}
 	os.Remove(old)
 	ck.resumed = true
@@ -221,12 +239,29 @@ func openCheckpoint(path, config, shard string, full bool, triage fuzz.Sink) (*c
 	return ck, nil
 }
 
+// create starts a new checkpoint (there was no file), locked, and writes it.
+func (ck *Checkpoint) create(config, shard, logName string) (*Checkpoint, error) {
+	ck.st = State{Version: checkpointVersion, Config: config, Shard: shard, Parts: map[string]*PartState{},
+		Spaces: map[string]*SpaceState{}, Log: logName}
+	var err error
+	if ck.log, err = os.Create(ck.logPath()); err != nil {
+		ck.unlock()
+		return nil, fmt.Errorf("--checkpoint: %v", err)
+	}
+	ck.logw, ck.logSum = bufio.NewWriterSize(ck.log, 1<<16), sha256.New()
+	if err := ck.save(); err != nil {
+		ck.release()
+		return nil, fmt.Errorf("--checkpoint: %v", err)
+	}
+	return ck, nil
+}
+
 // maxCheckpointSize bounds the checkpoint file read (a checkpoint of the largest sweep, every
 // unit of every 4-byte space, is a few tens of MB).
 const maxCheckpointSize = 1 << 30
 
-// readSmall reads a regular file of at most limit bytes.
-func readSmall(path string, limit int64) ([]byte, error) {
+// ReadSmall reads a regular file of at most limit bytes.
+func ReadSmall(path string, limit int64) ([]byte, error) {
 	// Looked at before it is opened: opening a FIFO would wait for a writer.
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
@@ -252,7 +287,7 @@ func readSmall(path string, limit int64) ([]byte, error) {
 // check refuses a checkpoint whose parts do not fit together: spaces under another key than
 // their operation and length, units outside their space, more strings than the units done
 // hold, findings that are not findings, a log elsewhere than beside the checkpoint.
-func (st *ckState) check(logName string, full bool) error {
+func (st *State) check(logName string, full bool, modes []string) error {
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(logName) + `(\.[1-9][0-9]{0,8})?$`).MatchString(st.Log) {
 		return fmt.Errorf("its findings log is %q, not %s[.N] beside it", st.Log, logName)
 	}
@@ -260,10 +295,10 @@ func (st *ckState) check(logName string, full bool) error {
 		return fmt.Errorf("log_bytes %d", st.LogBytes)
 	}
 	if st.Parts == nil {
-		st.Parts = map[string]*ckPart{}
+		st.Parts = map[string]*PartState{}
 	}
 	if st.Spaces == nil {
-		st.Spaces = map[string]*ckSpace{}
+		st.Spaces = map[string]*SpaceState{}
 	}
 	// Keys in order, so that a file with several faults always names the same one first.
 	for _, k := range slices.Sorted(maps.Keys(st.Parts)) {
@@ -271,7 +306,7 @@ func (st *ckState) check(logName string, full bool) error {
 		if p == nil {
 			return fmt.Errorf("part %q is empty", k)
 		}
-		if name, _, _ := strings.Cut(k, " "); !slices.ContainsFunc(modes, func(m *mode) bool { return m.name == name }) {
+		if name, _, _ := strings.Cut(k, " "); !slices.Contains(modes, name) {
 			return fmt.Errorf("part %q is of no mode difffuzz has", k)
 		}
 		for i, r := range p.Findings {
@@ -300,29 +335,55 @@ func (st *ckState) check(logName string, full bool) error {
 			return fmt.Errorf("space %q: %d strings and %d differences in %d units", k, sp.Strings, sp.Differences, len(sp.Done))
 		}
 	}
+	return st.checkTargets()
+}
+
+// checkTargets refuses targets' spaces that do not fit together (as check does the
+// built-ins').
+func (st *State) checkTargets() error {
+	for _, part := range slices.Sorted(maps.Keys(st.Targets)) {
+		if !strings.HasPrefix(part, "exhaustive ") {
+			return fmt.Errorf("target part %q is not an exhaustive one", part)
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.Targets[part])) {
+			sp := st.Targets[part][k]
+			if sp == nil {
+				return fmt.Errorf("part %q, space %q is empty", part, k)
+			}
+			if _, err := fuzz.ParseOps(string(sp.Op)); err != nil || sp.Op == "" || sp.Len < 1 || sp.Len > 4 || k != spaceKey(sp.Op, sp.Len) || sp.Unit == 0 {
+				return fmt.Errorf("part %q, space %q holds op %q, length %d, units of %d", part, k, sp.Op, sp.Len, sp.Unit)
+			}
+			units := (uint64(1)<<(8*sp.Len) + sp.Unit - 1) / sp.Unit
+			for _, u := range sp.Done {
+				if u >= units {
+					return fmt.Errorf("part %q, space %q: unit %d of %d", part, k, u, units)
+				}
+			}
+		}
+	}
 	return nil
 }
 
 // lock takes the checkpoint for this run alone, through FILE.lock (flock), held until close:
 // two runs on one checkpoint would each keep only their own findings.
-func (ck *checkpoint) lock() error {
+func (ck *Checkpoint) lock() error {
 	f, err := os.OpenFile(ck.path+".lock", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return usagef("--checkpoint %s: %v", ck.path, err)
+		return fmt.Errorf("--checkpoint %s: %v", ck.path, err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return usagef("--checkpoint %s: another difffuzz is using it (%s.lock is locked)", ck.path, ck.path)
+			return fmt.Errorf("--checkpoint %s: another difffuzz is using it (%s.lock is locked)", ck.path, ck.path)
 		}
-		return usagef("--checkpoint %s: locking %s.lock: %v", ck.path, ck.path, err)
+		return fmt.Errorf("--checkpoint %s: locking %s.lock: %v", ck.path, ck.path, err)
 	}
 	ck.lockFile = f
 	return nil
 }
 
 // unlock lets another run take the checkpoint.
-func (ck *checkpoint) unlock() {
+func (ck *Checkpoint) unlock() {
 	if ck.lockFile != nil {
 		ck.lockFile.Close()
 		ck.lockFile = nil
@@ -330,7 +391,7 @@ func (ck *checkpoint) unlock() {
 }
 
 // release closes the log and unlocks, for a checkpoint that is not used after all.
-func (ck *checkpoint) release() {
+func (ck *Checkpoint) release() {
 	if ck.log != nil {
 		ck.log.Close()
 	}
@@ -338,10 +399,15 @@ func (ck *checkpoint) release() {
 }
 
 // resumeLine says what an earlier run left, for stderr when a run resumes.
-func (ck *checkpoint) resumeLine() string {
-	var units int
+func (ck *Checkpoint) ResumeLine() string {
+	var units, targetUnits int
 	for _, sp := range ck.st.Spaces {
 		units += len(sp.Done)
+	}
+	for _, spaces := range ck.st.Targets {
+		for _, sp := range spaces {
+			targetUnits += len(sp.Done)
+		}
 	}
 	parts := make([]string, 0, len(ck.st.Parts))
 	for p := range ck.st.Parts {
@@ -352,17 +418,21 @@ func (ck *checkpoint) resumeLine() string {
 	if len(parts) > 0 {
 		done = strings.Join(parts, ", ")
 	}
-	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s of the built-in exhaustive spaces done, parts done: %s; %s kept; that work is not checked again",
-		ck.path, ck.st.Written.Format(time.RFC3339), plural(uint64(units), "unit"), done, plural(ck.st.LogLines, "finding"))
+	spaces := report.Plural(uint64(units), "unit") + " of the built-in exhaustive spaces"
+	if targetUnits > 0 {
+		spaces += ", " + report.Plural(uint64(targetUnits), "unit") + " of the targets'"
+	}
+	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s done, parts done: %s; %s kept; that work is not checked again",
+		ck.path, ck.st.Written.Format(time.RFC3339), spaces, done, report.Plural(ck.st.LogLines, "finding"))
 }
 
-func (ck *checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
+func (ck *Checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }
 
 // replay reads the findings log up to what the checkpoint vouches for, gives the findings of
 // the work that is done to the triage, and writes them alone to the log's next generation
 // (FILE.findings.N), which becomes the log; it returns the old log's path, for removal once
 // the checkpoint names the new one.
-func (ck *checkpoint) replay() (string, error) {
+func (ck *Checkpoint) replay() (string, error) {
 	oldPath := ck.logPath()
 	if st, err := os.Stat(oldPath); err != nil {
 		return "", err
@@ -397,11 +467,11 @@ func (ck *checkpoint) replay() (string, error) {
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		read++
-		var l ckLine
+		var l logLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
-		keep := l.Space != "" && ck.done[l.Space][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
+		keep := l.Space != "" && ck.done[unitKey(l.Part, l.Space)][l.Unit] || l.Space == "" && ck.st.Parts[l.Part] != nil
 		if !keep {
 			continue
 		}
@@ -409,8 +479,11 @@ func (ck *checkpoint) replay() (string, error) {
 		if err != nil {
 			return fail(fmt.Errorf("findings log %s, line %d: %v", ck.st.Log, read, err))
 		}
-		if l.Space != "" {
+		switch k := unitKey(l.Part, l.Space); {
+		case l.Space != "" && k == l.Space:
 			ck.keepRestored(l.Space, fd)
+		case l.Space != "" && len(ck.found[k]) < restoredKept:
+			ck.found[k] = append(ck.found[k], fd)
 		}
 		ck.triage.Add(fd)
 		kept.Write(sc.Bytes())
@@ -438,7 +511,7 @@ func (ck *checkpoint) replay() (string, error) {
 }
 
 // keepRestored keeps f among the restoredKept smallest findings of its space and candidate.
-func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
+func (ck *Checkpoint) keepRestored(space string, f *fuzz.Finding) {
 	k := space + "\x00" + f.Impl
 	l := ck.restored[k]
 	i := sort.Search(len(l), func(i int) bool {
@@ -454,16 +527,19 @@ func (ck *checkpoint) keepRestored(space string, f *fuzz.Finding) {
 
 // Add is the campaign's Sink: the finding goes to the log, tagged with its part and (built-in
 // exhaustive spaces) its unit, then to the triage.
-func (ck *checkpoint) Add(f *fuzz.Finding) {
+func (ck *Checkpoint) Add(f *fuzz.Finding) {
 	ck.mu.Lock()
-	part := ck.part
+	part, unit := ck.part, ck.unit
 	ck.mu.Unlock()
 	// The line is made outside the lock; the part cannot change meanwhile (parts run one after
 	// the other, and a part's findings all come before its end).
-	l := ckLine{Part: part, Finding: report.FactsOf(f)}
-	if part == "exhaustive" && f.Space == "exhaustive" && !f.External {
+	l := logLine{Part: part, Finding: report.FactsOf(f)}
+	switch {
+	case part == "exhaustive" && f.Space == "exhaustive" && !f.External:
 		sets := optionSets(f.Op, len(f.Input), ck.full)
 		l.Space, l.Unit = spaceKey(f.Op, len(f.Input)), fuzz.UnitOf(f.Op, f.Input, sets)
+	case unit != nil && unit.running:
+		l.Space, l.Unit = unit.key, unit.now
 	}
 	line, err := json.Marshal(l)
 	ck.mu.Lock()
@@ -490,21 +566,31 @@ func (ck *checkpoint) Add(f *fuzz.Finding) {
 	ck.triage.Add(f)
 }
 
+// Resumed reports whether the file was there: this run goes on with an earlier one.
+func (ck *Checkpoint) Resumed() bool { return ck != nil && ck.resumed }
+
+// Worked reports whether this run checked something (a unit, or a part that had not ended).
+func (ck *Checkpoint) Worked() bool {
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	return ck.worked
+}
+
 // Done is fuzz.UnitTracker.Done.
-func (ck *checkpoint) Done(op fuzz.Op, n int, u uint64) bool {
+func (ck *Checkpoint) Done(op fuzz.Op, n int, u uint64) bool {
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
 	return ck.done[spaceKey(op, n)][u]
 }
 
 // Finished is fuzz.UnitTracker.Finished.
-func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences uint64) {
+func (ck *Checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences uint64) {
 	ck.mu.Lock()
 	defer ck.mu.Unlock()
 	k := spaceKey(op, n)
 	sp := ck.st.Spaces[k]
 	if sp == nil {
-		sp = &ckSpace{Op: op, Len: n}
+		sp = &SpaceState{Op: op, Len: n}
 		ck.st.Spaces[k] = sp
 		ck.done[k] = map[uint64]bool{}
 	}
@@ -515,7 +601,7 @@ func (ck *checkpoint) Finished(op fuzz.Op, n int, u uint64, strings, differences
 }
 
 // finished returns the report of a part an earlier run ended, or nil.
-func (ck *checkpoint) finished(part string) *fuzz.Report {
+func (ck *Checkpoint) Ended(part string) *fuzz.Report {
 	if ck == nil {
 		return nil
 	}
@@ -533,8 +619,95 @@ func (ck *checkpoint) finished(part string) *fuzz.Report {
 	return rep
 }
 
+// targetUnits is the checkpoint of the exhaustive spaces of a target's part (nil without a
+// checkpoint), for fuzz.RunTargetUnits.
+func (ck *Checkpoint) TargetUnits(part string) func(fuzz.TargetSpace) fuzz.SpaceUnits {
+	if ck == nil {
+		return nil
+	}
+	return func(sp fuzz.TargetSpace) fuzz.SpaceUnits {
+		return &ckUnit{ck: ck, part: part, op: sp.Op, n: sp.Len, size: sp.UnitSize(), key: spaceKey(sp.Op, sp.Len)}
+	}
+}
+
+// ckUnit is the checkpoint of one target space (fuzz.SpaceUnits).
+type ckUnit struct {
+	ck      *Checkpoint
+	part    string
+	op      fuzz.Op
+	n       int
+	size    uint64
+	key     string // spaceKey
+	now     uint64 // the unit running (when running)
+	running bool
+}
+
+// space is the space's progress in the checkpoint (nil: none yet); ck.mu is held.
+func (u *ckUnit) space() *SpaceState {
+	sp := u.ck.st.Targets[u.part][u.key]
+	if sp != nil && sp.Unit != u.size {
+		// Cut otherwise (the target announced other options=): its units start over.
+		delete(u.ck.st.Targets[u.part], u.key)
+		delete(u.ck.done, unitKey(u.part, u.key))
+		return nil
+	}
+	return sp
+}
+
+// Prior is fuzz.SpaceUnits.Prior.
+func (u *ckUnit) Prior() (fuzz.UnitCounts, []*fuzz.Finding) {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	sp := u.space()
+	if sp == nil {
+		return fuzz.UnitCounts{}, nil
+	}
+	return fuzz.UnitCounts{Cases: sp.Cases, NotRun: sp.NotRun, Skipped: sp.Skipped, Differences: sp.Differences, Elapsed: sp.Elapsed},
+		u.ck.found[unitKey(u.part, u.key)]
+}
+
+// Done is fuzz.SpaceUnits.Done.
+func (u *ckUnit) Done(unit uint64) bool {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	return u.ck.done[unitKey(u.part, u.key)][unit]
+}
+
+// Begin is fuzz.SpaceUnits.Begin: the findings from now on are tagged with unit.
+func (u *ckUnit) Begin(unit uint64) {
+	u.ck.mu.Lock()
+	defer u.ck.mu.Unlock()
+	u.ck.unit = &ckUnit{key: u.key, now: unit, running: true}
+}
+
+// Finished is fuzz.SpaceUnits.Finished.
+func (u *ckUnit) Finished(unit uint64, c fuzz.UnitCounts) {
+	ck := u.ck
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	sp := u.space()
+	if sp == nil {
+		sp = &SpaceState{Op: u.op, Len: u.n, Unit: u.size}
+		if ck.st.Targets == nil {
+			ck.st.Targets = map[string]map[string]*SpaceState{}
+		}
+		if ck.st.Targets[u.part] == nil {
+			ck.st.Targets[u.part] = map[string]*SpaceState{}
+		}
+		ck.st.Targets[u.part][u.key] = sp
+		ck.done[unitKey(u.part, u.key)] = map[uint64]bool{}
+	}
+	ck.done[unitKey(u.part, u.key)][unit] = true
+	ck.worked = true
+	sp.Cases += c.Cases
+	sp.NotRun += c.NotRun
+	sp.Skipped += c.Skipped
+	sp.Differences += c.Differences
+	sp.Elapsed += c.Elapsed
+}
+
 // units is the checkpoint as the exhaustive spaces' UnitTracker (nil without a checkpoint).
-func (ck *checkpoint) units() fuzz.UnitTracker {
+func (ck *Checkpoint) Units() fuzz.UnitTracker {
 	if ck == nil {
 		return nil
 	}
@@ -542,22 +715,22 @@ func (ck *checkpoint) units() fuzz.UnitTracker {
 }
 
 // begin says which part runs now (the findings are tagged with it).
-func (ck *checkpoint) begin(part string) {
+func (ck *Checkpoint) Begin(part string) {
 	if ck == nil {
 		return
 	}
 	ck.mu.Lock()
-	ck.part = part
-	ck.worked = ck.worked || part != "exhaustive" // the built-in spaces count their units
+	ck.part, ck.unit = part, nil
+	ck.worked = ck.worked || !strings.HasPrefix(part, "exhaustive") // the exhaustive spaces count their units
 	ck.mu.Unlock()
 }
 
 // end records a part that ran to its end.
-func (ck *checkpoint) end(part string, rep *fuzz.Report) {
+func (ck *Checkpoint) End(part string, rep *fuzz.Report) {
 	if ck == nil {
 		return
 	}
-	p := &ckPart{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
+	p := &PartState{Spaces: rep.Spaces, Differences: rep.Differences, Findings: []report.FindingRecord{}}
 	for _, f := range rep.Findings {
 		p.Findings = append(p.Findings, report.FactsOf(f))
 	}
@@ -569,7 +742,7 @@ func (ck *checkpoint) end(part string, rep *fuzz.Report) {
 
 // addPrior adds what earlier runs counted in the built-in exhaustive spaces to this run's
 // report of them, and their findings to its kept ones; it records this run's time.
-func (ck *checkpoint) addPrior(rep *fuzz.Report) {
+func (ck *Checkpoint) AddPrior(rep *fuzz.Report) {
 	if ck == nil {
 		return
 	}
@@ -622,12 +795,12 @@ func (ck *checkpoint) addPrior(rep *fuzz.Report) {
 			rep.Findings = append(rep.Findings, f)
 		}
 	}
-	ck.prior = map[string]ckSpace{} // added once
+	ck.prior = map[string]SpaceState{} // added once
 }
 
 // save writes the checkpoint: the findings log is flushed first, and the checkpoint vouches
 // for it up to there; the file is replaced at once (written beside it, then renamed).
-func (ck *checkpoint) save() error {
+func (ck *Checkpoint) save() error {
 	ck.mu.Lock()
 	if ck.logErr == nil {
 		ck.logErr = ck.logw.Flush()
@@ -638,16 +811,17 @@ func (ck *checkpoint) save() error {
 		return fmt.Errorf("findings log %s: %v (the checkpoint was last written before it)", ck.st.Log, err)
 	}
 	for k, sp := range ck.st.Spaces {
-		sp.Done = sp.Done[:0]
-		for u := range ck.done[k] {
-			sp.Done = append(sp.Done, u)
+		sp.Done = slices.Sorted(maps.Keys(ck.done[k]))
+	}
+	for part, spaces := range ck.st.Targets {
+		for k, sp := range spaces {
+			sp.Done = slices.Sorted(maps.Keys(ck.done[unitKey(part, k)]))
 		}
-		slices.Sort(sp.Done)
 	}
 	ck.st.Written = time.Now().UTC()
 	ck.st.Elapsed = ck.before + time.Since(ck.opened)
 	ck.st.LogSum = hex.EncodeToString(ck.logSum.Sum(nil))
-	sum, _, err := ck.st.sum()
+	sum, _, err := ck.st.Checksum()
 	if err == nil {
 		ck.st.Sum = sum
 	}
@@ -666,7 +840,7 @@ func (ck *checkpoint) save() error {
 
 // earlier is the wall time of the earlier runs this one goes on with (0 without a checkpoint),
 // which the summary's total includes, as its rows include their spaces' earlier time.
-func (ck *checkpoint) earlier() time.Duration {
+func (ck *Checkpoint) Earlier() time.Duration {
 	if ck == nil {
 		return 0
 	}
@@ -674,7 +848,7 @@ func (ck *checkpoint) earlier() time.Duration {
 }
 
 // run writes the checkpoint every checkpointEvery until close.
-func (ck *checkpoint) run(stderr io.Writer) {
+func (ck *Checkpoint) Start(stderr io.Writer) {
 	ck.stop, ck.stopped = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ck.stopped)
@@ -697,7 +871,7 @@ func (ck *checkpoint) run(stderr io.Writer) {
 
 // close stops the periodic writes, writes the checkpoint a last time, closes the log and
 // unlocks; it does nothing the second time.
-func (ck *checkpoint) close() error {
+func (ck *Checkpoint) Close() error {
 	if ck == nil || ck.closed {
 		return nil
 	}
