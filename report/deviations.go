@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"sort"
@@ -148,8 +149,12 @@ type DevStat struct {
 	// variants are the smallest finding of each row and shape of the deviation's bytes, for
 	// examples that teach: other rows and shapes of the same deviation, not filler variants.
 	variants map[variant]*fuzz.Finding
-	kept     [10]int  // variants kept by their number of deviations
-	last     struct { // the variant keep saw last and its example (nil: not kept)
+	kept     [10]int      // variants kept by their number of deviations
+	big      [10]struct { // the largest kept variant of each number of deviations, when known
+		v  variant
+		ok bool
+	}
+	last struct { // the variant keep saw last and its example (nil: not kept)
 		v  variant
 		f  *fuzz.Finding
 		ok bool
@@ -204,25 +209,73 @@ func (s *DevStat) add(f *fuzz.Finding, d deviation.Deviation, devs int, shape st
 	s.keep(variant{devs: byte(min(devs, 9)), row: d.Row, op: f.Op, shape: shape, flags: f.Flags}, f)
 }
 
-// keep makes f the example of variant v when it is the first or a smaller one (at most
-// maxVariants of each number of deviations).
+// keep makes f the example of variant v when it is the first or a smaller one. Of each number
+// of deviations at most maxVariants are kept: those whose smallest findings are smallest (a
+// new one evicts the largest kept), so that which are kept does not depend on the order the
+// findings came in (parallel workers).
 func (s *DevStat) keep(v variant, f *fuzz.Finding) {
+	var cur *fuzz.Finding
+	var ok bool
 	if s.last.ok && v == s.last.v { // findings in a row often share a variant: no hashing
-		if s.last.f != nil && smaller(f, s.last.f) {
-			s.variants[v], s.last.f = f, f
-		}
-		return
+		cur, ok = s.last.f, s.last.f != nil
+	} else {
+		cur, ok = s.variants[v]
 	}
-	cur, ok := s.variants[v]
 	switch {
 	case ok && smaller(f, cur):
 		s.variants[v], cur = f, f
+		s.big[v.devs].ok = false
 	case !ok && s.kept[v.devs] < maxVariants:
 		s.variants[v], cur = f, f
 		s.kept[v.devs]++
+		s.big[v.devs].ok = false
+	case !ok:
+		if big := s.largest(v.devs); exampleLess(v, f, big, s.variants[big]) {
+			delete(s.variants, big)
+			s.variants[v], cur = f, f
+			s.big[v.devs].ok = false
+		}
 	}
-	// A variant not kept now never is: the count only grows.
 	s.last.v, s.last.f, s.last.ok = v, cur, true
+}
+
+// resetExamples forgets the kept examples (and keep's caches of them).
+func (s *DevStat) resetExamples() {
+	s.variants, s.kept = map[variant]*fuzz.Finding{}, [10]int{}
+	s.big = [10]struct {
+		v  variant
+		ok bool
+	}{}
+	s.last.ok = false
+}
+
+// largest is the kept variant of devs deviations that comes last in exampleLess's order (there
+// is one: it is asked only when maxVariants are kept).
+func (s *DevStat) largest(devs byte) variant {
+	if b := s.big[devs]; b.ok {
+		return b.v
+	}
+	var big variant
+	found := false
+	for v, f := range s.variants {
+		if v.devs == devs && (!found || exampleLess(big, s.variants[big], v, f)) {
+			big, found = v, true
+		}
+	}
+	s.big[devs].v, s.big[devs].ok = big, true
+	return big
+}
+
+// exampleLess orders kept examples: by their findings (smaller), then by variant, a total
+// order whatever the map's iteration order.
+func exampleLess(v variant, f *fuzz.Finding, w variant, g *fuzz.Finding) bool {
+	if smaller(f, g) {
+		return true
+	}
+	if smaller(g, f) {
+		return false
+	}
+	return cmp.Or(cmp.Compare(v.row, w.row), cmp.Compare(v.op, w.op), cmp.Compare(v.shape, w.shape), cmp.Compare(v.flags, w.flags)) < 0
 }
 
 // merge adds o's counts and examples to s.
@@ -244,8 +297,8 @@ func (s *DevStat) merge(o *DevStat) {
 func (s *DevStat) file(o *DevStat, own bool) {
 	switch {
 	case own && s.borrowed:
-		s.Witness, s.variants, s.kept, s.borrowed = nil, map[variant]*fuzz.Finding{}, [10]int{}, false
-		s.last.ok = false
+		s.Witness, s.borrowed = nil, false
+		s.resetExamples()
 		s.merge(o)
 	case own:
 		s.merge(o)

@@ -214,7 +214,8 @@ func (g *group) keep(f *fuzz.Finding, n int) {
 }
 
 // smaller orders findings for choosing witnesses: shorter input, fewer option bits, then
-// bytes, options, position and space, so the choice does not depend on arrival order.
+// bytes, options, position, space, operation, kind and candidate, so the choice does not
+// depend on arrival order.
 func smaller(a, b *fuzz.Finding) bool {
 	switch {
 	case len(a.Input) != len(b.Input):
@@ -231,7 +232,8 @@ func smaller(a, b *fuzz.Finding) bool {
 	if a.Pos != b.Pos {
 		return a.Pos < b.Pos
 	}
-	return a.Space < b.Space
+	// the rest only breaks ties, so that no choice depends on the order findings came in
+	return cmp.Or(cmp.Compare(a.Space, b.Space), cmp.Compare(a.Op, b.Op), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Impl, b.Impl)) < 0
 }
 
 // localKey is what places a raw finding in its group: the oracle's rule at the first
