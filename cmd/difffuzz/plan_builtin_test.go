@@ -11,17 +11,6 @@ import (
 	"time"
 )
 
-// defaultModes are the modes of the default campaign.
-func defaultModes() []*mode {
-	var run []*mode
-	for _, m := range modes {
-		if m.inDefault {
-			run = append(run, m)
-		}
-	}
-	return run
-}
-
 // TestBuiltinPlan: the plan of the default campaign over the built-in candidates lists every
 // space of its three parts with a positive estimate, and a total that is their sum.
 func TestBuiltinPlan(t *testing.T) {
