@@ -287,30 +287,7 @@ func Boundary(ctx context.Context, cfg BoundaryConfig) (*Report, error) {
 
 func runBoundary(ctx context.Context, cfg *BoundaryConfig, op Op, fams []*boundary.Family, cands []Impl) (SpaceReport, []*Finding, error) {
 	shards := uint64(max(cfg.Shards, 1))
-	var chunks []bchunk
-	var totalCases uint64
-	var j uint64
-	for _, f := range fams {
-		opts, rotate := []jsonopt.Options{0}, false
-		if op == OpEscape {
-			opts, rotate = familyOptions(cfg, f)
-		}
-		s := f.Sample(cfg.Sample)
-		per := uint64(len(layoutsOf(f.Layouts)))
-		if !rotate {
-			per *= uint64(len(opts))
-		}
-		size := max(1, 8192/per)
-		for lo := uint64(0); lo < s.Len; lo += size {
-			hi := min(lo+size, s.Len)
-			if j%shards == uint64(cfg.Shard) {
-				ch := bchunk{fam: f, sample: s, opts: opts, rotate: rotate, lo: lo, hi: hi}
-				chunks = append(chunks, ch)
-				totalCases += ch.cases(lo, hi)
-			}
-			j++
-		}
-	}
+	chunks, totalCases := boundaryChunks(cfg, op, fams)
 	label := "boundary " + string(op)
 	if shards > 1 {
 		label += fmt.Sprintf(" (shard %d/%d)", cfg.Shard, shards)
@@ -390,6 +367,44 @@ func runBoundary(ctx context.Context, cfg *BoundaryConfig, op Op, fams []*bounda
 		sr.CasesPerSec = float64(sr.Cases) / s
 	}
 	return sr, findings, nil
+}
+
+// boundaryChunks are the units of work of op's boundary space with cfg (its shard), and
+// their cases.
+func boundaryChunks(cfg *BoundaryConfig, op Op, fams []*boundary.Family) ([]bchunk, uint64) {
+	shards := uint64(max(cfg.Shards, 1))
+	var chunks []bchunk
+	var totalCases uint64
+	var j uint64
+	for _, f := range fams {
+		opts, rotate := []jsonopt.Options{0}, false
+		if op == OpEscape {
+			opts, rotate = familyOptions(cfg, f)
+		}
+		s := f.Sample(cfg.Sample)
+		per := uint64(len(layoutsOf(f.Layouts)))
+		if !rotate {
+			per *= uint64(len(opts))
+		}
+		size := max(1, 8192/per)
+		for lo := uint64(0); lo < s.Len; lo += size {
+			hi := min(lo+size, s.Len)
+			if j%shards == uint64(cfg.Shard) {
+				ch := bchunk{fam: f, sample: s, opts: opts, rotate: rotate, lo: lo, hi: hi}
+				chunks = append(chunks, ch)
+				totalCases += ch.cases(lo, hi)
+			}
+			j++
+		}
+	}
+	return chunks, totalCases
+}
+
+// BoundaryTotal is how many cases Boundary checks of op with cfg (its shard of the families
+// of cfg.Families): the total of its progress for op.
+func BoundaryTotal(cfg BoundaryConfig, op Op) uint64 {
+	_, n := boundaryChunks(&cfg, op, boundaryFamilies(cfg.Families))
+	return n
 }
 
 // bworker is one worker's state: its guarded memory, the current placement and the oracle's

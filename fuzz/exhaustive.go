@@ -52,6 +52,10 @@ type Config struct {
 type ExhaustiveConfig struct {
 	Config
 	MaxLen int // if > 0: the maximum length for every op; else the defaults above
+	MinLen int // if > 0: the shortest length checked (shorter spaces are left out); else 1
+	// Sample, if > 0, checks only the first Sample strings of each unit: a sample of the
+	// space to time (the report counts what was checked; such a space is not Complete).
+	Sample uint64
 	// OptionCombos, if set, are the escape option sets of every length; else ExhaustiveCombos.
 	OptionCombos []jsonopt.Options
 	// FullOptions checks escape strings of every length under all 2,048 jsonopt.Combo sets
@@ -169,7 +173,7 @@ func Exhaustive(ctx context.Context, cfg ExhaustiveConfig) (*Report, error) {
 		if len(cands) == 0 {
 			continue
 		}
-		for n := 1; n <= maxLen; n++ {
+		for n := max(cfg.MinLen, 1); n <= maxLen; n++ {
 			if ctx.Err() != nil {
 				rep.Interrupted = true
 				break
@@ -255,7 +259,7 @@ func ExhaustiveTotal(cfg ExhaustiveConfig) uint64 {
 				maxLen = DefaultEscapeMaxLen
 			}
 		}
-		for n := 1; served && n <= maxLen; n++ {
+		for n := max(cfg.MinLen, 1); served && n <= maxLen; n++ {
 			total, opts := pow256(n), uint64(len(spaceOptions(cfg, op, n)))
 			unit := ExhaustiveUnit(op, n, int(opts))
 			units, shards := (total+unit-1)/unit, uint64(max(cfg.Shards, 1))
@@ -369,6 +373,9 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 				u := shard + j*shards
 				var unitDiffs uint64
 				lo, hi := u*unit, min((u+1)*unit, total)
+				if cfg.Sample > 0 {
+					hi = min(hi, lo+cfg.Sample)
+				}
 				unitFindings = unitFindings[:0]
 				clear(kept)
 				for i := 0; i < n; i++ {
@@ -405,8 +412,8 @@ func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []I
 	wg.Wait()
 	cfg.Progress.End()
 	elapsed := time.Since(start)
-	complete := doneUnits.Load() == mine
 	checked := doneStrings.Load()
+	complete := doneUnits.Load() == mine && (cfg.Sample == 0 || checked == myTotal)
 	// Keep the first MaxFindings per (op, impl) in enumeration order, whatever the schedule.
 	order := make([]uint64, 0, len(perUnit))
 	for u := range perUnit {

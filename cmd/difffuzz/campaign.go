@@ -55,6 +55,9 @@ type mode struct {
 	// their sizes and what they will cost before the campaign starts; nil: its part's
 	// Space.Target (modePlan).
 	plan func(c *common) []fuzz.TargetSpace
+	// builtinPlan, if set, is the spaces the mode runs over the built-in candidates, for
+	// printBuiltinPlan.
+	builtinPlan func(c *common) []builtinSpace
 }
 
 var modes []*mode
@@ -127,6 +130,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		if total > 0 && len(c.cands) == 0 {
 			c.progress = newWholeRun(c.progress, total)
+		}
+	}
+	if len(c.targets) == 0 && c.ck == nil {
+		if plan := printBuiltinPlan(ctx, c, run, stderr); len(plan) > 0 {
+			c.progress = newBuiltinRun(c.progress, wholeRunSpans(plan))
 		}
 	}
 	start := time.Now()

@@ -31,6 +31,10 @@ func init() {
 			fs.StringVar(&families, "boundary-families", "", "check only these boundary families, comma-separated: "+strings.Join(fuzz.BoundaryFamilies(), ", ")+" (default all)")
 		},
 		selected: func() bool { return on },
+		builtinPlan: func(c *common) []builtinSpace {
+			fams, _ := fuzz.ParseBoundaryFamilies(families)
+			return boundaryBuiltinPlan(c, fams, sample.n)
+		},
 		check: func(bool) error {
 			_, err := fuzz.ParseBoundaryFamilies(families)
 			if err != nil {

@@ -18,7 +18,8 @@ func init() {
 		addFlags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&on, "exhaustive", false, "check every string of length 1–4 through the decoders and 1–3 through the escaper under all 2,048 option sets (1,088 past 2 bytes without --full-options)")
 		},
-		selected: func() bool { return on },
+		selected:    func() bool { return on },
+		builtinPlan: exhaustiveBuiltinPlan,
 		part: func(c *common) campaign.Part {
 			return campaign.Part{Name: "exhaustive", Space: &campaign.Space{
 				Builtin: func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
@@ -30,10 +31,6 @@ func init() {
 						Shard:       c.shard,
 						Shards:      c.shards,
 						Units:       units,
-					}
-					if len(c.targets) == 0 && cfg.Units == nil {
-						// The status lines give the ETA of the whole sweep beside the space's.
-						cfg.Progress = newOverall(c.progress, fuzz.ExhaustiveTotal(cfg), "exhaustive sweep", "cases")
 					}
 					return fuzz.Exhaustive(ctx, cfg)
 				},

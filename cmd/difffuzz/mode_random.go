@@ -55,6 +55,12 @@ func init() {
 			}
 			return out
 		},
+		builtinPlan: func(c *common) []builtinSpace {
+			if count == 0 && dur == 0 {
+				return randomBuiltinPlan(c, defaultRandomCount, 0)
+			}
+			return randomBuiltinPlan(c, count, dur)
+		},
 		check: func(runs bool) error {
 			if !runs && (seedSet || stats) {
 				return usagef("--seed and --stats go with --random N|DURATION (or the default campaign, which runs random inputs)")

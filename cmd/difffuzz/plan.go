@@ -129,20 +129,38 @@ func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64
 		var d time.Duration
 		for _, p := range plan {
 			pd := time.Duration(p.sp.Total) * p.perCase
-			fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s requests  %s\n", p.sp.Space, p.sp.Op, padRight(planLen(p.sp), 12), group(p.sp.Total), estText(pd, err))
+			planRow(w, p.sp.Space, string(p.sp.Op), planLen(p.sp), p.sp.Total, "requests", estText(pd, err))
 			n += p.sp.Total
 			d += pd
 		}
-		fmt.Fprintf(w, "difffuzz:   %-35s %15s requests  %s (%s)\n", "the whole run", group(n), estText(d, err), calib)
+		planTotal(w, n, "requests", estText(d, err), calib)
 		total += n
 		est += d
 	}
-	if est > longRun {
-		shards := int((est + longRun/2 - 1) / (longRun / 2))
-		fmt.Fprintf(w, "difffuzz: this run is estimated at %s, over an hour: split it between machines with --shard K/%d (K = 0..%d; about %s each, random inputs on shard 0) and merge their --json reports with difffuzz merge, or check less (--max-len, --ops)\n",
-			roughly(est), shards, shards-1, roughly(est/time.Duration(shards)))
-	}
+	shardAdvice(w, est)
 	return total, nil
+}
+
+// planRow is one line of a plan: a space of one operation, its shape ("len 2 × 8"), its size
+// in unit ("requests", "cases") and its estimated time.
+func planRow(w io.Writer, space, op, shape string, n uint64, unit, est string) {
+	fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s %s  %s\n", space, op, padRight(shape, 12), group(n), unit, est)
+}
+
+// planTotal is the last line of a plan: the whole run's size and estimated time, and how the
+// estimate was made.
+func planTotal(w io.Writer, n uint64, unit, est, calib string) {
+	fmt.Fprintf(w, "difffuzz:   %-35s %15s %s  %s (%s)\n", "the whole run", group(n), unit, est, calib)
+}
+
+// shardAdvice says, of a run estimated past longRun, how to split it between machines.
+func shardAdvice(w io.Writer, est time.Duration) {
+	if est <= longRun {
+		return
+	}
+	shards := int((est + longRun/2 - 1) / (longRun / 2))
+	fmt.Fprintf(w, "difffuzz: this run is estimated at %s, over an hour: split it between machines with --shard K/%d (K = 0..%d; about %s each, random inputs on shard 0) and merge their --json reports with difffuzz merge, or check less (--max-len, --ops)\n",
+		roughly(est), shards, shards-1, roughly(est/time.Duration(shards)))
 }
 
 // padRight is s padded with spaces to n characters (runes: "×" is one).

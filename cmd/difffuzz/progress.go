@@ -107,16 +107,61 @@ func (p *lineProgress) Advance(n uint64) {
 
 func (p *lineProgress) End() {}
 
-// wholeRun is the progress of a whole campaign against --exec targets: the requests of every
-// space it planned (printPlan), so that the status lines and the bar give the whole run's ETA,
-// not only the current space's.
+// wholeRun is the progress of a whole campaign: the requests of every space it planned
+// against --exec targets (printPlan), or the cases of every space over the built-in
+// candidates (printBuiltinPlan), so that the status lines and the bar give the whole run's
+// ETA, not only the current space's.
 type wholeRun struct {
 	inner fuzz.Progress
 	what  string // "whole run", "exhaustive sweep"
 	unit  string // "requests", "cases"
 	total uint64
+	// spans, if set, are the planned spaces in the order they run, whose estimates weigh the
+	// cases done for the ETA (a boundary case costs far more than an exhaustive one); nil:
+	// every case weighs the same.
+	spans []span
 	done  atomic.Uint64
 	start time.Time
+}
+
+// span is a planned space as the whole run's progress walks it: its cases and estimated time.
+type span struct {
+	cases uint64
+	est   time.Duration
+}
+
+// newBuiltinRun wraps p, which shows the whole run's progress beside each space's: the
+// cases of the built-in campaign's spaces, its ETA weighted by their estimates.
+func newBuiltinRun(p fuzz.Progress, spans []span) fuzz.Progress {
+	var total uint64
+	for _, s := range spans {
+		total += s.cases
+	}
+	w := newOverall(p, total, "whole run", "cases").(*wholeRun)
+	w.spans = spans
+	return w
+}
+
+// share is the part of the whole run done when done cases are: the estimated time of the
+// spaces done and of the part of the current one done, over the whole estimate; done's
+// share of the cases without spans (or estimates).
+func (w *wholeRun) share(done uint64) float64 {
+	cases := min(float64(done)/float64(w.total), 1)
+	var all, past time.Duration
+	for _, s := range w.spans {
+		all += s.est
+		if done >= s.cases {
+			past += s.est
+			done -= s.cases
+		} else if done > 0 {
+			past += time.Duration(float64(s.est) * float64(done) / float64(s.cases))
+			done = 0
+		}
+	}
+	if all <= 0 {
+		return cases
+	}
+	return min(float64(past)/float64(all), 1)
 }
 
 // newWholeRun wraps p, which shows the whole run's progress beside each space's: total
@@ -159,5 +204,10 @@ func (w *wholeRun) text() string {
 	frac := min(float64(done)/float64(w.total), 1)
 	el := time.Since(w.start)
 	eta := time.Duration(float64(el) * (1 - frac) / frac)
+	if w.spans != nil {
+		if f := w.share(done); f > 0 {
+			eta = time.Duration(float64(el) * (1 - f) / f)
+		}
+	}
 	return fmt.Sprintf("%s %.0f%% of %s %s, ETA %s", w.what, 100*frac, group(w.total), w.unit, eta.Round(time.Second))
 }
