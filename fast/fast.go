@@ -114,14 +114,19 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	// one costs them a call less than going through escape. defaultKernel is read where it is
 	// used rather than held in a variable: measured, that left the clean 16-byte case 4 %
 	// slower than the variant's own Escape (a value kept across archClean16's assembly call).
-	if n, s := len(src), len(dst); uint(n-16) < 16 && (archDefault || defaultKernel >= kernelArch) {
+	c := &ctxs[ctxIndex(opts)]
+	n, s := len(src), len(dst)
+	if uint(n-16) < 16 && (archDefault || defaultKernel >= kernelArch) {
 		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
-			archClean16(defaultKernel, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
+			archClean16(defaultKernel, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, defaultKernel) // not clean: no second attempt in escape
+		return escapeLong(dst, src, opts, c, defaultKernel) // not clean: no second attempt in escape
 	}
-	return escape(dst, src, opts, defaultKernel)
+	if n < ShortLen {
+		return escapeShort(dst, src, opts, c)
+	}
+	return escapeLong(dst, src, opts, c, defaultKernel)
 }
 
 // UTF8Decode appends utf8_decode(src) to dst and returns the extended slice (spec §3.1): one

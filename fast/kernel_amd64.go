@@ -86,54 +86,57 @@ func init() {
 // escapeAVX2Variant).
 func escapeAVX512Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	n, s := len(src), len(dst)
+	c := &ctxs[ctxIndex(opts)]
 	if uint(n-16) < 16 {
 		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
-			archClean16(kernelAVX512, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
+			archClean16(kernelAVX512, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, kernelAVX512)
+		return escapeLong(dst, src, opts, c, kernelAVX512)
 	}
 	if n < ShortLen {
-		return escapeShort(dst, src, opts)
+		return escapeShort(dst, src, opts, c)
 	}
-	return escape(dst, src, opts, kernelAVX512)
+	return escapeLong(dst, src, opts, c, kernelAVX512)
 }
 
 // escapeAVX2Variant is Escape with the AVX2 kernel. It tries the short-string path itself
 // (as escape would), which saves a call for the strings where a call is most of the cost.
 func escapeAVX2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	n, s := len(src), len(dst)
+	c := &ctxs[ctxIndex(opts)]
 	if uint(n-16) < 16 {
 		// 16 to 31 bytes, tested first: the clean ones are the case where a call is most
 		// of the cost. A first byte >= 0x80 rules out a clean string at once.
 		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
-			archClean16(kernelAVX2, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
+			archClean16(kernelAVX2, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, kernelAVX2) // not clean: no second attempt in escape
+		return escapeLong(dst, src, opts, c, kernelAVX2) // not clean: no second attempt in escape
 	}
 	if n < ShortLen {
-		return escapeShort(dst, src, opts) // every variant's code for short strings
+		return escapeShort(dst, src, opts, c) // every variant's code for short strings
 	}
-	return escape(dst, src, opts, kernelAVX2)
+	return escapeLong(dst, src, opts, c, kernelAVX2)
 }
 
 // escapeSSE2Variant is Escape with the SSE2 kernel (short-string path as escapeAVX2Variant).
 func escapeSSE2Variant(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	n, s := len(src), len(dst)
+	c := &ctxs[ctxIndex(opts)]
 	if uint(n-16) < 16 {
 		// 16 to 31 bytes, tested first: the clean ones are the case where a call is most
 		// of the cost. A first byte >= 0x80 rules out a clean string at once.
 		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
-			archClean16(kernelSSE2, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
+			archClean16(kernelSSE2, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, kernelSSE2) // not clean: no second attempt in escape
+		return escapeLong(dst, src, opts, c, kernelSSE2) // not clean: no second attempt in escape
 	}
 	if n < ShortLen {
-		return escapeShort(dst, src, opts) // every variant's code for short strings
+		return escapeShort(dst, src, opts, c) // every variant's code for short strings
 	}
-	return escape(dst, src, opts, kernelSSE2)
+	return escapeLong(dst, src, opts, c, kernelSSE2)
 }
 
 // archKernel runs the amd64 kernel k (runKernel's contract): the assembly for inputs of 16

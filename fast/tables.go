@@ -134,6 +134,11 @@ type escCtx struct {
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
 	// that is not escaped.
 	esc *[128]uint64
+	// ascii is the context of the same asciiOpts bits without UNESCAPED_UNICODE and
+	// UNESCAPED_LINE_TERMINATORS (ctxs[ctxIndex(opts)&31]), which change nothing for ASCII
+	// input: escapeLong switches to it for a string it found ASCII. Everything but uu, lt
+	// and kt's bytes 160..191 is the same in both.
+	ascii *escCtx
 }
 
 // ctxs holds one escCtx per combination of asciiOpts, UNESCAPED_UNICODE and
@@ -176,6 +181,7 @@ func init() {
 	}
 	for i := range ctxs {
 		initCtx(&ctxs[i], ctxOpts(i))
+		ctxs[i].ascii = &ctxs[i&31]
 	}
 }
 
