@@ -12,7 +12,7 @@ import (
 // last character running past the block and the closing quote).
 const block = 16 << 10
 
-// smallRest is the longest non-ASCII remainder that escape validates before writing into the
+// smallRest is the longest non-ASCII remainder that escapeLong validates before writing into the
 // caller's spare capacity; a longer one is escaped into a scratch buffer instead.
 const smallRest = 64
 
@@ -41,32 +41,47 @@ func ShortEscape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // the generic variant for any length.
 func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false) }
 
-// escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
+// escapeVariant returns Escape with the clean-run/ASCII-escape kernel k (spec §1.2): the
+// Escape of every registered variant, which differ only in k (archClean16, runKernel and
+// archKernel are the seams that pick the code for it). It is a closure rather than a function
+// that takes k so that a variant's Escape, called through Variant.Escape, makes no call of
+// its own before the work (k comes from the closure); Escape (fast.go) is its body with
+// defaultKernel.
 //
-// The escape context of opts, c = &ctxs[ctxIndex(opts)], is computed once, at the entry
-// (escape, Escape, ShortEscape and the variants' Escape), and passed down with opts: every
-// function below takes the c of its opts (escapeLong switches to c.ascii where it clears
-// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS for ASCII input).
+// 16 to 31 bytes are tried first when k is a per-architecture kernel: the clean ones, stored
+// with the architecture's two overlapping 16-byte blocks (archClean16), are the strings where
+// a call is most of the cost, and a first byte >= 0x80 rules them out at once (cleanStart).
+// Strings under ShortLen bytes go to escapeShort, the same code for every kernel; the rest to
+// escapeLong.
 //
-// Strings under ShortLen bytes go to escapeShort, the same code for every kernel. 16 to 31
-// bytes with nothing to escape go to the architecture's two overlapping 16-byte blocks
-// (archClean16) when a vector kernel is in use, unless the first byte already rules that out.
-func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
-	n, s := len(src), len(dst)
-	c := &ctxs[ctxIndex(opts)]
-	if n < ShortLen {
-		return escapeShort(dst, src, opts, c)
-	}
-	if n < 32 && k >= kernelArch && cleanStart(src[0], opts) && cap(dst)-s >= n+2 {
-		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
-		if archClean16(k, dst[s:s+n+2], src, c) {
-			return dst[:s+n+2], nil
+// The escape context of opts, c = &ctxs[ctxIndex(opts)], is computed once, at the entry (the
+// variants' Escape, Escape and ShortEscape), and passed down with opts: every function below
+// takes the c of its opts (escapeLong switches to c.ascii where it clears UNESCAPED_UNICODE
+// and UNESCAPED_LINE_TERMINATORS for ASCII input).
+//
+// It must not be inlined: the copy of the closure that inlining it into an init function
+// makes is compiled without inlining ctxIndex, cleanStart and archClean16 into it (Go 1.26,
+// go build -gcflags=-S), three calls more on the path of a clean 16-byte string.
+//
+//go:noinline
+func escapeVariant(k int) func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+		c := &ctxs[ctxIndex(opts)]
+		n, s := len(src), len(dst)
+		if uint(n-16) < 16 && k >= kernelArch {
+			if cleanStart(src[0], opts) && cap(dst)-s >= n+2 && archClean16(k, dst[s:s+n+2], src, c) {
+				return dst[:s+n+2], nil
+			}
+			return escapeLong(dst, src, opts, c, k) // not clean: no second attempt
 		}
+		if n < ShortLen {
+			return escapeShort(dst, src, opts, c)
+		}
+		return escapeLong(dst, src, opts, c, k)
 	}
-	return escapeLong(dst, src, opts, c, k)
 }
 
-// escapeShort is escape for src shorter than ShortLen bytes, for every kernel: no kernel call
+// escapeShort is Escape for src shorter than ShortLen bytes, for every kernel: no kernel call
 // and no block loop. Clean strings are tested with a table lookup per byte (under 8 bytes) or
 // as two overlapping 8-byte words with the swar kernel's masks, and stored back with their
 // quotes when dst has room; anything else goes to escapeSmall.
@@ -199,7 +214,7 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 	return dst, true
 }
 
-// escapeLong is escape for everything but short clean strings.
+// escapeLong is Escape for everything but short clean strings.
 func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
@@ -213,7 +228,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	}
 	n := len(src)
 	if n <= smallInput {
-		// 16 bytes (shorter strings never get here from escape).
+		// 16 bytes (shorter strings never get here).
 		if out, ok := appendSmallClean(dst, src, c); ok {
 			return out, nil
 		}
@@ -398,7 +413,7 @@ func isASCII(s []byte) bool {
 	return w&hi8 == 0
 }
 
-// escapeScratch is escape writing into a pooled scratch buffer with at least need bytes of
+// escapeScratch is escapeLong writing into a pooled scratch buffer with at least need bytes of
 // room, then appending the result to dst: dst's spare capacity is written only on success.
 func escapeScratch(dst, src []byte, opts jsonopt.Options, c *escCtx, k, need int) ([]byte, error) {
 	bp := scratch.Get().(*[]byte)
