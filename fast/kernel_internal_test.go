@@ -62,12 +62,13 @@ func TestArchClean16(t *testing.T) {
 	t.Logf("%d calls over kernels %v", calls, kernels)
 }
 
-// TestAsciiIndex checks the short form of the context index against ctxIndex for every
-// combination of the low 16 option bits.
-func TestAsciiIndex(t *testing.T) {
+// TestASCIIContext checks escCtx.ascii for every combination of the low 16 option bits: the
+// context of the option set without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS.
+func TestASCIIContext(t *testing.T) {
 	for o := jsonopt.Options(0); o < 1<<16; o++ {
-		if got, want := asciiIndex(o), ctxIndex(o)&31; got != want {
-			t.Fatalf("asciiIndex(%#x) = %d; want ctxIndex&31 = %d", uint32(o), got, want)
+		got := ctxs[ctxIndex(o)].ascii
+		if want := &ctxs[ctxIndex(o&^(jsonopt.UnescapedUnicode|jsonopt.UnescapedLineTerminators))]; got != want {
+			t.Fatalf("ctxs[ctxIndex(%#x)].ascii is not the context of %#x without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS", uint32(o), uint32(o))
 		}
 	}
 }

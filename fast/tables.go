@@ -69,12 +69,6 @@ func ctxIndex(opts jsonopt.Options) int {
 		int(opts&jsonopt.UnescapedUnicode)>>3 | int(opts&jsonopt.UnescapedLineTerminators)>>5
 }
 
-// asciiIndex is ctxIndex(opts)&31, the index of the context of opts without UNESCAPED_UNICODE
-// and UNESCAPED_LINE_TERMINATORS (what ASCII-only code needs), in fewer instructions.
-func asciiIndex(opts jsonopt.Options) int {
-	return int(opts&0xF) | int(opts&jsonopt.UnescapedSlashes)>>2
-}
-
 // ctxOpts is the inverse of ctxIndex: the option bits an escCtx index stands for.
 func ctxOpts(i int) jsonopt.Options {
 	return jsonopt.Options(i&0xF) | jsonopt.Options(i>>4&1)*jsonopt.UnescapedSlashes |
@@ -292,7 +286,7 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])
 	}
-	e := &escTabs[asciiIndex(opts)]
+	e := &escTabs[ctxIndex(opts)&31]
 	for b := 0; b < 0x80; b++ {
 		switch c.tab[b] {
 		case clsShort:
