@@ -56,7 +56,7 @@ func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false
 //
 // The escape context of opts, c = &ctxs[ctxIndex(opts)], is computed once, at the entry (the
 // variants' Escape, Escape and ShortEscape), and passed down with opts: every function below
-// takes the c of its opts (escapeLong switches to c.ascii where it clears UNESCAPED_UNICODE
+// takes the c of its opts (escapeLong switches to ctxs[c.ascii] where it clears UNESCAPED_UNICODE
 // and UNESCAPED_LINE_TERMINATORS for ASCII input).
 //
 // It must not be inlined: the copy of the closure that inlining it into an init function
@@ -271,7 +271,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 			// ASCII: UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS change nothing, and
 			// without them the kernels need not look for multi-byte sequences.
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
-			c = c.ascii
+			c = &ctxs[c.ascii]
 			if k >= kernelArch {
 				// One kernel call per chunk does it all: an ASCII string never stops the
 				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,

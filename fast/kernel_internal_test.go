@@ -2,6 +2,7 @@ package fast
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -65,10 +66,13 @@ func TestArchClean16(t *testing.T) {
 // TestASCIIContext checks escCtx.ascii for every combination of the low 16 option bits: the
 // context of the option set without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS.
 func TestASCIIContext(t *testing.T) {
+	if n := unsafe.Sizeof(escCtx{}); n != 576 && unsafe.Sizeof(uintptr(0)) == 8 {
+		t.Errorf("escCtx is %d bytes, want 576 on a 64-bit CPU (9*64: &ctxs[i] without a multiplication; see escCtx.ascii)", n)
+	}
 	for o := jsonopt.Options(0); o < 1<<16; o++ {
-		got := ctxs[ctxIndex(o)].ascii
+		got := &ctxs[ctxs[ctxIndex(o)].ascii]
 		if want := &ctxs[ctxIndex(o&^(jsonopt.UnescapedUnicode|jsonopt.UnescapedLineTerminators))]; got != want {
-			t.Fatalf("ctxs[ctxIndex(%#x)].ascii is not the context of %#x without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS", uint32(o), uint32(o))
+			t.Fatalf("ctxs[ctxs[ctxIndex(%#x)].ascii] is not the context of %#x without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS", uint32(o), uint32(o))
 		}
 	}
 }

@@ -104,6 +104,13 @@ type escCtx struct {
 	uu, lt bool
 	// tag is HEX_TAG: '<' and '>' are escaped ('<' shares its low nibble with '\').
 	tag bool
+	// ascii is the index in ctxs of the context of the same asciiOpts bits without
+	// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS (ctxIndex(opts)&31), which change
+	// nothing for ASCII input: escapeLong switches to it for a string it found ASCII.
+	// Everything but uu, lt and kt's bytes 160..191 is the same in both. (An index, not a
+	// pointer: it fits in the padding after tag, and escCtx stays 576 bytes, 9*64, so that
+	// &ctxs[i] is a LEA and a shift, not a multiplication.)
+	ascii uint8
 	// nsp is the number of escaped special bytes (2..7: '"', '\', then '/' unless
 	// UNESCAPED_SLASHES, '<' and '>' with HEX_TAG, '&' with HEX_AMP, '\'' with HEX_APOS), the
 	// first nsp 16-byte groups of kt from byte 32 on.
@@ -128,11 +135,6 @@ type escCtx struct {
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
 	// that is not escaped.
 	esc *[128]uint64
-	// ascii is the context of the same asciiOpts bits without UNESCAPED_UNICODE and
-	// UNESCAPED_LINE_TERMINATORS (ctxs[ctxIndex(opts)&31]), which change nothing for ASCII
-	// input: escapeLong switches to it for a string it found ASCII. Everything but uu, lt
-	// and kt's bytes 160..191 is the same in both.
-	ascii *escCtx
 }
 
 // ctxs holds one escCtx per combination of asciiOpts, UNESCAPED_UNICODE and
@@ -175,7 +177,7 @@ func init() {
 	}
 	for i := range ctxs {
 		initCtx(&ctxs[i], ctxOpts(i))
-		ctxs[i].ascii = &ctxs[i&31]
+		ctxs[i].ascii = uint8(i & 31)
 	}
 }
 
