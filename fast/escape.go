@@ -56,8 +56,8 @@ func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false
 //
 // The escape context of opts, c = &ctxs[ctxIndex(opts)], is computed once, at the entry (the
 // variants' Escape, Escape and ShortEscape), and passed down with opts: every function below
-// takes the c of its opts (escapeLong switches to ctxs[c.ascii] where it clears UNESCAPED_UNICODE
-// and UNESCAPED_LINE_TERMINATORS for ASCII input).
+// takes the c of its opts (escapeLong switches to &ctxs[c.ascii] where it clears
+// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS for ASCII input).
 //
 // It must not be inlined: the copy of the closure that inlining it into an init function
 // makes is compiled without inlining ctxIndex, cleanStart and archClean16 into it (Go 1.26,
