@@ -26,7 +26,10 @@ func TestArchClean16(t *testing.T) {
 	d := make([]byte, 34)
 	calls := 0
 	for _, k := range kernels {
-		for ci := 0; ci < 32; ci++ {
+		for ci := range ctxs {
+			if asciiCtx(ci) != ci {
+				continue // the 32 ASCII contexts only
+			}
 			c := &ctxs[ci]
 			for n := 16; n <= 31; n++ {
 				for p := 0; p < n; p++ {
@@ -63,11 +66,17 @@ func TestArchClean16(t *testing.T) {
 	t.Logf("%d calls over kernels %v", calls, kernels)
 }
 
-// TestASCIIContext checks escCtx.ascii for every combination of the low 16 option bits: the
-// context of the option set without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS.
+// TestASCIIContext checks that ctxOpts inverts ctxIndex, and escCtx.ascii for every combination
+// of the low 16 option bits: the context of the option set without UNESCAPED_UNICODE and
+// UNESCAPED_LINE_TERMINATORS.
 func TestASCIIContext(t *testing.T) {
 	if n := unsafe.Sizeof(escCtx{}); n != 576 && unsafe.Sizeof(uintptr(0)) == 8 {
 		t.Errorf("escCtx is %d bytes, want 576 on a 64-bit CPU (9*64: &ctxs[i] without a multiplication; see escCtx.ascii)", n)
+	}
+	for i := range ctxs {
+		if got := ctxIndex(ctxOpts(i)); got != i {
+			t.Fatalf("ctxIndex(ctxOpts(%d)) = %d", i, got)
+		}
 	}
 	for o := jsonopt.Options(0); o < 1<<16; o++ {
 		got := &ctxs[ctxs[ctxIndex(o)].ascii]
