@@ -56,9 +56,10 @@ func BenchmarkBound(b *testing.B) {
 		}
 		run("kernel/sse2", func() { escapeSSE2x3(dst[1:], src, &c.kt[0], &c.esc[0]) })
 		out := make([]byte, 0, 7*n)
+		avx2, sse2 := escapeVariant(kernelAVX2), escapeVariant(kernelSSE2)
 		if hasAVX2 {
-			run("escape/avx2", func() { out, _ = escapeAVX2Variant(out[:0], src, 0) })
+			run("escape/avx2", func() { out, _ = avx2(out[:0], src, 0) })
 		}
-		run("escape/sse2", func() { out, _ = escapeSSE2Variant(out[:0], src, 0) })
+		run("escape/sse2", func() { out, _ = sse2(out[:0], src, 0) })
 	}
 }

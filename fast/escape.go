@@ -12,7 +12,7 @@ import (
 // last character running past the block and the closing quote).
 const block = 16 << 10
 
-// smallRest is the longest non-ASCII remainder that escape validates before writing into the
+// smallRest is the longest non-ASCII remainder that escapeLong validates before writing into the
 // caller's spare capacity; a longer one is escaped into a scratch buffer instead.
 const smallRest = 64
 
@@ -29,10 +29,11 @@ const ShortLen = 16
 // ShortEscape is the code every variant's Escape runs for src shorter than ShortLen bytes
 // (Escape's contract). Longer input goes to the generic variant.
 func ShortEscape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	c := &ctxs[ctxIndex(opts)]
 	if len(src) >= ShortLen {
-		return escape(dst, src, opts, kernelGeneric)
+		return escapeLong(dst, src, opts, c, kernelGeneric)
 	}
-	return escapeShort(dst, src, opts)
+	return escapeShort(dst, src, opts, c)
 }
 
 // ShortUTF8Decode is the code every variant's UTF8Decode runs for src shorter than ShortLen
@@ -40,30 +41,51 @@ func ShortEscape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // the generic variant for any length.
 func ShortUTF8Decode(dst, src []byte) []byte { return utf8Decode(dst, src, false) }
 
-// escape is Escape with the clean-run/ASCII-escape kernel k (spec §1.2).
+// escapeVariant returns Escape with the clean-run/ASCII-escape kernel k (spec §1.2): the
+// Escape of every registered variant, which differ only in k (archClean16, runKernel and
+// archKernel are the seams that pick the code for it). It is a closure rather than a function
+// that takes k so that a variant's Escape, called through Variant.Escape, makes no call of
+// its own before the work (k comes from the closure); Escape (fast.go) is its body with
+// defaultKernel.
 //
-// Strings under ShortLen bytes go to escapeShort, the same code for every kernel. 16 to 31
-// bytes with nothing to escape go to the architecture's two overlapping 16-byte blocks
-// (archClean16) when a vector kernel is in use, unless the first byte already rules that out.
-func escape(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
-	n, s := len(src), len(dst)
-	if n < ShortLen {
-		return escapeShort(dst, src, opts)
-	}
-	if n < 32 && k >= kernelArch && cleanStart(src[0], opts) && cap(dst)-s >= n+2 {
-		// 16 to 31 bytes: the architecture's two overlapping 16-byte blocks (archClean16).
-		if archClean16(k, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
-			return dst[:s+n+2], nil
+// 16 to 31 bytes are tried first when k is a per-architecture kernel: the clean ones, stored
+// with the architecture's two overlapping 16-byte blocks (archClean16), are the strings where
+// a call is most of the cost, and a first byte >= 0x80 rules them out at once (cleanStart).
+// Strings under ShortLen bytes go to escapeShort, the same code for every kernel; the rest to
+// escapeLong.
+//
+// The escape context of opts, c = &ctxs[ctxIndex(opts)], is computed once, at the entry (the
+// variants' Escape, Escape and ShortEscape), and passed down with opts: every function below
+// takes the c of its opts (escapeLong switches to &ctxs[c.ascii] where it clears
+// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS for ASCII input).
+//
+// It must not be inlined: the copy of the closure that inlining it into an init function
+// makes is compiled without inlining ctxIndex, cleanStart and archClean16 into it (Go 1.26,
+// go build -gcflags=-S), three calls more on the path of a clean 16-byte string.
+//
+//go:noinline
+func escapeVariant(k int) func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+	return func(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+		c := &ctxs[ctxIndex(opts)]
+		n, s := len(src), len(dst)
+		if uint(n-16) < 16 && k >= kernelArch {
+			if cleanStart(src[0], opts) && cap(dst)-s >= n+2 && archClean16(k, dst[s:s+n+2], src, c) {
+				return dst[:s+n+2], nil
+			}
+			return escapeLong(dst, src, opts, c, k) // not clean: no second attempt
 		}
+		if n < ShortLen {
+			return escapeShort(dst, src, opts, c)
+		}
+		return escapeLong(dst, src, opts, c, k)
 	}
-	return escapeLong(dst, src, opts, k)
 }
 
-// escapeShort is escape for src shorter than ShortLen bytes, for every kernel: no kernel call
+// escapeShort is Escape for src shorter than ShortLen bytes, for every kernel: no kernel call
 // and no block loop. Clean strings are tested with a table lookup per byte (under 8 bytes) or
 // as two overlapping 8-byte words with the swar kernel's masks, and stored back with their
 // quotes when dst has room; anything else goes to escapeSmall.
-func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+func escapeShort(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
 		// first and last bytes turn most strings away before any call.
@@ -92,14 +114,13 @@ func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		if acc&scHigh == 0 {
 			// ASCII cannot be invalid: escape in place.
 			out, d := reserve(dst, s, 6*n+17)
-			d, _ = escapeSmall(out, d, src, opts)
+			d, _ = escapeSmall(out, d, src, opts, c)
 			return out[:d], nil
 		}
 	} else if opts&(jsonopt.HexTag|jsonopt.HexAmp|jsonopt.HexApos) == 0 {
 		// 8 to 15 bytes with at most three special bytes escaped (no HEX_TAG, HEX_AMP or
 		// HEX_APOS), the common case, tested here without any call, with few values live
 		// at once.
-		c := &ctxs[ctxIndex(opts)]
 		w0 := binary.LittleEndian.Uint64(src)
 		w1 := binary.LittleEndian.Uint64(src[n-8:])
 		m := (w0 - 0x20*lo8) | w0 | (w1 - 0x20*lo8) | w1
@@ -120,10 +141,10 @@ func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			dst[s+n+1] = '"'
 			return dst, nil
 		}
-	} else if out, ok := appendSmallClean(dst, src, &ctxs[ctxIndex(opts)]); ok {
+	} else if out, ok := appendSmallClean(dst, src, c); ok {
 		return out, nil
 	}
-	return escapeSmallDirty(dst, src, opts)
+	return escapeSmallDirty(dst, src, opts, c)
 }
 
 // escapeSmallDirty escapes src (at most smallInput bytes) that may need escapes, with
@@ -131,7 +152,7 @@ func escapeShort(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 // so non-ASCII input in error mode is either validated first (under 8 bytes, where that is
 // cheapest and an invalid string costs no escaping) or escaped into a stack buffer and copied
 // on success (8 to 16 bytes: one decode instead of two).
-func escapeSmallDirty(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
+func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, error) {
 	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !isASCII(src) {
 		if len(src) < 8 {
 			if !validFrom(src, 0) {
@@ -139,7 +160,7 @@ func escapeSmallDirty(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			}
 		} else {
 			var tmp [6*smallInput + 2]byte
-			m, ok := escapeSmall(tmp[:], 0, src, opts)
+			m, ok := escapeSmall(tmp[:], 0, src, opts, c)
 			if !ok {
 				return failUTF8(dst, opts)
 			}
@@ -147,7 +168,7 @@ func escapeSmallDirty(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		}
 	}
 	out, d := reserve(dst, len(dst), 6*len(src)+17)
-	d, _ = escapeSmall(out, d, src, opts) // valid, or IGNORE/SUBSTITUTE: cannot fail
+	d, _ = escapeSmall(out, d, src, opts, c) // valid, or IGNORE/SUBSTITUTE: cannot fail
 	return out[:d], nil
 }
 
@@ -193,8 +214,8 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 	return dst, true
 }
 
-// escapeLong is escape for everything but short clean strings.
-func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
+// escapeLong is Escape for everything but short clean strings.
+func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
 		// first and last bytes turn most strings away before any call.
@@ -207,11 +228,11 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 	}
 	n := len(src)
 	if n <= smallInput {
-		// 16 bytes (shorter strings never get here from escape).
-		if out, ok := appendSmallClean(dst, src, &ctxs[ctxIndex(opts)]); ok {
+		// 16 bytes (shorter strings never get here).
+		if out, ok := appendSmallClean(dst, src, c); ok {
 			return out, nil
 		}
-		return escapeSmallDirty(dst, src, opts)
+		return escapeSmallDirty(dst, src, opts, c)
 	}
 	start := len(dst)
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
@@ -238,23 +259,23 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		// copy and the pool cost 5-13 % of the escape, validFrom 2-4 times the escape).
 		if p, noCtl := asciiPrefix(k, src); p < n {
 			if n-p > smallRest {
-				return escapeScratch(dst, src, opts, k, need)
+				return escapeScratch(dst, src, opts, c, k, need)
 			}
 			if !validFrom(src, p) {
 				if errMode {
 					return failUTF8(dst, opts)
 				}
-				return escapeScratch(dst, src, opts, k, need)
+				return escapeScratch(dst, src, opts, c, k, need)
 			}
 		} else {
 			// ASCII: UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS change nothing, and
 			// without them the kernels need not look for multi-byte sequences.
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
+			c = &ctxs[c.ascii]
 			if k >= kernelArch {
 				// One kernel call per chunk does it all: an ASCII string never stops the
 				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,
 				// so output may go wherever reserve puts it.
-				c := &ctxs[asciiIndex(opts)] // UNESCAPED_UNICODE/LINE_TERMINATORS cleared above
 				out := dst[:cap(dst)]
 				out[start] = '"' // §1.2 step 3
 				d := start + 1
@@ -272,7 +293,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, k int) ([]byte, error) {
 		}
 	}
 	out, d := reserve(dst, start, need)
-	out, d, ok := escapeBody(out, d, src, opts, k)
+	out, d, ok := escapeBody(out, d, src, opts, c, k)
 	if !ok {
 		return failUTF8(dst, opts)
 	}
@@ -288,8 +309,7 @@ const smallInput = 16
 // (out has room for 6*len(src)+17 bytes after d) a byte or character at a time, with the same
 // rules as escapeBody, and returns the end of the output and false if src is invalid in error
 // mode (§1.5).
-func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options) (int, bool) {
-	c := &ctxs[ctxIndex(opts)]
+func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx) (int, bool) {
 	uu := opts&jsonopt.UnescapedUnicode != 0
 	out[d] = '"'
 	d++
@@ -393,12 +413,12 @@ func isASCII(s []byte) bool {
 	return w&hi8 == 0
 }
 
-// escapeScratch is escape writing into a pooled scratch buffer with at least need bytes of
+// escapeScratch is escapeLong writing into a pooled scratch buffer with at least need bytes of
 // room, then appending the result to dst: dst's spare capacity is written only on success.
-func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, error) {
+func escapeScratch(dst, src []byte, opts jsonopt.Options, c *escCtx, k, need int) ([]byte, error) {
 	bp := scratch.Get().(*[]byte)
 	buf, _ := reserve((*bp)[:0], 0, need)
-	buf, d, ok := escapeBody(buf, 0, src, opts, k)
+	buf, d, ok := escapeBody(buf, 0, src, opts, c, k)
 	var err error
 	if ok {
 		dst = append(dst, buf[:d]...)
@@ -416,8 +436,7 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, k, need int) ([]byte, 
 // with at least n+5*b+17 bytes of room after d, b = n up to block bytes, else block+64: what
 // escapeLong reserves) and returns the possibly grown
 // slice, the end of the output, and false if src is invalid under error mode (§1.5).
-func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, k int) ([]byte, int, bool) {
-	c := &ctxs[ctxIndex(opts)]
+func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, int, bool) {
 	uu := opts&jsonopt.UnescapedUnicode != 0
 	// A kernel in uuKernels (under UNESCAPED_UNICODE) or in mbKernels (without it) also
 	// takes multi-byte sequences.

@@ -110,18 +110,24 @@ func Default() string { return defaultName }
 // the length it returns. It grows dst at most once for input without escapes, and otherwise
 // about once per 16 KiB of input that expands, geometrically.
 func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	// 16 to 31 bytes first, as the assembly variants' Escape does (escapeAVX2Variant): a clean
-	// one costs them a call less than going through escape. defaultKernel is read where it is
-	// used rather than held in a variable: measured, that left the clean 16-byte case 4 %
-	// slower than the variant's own Escape (a value kept across archClean16's assembly call).
-	if n, s := len(src), len(dst); uint(n-16) < 16 && (archDefault || defaultKernel >= kernelArch) {
+	// The body of the variants' Escape (escapeVariant) with k = defaultKernel, written out
+	// rather than called, which would cost the clean 16-to-31-byte strings a call.
+	// defaultKernel is read where it is used rather than held in a variable: measured, that
+	// left the clean 16-byte case 4 % slower than the variant's own Escape (a value kept
+	// across archClean16's assembly call).
+	c := &ctxs[ctxIndex(opts)]
+	n, s := len(src), len(dst)
+	if uint(n-16) < 16 && (archDefault || defaultKernel >= kernelArch) {
 		if cleanStart(src[0], opts) && cap(dst)-s >= n+2 &&
-			archClean16(defaultKernel, dst[s:s+n+2], src, &ctxs[asciiIndex(opts)]) {
+			archClean16(defaultKernel, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, defaultKernel) // not clean: no second attempt in escape
+		return escapeLong(dst, src, opts, c, defaultKernel) // not clean: no second attempt
 	}
-	return escape(dst, src, opts, defaultKernel)
+	if n < ShortLen {
+		return escapeShort(dst, src, opts, c)
+	}
+	return escapeLong(dst, src, opts, c, defaultKernel)
 }
 
 // UTF8Decode appends utf8_decode(src) to dst and returns the extended slice (spec §3.1): one

@@ -1,7 +1,5 @@
 package fast
 
-import "github.com/difffuzz/difffuzz/jsonopt"
-
 // Ranks of the portable variants; assembly variants rank above them (100 and up).
 const (
 	rankGeneric = 0
@@ -12,27 +10,17 @@ func init() {
 	register(Variant{
 		Name:       "generic",
 		Doc:        "portable Go: clean runs found a byte at a time with a 256-byte class table, inline UTF-8 decoder",
-		Escape:     escapeGeneric,
+		Escape:     escapeVariant(kernelGeneric),
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeGeneric,
 	}, kernelGeneric, rankGeneric)
 	register(Variant{
 		Name:       "swar",
 		Doc:        "portable Go: clean runs found 8 bytes a word (SIMD within a register), inline UTF-8 decoder",
-		Escape:     escapeSWAR,
+		Escape:     escapeVariant(kernelSWAR),
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeWords,
 	}, kernelSWAR, rankSWAR)
-}
-
-// escapeGeneric is Escape with the "generic" kernel.
-func escapeGeneric(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	return escape(dst, src, opts, kernelGeneric)
-}
-
-// escapeSWAR is Escape with the "swar" kernel.
-func escapeSWAR(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	return escape(dst, src, opts, kernelSWAR)
 }
 
 // utf8DecodeGeneric is UTF8Decode finding ASCII runs a byte at a time (for every length, the

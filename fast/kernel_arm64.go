@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/difffuzz/difffuzz/jsonopt"
 	"golang.org/x/sys/cpu"
 )
 
@@ -27,15 +26,10 @@ func init() {
 	register(Variant{
 		Name:       "neon",
 		Doc:        "arm64 NEON assembly: 16-byte blocks stored before testing, UMAXV to test a block, lanes found only in dirty blocks, blocks of two-byte escapes expanded by TBL, vector UTF-8 validation, \\uXXXX from 16-byte windows (one store per code unit)",
-		Escape:     escapeNEON,
+		Escape:     escapeVariant(kernelNEON),
 		NextChar:   NextChar,
 		UTF8Decode: utf8DecodeWords,
 	}, kernelNEON, rankNEON)
-}
-
-// escapeNEON is Escape with the "neon" kernel.
-func escapeNEON(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
-	return escape(dst, src, opts, kernelNEON)
 }
 
 // archKernel runs the arm64 kernel k with runKernel's contract.

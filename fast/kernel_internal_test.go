@@ -2,6 +2,7 @@ package fast
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -25,7 +26,10 @@ func TestArchClean16(t *testing.T) {
 	d := make([]byte, 34)
 	calls := 0
 	for _, k := range kernels {
-		for ci := 0; ci < 32; ci++ {
+		for ci := range ctxs {
+			if asciiCtx(ci) != ci {
+				continue // the 32 ASCII contexts only
+			}
 			c := &ctxs[ci]
 			for n := 16; n <= 31; n++ {
 				for p := 0; p < n; p++ {
@@ -62,12 +66,22 @@ func TestArchClean16(t *testing.T) {
 	t.Logf("%d calls over kernels %v", calls, kernels)
 }
 
-// TestAsciiIndex checks the short form of the context index against ctxIndex for every
-// combination of the low 16 option bits.
-func TestAsciiIndex(t *testing.T) {
+// TestASCIIContext checks that ctxOpts inverts ctxIndex, and escCtx.ascii for every combination
+// of the low 16 option bits: the context of the option set without UNESCAPED_UNICODE and
+// UNESCAPED_LINE_TERMINATORS.
+func TestASCIIContext(t *testing.T) {
+	if n := unsafe.Sizeof(escCtx{}); n != 576 && unsafe.Sizeof(uintptr(0)) == 8 {
+		t.Errorf("escCtx is %d bytes, want 576 on a 64-bit CPU (9*64: &ctxs[i] without a multiplication; see escCtx.ascii)", n)
+	}
+	for i := range ctxs {
+		if got := ctxIndex(ctxOpts(i)); got != i {
+			t.Fatalf("ctxIndex(ctxOpts(%d)) = %d", i, got)
+		}
+	}
 	for o := jsonopt.Options(0); o < 1<<16; o++ {
-		if got, want := asciiIndex(o), ctxIndex(o)&31; got != want {
-			t.Fatalf("asciiIndex(%#x) = %d; want ctxIndex&31 = %d", uint32(o), got, want)
+		got := &ctxs[ctxs[ctxIndex(o)].ascii]
+		if want := &ctxs[ctxIndex(o&^(jsonopt.UnescapedUnicode|jsonopt.UnescapedLineTerminators))]; got != want {
+			t.Fatalf("ctxs[ctxs[ctxIndex(%#x)].ascii] is not the context of %#x without UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS", uint32(o), uint32(o))
 		}
 	}
 }

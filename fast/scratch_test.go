@@ -27,13 +27,13 @@ func BenchmarkScratch(b *testing.B) {
 		b.Run("corpus="+name+"/scratch", func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for range b.N {
-				dst, _ = escapeLong(dst[:0], src, 0, k)
+				dst, _ = escapeLong(dst[:0], src, 0, &ctxs[0], k)
 			}
 		})
 		b.Run("corpus="+name+"/inplace", func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for range b.N {
-				escapeBody(buf, 0, src, 0, k)
+				escapeBody(buf, 0, src, 0, &ctxs[0], k)
 			}
 		})
 		b.Run("corpus="+name+"/validate", func(b *testing.B) {

@@ -60,25 +60,24 @@ func shortDirty(opts jsonopt.Options) uint8 {
 const asciiOpts = jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot | jsonopt.UnescapedSlashes
 
 // ctxIndex maps the asciiOpts bits of opts, UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS to
-// 0..127: HexTag, HexAmp, HexApos, HexQuot are bits 0..3 of both, UnescapedSlashes (64) becomes
-// bit 4, UnescapedUnicode (256) bit 5 and UnescapedLineTerminators (2048) bit 6. The low five
-// bits alone (ctxIndex(opts)&31) index the escape tables.
+// 0..127: the asciiOpts bits stay where they are (HexTag, HexAmp, HexApos, HexQuot are bits
+// 0..3, UnescapedSlashes bit 6), UnescapedLineTerminators (2048) becomes bit 4 and
+// UnescapedUnicode (256) bit 5, the two bits the asciiOpts leave free. Every entry (Escape,
+// escapeVariant) computes it, so it is kept to two moved bits: ten instructions, where moving
+// UnescapedSlashes too took fourteen. The contexts of ASCII input (asciiCtx) are the indexes
+// with bits 4 and 5 clear.
 func ctxIndex(opts jsonopt.Options) int {
-	a := opts & asciiOpts
-	return int(a&0xF) | int(a&jsonopt.UnescapedSlashes)>>2 |
-		int(opts&jsonopt.UnescapedUnicode)>>3 | int(opts&jsonopt.UnescapedLineTerminators)>>5
+	return int(opts&asciiOpts) | int(opts>>3)&0x20 | int(opts>>7)&0x10
 }
 
-// asciiIndex is ctxIndex(opts)&31, the index of the context of opts without UNESCAPED_UNICODE
-// and UNESCAPED_LINE_TERMINATORS (what ASCII-only code needs), in fewer instructions.
-func asciiIndex(opts jsonopt.Options) int {
-	return int(opts&0xF) | int(opts&jsonopt.UnescapedSlashes)>>2
-}
+// asciiCtx is the index in ctxs of the context of option set i without UNESCAPED_UNICODE and
+// UNESCAPED_LINE_TERMINATORS.
+func asciiCtx(i int) int { return i &^ 0x30 }
 
 // ctxOpts is the inverse of ctxIndex: the option bits an escCtx index stands for.
 func ctxOpts(i int) jsonopt.Options {
-	return jsonopt.Options(i&0xF) | jsonopt.Options(i>>4&1)*jsonopt.UnescapedSlashes |
-		jsonopt.Options(i>>5&1)*jsonopt.UnescapedUnicode | jsonopt.Options(i>>6&1)*jsonopt.UnescapedLineTerminators
+	return jsonopt.Options(i)&asciiOpts | jsonopt.Options(i>>5&1)*jsonopt.UnescapedUnicode |
+		jsonopt.Options(i>>4&1)*jsonopt.UnescapedLineTerminators
 }
 
 // ktWords is the size of escCtx.kt in 8-byte words; the layout is fixed by the assembly
@@ -110,6 +109,13 @@ type escCtx struct {
 	uu, lt bool
 	// tag is HEX_TAG: '<' and '>' are escaped ('<' shares its low nibble with '\').
 	tag bool
+	// ascii is the index in ctxs of the context of the same asciiOpts bits without
+	// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS (asciiCtx), which change
+	// nothing for ASCII input: escapeLong switches to it for a string it found ASCII.
+	// Everything but uu, lt and kt's bytes 160..191 is the same in both. (An index, not a
+	// pointer: it fits in the padding after tag, and escCtx stays 576 bytes, 9*64, so that
+	// &ctxs[i] is a LEA and a shift, not a multiplication.)
+	ascii uint8
 	// nsp is the number of escaped special bytes (2..7: '"', '\', then '/' unless
 	// UNESCAPED_SLASHES, '<' and '>' with HEX_TAG, '&' with HEX_AMP, '\'' with HEX_APOS), the
 	// first nsp 16-byte groups of kt from byte 32 on.
@@ -176,6 +182,7 @@ func init() {
 	}
 	for i := range ctxs {
 		initCtx(&ctxs[i], ctxOpts(i))
+		ctxs[i].ascii = uint8(asciiCtx(i))
 	}
 }
 
@@ -286,7 +293,7 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])
 	}
-	e := &escTabs[asciiIndex(opts)]
+	e := &escTabs[int(opts&0xF)|int(opts&jsonopt.UnescapedSlashes)>>2]
 	for b := 0; b < 0x80; b++ {
 		switch c.tab[b] {
 		case clsShort:

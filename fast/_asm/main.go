@@ -36,61 +36,122 @@ const (
 	ktNSP  = 225 // 1 byte: escCtx.nsp, the number of escaped special bytes (clean16's SSE2 path)
 )
 
-// Constants shared by the UTF-8 validator (Keiser–Lemire "lookup" algorithm).
+// utf8consts, the constants shared by the kernels (the UTF-8 validator's, Keiser–Lemire
+// "lookup" algorithm, and the escapers'): konst is the symbol, k(off) a constant in it.
 var konst Mem
 
-const (
-	kByte1High = 0     // 32 bytes: error bits by the high nibble of the previous byte
-	kByte1Low  = 32    // 32 bytes: error bits by the low nibble of the previous byte
-	kByte2High = 64    // 32 bytes: error bits by the high nibble of the current byte
-	k0F        = 96    // 0x0F
-	k60        = 128   // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
-	k70        = 160   // 0xF0-0x80 (also: VPADDUSB of it keeps bytes < 0x10 below 0x80, with their low nibble)
-	k80        = 192   // 0x80
-	kE2        = 224   // 0xE2, lead of U+2028/U+2029
-	k01        = 256   // 0x01
-	kA9        = 288   // 0xA9 (A8|1): last byte of U+2028/U+2029
-	kEHi       = 320   // 32 bytes: escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
-	k20        = 352   // 0x20
-	kHex       = 384   // 32 bytes: "0123456789abcdef" in both lanes (hex digit by nibble)
-	kCls       = 416   // 32 bytes: byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
-	k03        = 448   // 0x03
-	k07        = 480   // 0x07
-	k08        = 512   // 0x08
-	k0C        = 544   // 0x0C
-	k0D        = 576   // 0x0D
-	kBS        = 608   // '\\'
-	kU         = 640   // 'u'
-	k06        = 672   // 0x06
-	k3C        = 704   // '<'
-	k3F        = 736   // 0x3F
-	kTriP      = 768   // 3 x 8 bytes: bits 0, 1, 2 mod 3 (escapeMBAVX512's triples; 40 bytes unused)
-	k0E        = 832   // 0x0E
-	kBF        = 864   // 0xBF (signed x > 0xBF: a lead byte or ASCII)
-	kC0        = 896   // 0xC0
-	k10        = 928   // 0x10
-	kE0        = 960   // 0xE0
-	kF0        = 992   // 0xF0
-	k02        = 1024  // 0x02
-	_          = 1056  // 64 bytes unused
-	kNext      = 1120  // 64 bytes: 1 2 ... 63 63 (VPERMB: the next byte's)
-	kPerm2     = 1184  // 64 bytes: escapeMBAVX512's permutation for 3-byte text (see there)
-	kSurA      = 1248  // 32 bytes: a high surrogate's 2nd hex digit by L (see runs)
-	kSurB      = 1280  // 32 bytes: its 3rd digit's upper two bits by L
-	kRun3      = 1312  // 256 x 32 bytes: byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
-	kRun2      = 9504  // 256 x 32 bytes: the same, 2 bytes of a byte >= 0x80
-	kTri       = 17696 // 3 x 64 bytes: escapeMBAVX512's triple indexes (see there)
-	kPrev      = 17888 // 64 bytes: 63 0 1 ... 62 (VPERMB: the previous byte's)
-	kSHi       = 17952 // 32 bytes: two-byte escape classes by high nibble (0: bit 0; 2: bit 1; 5: bit 2)
-	kCtlX      = 17984 // 32 bytes: control byte XOR its escape letter by low nibble (\b \t \n \f \r), else 0
-	kExp       = 18016 // 256 x 16 bytes: VPSHUFB expansion of 8 bytes + '\\' by two-byte escape mask (see expandBlock)
-	kExpLen    = 22112 // 256 bytes: 8 + popcount(mask), the length of kExp's output
-	kW1248     = 22368 // 32 bytes: 1 2 4 8 repeated (a lane's weight in its 4-byte group)
-	kW16       = 22400 // 32 bytes: 16-bit ones (VPMADDWD: sum of the two words of a dword)
-	kUC        = 22432 // 32 bytes: "\\u00" repeated
-	kExpU      = 22464 // 256 x 32 bytes: expandU's VPSHUFB masks of a 4-byte group by its index (see expUEntry)
-	kSize      = 30656
+// The layout of utf8consts. region hands out the offsets, in the order of the var block
+// below (package variables that do not depend on one another are initialized in declaration
+// order), and data checks every DATA that tables writes against it.
+var (
+	konstSize  int    // the bytes handed out so far; after package initialization, the symbol's size
+	konstSpans []span // the regions, in offset order
+	konstEnd   int    // the end of the last DATA written
 )
+
+// span is a region of utf8consts: n bytes from off, of which written have been written.
+type span struct{ off, n, written int }
+
+// region hands out the next n bytes of utf8consts and returns their offset. Every region
+// starts at a multiple of 32 (n is rounded up), the alignment of the widest loads but
+// AVX-512's.
+func region(n int) int {
+	off := konstSize
+	konstSpans = append(konstSpans, span{off: off, n: n})
+	konstSize += (n + 31) &^ 31
+	return off
+}
+
+// hole skips n unused bytes of utf8consts (n a multiple of 32).
+func hole(n int) int {
+	konstSize += n
+	return konstSize - n
+}
+
+var (
+	kByte1High = region(32)       // error bits by the high nibble of the previous byte
+	kByte1Low  = region(32)       // error bits by the low nibble of the previous byte
+	kByte2High = region(32)       // error bits by the high nibble of the current byte
+	k0F        = region(32)       // 0x0F
+	k60        = region(32)       // 0xE0-0x80: saturating prev2-0x60 >= 0x80 iff prev2 >= 0xE0
+	k70        = region(32)       // 0xF0-0x80 (also: VPADDUSB of it keeps bytes < 0x10 below 0x80, with their low nibble)
+	k80        = region(32)       // 0x80
+	kE2        = region(32)       // 0xE2, lead of U+2028/U+2029
+	k01        = region(32)       // 0x01
+	kA9        = region(32)       // 0xA9 (A8|1): last byte of U+2028/U+2029
+	kEHi       = region(32)       // escape classes by high nibble (0,1: bit 0; 2: bit 1; 3: bit 2; 5: bit 3; E: bit 4)
+	k20        = region(32)       // 0x20
+	kHex       = region(32)       // "0123456789abcdef" in both lanes (hex digit by nibble)
+	kCls       = region(32)       // byte classes by high nibble: bit 7 continuation (8-B), bit 6 2-byte lead (C, D), bit 5 3-byte lead (E), bit 4 4-byte lead (F)
+	k03        = region(32)       // 0x03
+	k07        = region(32)       // 0x07
+	k08        = region(32)       // 0x08
+	k0C        = region(32)       // 0x0C
+	k0D        = region(32)       // 0x0D
+	kBS        = region(32)       // '\\'
+	kU         = region(32)       // 'u'
+	k06        = region(32)       // 0x06
+	k3C        = region(32)       // '<'
+	k3F        = region(32)       // 0x3F
+	kTriP      = region(3 * 8)    // bits 0, 1, 2 mod 3 (escapeMBAVX512's triples)
+	_          = hole(32)         // (kTriP's region rounded up to 64 bytes)
+	k0E        = region(32)       // 0x0E
+	kBF        = region(32)       // 0xBF (signed x > 0xBF: a lead byte or ASCII)
+	kC0        = region(32)       // 0xC0
+	k10        = region(32)       // 0x10
+	kE0        = region(32)       // 0xE0
+	kF0        = region(32)       // 0xF0
+	k02        = region(32)       // 0x02
+	_          = hole(64)         // unused (kept: the AVX-512 tables below keep the offsets they were measured with)
+	kNext      = region(64)       // 1 2 ... 63 63 (VPERMB: the next byte's)
+	kPerm2     = region(64)       // escapeMBAVX512's permutation for 3-byte text (see there)
+	kSurA      = region(32)       // a high surrogate's 2nd hex digit by L (see runs)
+	kSurB      = region(32)       // its 3rd digit's upper two bits by L
+	kRun3      = region(256 * 32) // byte-triple groups, 3 bytes of a byte >= 0x80 (see runs)
+	kRun2      = region(256 * 32) // the same, 2 bytes of a byte >= 0x80
+	kTri       = region(3 * 64)   // escapeMBAVX512's triple indexes (see there)
+	kPrev      = region(64)       // 63 0 1 ... 62 (VPERMB: the previous byte's)
+	kSHi       = region(32)       // two-byte escape classes by high nibble (0: bit 0; 2: bit 1; 5: bit 2)
+	kCtlX      = region(32)       // control byte XOR its escape letter by low nibble (\b \t \n \f \r), else 0
+	kExp       = region(256 * 16) // VPSHUFB expansion of 8 bytes + '\\' by two-byte escape mask (see expandBlock)
+	kExpLen    = region(256)      // 8 + popcount(mask), the length of kExp's output
+	kW1248     = region(32)       // 1 2 4 8 repeated (a lane's weight in its 4-byte group)
+	kW16       = region(32)       // 16-bit ones (VPMADDWD: sum of the two words of a dword)
+	kUC        = region(32)       // "\\u00" repeated
+	kExpU      = region(256 * 32) // expandU's VPSHUFB masks of a 4-byte group by its index (see expUEntry)
+)
+
+// data is DATA for utf8consts: it panics unless v lies inside one region, after everything
+// written before (avo wants DATA in offset order), so that no table overlaps another or runs
+// past its region.
+func data(off int, v Constant) {
+	end := off + v.Bytes()
+	if off < konstEnd {
+		panic(fmt.Sprintf("utf8consts: DATA at %d is before the end of the last one (%d)", off, konstEnd))
+	}
+	for i := range konstSpans {
+		if s := &konstSpans[i]; s.off <= off && end <= s.off+s.n {
+			s.written += v.Bytes()
+			konstEnd = end
+			DATA(off, v)
+			return
+		}
+	}
+	panic(fmt.Sprintf("utf8consts: DATA at %d..%d is outside every region", off, end))
+}
+
+// checkKonst panics unless tables filled every region exactly and the symbol ends where the
+// layout does.
+func checkKonst() {
+	for _, s := range konstSpans {
+		if s.written != s.n {
+			panic(fmt.Sprintf("utf8consts: the region at %d has %d bytes of %d written", s.off, s.written, s.n))
+		}
+	}
+	if konstEnd != konstSize {
+		panic(fmt.Sprintf("utf8consts: the DATA ends at %d, the layout at %d", konstEnd, konstSize))
+	}
+}
 
 // Error bits of the lookup tables (simdjson's names).
 const (
@@ -144,12 +205,12 @@ func tables() {
 	}
 	table := func(off int, t [16]byte) {
 		for i := 0; i < 32; i++ {
-			DATA(off+i, U8(t[i%16]))
+			data(off+i, U8(t[i%16]))
 		}
 	}
 	bcast := func(off int, b byte) {
 		for i := 0; i < 32; i += 8 {
-			DATA(off+i, U64(uint64(b)*0x0101010101010101))
+			data(off+i, U64(uint64(b)*0x0101010101010101))
 		}
 	}
 	table(kByte1High, b1h)
@@ -163,7 +224,7 @@ func tables() {
 	bcast(k01, 0x01)
 	bcast(kA9, 0xA9)
 	table(kEHi, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xE: 0x10})
-	bcast(k20, 0x20) // (DATA must come in offset order)
+	bcast(k20, 0x20)
 	table(kHex, [16]byte{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'})
 	table(kCls, [16]byte{8: 0x80, 9: 0x80, 0xA: 0x80, 0xB: 0x80, 0xC: 0x40, 0xD: 0x40, 0xE: 0x20, 0xF: 0x10})
 	bcast(k03, 0x03)
@@ -177,7 +238,7 @@ func tables() {
 	bcast(k3C, '<')
 	bcast(k3F, 0x3F)
 	for r := 0; r < 3; r++ {
-		DATA(kTriP+8*r, U64(uint64(0x9249249249249249)<<r))
+		data(kTriP+8*r, U64(uint64(0x9249249249249249)<<r))
 	}
 	bcast(k0E, 0x0E)
 	bcast(kBF, 0xBF)
@@ -187,13 +248,13 @@ func tables() {
 	bcast(kF0, 0xF0)
 	bcast(k02, 0x02)
 	for i := 0; i < 64; i++ {
-		DATA(kNext+i, U8(byte(min(i+1, 63))))
+		data(kNext+i, U8(byte(min(i+1, 63))))
 	}
 	// Lane l: positions 8l..8l+7, then 32+8l..32+8l+7 (VPUNPCKLBW/HBW then give positions
 	// 0-31 and 32-63 in order).
 	for l := 0; l < 4; l++ {
 		for i := 0; i < 16; i++ {
-			DATA(kPerm2+16*l+i, U8(byte(32*(i/8)+8*l+i%8)))
+			data(kPerm2+16*l+i, U8(byte(32*(i/8)+8*l+i%8)))
 		}
 	}
 	// L = (lead & 3) << 2 | 2nd byte >> 4 & 3 is the plane of a code point with the leads
@@ -215,7 +276,7 @@ func tables() {
 				for b := 7; b >= 0; b-- {
 					q = q<<8 | uint64(e[i+b])
 				}
-				DATA(t.off+32*m+i, U64(q))
+				data(t.off+32*m+i, U64(q))
 			}
 		}
 	}
@@ -226,10 +287,10 @@ func tables() {
 		if p%3 == 1 {
 			x += 64
 		}
-		DATA(kTri+p, U8(byte(x)))
+		data(kTri+p, U8(byte(x)))
 	}
 	for i := 0; i < 64; i++ {
-		DATA(kPrev+i, U8(byte((i+63)%64)))
+		data(kPrev+i, U8(byte((i+63)%64)))
 	}
 	table(kSHi, [16]byte{0: 1, 2: 2, 5: 4})
 	table(kCtlX, [16]byte{8: 'b' ^ 8, 9: 't' ^ 9, 0xA: 'n' ^ 0xA, 0xC: 'f' ^ 0xC, 0xD: 'r' ^ 0xD})
@@ -240,20 +301,20 @@ func tables() {
 			for b := 7; b >= 0; b-- {
 				q = q<<8 | uint64(e[i+b])
 			}
-			DATA(kExp+16*m+i, U64(q))
+			data(kExp+16*m+i, U64(q))
 		}
 	}
 	for m := 0; m < 256; m++ {
-		DATA(kExpLen+m, U8(byte(8+bits.OnesCount8(uint8(m)))))
+		data(kExpLen+m, U8(byte(8+bits.OnesCount8(uint8(m)))))
 	}
 	for i := 0; i < 32; i += 4 {
-		DATA(kW1248+i, U32(0x08040201))
+		data(kW1248+i, U32(0x08040201))
 	}
 	for i := 0; i < 32; i += 4 {
-		DATA(kW16+i, U32(0x00010001))
+		data(kW16+i, U32(0x00010001))
 	}
 	for i := 0; i < 32; i += 4 {
-		DATA(kUC+i, String("\\u00"))
+		data(kUC+i, String("\\u00"))
 	}
 	for m := 0; m < 256; m++ {
 		e := expUEntry(m)
@@ -262,10 +323,10 @@ func tables() {
 			for b := 7; b >= 0; b-- {
 				q = q<<8 | uint64(e[i+b])
 			}
-			DATA(kExpU+32*m+i, U64(q))
+			data(kExpU+32*m+i, U64(q))
 		}
 	}
-	_ = kSize
+	checkKonst()
 }
 
 func k(off int) Mem { return konst.Offset(off) }
