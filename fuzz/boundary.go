@@ -746,21 +746,6 @@ func (bw *bworker) reportDecode(g *candGroup, x []byte, l boundary.Layout, steps
 	})
 }
 
-// insertionPoint refines the first difference d between want and got: when got is want
-// with bytes inserted (the candidate wrote more, then the rest of want), the inserted bytes
-// may share a prefix with what follows them, so the insertion can start before d; it
-// returns the leftmost point where it can. For any other difference it returns d.
-func insertionPoint(want, got []byte, d int) int {
-	k := len(got) - len(want)
-	if k <= 0 || d > len(want) || string(got[d+k:]) != string(want[d:]) {
-		return d
-	}
-	for d > 0 && want[d-1] == got[d-1+k] {
-		d--
-	}
-	return d
-}
-
 // outputInputOffset maps the first difference between the oracle's (successful) output of
 // op on x and a candidate's, output bytes lo..hi (lo < hi only for an ambiguous insertion,
 // see insertionPoint), to the input offset of the decoder step whose output holds it: 0 for

@@ -129,6 +129,21 @@ func FirstDiff(a, b []byte) int {
 	return -1
 }
 
+// insertionPoint refines the first difference d between want and got: when got is want
+// with bytes inserted (the candidate wrote more, then the rest of want), the inserted bytes
+// may share a prefix with what follows them, so the insertion can start before d; it
+// returns the leftmost point where it can. For any other difference it returns d.
+func insertionPoint(want, got []byte, d int) int {
+	k := len(got) - len(want)
+	if k <= 0 || d > len(want) || string(got[d+k:]) != string(want[d:]) {
+		return d
+	}
+	for d > 0 && want[d-1] == got[d-1+k] {
+		d--
+	}
+	return d
+}
+
 // Replay is a shell command that reproduces the candidate's side of the finding.
 func (f *Finding) Replay() string {
 	if f.External {
