@@ -162,6 +162,11 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	} else if rep.Interrupted {
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
+	if runErr != nil || rep.Interrupted {
+		if nr := notReached(c, run, rep); len(nr) > 0 {
+			fmt.Fprintf(stderr, "difffuzz: not begun, so neither passed nor failed: %s\n", strings.Join(nr, ", "))
+		}
+	}
 	code := campaignStatus(rep, runErr, c, stderr)
 	return closing(code, outputFailed, *a.jsonOut, checks, stdout, stderr), nil
 }

@@ -369,3 +369,23 @@ func replaceIn(t *testing.T, path, old, new string) {
 	require.Contains(t, string(b), old)
 	require.NoError(t, os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644))
 }
+
+// An interrupted run names the spaces it had not begun: its summary and checks cover only what
+// was checked, so "0 passed, 1 failed" must not read as the whole campaign.
+func TestInterruptNamesSpacesNotBegun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep of several seconds, interrupted")
+	}
+	code, _, errs, _ := runMain(t, "lenient", time.Second, "--exhaustive", "--max-len", "3", "--ops", "decode,utf8_decode", "--impl", "lenient")
+	require.Contains(t, []int{1, 0}, code, errs)
+	require.Contains(t, errs, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
+	line := ""
+	for _, l := range strings.Split(errs, "\n") {
+		if strings.HasPrefix(l, "difffuzz: not begun, so neither passed nor failed: ") {
+			line = l
+		}
+	}
+	require.NotEmpty(t, line, errs)
+	assert.Contains(t, line, "exhaustive utf8_decode len 3")
+	assert.NotContains(t, line, "exhaustive decode len 1", "decode's first space ran before the interrupt")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -204,4 +205,46 @@ func roughly(d time.Duration) string {
 	}
 	d = d.Round(time.Minute)
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// notReached names the spaces of the run's plan that it did not begin (it was interrupted or
+// stopped before them), "exhaustive decode len 2" or "boundary escape": a summary of what was
+// checked says nothing of them, so the run says so.
+func notReached(c *common, run []*mode, rep *fuzz.Report) []string {
+	began := map[string]bool{}
+	for _, s := range rep.Spaces {
+		for _, k := range []string{s.Space, s.Space + " " + string(s.Op), fmt.Sprintf("%s %s len %d", s.Space, s.Op, s.Len)} {
+			began[k] = true
+		}
+	}
+	var out []string
+	add := func(space, op string, n int) {
+		name, key := space+" "+op, space+" "+op
+		switch {
+		case op == "all":
+			name, key = space, space
+		case n > 0:
+			name = fmt.Sprintf("%s %s len %d", space, op, n)
+			key = name
+		}
+		if !began[key] && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(c.targets) > 0 {
+		for _, m := range run {
+			for _, sp := range modePlan(c, m) {
+				add(sp.Space, string(sp.Op), sp.Len)
+			}
+		}
+		return out
+	}
+	for _, sp := range builtinPlan(c, run) {
+		n := 0
+		if rest, ok := strings.CutPrefix(sp.shape, "len "); ok {
+			n, _ = strconv.Atoi(strings.Fields(rest)[0])
+		}
+		add(sp.space, sp.op, n)
+	}
+	return out
 }
