@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,6 +153,19 @@ func TestDecodeOne(t *testing.T) {
 			t.Errorf("utf8-decode %s: exit %d, %q", impl, code, out)
 		}
 	}
+}
+
+// decode writes a long input's steps as it takes them: a 1 MiB input (a million steps, up to
+// 64 Mi from stdin) allocates a few bytes a step, not the 80 of a list of strings (85 MB).
+func TestDecodeOneStreams(t *testing.T) {
+	in := bytes.Repeat([]byte("\xffA\xc3\xa9"), 1<<18)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code := run(context.Background(), []string{"decode", "--impl", "generic", "-"}, bytes.NewReader(in), io.Discard, io.Discard)
+	runtime.ReadMemStats(&after)
+	require.Equal(t, 0, code)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16*len(in)), "bytes allocated for %d input bytes", len(in))
 }
 
 // serve must round-trip the examples of DESIGN.md §6 and keep serving after a bad line.
