@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"github.com/difffuzz/difffuzz/internal/planted"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
