@@ -37,6 +37,9 @@ func TestBadInput(t *testing.T) {
 		want string // substring of the message
 	}{
 		{"unknown option name", []string{"escape", "--flags", "JSON_HEX_TAGG", "--hex", "41"}, "unknown option"},
+		{"empty option name", []string{"escape", "--flags", "JSON_HEX_TAG|", "--hex", "41"}, `--flags: "JSON_HEX_TAG|" has an empty option name`},
+		{"empty option names", []string{"escape", "--flags", "|", "--hex", "41"}, "empty option name"},
+		{"empty bench option name", []string{"bench", "--options", "HEX_TAG||HEX_AMP"}, "empty option name"},
 		{"odd hex", []string{"escape", "--hex", "414"}, "odd number"},
 		{"non-hex", []string{"escape", "--hex", "zz"}, "not hex"},
 		{"non-hex, odd length", []string{"decode", "--hex", "xyz"}, `--hex "xyz" is not hex: 'x' at offset 0`},
