@@ -119,6 +119,21 @@ const (
 	DefaultPasses = 6
 )
 
+// CheckSettings says which of a report's format, passes and pass time is out of range, as
+// "--format ...", "--passes ..." or "--pass-time ...", before any time is spent timing.
+func CheckSettings(format string, passes int, passTime time.Duration) error {
+	if !slices.Contains(Formats, format) {
+		return fmt.Errorf("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	if passes < MinPasses || passes > 1000 {
+		return fmt.Errorf("--passes %d: from %d (a median and its range) to 1000", passes, MinPasses)
+	}
+	if passTime < time.Millisecond || passTime > time.Minute {
+		return fmt.Errorf("--pass-time %v: want 1ms to 1m", passTime)
+	}
+	return nil
+}
+
 // Measure is one candidate on one cell.
 type Measure struct {
 	Candidate string    `json:"candidate"`

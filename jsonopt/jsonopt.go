@@ -152,7 +152,9 @@ func (o Options) Count() int { return bits.OnesCount32(uint32(o)) }
 
 // Parse reads options as PHP names joined by "|" or "," (with or without the JSON_ prefix,
 // any case, spaces allowed) or as PHP's decimal integer value ("320"). The empty string and
-// "0" are no options. An unknown name is an error naming it; an integer may carry any bits.
+// "0" are no options. An unknown name is an error naming it, and so is an empty one
+// ("JSON_HEX_TAG|", "A||B": a name left out, as by an unset shell variable); an integer may
+// carry any bits.
 func Parse(s string) (Options, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -164,10 +166,10 @@ func Parse(s string) (Options, error) {
 		return 0, fmt.Errorf("option value %q is not a 32-bit unsigned integer", s)
 	}
 	var o Options
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+	for _, f := range strings.Split(strings.ReplaceAll(s, ",", "|"), "|") {
 		f = strings.ToUpper(strings.TrimSpace(f))
 		if f == "" {
-			continue
+			return 0, fmt.Errorf("%q has an empty option name", s)
 		}
 		if v, err := strconv.ParseUint(f, 10, 32); err == nil {
 			o |= Options(v)

@@ -217,6 +217,9 @@ func (r FindingRecord) Finding() (*fuzz.Finding, error) {
 		}
 		*b.to = v
 	}
+	if f.Pos < 0 || f.Kind == fuzz.KindStep && f.Pos > len(f.Input) {
+		return nil, fmt.Errorf("finding: pos %d: not an offset in its %d-byte input", f.Pos, len(f.Input))
+	}
 	for _, s := range []struct {
 		name, text string
 		to         *jsonopt.Step

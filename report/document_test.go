@@ -125,6 +125,8 @@ func TestFindingRecordRefused(t *testing.T) {
 		{func(r *FindingRecord) { r.GotStep = "e9" }, `finding: got_step "e9"`},
 		{func(r *FindingRecord) { r.Op = "frob" }, `finding: op "frob"`},
 		{func(r *FindingRecord) { r.Want = ptr("zz") }, `finding: want "zz"`},
+		{func(r *FindingRecord) { r.Pos = ptr(-1) }, "finding: pos -1"},
+		{func(r *FindingRecord) { r.Kind, r.Op, r.Pos = fuzz.KindStep, fuzz.OpDecode, ptr(2) }, "finding: pos 2"},
 	} {
 		r := RecordOf(f)
 		tc.edit(&r)

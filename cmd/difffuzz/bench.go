@@ -117,14 +117,8 @@ func (a *benchArgs) parse(args []string) error {
 	if len(rest) > 0 {
 		return usagef("bench takes no arguments, got %q (see difffuzz bench -h)", rest[0])
 	}
-	if !slices.Contains(bench.Formats, *a.format) {
-		return usagef("bench: --format %q: want one of %s", *a.format, strings.Join(bench.Formats, ", "))
-	}
-	if *a.passes < bench.MinPasses || *a.passes > 1000 {
-		return usagef("bench: --passes %d: from %d (a median and its range) to 1000", *a.passes, bench.MinPasses)
-	}
-	if *a.passTime < time.Millisecond || *a.passTime > time.Minute {
-		return usagef("bench: --pass-time %v: want 1ms to 1m", *a.passTime)
+	if err := bench.CheckSettings(*a.format, *a.passes, *a.passTime); err != nil {
+		return usagef("bench: %v", err)
 	}
 	if *a.timeout < minTimeout {
 		return usagef("bench: --timeout %v: want at least %v", *a.timeout, minTimeout)

@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/difffuzz/difffuzz/internal/planted"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,6 +37,9 @@ func TestBadInput(t *testing.T) {
 		want string // substring of the message
 	}{
 		{"unknown option name", []string{"escape", "--flags", "JSON_HEX_TAGG", "--hex", "41"}, "unknown option"},
+		{"empty option name", []string{"escape", "--flags", "JSON_HEX_TAG|", "--hex", "41"}, `--flags: "JSON_HEX_TAG|" has an empty option name`},
+		{"empty option names", []string{"escape", "--flags", "|", "--hex", "41"}, "empty option name"},
+		{"empty bench option name", []string{"bench", "--options", "HEX_TAG||HEX_AMP"}, "empty option name"},
 		{"odd hex", []string{"escape", "--hex", "414"}, "odd number"},
 		{"non-hex", []string{"escape", "--hex", "zz"}, "not hex"},
 		{"non-hex, odd length", []string{"decode", "--hex", "xyz"}, `--hex "xyz" is not hex: 'x' at offset 0`},
@@ -151,6 +156,19 @@ func TestDecodeOne(t *testing.T) {
 			t.Errorf("utf8-decode %s: exit %d, %q", impl, code, out)
 		}
 	}
+}
+
+// decode writes a long input's steps as it takes them: a 1 MiB input (a million steps, up to
+// 64 Mi from stdin) allocates a few bytes a step, not the 80 of a list of strings (85 MB).
+func TestDecodeOneStreams(t *testing.T) {
+	in := bytes.Repeat([]byte("\xffA\xc3\xa9"), 1<<18)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code := run(context.Background(), []string{"decode", "--impl", "generic", "-"}, bytes.NewReader(in), io.Discard, io.Discard)
+	runtime.ReadMemStats(&after)
+	require.Equal(t, 0, code)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16*len(in)), "bytes allocated for %d input bytes", len(in))
 }
 
 // serve must round-trip the examples of DESIGN.md §6 and keep serving after a bad line.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"flag"
@@ -159,19 +160,26 @@ func oneBuiltin(im fuzz.Impl, cs fuzz.Case, stdout, stderr io.Writer) (int, erro
 			return exitFindings, nil
 		}
 	case fuzz.OpDecode:
-		var steps []string
+		// Written as they are taken: a 64 MiB input is 64 Mi steps, too many to hold as strings.
+		w := bufio.NewWriter(stdout)
+		sep := ""
 		for pos := 0; pos < len(cs.Input); {
 			st := im.NextChar(cs.Input, pos)
-			steps = append(steps, st.String())
+			w.WriteString(sep)
+			w.WriteString(st.String())
 			if st.Advance <= 0 {
+				w.Flush()
 				return exitUsage, fmt.Errorf("%s returned advance %d at position %d", im.Name, st.Advance, pos)
 			}
-			pos += st.Advance
+			pos, sep = pos+st.Advance, " "
 		}
-		if len(steps) == 0 {
-			steps = []string{"-"}
+		if len(cs.Input) == 0 {
+			w.WriteString("-")
 		}
-		fmt.Fprintln(stdout, strings.Join(steps, " "))
+		w.WriteString("\n")
+		if err := w.Flush(); err != nil {
+			return exitUsage, err
+		}
 	default:
 		if _, err := stdout.Write(im.UTF8Decode(nil, cs.Input)); err != nil {
 			return exitUsage, err

@@ -37,9 +37,19 @@ func Clip(b []byte, max int) (string, int) {
 			sep = " . "
 		}
 		if max >= 0 {
-			// A piece of k bytes is longer than k: as much of the run as fits.
-			for k = min(k, max); k > 0 && sb.Len()+len(sep)+len(literal(b[n:n+k])) > max; k-- {
+			// A piece of k bytes is longer than k: as much of the run as fits. A literal never
+			// gets shorter when its run does not, so the longest start that fits is found by
+			// halving (one literal a byte would be quadratic in a long run).
+			room := max - sb.Len() - len(sep)
+			lo, hi := 0, min(k, max)
+			for lo < hi {
+				if mid := hi - (hi-lo)/2; len(literal(b[n:n+mid])) <= room {
+					lo = mid
+				} else {
+					hi = mid - 1
+				}
 			}
+			k = lo
 		}
 		if k == 0 {
 			break

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	phpadapter "github.com/difffuzz/difffuzz/adapters/php"
 	"github.com/difffuzz/difffuzz/internal/phplit"
@@ -58,6 +59,40 @@ func TestClip(t *testing.T) {
 		got, n := phplit.Clip([]byte(tc.in), tc.max)
 		if got != tc.want || n != tc.n {
 			t.Errorf("Clip(%.20q, %d) = %s, %d; want %s, %d", tc.in, tc.max, got, n, tc.want, tc.n)
+		}
+	}
+}
+
+// Clip of a long run is not quadratic in it: a run of 4 MiB bytes that each take 4 bytes
+// of its literal, clipped to 1 MiB, took hours; it takes milliseconds.
+func TestClipLongRun(t *testing.T) {
+	b := bytes.Repeat([]byte{0xff}, 4<<20)
+	done := make(chan int, 1)
+	go func() {
+		_, n := phplit.Clip(b, 1<<20)
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		if want := (1<<20 - 2) / 4; n != want {
+			t.Errorf("Clip of %d 0xff bytes to 1 MiB holds %d bytes; want %d", len(b), n, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Clip of a 4 MiB run to 1 MiB is still running after 20s")
+	}
+}
+
+// Clip at every width is Quote of the longest start of its input whose expression fits.
+func TestClipLongest(t *testing.T) {
+	for _, b := range samples() {
+		for max := -1; max <= 48; max++ {
+			s, n := phplit.Clip(b, max)
+			if s != phplit.Quote(b[:n]) || max >= 0 && n > 0 && len(s) > max {
+				t.Fatalf("Clip(% x, %d) = %s, %d: not the Quote of its start that fits", b, max, s, n)
+			}
+			if n < len(b) && (max < 0 || len(phplit.Quote(b[:n+1])) <= max) {
+				t.Fatalf("Clip(% x, %d) = %s, %d: %s fits too", b, max, s, n, phplit.Quote(b[:n+1]))
+			}
 		}
 	}
 }

@@ -33,6 +33,10 @@ func main() {
 	passes := flag.Int("passes", bench.DefaultPasses, "timed passes of each candidate over each cell")
 	passTime := flag.Duration("pass-time", 100*time.Millisecond, "about how long one pass takes")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "peerbench: takes no arguments, got %q\n", flag.Arg(0))
+		os.Exit(2)
+	}
 	if err := run(*format, *sizes, *passes, *passTime); err != nil {
 		fmt.Fprintln(os.Stderr, "peerbench:", err)
 		os.Exit(2)
@@ -40,6 +44,9 @@ func main() {
 }
 
 func run(format, sizeList string, passes int, passTime time.Duration) error {
+	if err := bench.CheckSettings(format, passes, passTime); err != nil {
+		return err
+	}
 	sizes, err := bench.ParseSizes(sizeList)
 	if err != nil {
 		return err
