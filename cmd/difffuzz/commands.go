@@ -208,7 +208,7 @@ func hasFlags(fs *flag.FlagSet) bool {
 // runHelp is `difffuzz help [COMMAND]`: the usage text, or a command's help, on stdout.
 func runHelp(args []string, stdout io.Writer) error {
 	switch {
-	case len(args) == 0:
+	case len(args) == 0 || len(args) == 1 && slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0]):
 		fmt.Fprint(stdout, usageText())
 		return nil
 	case len(args) > 1:

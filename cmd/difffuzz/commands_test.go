@@ -33,10 +33,12 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, errs, "\n  -exhaustive\n", "and lists the campaign's flags")
 	assert.Contains(t, usageText(), "\n  difffuzz mutate [--target PATH[:FUNC,...]]...", "the usage text lists every command")
 
-	code, out, errs = runArgs(t, "", "help")
-	assert.Equal(t, 0, code)
-	assert.Equal(t, usageText(), out)
-	assert.Empty(t, errs)
+	for _, args := range [][]string{{"help"}, {"help", "help"}, {"help", "-h"}, {"help", "--help"}} {
+		code, out, errs = runArgs(t, "", args...)
+		assert.Equal(t, 0, code, args)
+		assert.Equal(t, usageText(), out, args)
+		assert.Empty(t, errs, args)
+	}
 
 	for _, c := range commands[1:] {
 		for _, name := range append([]string{c.name}, c.aliases...) {
