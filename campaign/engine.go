@@ -134,23 +134,9 @@ func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 
 // runUnits runs p's space against each candidate, each share resumed from the checkpoint.
 func runUnits(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
-	if p.Before != nil {
-		p.Before()
-	}
-	rep := &fuzz.Report{}
-	for _, cand := range c.Candidates {
-		r, err := cand.run(ctx, p.Space, c.Checkpoint, cand.Part(p.Name))
-		if r != nil {
-			rep.Merge(r)
-		}
-		if err != nil {
-			return rep, err
-		}
-	}
-	if p.After != nil {
-		p.After()
-	}
-	return rep, nil
+	return eachCandidate(c, p, func(cand Candidate) (*fuzz.Report, error) {
+		return cand.run(ctx, p.Space, c.Checkpoint, cand.Part(p.Name))
+	})
 }
 
 // runWhole runs a part that resumes whole: Run, or its space against each candidate.
@@ -158,26 +144,33 @@ func runWhole(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
 	if p.Space == nil {
 		return p.Run(ctx)
 	}
+	return eachCandidate(c, p, func(cand Candidate) (*fuzz.Report, error) {
+		switch cand := cand.(type) {
+		case Builtins:
+			return p.Space.Builtin(ctx, cand, nil)
+		case Target:
+			r, err := fuzz.RunTarget(ctx, cand.Target, p.Space.Target(), p.Space.Progress)
+			if p.Space.Finish != nil {
+				p.Space.Finish(ctx, r, err)
+			}
+			return r, err
+		}
+		return nil, nil
+	})
+}
+
+// eachCandidate runs one's share of part p for each candidate in turn, between p's Before and
+// After, and merges their reports; on an error it returns what was found so far with it.
+func eachCandidate(c Campaign, p Part, one func(Candidate) (*fuzz.Report, error)) (*fuzz.Report, error) {
 	if p.Before != nil {
 		p.Before()
 	}
 	rep := &fuzz.Report{}
 	for _, cand := range c.Candidates {
-		var r *fuzz.Report
-		var err error
-		switch cand := cand.(type) {
-		case Builtins:
-			r, err = p.Space.Builtin(ctx, cand, nil)
-			if err != nil {
-				return nil, err
-			}
-		case Target:
-			r, err = fuzz.RunTarget(ctx, cand.Target, p.Space.Target(), p.Space.Progress)
-			if p.Space.Finish != nil {
-				p.Space.Finish(ctx, r, err)
-			}
+		r, err := one(cand)
+		if r != nil {
+			rep.Merge(r)
 		}
-		rep.Merge(r)
 		if err != nil {
 			return rep, err
 		}
