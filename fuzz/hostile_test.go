@@ -264,7 +264,7 @@ func TestTargetFlaky(t *testing.T) {
 	g := Minimize(f, Impl{Name: tg.Name}, tg.CheckOne(context.Background()))
 	note, ok := Flaky(g)
 	require.True(t, ok, "%v", g)
-	assert.Contains(t, note, `answered as the oracle does, where it had answered "\"Z\""`)
+	assert.Contains(t, note, `answered as the oracle does, where it had answered '"Z"'`)
 	assert.Equal(t, f.Got, g.Got)
 	_, _, renewed := tg.RestartCounts()
 	assert.Equal(t, 1, renewed, "Retire's new process is not a restart after a failure")

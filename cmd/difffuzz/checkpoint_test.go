@@ -376,8 +376,10 @@ func TestInterruptNamesSpacesNotBegun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep of several seconds, interrupted")
 	}
+	// The interrupt may land in the plan's calibration (nothing begun) or in any space but the
+	// last: utf8_decode's 3-byte space, seconds long, has not begun.
 	code, _, errs, _ := runMain(t, "lenient", time.Second, "--exhaustive", "--max-len", "3", "--ops", "decode,utf8_decode", "--impl", "lenient")
-	require.Contains(t, []int{1, 0}, code, errs)
+	require.NotEqual(t, 0, code, errs)
 	require.Contains(t, errs, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	line := ""
 	for _, l := range strings.Split(errs, "\n") {
@@ -386,6 +388,5 @@ func TestInterruptNamesSpacesNotBegun(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, line, errs)
-	assert.Contains(t, line, "exhaustive utf8_decode len 3")
-	assert.NotContains(t, line, "exhaustive decode len 1", "decode's first space ran before the interrupt")
+	assert.True(t, strings.HasSuffix(line, "exhaustive utf8_decode len 3"), "the last space is named last: %s", line)
 }
