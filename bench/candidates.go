@@ -49,7 +49,7 @@ func Local(im Impl) Candidate {
 					return nil, fmt.Errorf("%w on a %d-byte input: %s (error %v; the oracle's %v)", ErrWrongAnswer, len(in), firstDiff(got, want), err, werr)
 				}
 			}
-			return timed(func() {
+			return Timed(func() {
 				for _, in := range c.Inputs {
 					dst, _ = im.Escape(dst[:0], in, c.Options)
 				}
@@ -64,7 +64,7 @@ func Local(im Impl) Candidate {
 					return nil, fmt.Errorf("%w on a %d-byte input: %s", ErrWrongAnswer, len(in), firstDiff(got, want))
 				}
 			}
-			return timed(func() {
+			return Timed(func() {
 				for _, in := range c.Inputs {
 					dst = im.UTF8Decode(dst[:0], in)
 				}
@@ -83,7 +83,7 @@ func Local(im Impl) Candidate {
 				}
 			}
 			var sink uint32
-			return timed(func() {
+			return Timed(func() {
 				for _, in := range c.Inputs {
 					for pos := 0; pos < len(in); {
 						st := im.NextChar(in, pos)
@@ -104,8 +104,8 @@ func Local(im Impl) Candidate {
 //lint:ignore U1000 written only, on purpose
 var sinkCP uint32
 
-// timed is the Timer of run.
-func timed(run func()) Timer {
+// Timed is the Timer of run: n runs timed by the monotonic clock.
+func Timed(run func()) Timer {
 	return func(n int) (time.Duration, error) {
 		start := time.Now()
 		for range n {
@@ -123,7 +123,7 @@ func timed(run func()) Timer {
 // escape differently (\u003c, U+2028 …): they do the same kind of work, not the same answer.
 func Anchors() []Candidate {
 	each := func(c Cell, f func(in []byte)) Timer {
-		return timed(func() {
+		return Timed(func() {
 			for _, in := range c.Inputs {
 				f(in)
 			}
@@ -161,7 +161,7 @@ func Anchors() []Candidate {
 				return nil, err
 			}
 			strs := stringsOf(c)
-			return timed(func() {
+			return Timed(func() {
 				for _, s := range strs {
 					if _, err := json.Marshal(s); err != nil {
 						panic(err) // a string always marshals
@@ -176,7 +176,7 @@ func Anchors() []Candidate {
 			strs := stringsOf(c)
 			enc := json.NewEncoder(io.Discard)
 			enc.SetEscapeHTML(false)
-			return timed(func() {
+			return Timed(func() {
 				for _, s := range strs {
 					if err := enc.Encode(s); err != nil {
 						panic(err)

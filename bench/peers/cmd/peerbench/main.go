@@ -88,7 +88,7 @@ func checked(e peers.Escaper) bench.Candidate {
 				return nil, fmt.Errorf("%w on a %d-byte input", bench.ErrWrongAnswer, len(in))
 			}
 		}
-		return timer(func() {
+		return bench.Timed(func() {
 			for _, in := range c.Inputs {
 				dst = e.F(dst[:0], in)
 			}
@@ -105,20 +105,10 @@ func copyOutput() bench.Candidate {
 			outs = append(outs, out)
 		}
 		dst := make([]byte, 8*c.Size+64)
-		return timer(func() {
+		return bench.Timed(func() {
 			for _, out := range outs {
 				copy(dst, out)
 			}
 		}), nil
 	}}
-}
-
-func timer(run func()) bench.Timer {
-	return func(n int) (time.Duration, error) {
-		start := time.Now()
-		for range n {
-			run()
-		}
-		return time.Since(start), nil
-	}
 }
