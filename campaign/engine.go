@@ -15,7 +15,7 @@ type Candidate interface {
 	Part(mode string) string
 	// run checks sp against the candidate; ck (nil without a checkpoint) resumes it unit by
 	// unit under part.
-	run(ctx context.Context, sp *Space, ck *Checkpoint, part string) (*fuzz.Report, error)
+	run(ctx context.Context, sp Space, ck *Checkpoint, part string, progress fuzz.Progress) (*fuzz.Report, error)
 }
 
 // Builtins are the built-in implementations as one candidate: they run together, each
@@ -26,7 +26,7 @@ type Builtins []fuzz.Impl
 // Part is the mode's name: the built-ins' share of a mode is the mode.
 func (b Builtins) Part(mode string) string { return mode }
 
-func (b Builtins) run(ctx context.Context, sp *Space, ck *Checkpoint, part string) (*fuzz.Report, error) {
+func (b Builtins) run(ctx context.Context, sp Space, ck *Checkpoint, part string, _ fuzz.Progress) (*fuzz.Report, error) {
 	ck.Begin(part)
 	r, err := sp.Builtin(ctx, b, ck.Units())
 	if err != nil {
@@ -43,34 +43,29 @@ type Target struct{ *fuzz.Target }
 // Part is "MODE NAME".
 func (t Target) Part(mode string) string { return mode + " " + t.Name }
 
-func (t Target) run(ctx context.Context, sp *Space, ck *Checkpoint, part string) (*fuzz.Report, error) {
+func (t Target) run(ctx context.Context, sp Space, ck *Checkpoint, part string, progress fuzz.Progress) (*fuzz.Report, error) {
 	if prev := ck.Ended(part); prev != nil {
 		return prev, nil
 	}
 	ck.Begin(part)
-	r, err := fuzz.RunTargetUnits(ctx, t.Target, sp.Target(), sp.Progress, ck.TargetUnits(part))
-	if sp.Finish != nil {
-		sp.Finish(ctx, r, err)
-	}
-	if err == nil && !r.Interrupted {
-		ck.End(part, r)
-	}
-	return r, err
+	return runTarget(ctx, t, sp, progress, ck.TargetUnits(part), func(r *fuzz.Report) { ck.End(part, r) })
 }
 
-// Space is one input space of a campaign (exhaustive, boundary, ...) as each kind of candidate
-// takes it.
-type Space struct {
-	// Builtin runs the space against the built-in implementations; units, when set, resumes
-	// it unit by unit.
-	Builtin func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error)
-	// Target is the space as a target is asked it (its exhaustive spaces cut into units).
-	Target func() []fuzz.TargetSpace
-	// Progress shows the targets' spaces.
-	Progress fuzz.Progress
-	// Finish, if set, is called with each target's report of the space (and its error) before
-	// it is merged, to complete it.
-	Finish func(ctx context.Context, r *fuzz.Report, err error)
+// runTarget runs sp's cases through t, resumed by units (nil: whole); ended, if the run ended
+// (no error, not interrupted), is given the report.
+func runTarget(ctx context.Context, t Target, sp Space, progress fuzz.Progress, units func(fuzz.TargetSpace) fuzz.SpaceUnits, ended func(*fuzz.Report)) (*fuzz.Report, error) {
+	fin, _ := sp.(targetFinisher)
+	if fin != nil {
+		progress = fin.targetProgress(progress)
+	}
+	r, err := fuzz.RunTargetUnits(ctx, t.Target, sp.Cases(), progress, units)
+	if fin != nil {
+		fin.finishTarget(ctx, r, err)
+	}
+	if err == nil && !r.Interrupted && ended != nil {
+		ended(r)
+	}
+	return r, err
 }
 
 // Part is one mode of a campaign: a Space run against every candidate in turn, each
@@ -78,20 +73,19 @@ type Space struct {
 // nil, run (Space against every candidate, or Run) and resumed whole: a part that ended is not
 // run again, one that was interrupted runs again from its start.
 type Part struct {
-	Name   string
-	Space  *Space
-	Whole  bool
-	Before func() // when set, called before the part runs (not when a checkpoint has it done)
-	After  func() // when set, called after the part's space ran against every candidate without error
-	Run    func(ctx context.Context) (*fuzz.Report, error)
+	Name  string
+	Space Space
+	Whole bool
+	Run   func(ctx context.Context) (*fuzz.Report, error)
 }
 
-// Campaign is the parts of a campaign, the candidates they run against and its checkpoint
-// (nil without).
+// Campaign is the parts of a campaign, the candidates they run against, its checkpoint (nil
+// without) and the progress the targets' spaces show.
 type Campaign struct {
 	Parts      []Part
 	Candidates []Candidate
 	Checkpoint *Checkpoint
+	Progress   fuzz.Progress
 }
 
 // Run runs the parts in turn (those the checkpoint has as ended are taken from it), until one
@@ -135,7 +129,7 @@ func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 // runUnits runs p's space against each candidate, each share resumed from the checkpoint.
 func runUnits(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
 	return eachCandidate(c, p, func(cand Candidate) (*fuzz.Report, error) {
-		return cand.run(ctx, p.Space, c.Checkpoint, cand.Part(p.Name))
+		return cand.run(ctx, p.Space, c.Checkpoint, cand.Part(p.Name), c.Progress)
 	})
 }
 
@@ -149,21 +143,17 @@ func runWhole(ctx context.Context, c Campaign, p Part) (*fuzz.Report, error) {
 		case Builtins:
 			return p.Space.Builtin(ctx, cand, nil)
 		case Target:
-			r, err := fuzz.RunTarget(ctx, cand.Target, p.Space.Target(), p.Space.Progress)
-			if p.Space.Finish != nil {
-				p.Space.Finish(ctx, r, err)
-			}
-			return r, err
+			return runTarget(ctx, cand, p.Space, c.Progress, nil, nil)
 		}
 		return nil, nil
 	})
 }
 
-// eachCandidate runs one's share of part p for each candidate in turn, between p's Before and
-// After, and merges their reports; on an error it returns what was found so far with it.
+// eachCandidate runs one's share of part p for each candidate in turn, between its space's
+// begin and end hooks (if it has them), and merges their reports; on an error it returns what was found so far with it.
 func eachCandidate(c Campaign, p Part, one func(Candidate) (*fuzz.Report, error)) (*fuzz.Report, error) {
-	if p.Before != nil {
-		p.Before()
+	if b, ok := p.Space.(beginner); ok {
+		b.begin()
 	}
 	rep := &fuzz.Report{}
 	for _, cand := range c.Candidates {
@@ -175,8 +165,8 @@ func eachCandidate(c Campaign, p Part, one func(Candidate) (*fuzz.Report, error)
 			return rep, err
 		}
 	}
-	if p.After != nil {
-		p.After()
+	if e, ok := p.Space.(ender); ok {
+		e.end()
 	}
 	return rep, nil
 }

@@ -12,6 +12,15 @@ import (
 	"github.com/difffuzz/difffuzz/fuzz"
 )
 
+// builtinSpace is a space the built-ins run by a function, which targets are not asked.
+type builtinSpace func(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error)
+
+func (f builtinSpace) Builtin(ctx context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
+	return f(ctx, impls, units)
+}
+func (f builtinSpace) Cases() []fuzz.TargetSpace               { return nil }
+func (f builtinSpace) Plan() ([]PlanSpace, []fuzz.TargetSpace) { return nil, nil }
+
 type sinkFunc func(f *fuzz.Finding)
 
 func (s sinkFunc) Add(f *fuzz.Finding) { s(f) }
@@ -28,8 +37,8 @@ func TestRunResumesParts(t *testing.T) {
 	fail := errors.New("boom")
 	randomFails := true
 	build := func(c *Checkpoint) Campaign {
-		space := func(name string, sink fuzz.Sink) *Space {
-			return &Space{Builtin: func(_ context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
+		space := func(name string, sink fuzz.Sink) Space {
+			return builtinSpace(func(_ context.Context, impls []fuzz.Impl, units fuzz.UnitTracker) (*fuzz.Report, error) {
 				calls[name]++
 				assert.Equal(t, name == "exhaustive" && c != nil, units != nil, name)
 				if name == "random" && randomFails {
@@ -41,7 +50,7 @@ func TestRunResumesParts(t *testing.T) {
 				}
 				return &fuzz.Report{Spaces: []fuzz.SpaceReport{{Space: name, Op: fuzz.OpEscape, Cases: 1, Differences: 1, Complete: true}},
 					Findings: []*fuzz.Finding{f}, Differences: 1}, nil
-			}}
+			})
 		}
 		var sink fuzz.Sink = triage
 		if c != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/bench"
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/progress"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -47,7 +48,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, err
 	}
 	cfg := bench.Config{Cells: cells, Candidates: cands, Baseline: base, Passes: *a.passes, PassTime: *a.passTime,
-		Progress: newProgressOf(stderr, "passes"), Control: control}
+		Progress: progress.New(stderr, "passes"), Control: control}
 	// Every runner is timed on every cell, the A/A control (the +1) and the anchors included;
 	// the report's header counts only the candidates timed on some cell.
 	fmt.Fprintf(stderr, "difffuzz: bench: %d cells × %d runners (candidates, anchors and the A/A control) × %d passes of about %v: about %v\n", len(cells), len(cands)+1, *a.passes, *a.passTime,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/progress"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 	"github.com/difffuzz/difffuzz/report"
@@ -37,6 +38,27 @@ type common struct {
 	stderr        io.Writer
 	sink          fuzz.Sink            // every raw finding goes here (the run's report.Triage, through ck with --checkpoint)
 	ck            *campaign.Checkpoint // --checkpoint (nil without)
+	sc            *campaign.Scope      // what the spaces get (scope)
+}
+
+// scope is what every space of the campaign gets: c's settings, candidates and resources,
+// made once (after the targets started), its Progress kept up to date by runCampaign.
+func (c *common) scope() *campaign.Scope {
+	if c.sc == nil {
+		c.sc = &campaign.Scope{Ops: c.ops, MaxLen: c.maxLen, FullOptions: c.fullOptions, Default: c.isDefault,
+			Shard: c.shard, Shards: c.shards, Workers: c.workers, Progress: c.progress, Sink: c.sink, Stderr: c.stderr,
+			Builtins: c.cands, Targets: c.targets, Reference: c.reference}
+	}
+	return c.sc
+}
+
+// parts are the modes to run as the engine runs them.
+func parts(c *common, run []*mode) []campaign.Part {
+	out := make([]campaign.Part, len(run))
+	for i, m := range run {
+		out[i] = m.part(c)
+	}
+	return out
 }
 
 // mode is one way of choosing inputs (exhaustive, boundary, random, ...). Each lives in its
@@ -49,14 +71,7 @@ type mode struct {
 	addFlags  func(fs *flag.FlagSet)        // registers the mode's flags
 	selected  func() bool                   // after parsing: was the mode asked for
 	check     func(runs bool) error         // after parsing: validate the mode's flags (runs: the mode is part of this campaign)
-	part      func(c *common) campaign.Part // the mode as the engine runs it (campaign.Run)
-	// plan, if set, is the spaces the mode asks each --exec target, for printPlan to say
-	// their sizes and what they will cost before the campaign starts; nil: its part's
-	// Space.Target (modePlan).
-	plan func(c *common) []fuzz.TargetSpace
-	// builtinPlan, if set, is the spaces the mode runs over the built-in candidates, for
-	// printBuiltinPlan.
-	builtinPlan func(c *common) []builtinSpace
+	part      func(c *common) campaign.Part // the mode as the engine runs it (campaign.Run) and plans it
 }
 
 var modes []*mode
@@ -93,7 +108,7 @@ const maxExamples = 100
 // runCampaign runs the selected modes against the candidates and prints the findings and a
 // summary. With no mode flag it runs the default campaign (every mode marked inDefault).
 // It goes parse (campaignArgs.parse) → open the outputs and the checkpoint → start the
-// targets → run the modes (runModes) → triage (triageCampaign) → print (campaignArgs.write).
+// targets → run the modes (runParts) → triage (triageCampaign) → print (campaignArgs.write).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	a := newCampaignArgs(args, stderr)
 	c, run, err := a.parse(stderr)
@@ -122,22 +137,23 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	}
 	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s, %s\n",
 		strings.Join(modeNames, " + "), candidatesText(c), plural(uint64(c.workers), "worker"))
+	ps := parts(c, run)
 	if len(c.targets) > 0 && c.ck == nil {
-		total, err := printPlan(ctx, c, run, stderr)
+		total, err := campaign.PrintPlan(ctx, ps, c.targets, stderr)
 		if err != nil {
 			return exitUsage, err
 		}
 		if total > 0 && len(c.cands) == 0 {
-			c.progress = newWholeRun(c.progress, total)
+			c.progress = progress.Targets(c.progress, total)
 		}
 	}
 	if len(c.targets) == 0 && c.ck == nil {
-		if plan := printBuiltinPlan(ctx, c, run, stderr); len(plan) > 0 {
-			c.progress = newBuiltinRun(c.progress, wholeRunSpans(plan))
+		if plan := campaign.PrintBuiltinPlan(ctx, ps, stderr); len(plan) > 0 {
+			c.progress = progress.Builtins(c.progress, campaign.Spans(plan))
 		}
 	}
 	start := time.Now()
-	rep, runErr := runModes(ctx, c, run)
+	rep, runErr := runParts(ctx, c, ps)
 	outputFailed := closeCheckpoint(c, rep, *a.checkpointFile, stderr)
 	if runErr != nil && rep.Differences == 0 && triage.Total() == 0 && compared(rep) == 0 && c.ck == nil {
 		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
@@ -162,7 +178,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
 	if runErr != nil || rep.Interrupted {
-		if nr := notReached(c, run, rep); len(nr) > 0 {
+		if nr := campaign.NotReached(ps, len(c.targets) > 0, rep); len(nr) > 0 {
 			fmt.Fprintf(stderr, "difffuzz: not begun, so neither passed nor failed: %s\n", strings.Join(nr, ", "))
 		}
 	}
@@ -224,7 +240,7 @@ func (a *campaignArgs) parse(stderr io.Writer) (*common, []*mode, error) {
 	if *a.maxLen < 0 || *a.maxLen > 4 || (given(a.fs, "max-len") && *a.maxLen == 0) {
 		return nil, nil, usagef("--max-len must be between 1 and 4, got %d", *a.maxLen)
 	}
-	c := &common{maxLen: *a.maxLen, fullOptions: *a.fullOptions, workers: *a.workers, progress: newProgress(stderr), stderr: stderr}
+	c := &common{maxLen: *a.maxLen, fullOptions: *a.fullOptions, workers: *a.workers, progress: progress.New(stderr, "cases"), stderr: stderr}
 	if c.cands, err = campaignCandidates(*a.implList); err != nil {
 		return nil, nil, usagef("--impl: %v", err)
 	}
@@ -365,12 +381,10 @@ func (a *campaignArgs) openCheckpoint(ctx context.Context, c *common, triage *re
 	return nil
 }
 
-// runModes runs the modes against the candidates (campaign.Run).
-func runModes(ctx context.Context, c *common, run []*mode) (*fuzz.Report, error) {
-	cm := campaign.Campaign{Checkpoint: c.ck}
-	for _, m := range run {
-		cm.Parts = append(cm.Parts, m.part(c))
-	}
+// runParts runs the parts against the candidates (campaign.Run).
+func runParts(ctx context.Context, c *common, ps []campaign.Part) (*fuzz.Report, error) {
+	c.scope().Progress = c.progress // (wrapped by the whole run's progress)
+	cm := campaign.Campaign{Checkpoint: c.ck, Parts: ps, Progress: c.progress}
 	if len(c.cands) > 0 {
 		cm.Candidates = append(cm.Candidates, campaign.Builtins(c.cands))
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/progress"
 	"github.com/difffuzz/difffuzz/mutation"
 )
 
@@ -423,7 +424,7 @@ func (h *mutateHooks) install(cfg *mutation.Config, total, files int, ks []mutat
 		fmt.Fprintf(h.stderr, "difffuzz: mutate: %s in %s (%d in schema builds, %d built or patched one by one); killers %s (baseline %s; traced runs %s); %d workers\n",
 			plural(uint64(total), "mutant"), plural(uint64(files), "file"), sum.Schema, sum.Separate, killerNames(ks), baselineText(ks, sum.Baseline),
 			sum.Trace.Round(time.Second), workers)
-		h.prog = newProgressOf(h.stderr, "mutants")
+		h.prog = progress.New(h.stderr, "mutants")
 		h.prog.Begin("mutate", uint64(total))
 	}
 	cfg.Progress = func(done, total int, r mutation.Result) { h.prog.Advance(1) }

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/difffuzz/difffuzz/campaign"
+	"github.com/difffuzz/difffuzz/internal/progress"
 )
 
 // TestBuiltinPlan: the plan of the default campaign over the built-in candidates lists every
@@ -19,16 +22,16 @@ func TestBuiltinPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w bytes.Buffer
-	plan := printBuiltinPlan(context.Background(), c, run, &w)
+	plan := campaign.PrintBuiltinPlan(context.Background(), parts(c, run), &w)
 	parts := map[string]int{}
 	var sum uint64
 	var est time.Duration
 	for _, p := range plan {
-		parts[p.space]++
-		sum += p.cases
-		est += p.est
-		if p.cases == 0 || p.est <= 0 {
-			t.Errorf("%s %s %s: %d cases, estimate %v", p.space, p.op, p.shape, p.cases, p.est)
+		parts[p.Space]++
+		sum += p.Cases
+		est += p.Est
+		if p.Cases == 0 || p.Est <= 0 {
+			t.Errorf("%s %s %s: %d cases, estimate %v", p.Space, p.Op, p.Shape, p.Cases, p.Est)
 		}
 	}
 	// escape, decode, utf8_decode of length 1; boundary of each; random inputs.
@@ -36,7 +39,7 @@ func TestBuiltinPlan(t *testing.T) {
 		t.Errorf("spaces %v", parts)
 	}
 	rows := regexp.MustCompile(`(?m)^difffuzz:   (exhaustive|boundary|random) `).FindAllString(w.String(), -1)
-	total := regexp.MustCompile(`(?m)^difffuzz:   the whole run +` + regexp.QuoteMeta(group(sum)) + ` cases  about ` + regexp.QuoteMeta(roughly(est)) + ` \(calibrated in `)
+	total := regexp.MustCompile(`(?m)^difffuzz:   the whole run +` + regexp.QuoteMeta(group(sum)) + ` cases  about ` + regexp.QuoteMeta(campaign.Roughly(est)) + ` \(calibrated in `)
 	if len(rows) != len(plan) || !total.MatchString(w.String()) {
 		t.Errorf("plan of %d spaces, %s cases:\n%s", len(plan), group(sum), w.String())
 	}
@@ -49,23 +52,8 @@ func TestBuiltinPlanTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w bytes.Buffer
-	if plan := printBuiltinPlan(context.Background(), c, run, &w); plan != nil || w.Len() > 0 {
+	if plan := campaign.PrintBuiltinPlan(context.Background(), parts(c, run), &w); plan != nil || w.Len() > 0 {
 		t.Errorf("%d spaces planned:\n%s", len(plan), w.String())
-	}
-}
-
-// TestBuiltinPlanLongRun: a run estimated past an hour says so and how to shard it.
-func TestBuiltinPlanLongRun(t *testing.T) {
-	slow := func(context.Context) float64 { return float64(time.Millisecond) } // a case a millisecond
-	plan := []builtinSpace{
-		{space: "exhaustive", op: "escape", shape: "len 3 × 1,088", cases: 10_000_000, perCase: slow},
-		{space: "random", op: "all", shape: "mixed", cases: 50_000, perCase: slow},
-	}
-	calibrateBuiltins(context.Background(), plan)
-	var w bytes.Buffer
-	writeBuiltinPlan(&w, plan, "calibrated in 1ms")
-	if !regexp.MustCompile(`(?m)^difffuzz:   the whole run +10,050,000 cases  about 2h48m \(calibrated in 1ms\)\ndifffuzz: this run is estimated at 2h48m, over an hour: split it between machines with --shard K/6 \(K = 0\.\.5; about 27m55s each`).MatchString(w.String()) {
-		t.Errorf("plan:\n%s", w.String())
 	}
 }
 
@@ -99,39 +87,33 @@ func TestBuiltinWholeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := builtinPlan(c, run)
+	ps := parts(c, run)
+	plan := campaign.BuiltinPlan(ps)
 	rec := &recordProgress{}
-	c.progress = newBuiltinRun(rec, wholeRunSpans(plan))
-	whole := c.progress.(*wholeRun)
-	if _, err := runModes(context.Background(), c, run); err != nil {
+	spans := campaign.Spans(plan)
+	c.progress = progress.Builtins(rec, spans)
+	if _, err := runParts(context.Background(), c, ps); err != nil {
 		t.Fatal(err)
 	}
 	var sum uint64
 	var spaces []string
 	for _, p := range plan {
-		sum += p.cases
-		spaces = append(spaces, p.space+" "+p.op)
+		sum += p.Cases
+		spaces = append(spaces, p.Space+" "+p.Op)
 	}
 	if strings.Join(spaces, ", ") != "exhaustive escape, exhaustive utf8_decode, boundary escape, boundary utf8_decode, random all" {
 		t.Errorf("planned %s", strings.Join(spaces, ", "))
 	}
-	if whole.total != sum || rec.done != sum || whole.done.Load() != sum {
-		t.Errorf("whole run of %d cases, the spaces %d, advanced %d", whole.total, sum, rec.done)
+	var whole uint64
+	for _, sp := range spans {
+		whole += sp.Cases
+	}
+	if whole != sum || rec.done != sum {
+		t.Errorf("whole run of %d cases, the spaces %d, advanced %d", whole, sum, rec.done)
 	}
 	for i, p := range plan {
-		if i >= len(rec.totals) || rec.totals[i] != p.cases {
-			t.Errorf("space %d (%s %s): planned %d cases, begun %v", i, p.space, p.op, p.cases, rec.totals)
+		if i >= len(rec.totals) || rec.totals[i] != p.Cases {
+			t.Errorf("space %d (%s %s): planned %d cases, begun %v", i, p.Space, p.Op, p.Cases, rec.totals)
 		}
-	}
-}
-
-// TestWholeRunWeighted: the whole run's ETA weighs the cases done by their spaces' estimates.
-func TestWholeRunWeighted(t *testing.T) {
-	w := newBuiltinRun(&recordProgress{}, []span{{cases: 900, est: time.Second}, {cases: 100, est: 3 * time.Second}}).(*wholeRun)
-	if got := w.share(900); got != 0.25 {
-		t.Errorf("share after the first space %v, want 0.25", got)
-	}
-	if got := w.share(950); got != 0.625 {
-		t.Errorf("share half-way through the second %v, want 0.625", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
 )
@@ -44,15 +45,9 @@ func TestPlanLongRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	var ex *mode
-	for _, m := range modes {
-		if m.name == "exhaustive" {
-			ex = m
-		}
-	}
-	c := &common{targets: []*fuzz.Target{tg}, ops: []fuzz.Op{fuzz.OpEscape}, maxLen: 4}
+	ps := []campaign.Part{{Name: "exhaustive", Space: campaign.Exhaustive{S: &campaign.Scope{Ops: []fuzz.Op{fuzz.OpEscape}, MaxLen: 4}}}}
 	var w bytes.Buffer
-	total, err := printPlan(context.Background(), c, []*mode{ex}, &w)
+	total, err := campaign.PrintPlan(context.Background(), ps, []*fuzz.Target{tg}, &w)
 	if err != nil || total < 1<<32 || !regexp.MustCompile(`difffuzz: this run is estimated at \d+h\d\dm, over an hour: split it between machines with --shard K/\d+ \(K = 0\.\.\d+; about \d+m\d+s each`).MatchString(w.String()) {
 		t.Errorf("total %d, plan:\n%s", total, w.String())
 	}
@@ -89,60 +84,5 @@ func TestInterruptMinimizes(t *testing.T) {
 		if code != 1 || minimal == twice || strings.Contains(errb.String(), "interrupted: minimizing what was found") == twice {
 			t.Errorf("interrupted twice=%v: exit %d, minimal witness %v\n%s\n%s", twice, code, minimal, out.String(), errb.String())
 		}
-	}
-}
-
-// TestWholeRunProgress: the status lines of a campaign against targets give the whole run's
-// share and ETA beside the current space's.
-func TestWholeRunProgress(t *testing.T) {
-	var w bytes.Buffer
-	lp := &lineProgress{w: &w, unit: "cases"}
-	p := newWholeRun(lp, 1000)
-	p.(*wholeRun).start = time.Now().Add(-10 * time.Second)
-	p.Begin("t exhaustive escape", 100)
-	lp.last = time.Now().Add(-time.Minute) // (a status line is due)
-	p.Advance(50)
-	p.End()
-	want := regexp.MustCompile(`^difffuzz: t exhaustive escape: 50\.0% of 100 cases, elapsed \d+s, ETA \d+s; whole run 5% of 1,000 requests, ETA 3m10s\n$`)
-	if !want.MatchString(w.String()) {
-		t.Errorf("status line %q", w.String())
-	}
-}
-
-// TestStatusLineAlone: a status line of a run without a whole-run plan (built-in candidates)
-// is the space's alone.
-func TestStatusLineAlone(t *testing.T) {
-	var w bytes.Buffer
-	lp := &lineProgress{w: &w, unit: "cases"}
-	lp.Begin("exhaustive escape", 100)
-	lp.last = time.Now().Add(-time.Minute)
-	lp.Advance(50)
-	if !regexp.MustCompile(`^difffuzz: exhaustive escape: 50\.0% of 100 cases, elapsed \d+s, ETA \d+s\n$`).MatchString(w.String()) {
-		t.Errorf("status line %q", w.String())
-	}
-}
-
-// TestBarWholeRunConcurrent: the bar of a terminal shows the whole run's progress while the
-// workers advance it at once (go test -race finds a race here).
-func TestBarWholeRunConcurrent(t *testing.T) {
-	var w bytes.Buffer
-	bp := &barProgress{w: &w}
-	p := newOverall(bp, 4000, "exhaustive sweep", "cases")
-	p.Begin("escape len 1", 4000)
-	done := make(chan bool)
-	for range 4 {
-		go func() {
-			for range 1000 {
-				p.Advance(1)
-			}
-			done <- true
-		}()
-	}
-	for range 4 {
-		<-done
-	}
-	p.End()
-	if got := p.(*wholeRun).done.Load(); got != 4000 {
-		t.Errorf("advanced %d, want 4000", got)
 	}
 }

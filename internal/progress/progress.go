@@ -1,4 +1,7 @@
-package main
+// Package progress shows how far a long run is: a bar with an ETA on a terminal, else a status
+// line every few seconds (for CI logs), and a whole run's share and ETA beside the current
+// space's.
+package progress
 
 import (
 	"fmt"
@@ -12,17 +15,15 @@ import (
 	"golang.org/x/term"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // statusEvery is how often a non-terminal gets a status line.
 const statusEvery = 5 * time.Second
 
-// newProgress draws a progress bar with an ETA when w is a terminal, and otherwise prints
-// one status line every few seconds (for CI logs), counting cases.
-func newProgress(w io.Writer) fuzz.Progress { return newProgressOf(w, "cases") }
-
-// newProgressOf is newProgress counting unit ("mutants") in its status lines.
-func newProgressOf(w io.Writer, unit string) fuzz.Progress {
+// New draws a progress bar with an ETA when w is a terminal, and otherwise prints one status
+// line every few seconds (for CI logs), counting unit ("cases", "mutants") in them.
+func New(w io.Writer, unit string) fuzz.Progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return &barProgress{w: w}
 	}
@@ -102,14 +103,14 @@ func (p *lineProgress) Advance(n uint64) {
 		whole = "; " + t
 	}
 	fmt.Fprintf(p.w, "difffuzz: %s: %.1f%% of %s %s, elapsed %s, ETA %s%s\n",
-		p.label, 100*frac, group(p.total), p.unit, el.Round(time.Second), eta.Round(time.Second), whole)
+		p.label, 100*frac, report.Count(p.total), p.unit, el.Round(time.Second), eta.Round(time.Second), whole)
 }
 
 func (p *lineProgress) End() {}
 
 // wholeRun is the progress of a whole campaign: the requests of every space it planned
-// against --exec targets (printPlan), or the cases of every space over the built-in
-// candidates (printBuiltinPlan), so that the status lines and the bar give the whole run's
+// against --exec targets (campaign.PrintPlan), or the cases of every space over the built-in
+// candidates (campaign.PrintBuiltinPlan), so that the status lines and the bar give the whole run's
 // ETA, not only the current space's.
 type wholeRun struct {
 	inner fuzz.Progress
@@ -119,25 +120,25 @@ type wholeRun struct {
 	// spans, if set, are the planned spaces in the order they run, whose estimates weigh the
 	// cases done for the ETA (a boundary case costs far more than an exhaustive one); nil:
 	// every case weighs the same.
-	spans []span
+	spans []Span
 	done  atomic.Uint64
 	start time.Time
 }
 
-// span is a planned space as the whole run's progress walks it: its cases and estimated time.
-type span struct {
-	cases uint64
-	est   time.Duration
+// Span is a planned space as the whole run's progress walks it: its cases and estimated time.
+type Span struct {
+	Cases uint64
+	Est   time.Duration
 }
 
-// newBuiltinRun wraps p, which shows the whole run's progress beside each space's: the
+// Builtins wraps p, which shows the whole run's progress beside each space's: the
 // cases of the built-in campaign's spaces, its ETA weighted by their estimates.
-func newBuiltinRun(p fuzz.Progress, spans []span) fuzz.Progress {
+func Builtins(p fuzz.Progress, spans []Span) fuzz.Progress {
 	var total uint64
 	for _, s := range spans {
-		total += s.cases
+		total += s.Cases
 	}
-	w := newOverall(p, total, "whole run", "cases").(*wholeRun)
+	w := overall(p, total, "whole run", "cases").(*wholeRun)
 	w.spans = spans
 	return w
 }
@@ -149,12 +150,12 @@ func (w *wholeRun) share(done uint64) float64 {
 	cases := min(float64(done)/float64(w.total), 1)
 	var all, past time.Duration
 	for _, s := range w.spans {
-		all += s.est
-		if done >= s.cases {
-			past += s.est
-			done -= s.cases
+		all += s.Est
+		if done >= s.Cases {
+			past += s.Est
+			done -= s.Cases
 		} else if done > 0 {
-			past += time.Duration(float64(s.est) * float64(done) / float64(s.cases))
+			past += time.Duration(float64(s.Est) * float64(done) / float64(s.Cases))
 			done = 0
 		}
 	}
@@ -164,15 +165,15 @@ func (w *wholeRun) share(done uint64) float64 {
 	return min(float64(past)/float64(all), 1)
 }
 
-// newWholeRun wraps p, which shows the whole run's progress beside each space's: total
+// Targets wraps p, which shows the whole run's progress beside each space's: total
 // requests to the --exec targets.
-func newWholeRun(p fuzz.Progress, total uint64) fuzz.Progress {
-	return newOverall(p, total, "whole run", "requests")
+func Targets(p fuzz.Progress, total uint64) fuzz.Progress {
+	return overall(p, total, "whole run", "requests")
 }
 
-// newOverall wraps p, which shows the progress of what (total cases of unit) beside each
+// overall wraps p, which shows the progress of what (total cases of unit) beside each
 // space's.
-func newOverall(p fuzz.Progress, total uint64, what, unit string) fuzz.Progress {
+func overall(p fuzz.Progress, total uint64, what, unit string) fuzz.Progress {
 	w := &wholeRun{inner: p, what: what, unit: unit, total: total, start: time.Now()}
 	switch q := p.(type) {
 	case *lineProgress:
@@ -209,5 +210,5 @@ func (w *wholeRun) text() string {
 			eta = time.Duration(float64(el) * (1 - f) / f)
 		}
 	}
-	return fmt.Sprintf("%s %.0f%% of %s %s, ETA %s", w.what, 100*frac, group(w.total), w.unit, eta.Round(time.Second))
+	return fmt.Sprintf("%s %.0f%% of %s %s, ETA %s", w.what, 100*frac, report.Count(w.total), w.unit, eta.Round(time.Second))
 }

@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/progress"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // What a campaign over the built-in candidates will cost, said before it starts: each space's
@@ -17,56 +19,57 @@ import (
 // calibrating it would.
 const tinyRun = 1 << 22
 
-// builtinSpace is one space of a campaign over the built-in candidates as its plan states it.
-// The spaces are in the order the campaign runs them, and cases is what its progress counts
-// (so that the whole run's progress can walk them: wholeRun).
-type builtinSpace struct {
-	space string // the mode: "exhaustive", "boundary", "random"
-	op    string // the operation; "all" for random inputs, which go through each
-	shape string // "len 3 × 1,088", "mixed"
-	cases uint64
-	// budget is a random duration's time: its cases are not known (0) and not counted.
-	budget time.Duration
+// PlanSpace is one space of a campaign over the built-in candidates as its plan states it.
+// The spaces are in the order the campaign runs them, and Cases is what its progress counts
+// (so that the whole run's progress can walk them: progress.Builtins).
+type PlanSpace struct {
+	Space string // the mode: "exhaustive", "boundary", "random"
+	Op    string // the operation; "all" for random inputs, which go through each
+	Shape string // "len 3 × 1,088", "mixed"
+	Cases uint64
+	// Budget is a random duration's time: its cases are not known (0) and not counted.
+	Budget time.Duration
 	// perCase times a short sample of the space through the candidates: its wall time per
 	// case, in nanoseconds (calibrateBuiltins).
 	perCase func(ctx context.Context) float64
-	est     time.Duration // from perCase (or budget)
+	Est     time.Duration // from perCase (or Budget)
 }
 
-// builtinPlan is the spaces of the modes to run over the built-in candidates.
-func builtinPlan(c *common, run []*mode) []builtinSpace {
-	var out []builtinSpace
-	for _, m := range run {
-		if m.builtinPlan != nil {
-			out = append(out, m.builtinPlan(c)...)
+// BuiltinPlan is the spaces of the parts over the built-in candidates.
+func BuiltinPlan(parts []Part) []PlanSpace {
+	var out []PlanSpace
+	for _, p := range parts {
+		if p.Space != nil {
+			b, _ := p.Space.Plan()
+			out = append(out, b...)
 		}
 	}
 	return out
 }
 
-// calibrateBuiltins estimates each space's time from its sample (see builtinSpace.perCase).
-func calibrateBuiltins(ctx context.Context, plan []builtinSpace) {
+// calibrateBuiltins estimates each space's time from its sample (see PlanSpace.perCase).
+func calibrateBuiltins(ctx context.Context, plan []PlanSpace) {
 	for i := range plan {
 		p := &plan[i]
-		if p.budget > 0 {
-			p.est = p.budget
+		if p.Budget > 0 {
+			p.Est = p.Budget
 			continue
 		}
 		if p.perCase != nil && ctx.Err() == nil {
-			p.est = time.Duration(p.perCase(ctx) * float64(p.cases))
+			p.Est = time.Duration(p.perCase(ctx) * float64(p.Cases))
 		}
 	}
 }
 
-// printBuiltinPlan says, before a campaign over the built-in candidates, each space's cases and
+// PrintBuiltinPlan says, before a campaign over the built-in candidates, each space's cases and
 // the whole run's estimated time (calibrateBuiltins), and how to shard a run estimated past an
 // hour. It returns the spaces (for the whole run's progress), none when the run is tiny
 // (tinyRun: then it says nothing).
-func printBuiltinPlan(ctx context.Context, c *common, run []*mode, w io.Writer) []builtinSpace {
-	plan := builtinPlan(c, run)
+func PrintBuiltinPlan(ctx context.Context, parts []Part, w io.Writer) []PlanSpace {
+	plan := BuiltinPlan(parts)
 	var n uint64
 	for _, p := range plan {
-		n += p.cases
+		n += p.Cases
 	}
 	if n < tinyRun {
 		return nil
@@ -78,33 +81,33 @@ func printBuiltinPlan(ctx context.Context, c *common, run []*mode, w io.Writer) 
 }
 
 // writeBuiltinPlan prints a calibrated plan (printBuiltinPlan).
-func writeBuiltinPlan(w io.Writer, plan []builtinSpace, calib string) {
+func writeBuiltinPlan(w io.Writer, plan []PlanSpace, calib string) {
 	fmt.Fprintln(w, "difffuzz: plan for the built-in candidates:")
 	var n uint64
 	var d time.Duration
 	for _, p := range plan {
-		est := "about " + roughly(p.est)
+		est := "about " + Roughly(p.Est)
 		switch {
-		case p.est < 10*time.Millisecond:
+		case p.Est < 10*time.Millisecond:
 			est = "under 10ms"
-		case p.budget > 0:
-			est = "for " + p.budget.String() + " (cases not known before)"
+		case p.Budget > 0:
+			est = "for " + p.Budget.String() + " (cases not known before)"
 		}
-		planRow(w, p.space, p.op, p.shape, p.cases, "cases", est)
-		n += p.cases
-		d += p.est
+		planRow(w, p.Space, p.Op, p.Shape, p.Cases, "cases", est)
+		n += p.Cases
+		d += p.Est
 	}
-	planTotal(w, n, "cases", "about "+roughly(d), calib)
+	planTotal(w, n, "cases", "about "+Roughly(d), calib)
 	shardAdvice(w, d)
 }
 
-// wholeRunSpans are the plan's spaces as the whole run's progress walks them: those whose
-// cases it counts.
-func wholeRunSpans(plan []builtinSpace) []span {
-	var out []span
+// Spans are the plan's spaces as the whole run's progress walks them (progress.Builtins):
+// those whose cases it counts.
+func Spans(plan []PlanSpace) []progress.Span {
+	var out []progress.Span
 	for _, p := range plan {
-		if p.cases > 0 {
-			out = append(out, span{cases: p.cases, est: p.est})
+		if p.Cases > 0 {
+			out = append(out, progress.Span{Cases: p.Cases, Est: p.Est})
 		}
 	}
 	return out
@@ -123,14 +126,14 @@ func perCaseOf(cases uint64, elapsed time.Duration) float64 {
 // calibration times, on the first strings (fuzz.ExhaustiveConfig.Sample).
 const exhaustiveSampleCases = 32768
 
-// exhaustiveBuiltinPlan is the exhaustive part's spaces over the built-in candidates: one per
+// exhaustivePlan is the exhaustive part's spaces over the built-in candidates: one per
 // operation and length, each timed on one whole unit (fuzz.ExhaustiveUnit) for each worker,
 // spread over the space: a unit's first strings are not its average (the oracle's answers are
 // shared across a run of strings), and the workers check one unit each at once.
-func exhaustiveBuiltinPlan(c *common) []builtinSpace {
-	var out []builtinSpace
-	for _, op := range c.ops {
-		maxLen := c.maxLen
+func exhaustivePlan(c *Scope) []PlanSpace {
+	var out []PlanSpace
+	for _, op := range c.Ops {
+		maxLen := c.MaxLen
 		if maxLen == 0 {
 			maxLen = fuzz.DefaultDecodeMaxLen
 			if op == fuzz.OpEscape {
@@ -139,27 +142,27 @@ func exhaustiveBuiltinPlan(c *common) []builtinSpace {
 		}
 		for n := 1; n <= maxLen; n++ {
 			cfg := fuzz.ExhaustiveConfig{
-				Config: fuzz.Config{Ops: []fuzz.Op{op}, Impls: c.cands, Workers: c.workers},
-				MinLen: n, MaxLen: n, FullOptions: c.fullOptions, Shard: c.shard, Shards: c.shards,
+				Config: fuzz.Config{Ops: []fuzz.Op{op}, Impls: c.Builtins, Workers: c.Workers},
+				MinLen: n, MaxLen: n, FullOptions: c.FullOptions, Shard: c.Shard, Shards: c.Shards,
 			}
 			cases := fuzz.ExhaustiveTotal(cfg)
 			if cases == 0 {
 				continue
 			}
-			sets := len(fuzz.ExhaustiveCombos(n, c.fullOptions))
+			sets := len(fuzz.ExhaustiveCombos(n, c.FullOptions))
 			if op != fuzz.OpEscape {
 				sets = 1
 			}
 			shape := fmt.Sprintf("len %d", n)
 			if sets > 1 {
-				shape += " × " + group(uint64(sets))
+				shape += " × " + report.Count(uint64(sets))
 			}
-			out = append(out, builtinSpace{space: "exhaustive", op: string(op), shape: shape, cases: cases,
+			out = append(out, PlanSpace{Space: "exhaustive", Op: string(op), Shape: shape, Cases: cases,
 				perCase: func(ctx context.Context) float64 {
 					unit := fuzz.ExhaustiveUnit(op, n, sets)
 					units := (uint64(1)<<(8*n) + unit - 1) / unit
 					one := cfg
-					one.Shard, one.Shards = 0, int(max(1, units/uint64(c.workers)))
+					one.Shard, one.Shards = 0, int(max(1, units/uint64(c.Workers)))
 					if units == 1 {
 						one.Sample = max(1, exhaustiveSampleCases/uint64(sets))
 					}
@@ -177,19 +180,19 @@ func exhaustiveBuiltinPlan(c *common) []builtinSpace {
 // boundarySampleCases is about how many cases of each boundary family a calibration times.
 const boundarySampleCases = 2048
 
-// boundaryBuiltinPlan is the boundary part's spaces over the built-in candidates: one per
+// boundaryPlan is the boundary part's spaces over the built-in candidates: one per
 // operation, its time per case the average of its families' (each timed on a sample of
 // about boundarySampleCases cases), weighted by their cases.
-func boundaryBuiltinPlan(c *common, fams []string, sample uint64) []builtinSpace {
-	var out []builtinSpace
-	for _, op := range c.ops {
-		cfg := fuzz.BoundaryConfig{Config: fuzz.Config{Ops: []fuzz.Op{op}, Impls: c.cands, Workers: c.workers},
-			Families: fams, Sample: sample, Shard: c.shard, Shards: c.shards}
+func boundaryPlan(c *Scope, fams []string, sample uint64) []PlanSpace {
+	var out []PlanSpace
+	for _, op := range c.Ops {
+		cfg := fuzz.BoundaryConfig{Config: fuzz.Config{Ops: []fuzz.Op{op}, Impls: c.Builtins, Workers: c.Workers},
+			Families: fams, Sample: sample, Shard: c.Shard, Shards: c.Shards}
 		cases := fuzz.BoundaryTotal(cfg, op)
-		if cases == 0 || !served(c.cands, op) {
+		if cases == 0 || !served(c.Builtins, op) {
 			continue
 		}
-		out = append(out, builtinSpace{space: "boundary", op: string(op), shape: "mixed", cases: cases,
+		out = append(out, PlanSpace{Space: "boundary", Op: string(op), Shape: "mixed", Cases: cases,
 			perCase: func(ctx context.Context) float64 {
 				var sum, weight float64
 				names := fams
@@ -235,20 +238,14 @@ func served(cands []fuzz.Impl, op fuzz.Op) bool {
 // randomSampleInputs is how many random inputs a calibration times.
 const randomSampleInputs = 1024
 
-// randomBuiltinPlan is the random part over the built-in candidates: one space of count
-// inputs, each through every operation (its progress counts inputs), or a duration.
-func randomBuiltinPlan(c *common, count uint64, dur time.Duration) []builtinSpace {
-	if c.shards > 1 && c.shard != 0 {
-		return nil // left to shard 0
-	}
-	if dur > 0 {
-		return []builtinSpace{{space: "random", op: "all", shape: "mixed", budget: dur}}
-	}
-	return []builtinSpace{{space: "random", op: "all", shape: "mixed", cases: count,
+// randomPlan is the random part over the built-in candidates: one space of count inputs,
+// each through every operation (its progress counts inputs).
+func randomPlan(c *Scope, count uint64) []PlanSpace {
+	return []PlanSpace{{Space: "random", Op: "all", Shape: "mixed", Cases: count,
 		perCase: func(ctx context.Context) float64 {
 			n := min(count, randomSampleInputs)
 			start := time.Now()
-			res, err := fuzz.Random(ctx, fuzz.RandomConfig{Config: fuzz.Config{Ops: c.ops, Impls: c.cands, Workers: c.workers},
+			res, err := fuzz.Random(ctx, fuzz.RandomConfig{Config: fuzz.Config{Ops: c.Ops, Impls: c.Builtins, Workers: c.Workers},
 				Seed: 1, Count: n, NoMinimize: true})
 			if err != nil {
 				return 0

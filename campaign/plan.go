@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // What a campaign against --exec targets will cost, said before it starts: each space's size
@@ -34,12 +35,12 @@ type planned struct {
 	perCase time.Duration // from calibration (0: not calibrated)
 }
 
-// targetPlan is the spaces of the modes to run as target t is asked them: those of the
-// operations it (and the reference) serves, inside its options=.
-func targetPlan(c *common, run []*mode, t *fuzz.Target) []planned {
+// targetPlan is the spaces of the parts as target t is asked them: those of the operations
+// it (and the reference) serves, inside its options=.
+func targetPlan(parts []Part, t *fuzz.Target) []planned {
 	var out []planned
-	for _, m := range run {
-		for _, sp := range modePlan(c, m) {
+	for _, p := range parts {
+		for _, sp := range partPlan(p) {
 			if !t.Has(sp.Op) || sp.Total == 0 || t.Reference() != nil && !t.Reference().Has(sp.Op) {
 				continue
 			}
@@ -52,15 +53,13 @@ func targetPlan(c *common, run []*mode, t *fuzz.Target) []planned {
 	return out
 }
 
-// modePlan is the spaces mode m asks each --exec target: its plan, else its space's.
-func modePlan(c *common, m *mode) []fuzz.TargetSpace {
-	if m.plan != nil {
-		return m.plan(c)
+// partPlan is the streams part p asks each --exec target, as its plan states them.
+func partPlan(p Part) []fuzz.TargetSpace {
+	if p.Space == nil {
+		return nil
 	}
-	if p := m.part(c); p.Space != nil && p.Space.Target != nil {
-		return p.Space.Target()
-	}
-	return nil
+	_, t := p.Space.Plan()
+	return t
 }
 
 // calibrate times the first cases of each space through t (and its reference, which is asked
@@ -100,15 +99,15 @@ func calibrate(ctx context.Context, t *fuzz.Target, plan []planned) (asked int, 
 	return asked, nil
 }
 
-// printPlan says, before a campaign against --exec targets, each space's size per target and
+// PrintPlan says, before a campaign against --exec targets, each space's size per target and
 // the whole run's estimated time (from calibrate), and how to shard a run estimated past an
 // hour. It returns the cases the targets will be asked (for the whole run's progress), or the
 // error of a target that answered calibration nothing at all (fuzz.ErrTargetSilent).
-func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64, error) {
+func PrintPlan(ctx context.Context, parts []Part, targets []*fuzz.Target, w io.Writer) (uint64, error) {
 	var total uint64
 	var est time.Duration
-	for _, t := range c.targets {
-		plan := targetPlan(c, run, t)
+	for _, t := range targets {
+		plan := targetPlan(parts, t)
 		if len(plan) == 0 {
 			continue
 		}
@@ -117,7 +116,7 @@ func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64
 		if errors.Is(err, fuzz.ErrTargetSilent) {
 			return 0, err // it answers nothing: the one line that says so
 		}
-		calib := fmt.Sprintf("calibrated on %s in %v", plural(uint64(asked), "request"), time.Since(start).Round(time.Millisecond))
+		calib := fmt.Sprintf("calibrated on %s in %v", report.Plural(uint64(asked), "request"), time.Since(start).Round(time.Millisecond))
 		if err != nil {
 			calib = "not calibrated: the target failed on a calibration request (the campaign says how)"
 		}
@@ -145,13 +144,13 @@ func printPlan(ctx context.Context, c *common, run []*mode, w io.Writer) (uint64
 // planRow is one line of a plan: a space of one operation, its shape ("len 2 × 8"), its size
 // in unit ("requests", "cases") and its estimated time.
 func planRow(w io.Writer, space, op, shape string, n uint64, unit, est string) {
-	fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s %s  %s\n", space, op, padRight(shape, 12), group(n), unit, est)
+	fmt.Fprintf(w, "difffuzz:   %-10s %-11s %s %15s %s  %s\n", space, op, padRight(shape, 12), report.Count(n), unit, est)
 }
 
 // planTotal is the last line of a plan: the whole run's size and estimated time, and how the
 // estimate was made.
 func planTotal(w io.Writer, n uint64, unit, est, calib string) {
-	fmt.Fprintf(w, "difffuzz:   %-35s %15s %s  %s (%s)\n", "the whole run", group(n), unit, est, calib)
+	fmt.Fprintf(w, "difffuzz:   %-35s %15s %s  %s (%s)\n", "the whole run", report.Count(n), unit, est, calib)
 }
 
 // shardAdvice says, of a run estimated past longRun, how to split it between machines.
@@ -161,7 +160,7 @@ func shardAdvice(w io.Writer, est time.Duration) {
 	}
 	shards := int((est + longRun/2 - 1) / (longRun / 2))
 	fmt.Fprintf(w, "difffuzz: this run is estimated at %s, over an hour: split it between machines with --shard K/%d (K = 0..%d; about %s each, random inputs on shard 0) and merge their --json reports with difffuzz merge, or check less (--max-len, --ops)\n",
-		roughly(est), shards, shards-1, roughly(est/time.Duration(shards)))
+		Roughly(est), shards, shards-1, Roughly(est/time.Duration(shards)))
 }
 
 // padRight is s padded with spaces to n characters (runes: "×" is one).
@@ -190,11 +189,11 @@ func estText(d time.Duration, err error) string {
 	if err != nil {
 		return "?"
 	}
-	return "about " + roughly(d)
+	return "about " + Roughly(d)
 }
 
-// roughly is d rounded for a person: 40ms, 2.9s, 5m8s, 11h55m.
-func roughly(d time.Duration) string {
+// Roughly is d rounded for a person: 40ms, 2.9s, 5m8s, 11h55m.
+func Roughly(d time.Duration) string {
 	switch {
 	case d < time.Second:
 		return d.Round(10 * time.Millisecond).String()
@@ -207,10 +206,10 @@ func roughly(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// notReached names the spaces of the run's plan that it did not begin (it was interrupted or
+// NotReached names the spaces of the run's plan that it did not begin (it was interrupted or
 // stopped before them), "exhaustive decode len 2" or "boundary escape": a summary of what was
 // checked says nothing of them, so the run says so.
-func notReached(c *common, run []*mode, rep *fuzz.Report) []string {
+func NotReached(parts []Part, targets bool, rep *fuzz.Report) []string {
 	began := map[string]bool{}
 	for _, s := range rep.Spaces {
 		for _, k := range []string{s.Space, s.Space + " " + string(s.Op), fmt.Sprintf("%s %s len %d", s.Space, s.Op, s.Len)} {
@@ -231,20 +230,20 @@ func notReached(c *common, run []*mode, rep *fuzz.Report) []string {
 			out = append(out, name)
 		}
 	}
-	if len(c.targets) > 0 {
-		for _, m := range run {
-			for _, sp := range modePlan(c, m) {
+	if targets {
+		for _, p := range parts {
+			for _, sp := range partPlan(p) {
 				add(sp.Space, string(sp.Op), sp.Len)
 			}
 		}
 		return out
 	}
-	for _, sp := range builtinPlan(c, run) {
+	for _, sp := range BuiltinPlan(parts) {
 		n := 0
-		if rest, ok := strings.CutPrefix(sp.shape, "len "); ok {
+		if rest, ok := strings.CutPrefix(sp.Shape, "len "); ok {
 			n, _ = strconv.Atoi(strings.Fields(rest)[0])
 		}
-		add(sp.space, sp.op, n)
+		add(sp.Space, sp.Op, n)
 	}
 	return out
 }
