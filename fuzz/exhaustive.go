@@ -275,168 +275,215 @@ func ExhaustiveTotal(cfg ExhaustiveConfig) uint64 {
 // big-endian numbers and cut into units handed out in order through an atomic counter; the
 // findings of each unit are merged and sorted, so the report does not depend on scheduling.
 func runSpace(ctx context.Context, cfg ExhaustiveConfig, op Op, n int, cands []Impl) (SpaceReport, []*Finding) {
-	total := pow256(n)
-	opts := spaceOptions(cfg, op, n)
-	unit := ExhaustiveUnit(op, n, len(opts))
-	units := (total + unit - 1) / unit
-	shards := uint64(max(cfg.Shards, 1))
-	shard := uint64(cfg.Shard)
-	mine := (units + shards - 1 - shard) / shards // units u < units with u % shards == shard
-	myTotal := uint64(0)
-	var todo []uint64 // indexes j of the units left after a checkpoint (nil: all of them)
-	for j := uint64(0); j < mine; j++ {
-		u := shard + j*shards
-		if cfg.Units != nil {
-			if cfg.Units.Done(op, n, u) {
-				continue
-			}
-			todo = append(todo, j)
-		}
-		myTotal += min((u+1)*unit, total) - u*unit
-	}
-	if cfg.Units != nil {
-		mine = uint64(len(todo))
-	}
+	s := newSweep(&cfg, op, n, cands)
 	label := fmt.Sprintf("%s len %d", op, n)
-	if shards > 1 {
-		label += fmt.Sprintf(" (shard %d/%d)", shard, shards)
+	if s.shards > 1 {
+		label += fmt.Sprintf(" (shard %d/%d)", s.shard, s.shards)
 	}
-	cfg.Progress.Begin(label, myTotal*uint64(len(opts)))
+	cfg.Progress.Begin(label, s.myTotal*uint64(len(s.opts)))
 	start := time.Now()
-
-	// Candidates whose function for op is the very same func value (same code and same
-	// closure context: fast variants sharing one decoder) give the same answer on every
-	// input, so the hot path runs each distinct function once. Findings still name every
-	// candidate: an input that fails the hot path is re-run through all of them.
-	distinct := distinctFuncs(op, cands, n)
-	// Option sets that are jsonopt.Combo sets in increasing index order let the hot path reuse
-	// the oracle's answer across a class of them (Checker.byClass).
-	var pos *[jsonopt.NumStringCombos]int16
-	var idx []int16
-	if op == OpEscape {
-		pos = new([jsonopt.NumStringCombos]int16)
-		prev := -1
-		for p, o := range opts {
-			i := jsonopt.ComboIndex(o)
-			if jsonopt.Combo(i) != o || i <= prev {
-				pos = nil
-				break
-			}
-			pos[i], prev = int16(p+1), i
-			idx = append(idx, int16(i))
-		}
-	}
-	// Every candidate also runs through its own entry point on a sample (spotCheck), with a
-	// canary in dst's spare capacity: candidates whose Short code stands in for them at this
-	// length (fast's variants below fast.ShortLen) are thereby shown to hand such input to
-	// Short, and a write past the returned length is caught (the hot path does not look).
-	// decode has no dst: there only candidates whose own function the hot path does not run
-	// need the sample.
-	spot := cands
-	if op == OpDecode {
-		hot := map[unsafe.Pointer]bool{}
-		for _, im := range distinct {
-			hot[opFunc(op, im)] = true
-		}
-		spot = nil
-		for _, im := range cands {
-			if !hot[opFunc(op, im)] {
-				spot = append(spot, im)
-			}
-		}
-	}
-	var next atomic.Uint64
-	var diffs atomic.Uint64
-	var doneUnits, doneStrings atomic.Uint64
-	var mu sync.Mutex
-	perUnit := map[uint64][]*Finding{} // findings of each unit, at most MaxFindings per key
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := &Checker{byClass: pos != nil, pos: pos, idx: idx, posN: len(opts)}
-			if pos != nil {
-				c.box = comboBox(pos, len(opts))
-			}
-			buf := make([]byte, n)
-			var local, unitFindings []*Finding
-			kept := map[string]int{}
-			for {
-				j := next.Add(1) - 1
-				if j >= mine || ctx.Err() != nil {
-					return
-				}
-				if todo != nil {
-					j = todo[j]
-				}
-				u := shard + j*shards
-				var unitDiffs uint64
-				lo, hi := u*unit, min((u+1)*unit, total)
-				if cfg.Sample > 0 {
-					hi = min(hi, lo+cfg.Sample)
-				}
-				unitFindings = unitFindings[:0]
-				clear(kept)
-				for i := 0; i < n; i++ {
-					buf[i] = byte(lo >> (8 * uint(n-1-i)))
-				}
-				for v := lo; v < hi; v++ {
-					if v != lo { // the next string: big-endian increment of buf
-						for i := n - 1; i >= 0; i-- {
-							buf[i]++
-							if buf[i] != 0 {
-								break
-							}
-						}
-					}
-					if c.quick(op, distinct, buf, opts) && c.spotCheck(op, spot, v, buf, opts) {
-						continue
-					}
-					local, unitFindings = findingsOf(c, &cfg, op, cands, buf, opts, local, unitFindings, kept, &diffs, &unitDiffs)
-				}
-				if len(unitFindings) > 0 {
-					mu.Lock()
-					perUnit[u] = append([]*Finding(nil), unitFindings...)
-					mu.Unlock()
-				}
-				if cfg.Units != nil {
-					cfg.Units.Finished(op, n, u, hi-lo, unitDiffs)
-				}
-				doneUnits.Add(1)
-				doneStrings.Add(hi - lo)
-				cfg.Progress.Advance((hi - lo) * uint64(len(opts)))
-			}
+			s.work(ctx)
 		}()
 	}
 	wg.Wait()
 	cfg.Progress.End()
-	elapsed := time.Since(start)
-	checked := doneStrings.Load()
-	complete := doneUnits.Load() == mine && (cfg.Sample == 0 || checked == myTotal)
-	// Keep the first MaxFindings per (op, impl) in enumeration order, whatever the schedule.
-	order := make([]uint64, 0, len(perUnit))
-	for u := range perUnit {
+	return s.report(time.Since(start))
+}
+
+// sweep is one exhaustive space (op, length n) being checked by the workers of runSpace.
+type sweep struct {
+	cfg   *ExhaustiveConfig
+	op    Op
+	n     int
+	cands []Impl
+	opts  []jsonopt.Options
+	// distinct are the candidates the hot path runs: those whose function for op is the very
+	// same func value (same code and same closure context: fast variants sharing one decoder)
+	// give the same answer on every input, so it runs each distinct function once. Findings
+	// still name every candidate: an input that fails the hot path is re-run through all.
+	distinct []Impl
+	spot     []Impl // the candidates run through their own entry point on a sample (spotCheck)
+	// pos and idx, when the option sets are jsonopt.Combo sets in increasing index order, let
+	// the hot path reuse the oracle's answer across a class of them (Checker.byClass).
+	pos *[jsonopt.NumStringCombos]int16
+	idx []int16
+
+	total, unit, shard, shards uint64
+	mine, myTotal              uint64   // this shard's units (left after a checkpoint) and their strings
+	todo                       []uint64 // indexes j of the units left after a checkpoint (nil: all of them)
+
+	next, diffs, doneUnits, doneStrings atomic.Uint64
+	mu                                  sync.Mutex
+	perUnit                             map[uint64][]*Finding // findings of each unit, at most MaxFindings per key
+}
+
+// newSweep lays out the space: its units of this shard still to check, and what the hot path
+// runs.
+func newSweep(cfg *ExhaustiveConfig, op Op, n int, cands []Impl) *sweep {
+	s := &sweep{cfg: cfg, op: op, n: n, cands: cands, opts: spaceOptions(*cfg, op, n), perUnit: map[uint64][]*Finding{}}
+	s.total = pow256(n)
+	s.unit = ExhaustiveUnit(op, n, len(s.opts))
+	units := (s.total + s.unit - 1) / s.unit
+	s.shards, s.shard = uint64(max(cfg.Shards, 1)), uint64(cfg.Shard)
+	s.mine = (units + s.shards - 1 - s.shard) / s.shards // units u < units with u % shards == shard
+	for j := uint64(0); j < s.mine; j++ {
+		u := s.shard + j*s.shards
+		if cfg.Units != nil {
+			if cfg.Units.Done(op, n, u) {
+				continue
+			}
+			s.todo = append(s.todo, j)
+		}
+		s.myTotal += min((u+1)*s.unit, s.total) - u*s.unit
+	}
+	if cfg.Units != nil {
+		s.mine = uint64(len(s.todo))
+	}
+	s.distinct = distinctFuncs(op, cands, n)
+	if op == OpEscape {
+		s.comboClasses()
+	}
+	s.spotCandidates()
+	return s
+}
+
+// comboClasses sets pos and idx when the option sets are jsonopt.Combo sets in increasing
+// index order.
+func (s *sweep) comboClasses() {
+	pos := new([jsonopt.NumStringCombos]int16)
+	prev := -1
+	for p, o := range s.opts {
+		i := jsonopt.ComboIndex(o)
+		if jsonopt.Combo(i) != o || i <= prev {
+			s.idx = nil
+			return
+		}
+		pos[i], prev = int16(p+1), i
+		s.idx = append(s.idx, int16(i))
+	}
+	s.pos = pos
+}
+
+// spotCandidates chooses the candidates that also run through their own entry point on a
+// sample (spotCheck), with a canary in dst's spare capacity: candidates whose Short code
+// stands in for them at this length (fast's variants below fast.ShortLen) are thereby shown
+// to hand such input to Short, and a write past the returned length is caught (the hot path
+// does not look). decode has no dst: there only candidates whose own function the hot path
+// does not run need the sample.
+func (s *sweep) spotCandidates() {
+	s.spot = s.cands
+	if s.op != OpDecode {
+		return
+	}
+	hot := map[unsafe.Pointer]bool{}
+	for _, im := range s.distinct {
+		hot[opFunc(s.op, im)] = true
+	}
+	s.spot = nil
+	for _, im := range s.cands {
+		if !hot[opFunc(s.op, im)] {
+			s.spot = append(s.spot, im)
+		}
+	}
+}
+
+// work checks units until none is left or ctx is cancelled.
+func (s *sweep) work(ctx context.Context) {
+	cfg := s.cfg
+	c := &Checker{byClass: s.pos != nil, pos: s.pos, idx: s.idx, posN: len(s.opts)}
+	if s.pos != nil {
+		c.box = comboBox(s.pos, len(s.opts))
+	}
+	buf := make([]byte, s.n)
+	var local, unitFindings []*Finding
+	kept := map[string]int{}
+	for {
+		j := s.next.Add(1) - 1
+		if j >= s.mine || ctx.Err() != nil {
+			return
+		}
+		if s.todo != nil {
+			j = s.todo[j]
+		}
+		u := s.shard + j*s.shards
+		lo, hi := u*s.unit, min((u+1)*s.unit, s.total)
+		if cfg.Sample > 0 {
+			hi = min(hi, lo+cfg.Sample)
+		}
+		unitFindings = unitFindings[:0]
+		clear(kept)
+		var unitDiffs uint64
+		local, unitFindings = s.checkUnit(c, buf, lo, hi, local, unitFindings, kept, &unitDiffs)
+		if len(unitFindings) > 0 {
+			s.mu.Lock()
+			s.perUnit[u] = append([]*Finding(nil), unitFindings...)
+			s.mu.Unlock()
+		}
+		if cfg.Units != nil {
+			cfg.Units.Finished(s.op, s.n, u, hi-lo, unitDiffs)
+		}
+		s.doneUnits.Add(1)
+		s.doneStrings.Add(hi - lo)
+		cfg.Progress.Advance((hi - lo) * uint64(len(s.opts)))
+	}
+}
+
+// checkUnit checks strings lo..hi-1 (buf is their length): the hot path (Checker.quick and the
+// spot check), and for a string that fails it the slow path (findingsOf).
+func (s *sweep) checkUnit(c *Checker, buf []byte, lo, hi uint64, local, unitFindings []*Finding, kept map[string]int, unitDiffs *uint64) ([]*Finding, []*Finding) {
+	n, op, distinct, spot, opts := s.n, s.op, s.distinct, s.spot, s.opts
+	for i := 0; i < n; i++ {
+		buf[i] = byte(lo >> (8 * uint(n-1-i)))
+	}
+	for v := lo; v < hi; v++ {
+		if v != lo { // the next string: big-endian increment of buf
+			for i := n - 1; i >= 0; i-- {
+				buf[i]++
+				if buf[i] != 0 {
+					break
+				}
+			}
+		}
+		if c.quick(op, distinct, buf, opts) && c.spotCheck(op, spot, v, buf, opts) {
+			continue
+		}
+		local, unitFindings = findingsOf(c, s.cfg, op, s.cands, buf, opts, local, unitFindings, kept, &s.diffs, unitDiffs)
+	}
+	return local, unitFindings
+}
+
+// report is the space's report after the workers stopped: the first MaxFindings per (op,
+// impl) in enumeration order, whatever the schedule.
+func (s *sweep) report(elapsed time.Duration) (SpaceReport, []*Finding) {
+	checked := s.doneStrings.Load()
+	complete := s.doneUnits.Load() == s.mine && (s.cfg.Sample == 0 || checked == s.myTotal)
+	order := make([]uint64, 0, len(s.perUnit))
+	for u := range s.perUnit {
 		order = append(order, u)
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
 	kept := map[string]int{}
 	var findings []*Finding
 	for _, u := range order {
-		for _, f := range perUnit[u] {
+		for _, f := range s.perUnit[u] {
 			k := string(f.Op) + "\x00" + f.Impl
-			if kept[k] < cfg.MaxFindings {
+			if kept[k] < s.cfg.MaxFindings {
 				kept[k]++
 				findings = append(findings, f)
 			}
 		}
 	}
 	sr := SpaceReport{
-		Space: "exhaustive", Op: op, Len: n, Strings: checked, OptionSets: len(opts), Cases: checked * uint64(len(opts)),
-		Impls: implNamesOrdered(cands), Distinct: len(distinct), Differences: diffs.Load(), Elapsed: elapsed, Complete: complete,
+		Space: "exhaustive", Op: s.op, Len: s.n, Strings: checked, OptionSets: len(s.opts), Cases: checked * uint64(len(s.opts)),
+		Impls: implNamesOrdered(s.cands), Distinct: len(s.distinct), Differences: s.diffs.Load(), Elapsed: elapsed, Complete: complete,
 	}
-	if s := elapsed.Seconds(); s > 0 {
-		sr.CasesPerSec = float64(sr.Cases) / s
+	if sec := elapsed.Seconds(); sec > 0 {
+		sr.CasesPerSec = float64(sr.Cases) / sec
 	}
 	return sr, findings
 }

@@ -78,121 +78,146 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 	if cfg.Count == 0 {
 		cfg.Progress = noProgress{}
 	}
+	r := &randomRun{cfg: &cfg, opCands: map[Op][]Impl{}, results: map[uint64]*blockResult{}}
 	start := time.Now()
-	var deadline time.Time
 	if cfg.Duration > 0 {
-		deadline = start.Add(cfg.Duration)
+		r.deadline = start.Add(cfg.Duration)
 	}
-	blocks := uint64(0) // 0: unlimited
 	if cfg.Count > 0 {
-		blocks = (cfg.Count + randomBlock - 1) / randomBlock
+		r.blocks = (cfg.Count + randomBlock - 1) / randomBlock
 	}
 	cfg.Progress.Begin("random", cfg.Count)
-
 	// The candidates of each operation: those that offer it.
-	opCands := map[Op][]Impl{}
 	for _, op := range cfg.Ops {
 		for _, im := range cfg.Impls {
 			if im.Has(op) {
-				opCands[op] = append(opCands[op], im)
+				r.opCands[op] = append(r.opCands[op], im)
 			}
 		}
 	}
-	// Each finished block leaves its result; the campaign covers the blocks below the first
-	// unfinished one (a block claimed after the budget ran out may be abandoned while a
-	// later one, claimed just before, completes).
-	type blockResult struct {
-		findings []*Finding
-		diffs    map[Op]uint64
-		stats    *GenStats
-	}
-	var (
-		next     atomic.Uint64
-		firstHit atomic.Uint64 // 1 + lowest input index with a finding (StopAtFirst), 0 none
-		mu       sync.Mutex
-		results  = map[uint64]*blockResult{}
-		wg       sync.WaitGroup
-	)
+	var wg sync.WaitGroup
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := NewGenerator(cfg.Seed)
-			g.MaxLen = cfg.MaxLen
-			var c Checker
-			var local []*Finding
-			for {
-				b := next.Add(1) - 1
-				if (blocks > 0 && b >= blocks) || ctx.Err() != nil ||
-					(!deadline.IsZero() && time.Now().After(deadline)) {
-					return
-				}
-				if f := firstHit.Load(); f > 0 && b*randomBlock >= f {
-					return
-				}
-				lo, hi := b*randomBlock, (b+1)*randomBlock
-				if cfg.Count > 0 {
-					hi = min(hi, cfg.Count)
-				}
-				br := &blockResult{diffs: map[Op]uint64{}, stats: NewGenStats()}
-				g.Stats = br.stats
-				counts := map[string]int{}
-				for i := lo; i < hi; i++ {
-					s := g.Sample(i)
-					for _, op := range cfg.Ops {
-						if len(opCands[op]) == 0 {
-							continue
-						}
-						opts := jsonopt.Options(0)
-						if op == OpEscape {
-							opts = s.Opts
-						}
-						local = cfg.Check(&c, local[:0], op, opCands[op], s.Input, opts)
-						for _, f := range local {
-							br.diffs[op]++
-							f.Space = "random"
-							if cfg.Sink != nil {
-								f.Origin = fmt.Sprintf("random --seed %d, input #%d", cfg.Seed, i)
-								cfg.Sink.Add(f)
-							}
-							k := string(f.Op) + "\x00" + f.Impl
-							if counts[k] < cfg.MaxFindings {
-								counts[k]++
-								f.Origin = fmt.Sprintf("random --seed %d, input #%d", cfg.Seed, i)
-								br.findings = append(br.findings, f)
-							}
-						}
-					}
-					if cfg.StopAtFirst && len(br.findings) > 0 {
-						for {
-							f := firstHit.Load()
-							if f != 0 && f <= i+1 || firstHit.CompareAndSwap(f, i+1) {
-								break
-							}
-						}
-						break
-					}
-				}
-				mu.Lock()
-				results[b] = br
-				mu.Unlock()
-				cfg.Progress.Advance(hi - lo)
-			}
+			r.work(ctx)
 		}()
 	}
 	wg.Wait()
 	cfg.Progress.End()
-	elapsed := time.Since(start)
+	return r.result(ctx, time.Since(start)), nil
+}
 
+// randomRun is a random campaign being run: its workers claim blocks of randomBlock inputs in
+// turn (next) and leave each finished block's result.
+type randomRun struct {
+	cfg      *RandomConfig
+	opCands  map[Op][]Impl // the candidates of each operation: those that offer it
+	blocks   uint64        // 0: unlimited
+	deadline time.Time     // zero: none
+	next     atomic.Uint64
+	firstHit atomic.Uint64 // 1 + lowest input index with a finding (StopAtFirst), 0 none
+	mu       sync.Mutex
+	// results holds each finished block's result; the campaign covers the blocks below the
+	// first unfinished one (a block claimed after the budget ran out may be abandoned while a
+	// later one, claimed just before, completes).
+	results map[uint64]*blockResult
+}
+
+// blockResult is what one block of inputs found.
+type blockResult struct {
+	findings []*Finding
+	diffs    map[Op]uint64
+	stats    *GenStats
+}
+
+// work checks blocks until the budget is spent, ctx is cancelled or (StopAtFirst) a block
+// past the first finding would be next.
+func (r *randomRun) work(ctx context.Context) {
+	cfg := r.cfg
+	g := NewGenerator(cfg.Seed)
+	g.MaxLen = cfg.MaxLen
+	var c Checker
+	var local []*Finding
+	for {
+		b := r.next.Add(1) - 1
+		if (r.blocks > 0 && b >= r.blocks) || ctx.Err() != nil ||
+			(!r.deadline.IsZero() && time.Now().After(r.deadline)) {
+			return
+		}
+		if f := r.firstHit.Load(); f > 0 && b*randomBlock >= f {
+			return
+		}
+		lo, hi := b*randomBlock, (b+1)*randomBlock
+		if cfg.Count > 0 {
+			hi = min(hi, cfg.Count)
+		}
+		br := &blockResult{diffs: map[Op]uint64{}, stats: NewGenStats()}
+		g.Stats = br.stats
+		local = r.block(g, &c, local, br, lo, hi)
+		r.mu.Lock()
+		r.results[b] = br
+		r.mu.Unlock()
+		cfg.Progress.Advance(hi - lo)
+	}
+}
+
+// block checks inputs lo..hi-1 through each operation's candidates into br: every finding to
+// the Sink, at most MaxFindings per operation and candidate kept.
+func (r *randomRun) block(g *Generator, c *Checker, local []*Finding, br *blockResult, lo, hi uint64) []*Finding {
+	cfg := r.cfg
+	counts := map[string]int{}
+	for i := lo; i < hi; i++ {
+		s := g.Sample(i)
+		for _, op := range cfg.Ops {
+			if len(r.opCands[op]) == 0 {
+				continue
+			}
+			opts := jsonopt.Options(0)
+			if op == OpEscape {
+				opts = s.Opts
+			}
+			local = cfg.Check(c, local[:0], op, r.opCands[op], s.Input, opts)
+			for _, f := range local {
+				br.diffs[op]++
+				f.Space = "random"
+				if cfg.Sink != nil {
+					f.Origin = fmt.Sprintf("random --seed %d, input #%d", cfg.Seed, i)
+					cfg.Sink.Add(f)
+				}
+				k := string(f.Op) + "\x00" + f.Impl
+				if counts[k] < cfg.MaxFindings {
+					counts[k]++
+					f.Origin = fmt.Sprintf("random --seed %d, input #%d", cfg.Seed, i)
+					br.findings = append(br.findings, f)
+				}
+			}
+		}
+		if cfg.StopAtFirst && len(br.findings) > 0 {
+			for {
+				f := r.firstHit.Load()
+				if f != 0 && f <= i+1 || r.firstHit.CompareAndSwap(f, i+1) {
+					break
+				}
+			}
+			break
+		}
+	}
+	return local
+}
+
+// result is the campaign's result from the finished blocks below the first unfinished one.
+func (r *randomRun) result(ctx context.Context, elapsed time.Duration) *RandomResult {
+	cfg := r.cfg
 	var done uint64 // blocks 0..done-1 all finished
-	for results[done] != nil {
+	for r.results[done] != nil {
 		done++
 	}
 	inputs := done * randomBlock
 	if cfg.Count > 0 {
 		inputs = min(inputs, cfg.Count)
 	}
-	hit := firstHit.Load()
+	hit := r.firstHit.Load()
 	if cfg.StopAtFirst && hit > 0 && hit <= inputs {
 		inputs = hit
 	} else {
@@ -201,21 +226,16 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 	interrupted := ctx.Err() != nil && hit == 0 && (cfg.Count == 0 || inputs < cfg.Count)
 	stats := NewGenStats()
 	diffs := map[Op]uint64{}
-	var perBlock [][]*Finding
+	res := &RandomResult{Report: &Report{Interrupted: interrupted}, Seed: cfg.Seed, Inputs: inputs, Stats: stats, First: map[string]uint64{}}
+	counts := map[string]int{}
+	var found []*Finding
 	for b := uint64(0); b < done; b++ {
-		br := results[b]
+		br := r.results[b]
 		stats.Merge(br.stats)
 		for op, n := range br.diffs {
 			diffs[op] += n
 		}
-		perBlock = append(perBlock, br.findings)
-	}
-
-	res := &RandomResult{Report: &Report{Interrupted: interrupted}, Seed: cfg.Seed, Inputs: inputs, Stats: stats, First: map[string]uint64{}}
-	counts := map[string]int{}
-	var found []*Finding
-	for _, fs := range perBlock {
-		for _, f := range fs {
+		for _, f := range br.findings {
 			i := originIndex(f)
 			if i >= inputs {
 				continue
@@ -235,19 +255,25 @@ func Random(ctx context.Context, cfg RandomConfig) (*RandomResult, error) {
 	}
 	res.Findings = found
 	sort.SliceStable(res.Findings, func(i, j int) bool { return less(res.Findings[i], res.Findings[j]) })
-	for _, op := range cfg.Ops {
-		if len(opCands[op]) == 0 {
+	r.spaces(res, diffs, elapsed)
+	return res
+}
+
+// spaces adds to res a SpaceReport per operation some candidate offers.
+func (r *randomRun) spaces(res *RandomResult, diffs map[Op]uint64, elapsed time.Duration) {
+	for _, op := range r.cfg.Ops {
+		cands := r.opCands[op]
+		if len(cands) == 0 {
 			continue
 		}
-		sr := SpaceReport{Space: "random", Op: op, Strings: inputs, OptionSets: 1, Cases: inputs, Impls: implNamesOrdered(opCands[op]),
-			Distinct: len(distinctFuncs(op, opCands[op], -1)), Differences: diffs[op], Elapsed: elapsed, Complete: !interrupted}
+		sr := SpaceReport{Space: "random", Op: op, Strings: res.Inputs, OptionSets: 1, Cases: res.Inputs, Impls: implNamesOrdered(cands),
+			Distinct: len(distinctFuncs(op, cands, -1)), Differences: diffs[op], Elapsed: elapsed, Complete: !res.Interrupted}
 		if s := elapsed.Seconds(); s > 0 {
-			sr.CasesPerSec = float64(inputs) / s
+			sr.CasesPerSec = float64(res.Inputs) / s
 		}
 		res.Spaces = append(res.Spaces, sr)
 		res.Differences += diffs[op]
 	}
-	return res, nil
 }
 
 // originIndex reads the input index back from a random finding's Origin.
