@@ -413,26 +413,13 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	start := time.Now()
-	if recheck != nil {
-		inner := recheck
-		recheck = func(impl string) (fuzz.Impl, fuzz.CheckOne, bool) {
-			im, check, ok := inner(impl)
-			if !ok {
-				return im, check, ok
-			}
-			return im, func(op fuzz.Op, im fuzz.Impl, src []byte, opts jsonopt.Options) []*fuzz.Finding {
-				t.stats.Runs++
-				return check(op, im, src, opts)
-			}, true
-		}
-	}
 	defer func() {
 		t.stats.Groups, t.stats.Elapsed = len(t.list), time.Since(start)
 	}()
 	gs := append([]*group(nil), t.list...)
 	// Smallest representatives first: they minimize fastest, and a group that differs from an
 	// earlier one only in where its bytes lie joins that one's class without being minimized
-	// (see compact below).
+	// (see classing.compact).
 	sort.Slice(gs, func(i, j int) bool {
 		a, b := gs[i].smallest[0], gs[j].smallest[0]
 		if len(a.Input) != len(b.Input) {
@@ -440,94 +427,17 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 		}
 		return gs[i].key.less(gs[j].key)
 	})
-	progress := t.cfg.Progress
-	if progress != nil {
-		progress.Begin("triage: groups of findings placed in classes", uint64(len(gs)))
-		defer progress.End()
+	cl := &classing{t: t, recheck: t.counted(recheck), progress: t.cfg.Progress, byKey: map[string]*Class{},
+		compact: map[string]*Class{}, named: map[*Class]bool{}, compactAt: map[string]*Class{}}
+	if cl.progress != nil {
+		cl.progress.Begin("triage: groups of findings placed in classes", uint64(len(gs)))
+		defer cl.progress.End()
 	}
-	byKey := map[string]*Class{}
-	// compact maps a group key without its position to the class of a group with that key whose
-	// minimized witness is a few bytes long: the defect did not need the bytes to lie anywhere
-	// in particular, so later groups that differ only in position are that class too. (A
-	// witness that needed filler, a chunk-edge defect, is not compact.)
-	compact := map[string]*Class{}
-	named := map[*Class]bool{} // compact classes whose witness is onlyNamed
-	// compactAt maps a compact key and an input offset (modulo positionPeriod) to the class of
-	// a group found there whose witness is position-dependent (filler around the bytes it
-	// names): later groups with that key at that offset join it unminimized.
-	compactAt := map[string]*Class{}
-	var classes []*Class
-	minimized := 0
 	for _, g := range gs {
-		rep := g.smallest[0]
-		w, note := rep, ""
-		ck := compactKey(g)
-		// A compact class whose witness needs bytes besides the step it names (a step misnamed
-		// after the bytes a lenient decoder swallowed) is joined only by groups as ambiguous.
-		ra := fuzz.Attribute(rep)
-		pk := ck + "\x00@" + strconv.Itoa(ra.In%positionPeriod)
-		c := compact[ck]
-		if c != nil && !named[c] && len(ra.Others) == 0 {
-			c = nil
-		}
-		if c == nil && ra.In >= 0 {
-			c = compactAt[pk]
-		}
-		if c != nil {
-			c.add(g)
-			if progress != nil {
-				progress.Advance(1)
-			}
-			continue
-		}
-		switch {
-		case rep.Minimized:
-		case ctx.Err() != nil:
-			note = "not minimized: the run was interrupted"
-			t.stats.Cut++
-		case minimized >= t.cfg.MaxMinimize:
-			note = fmt.Sprintf("not minimized: more than %d groups", t.cfg.MaxMinimize)
-		default:
-			im, check, ok := fuzz.Impl{}, fuzz.CheckOne(nil), false
-			if recheck != nil {
-				im, check, ok = recheck(rep.Impl)
-			}
-			if !ok {
-				note = "not minimized: the candidate cannot be run again"
-				break
-			}
-			minimized++
-			t.stats.Minimized++
-			w = fuzz.MinimizeSame(rep, im, check, sameAs(rep))
-			if !w.Minimized {
-				note = "not minimized: the candidate does not fail on it alone"
-			}
-		}
-		if progress != nil {
-			progress.Advance(1)
-		}
-		sig, ign := signatureOf(w)
-		k := sig.key()
-		c = byKey[k]
-		if c == nil {
-			c = &Class{Signature: sig, Ignored: ign, Spaces: map[string]uint64{}}
-			byKey[k] = c
-			classes = append(classes, c)
-		}
-		if c.Witness == nil || (w.Minimized && !c.Minimized) || (w.Minimized == c.Minimized && smaller(w, c.Witness)) {
-			c.Witness, c.Minimized, c.Note = w, w.Minimized, note
-		}
-		c.add(g)
-		if w.Minimized && len(w.Input) <= compactWitness {
-			compact[ck] = c
-			named[c] = onlyNamed(w)
-		}
-		if _, _, ok := positionalWitness(w, fuzz.Attribute(w)); ok && ra.In >= 0 {
-			compactAt[pk] = c
-		}
+		cl.place(ctx, g)
 	}
-	classes = t.mergeSlipped(ctx, recheck, classes, byKey, &minimized)
-	t.minimizeDeviations(ctx, recheck, classes, &minimized)
+	classes := t.mergeSlipped(ctx, cl.recheck, cl.classes, cl.byKey, &cl.minimized)
+	t.minimizeDeviations(ctx, cl.recheck, classes, &cl.minimized)
 	for _, c := range classes {
 		c.Attribution = fuzz.Attribute(c.Witness)
 		c.Examples, c.examples = examples(c, t.cfg.Examples), t.cfg.Examples
@@ -539,6 +449,117 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	}
 	number(classes)
 	return classes
+}
+
+// counted is recheck counting each candidate run in the triage's stats (nil stays nil).
+func (t *Triage) counted(recheck Rechecker) Rechecker {
+	if recheck == nil {
+		return nil
+	}
+	return func(impl string) (fuzz.Impl, fuzz.CheckOne, bool) {
+		im, check, ok := recheck(impl)
+		if !ok {
+			return im, check, ok
+		}
+		return im, func(op fuzz.Op, im fuzz.Impl, src []byte, opts jsonopt.Options) []*fuzz.Finding {
+			t.stats.Runs++
+			return check(op, im, src, opts)
+		}, true
+	}
+}
+
+// classing is Triage.Classes placing the groups in classes, smallest first.
+type classing struct {
+	t        *Triage
+	recheck  Rechecker
+	progress fuzz.Progress
+	byKey    map[string]*Class
+	// compact maps a group key without its position to the class of a group with that key
+	// whose minimized witness is a few bytes long: the defect did not need the bytes to lie
+	// anywhere in particular, so later groups that differ only in position are that class too.
+	// (A witness that needed filler, a chunk-edge defect, is not compact.)
+	compact map[string]*Class
+	named   map[*Class]bool // compact classes whose witness is onlyNamed
+	// compactAt maps a compact key and an input offset (modulo positionPeriod) to the class
+	// of a group found there whose witness is position-dependent (filler around the bytes it
+	// names): later groups with that key at that offset join it unminimized.
+	compactAt map[string]*Class
+	classes   []*Class
+	minimized int
+}
+
+// place puts group g in a class: the compact class it joins unminimized, else the class of
+// its (minimized) witness's signature, new or not.
+func (cl *classing) place(ctx context.Context, g *group) {
+	if cl.progress != nil {
+		defer cl.progress.Advance(1)
+	}
+	rep := g.smallest[0]
+	ck := compactKey(g)
+	// A compact class whose witness needs bytes besides the step it names (a step misnamed
+	// after the bytes a lenient decoder swallowed) is joined only by groups as ambiguous.
+	ra := fuzz.Attribute(rep)
+	pk := ck + "\x00@" + strconv.Itoa(ra.In%positionPeriod)
+	c := cl.compact[ck]
+	if c != nil && !cl.named[c] && len(ra.Others) == 0 {
+		c = nil
+	}
+	if c == nil && ra.In >= 0 {
+		c = cl.compactAt[pk]
+	}
+	if c != nil {
+		c.add(g)
+		return
+	}
+	w, note := cl.witness(ctx, rep)
+	sig, ign := signatureOf(w)
+	k := sig.key()
+	c = cl.byKey[k]
+	if c == nil {
+		c = &Class{Signature: sig, Ignored: ign, Spaces: map[string]uint64{}}
+		cl.byKey[k] = c
+		cl.classes = append(cl.classes, c)
+	}
+	if c.Witness == nil || (w.Minimized && !c.Minimized) || (w.Minimized == c.Minimized && smaller(w, c.Witness)) {
+		c.Witness, c.Minimized, c.Note = w, w.Minimized, note
+	}
+	c.add(g)
+	if w.Minimized && len(w.Input) <= compactWitness {
+		cl.compact[ck] = c
+		cl.named[c] = onlyNamed(w)
+	}
+	if _, _, ok := positionalWitness(w, fuzz.Attribute(w)); ok && ra.In >= 0 {
+		cl.compactAt[pk] = c
+	}
+}
+
+// witness is a group's witness: its representative rep minimized (up to MaxMinimize groups,
+// while ctx lasts, when the candidate can be run again), and a note when it is not.
+func (cl *classing) witness(ctx context.Context, rep *fuzz.Finding) (*fuzz.Finding, string) {
+	t := cl.t
+	switch {
+	case rep.Minimized:
+		return rep, ""
+	case ctx.Err() != nil:
+		t.stats.Cut++
+		return rep, "not minimized: the run was interrupted"
+	case cl.minimized >= t.cfg.MaxMinimize:
+		return rep, fmt.Sprintf("not minimized: more than %d groups", t.cfg.MaxMinimize)
+	}
+	im, check, ok := fuzz.Impl{}, fuzz.CheckOne(nil), false
+	if cl.recheck != nil {
+		im, check, ok = cl.recheck(rep.Impl)
+	}
+	if !ok {
+		return rep, "not minimized: the candidate cannot be run again"
+	}
+	cl.minimized++
+	t.stats.Minimized++
+	w := fuzz.MinimizeSame(rep, im, check, sameAs(rep))
+	if !w.Minimized {
+		return w, "not minimized: the candidate does not fail on it alone"
+	}
+	return w, ""
 }
 
 func (s Signature) key() string {
