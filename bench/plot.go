@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,21 @@ import (
 
 // PlotFormats are the file name extensions Plot writes.
 var PlotFormats = []string{".svg", ".png"}
+
+// CheckPlot checks a plot's file before any timing: a .svg or .png in a directory, not
+// anything but a regular file.
+func CheckPlot(file string) error {
+	if ext := strings.ToLower(file); !strings.HasSuffix(ext, ".svg") && !strings.HasSuffix(ext, ".png") {
+		return fmt.Errorf("--plot %s: the plot is written as .svg or .png", file)
+	}
+	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--plot %s: no directory %s", file, filepath.Dir(file))
+	}
+	if st, err := os.Stat(file); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("--plot %s: not a regular file", file)
+	}
+	return nil
+}
 
 // Plot draws the speedup over the baseline of each candidate that is not an anchor, the
 // baseline or the A/A control, on each cell (a row per cell, a log-scale axis of speedups, a

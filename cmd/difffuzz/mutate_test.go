@@ -4,14 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/difffuzz/difffuzz/mutation"
 )
 
 // --asm adds the assembly targets: branches, immediates and table bits, amd64 and arm64.
@@ -39,21 +36,6 @@ func TestMutateOnly(t *testing.T) {
 	assert.Equal(t, "difffuzz: mutate: 2 mutants in 1 file\n", errs)
 	assert.Contains(t, out, "   3  isTrail")
 	assert.Contains(t, out, "   5  isTrail")
-}
-
-// gapRow turns a witness into the row of the table test of its operation.
-func TestGapRow(t *testing.T) {
-	r := mutation.Result{Mutant: mutation.Mutant{ID: 7, Func: "decodeValid", Original: "0xC2", Mutated: "0xC1"}}
-	r.Evidence = `{"id":7,"kind":"differs","op":"decode","input":"c180","pos":0,"want_step":"!/1","got_step":"40/2"}`
-	assert.Equal(t, `fast/nextchar_test.go, nextCharTests:  {"difffuzz mutate: decodeValid 0xC2 → 0xC1", "\xc1\x80", 0, jsonopt.Step{Advance: 1}},`, gapRow(r))
-	r.Evidence = `{"op":"decode","input":"e0a080","pos":0,"want_step":"800/3"}`
-	assert.Contains(t, gapRow(r), `jsonopt.Step{CP: 0x800, Advance: 3, OK: true}},`)
-	r.Evidence = `{"op":"utf8_decode","input":"c3a9","want":"e9"}`
-	assert.Equal(t, `internal/spectest/facts.go, UTF8Decode:  {"M7", []byte("é"), []byte("\xe9"), "difffuzz mutate: decodeValid 0xC2 → 0xC1"},`, gapRow(r))
-	r.Evidence = `{"op":"escape","input":"ff","flags":0,"options":"0","want":"","want_err":5}`
-	assert.Equal(t, `internal/spectest/facts.go, Escape:  {"M7", []byte("\xff"), 0x0 /* 0 */, nil, 5, "difffuzz mutate: decodeValid 0xC2 → 0xC1"},`, gapRow(r))
-	r.Evidence = "not json"
-	assert.Equal(t, "witness: not json", gapRow(r))
 }
 
 // mutate --list names each mutant of the chosen functions without running a test; bad
@@ -130,42 +112,6 @@ func TestMutateList(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "escape_arm64.s")
 	assert.NotContains(t, out, "escapeUUAVX2")
-}
-
-// The assembly functions among the mutants are proven on the embedded strings (the 1-3-byte
-// ones never reach a vector kernel), the tables on the kernel pairs, the Go functions as
-// before; without assembly there is no kernel-embed domain.
-func TestEquivalenceFor(t *testing.T) {
-	covers := func(ks []mutation.Killer, fn string) (names []string) {
-		for _, k := range ks {
-			if (len(k.Funcs) == 0 || slices.Contains(k.Funcs, fn)) && !slices.Contains(k.Except, fn) {
-				names = append(names, k.Name)
-			}
-		}
-		return names
-	}
-	ks := equivalenceFor([]mutation.Mutant{{File: "fast/decode.go", Func: "decodeValid"},
-		{File: "fast/escape_amd64.s", Func: "escapeUUAVX2"}, {File: "fast/escape_amd64.s", Func: "utf8consts"}, {File: "fast/escape_amd64.s", Func: "clean16"}})
-	assert.Equal(t, []string{"decode-domain", "utf8-decode-domain", "escape-domain"}, covers(ks, "decodeValid"))
-	assert.Equal(t, []string{"escape-domain"}, covers(ks, "escapeMB"))
-	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "escapeUUAVX2"))
-	assert.Equal(t, []string{"kernel-embed-domain"}, covers(ks, "clean16"))
-	assert.Equal(t, []string{"kernel-domain"}, covers(ks, "utf8consts"))
-	goOnly := equivalenceFor([]mutation.Mutant{{File: "fast/decode.go", Func: "decodeValid"}})
-	assert.Equal(t, []string{"escape-domain"}, covers(goOnly, "escapeMB"))
-	assert.NotContains(t, covers(goOnly, "escapeUUAVX2"), "kernel-embed-domain")
-	assert.Empty(t, equivalenceKillers[3].Funcs, "the shared list is not changed")
-
-	// A byte of utf8consts past the lookup tables (--all) is a constant clean16 reads too: the
-	// kernel pairs do not reach it, the embedded strings do.
-	src, err := os.ReadFile("../../fast/escape_amd64.s")
-	require.NoError(t, err)
-	past, err := mutation.AsmSites("fast/escape_amd64.s", src, []string{"utf8consts[352:353]"})
-	require.NoError(t, err)
-	require.Len(t, past, 8)
-	assert.Equal(t, 352, past[0].TableByte())
-	ks = equivalenceFor(past)
-	assert.Equal(t, []string{"kernel-embed-domain", "kernel-domain"}, covers(ks, "utf8consts"))
 }
 
 // utf8constsSize is the size of the amd64 constant table, from its GLOBL line.
