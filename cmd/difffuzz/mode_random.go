@@ -223,10 +223,10 @@ func (r *randomRun) after() {
 	}
 	again := fmt.Sprintf("difffuzz --random %dx --seed %d", r.inputs, r.seed)
 	if ref := c.reference; ref != nil {
-		again += " --reference-exec " + fuzz.ShellQuote(execArg(ref))
+		again += " --reference-exec " + fuzz.ShellQuote(campaign.ExecArg(ref))
 	}
 	for _, t := range c.targets {
-		again += " --exec " + fuzz.ShellQuote(execArg(t))
+		again += " --exec " + fuzz.ShellQuote(campaign.ExecArg(t))
 	}
 	fmt.Fprintf(c.stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", r.inputs-1, r.seed, again)
 }
