@@ -1,4 +1,6 @@
-// Package campaign runs a campaign's spaces against its candidates and keeps its checkpoint.
+// Package campaign runs a campaign's spaces against its candidates and keeps its checkpoint,
+// and holds the run around them: starting the targets, the shard, the output files, the
+// targets' retirement before triage and the verdict.
 package campaign
 
 import (
@@ -32,6 +34,10 @@ import (
 // checkpointVersion is the version of the --checkpoint file's layout. 3: findings are
 // report.FindingRecord of report.Version 2.
 const checkpointVersion = 3
+
+// logSuffix names the findings log beside the checkpoint FILE: FILE.findings, and
+// FILE.findings.N once a resume compacted it N times.
+const logSuffix = ".findings"
 
 // checkpointEvery is how often a running campaign writes its checkpoint (it also writes it
 // when it ends, interrupted or not).
@@ -167,7 +173,7 @@ func optionSets(op fuzz.Op, n int, full bool) int {
 func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sink) (*Checkpoint, error) {
 	ck := &Checkpoint{path: path, full: full, modes: modes, triage: triage, done: map[string]map[uint64]bool{}, prior: map[string]SpaceState{},
 		restored: map[string][]*fuzz.Finding{}, found: map[string][]*fuzz.Finding{}, opened: time.Now()}
-	logName := filepath.Base(path) + ".findings"
+	logName := filepath.Base(path) + logSuffix
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("--checkpoint %s: not a regular file", path)
 	}
@@ -445,10 +451,10 @@ func (ck *Checkpoint) replay() (string, error) {
 	}
 	defer f.Close()
 	gen := 0
-	if _, n, ok := strings.Cut(strings.TrimPrefix(ck.st.Log, filepath.Base(ck.path)), ".findings."); ok {
+	if _, n, ok := strings.Cut(strings.TrimPrefix(ck.st.Log, filepath.Base(ck.path)), logSuffix+"."); ok {
 		gen, _ = strconv.Atoi(n)
 	}
-	newLog := fmt.Sprintf("%s.findings.%d", filepath.Base(ck.path), gen+1)
+	newLog := fmt.Sprintf("%s%s.%d", filepath.Base(ck.path), logSuffix, gen+1)
 	out, err := os.Create(filepath.Join(filepath.Dir(ck.path), newLog))
 	if err != nil {
 		return "", err

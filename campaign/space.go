@@ -292,14 +292,6 @@ func (r *Random) end() {
 	fmt.Fprintf(s.Stderr, "difffuzz: random: checked inputs 0..%d of seed %d; the same inputs again: %s\n", r.inputs-1, r.Seed, again)
 }
 
-// ExecArg is t as --exec names it: NAME=CMD when it was given a name, else CMD.
-func ExecArg(t *fuzz.Target) string {
-	if t.Name != t.Command {
-		return t.Name + "=" + t.Command
-	}
-	return t.Command
-}
-
 // boundaryTargetLine describes the boundary sample the --exec targets get, for stderr: the
 // stratified edge inputs, the placements per family and the requests per operation that a
 // target announces.

@@ -21,6 +21,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 func main() {
@@ -152,3 +155,32 @@ func given(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// commandLine is a command line of difffuzz as a shell would take it back: each argument
+// single-quoted unless it is made only of characters a shell leaves alone (fuzz.ShellQuote).
+func commandLine(args []string) string {
+	out := []string{"difffuzz"}
+	for _, a := range args {
+		out = append(out, fuzz.ShellQuote(a))
+	}
+	return strings.Join(out, " ")
+}
+
+// stringList collects a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("empty command")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// group formats n with thousands separators (report.Count).
+func group(n uint64) string { return report.Count(n) }
+
+// plural is n and the noun, plural unless n is 1 ("1 class", "3 classes").
+func plural(n uint64, noun string) string { return report.Plural(n, noun) }

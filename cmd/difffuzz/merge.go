@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/report"
 )
@@ -58,7 +59,7 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	slices.SortFunc(shards, func(a, b *shardReport) int { return a.Shard.Index - b.Shard.Index })
 	var junitOut *os.File
 	for _, f := range files {
-		if *junitFile != "" && samePath(f, *junitFile) {
+		if *junitFile != "" && campaign.SamePath(f, *junitFile) {
 			return exitUsage, usagef("merge: --junit %s is one of the reports merged: it would be overwritten", *junitFile)
 		}
 	}
@@ -107,7 +108,7 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 
 // readShardReport reads one --json report; every problem is one error naming the file.
 func readShardReport(file string) (*shardReport, error) {
-	data, err := readSmall(file, maxReportSize)
+	data, err := campaign.ReadSmall(file, maxReportSize)
 	if err != nil {
 		return nil, usagef("merge: %v", err)
 	}

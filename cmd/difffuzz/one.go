@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -192,7 +193,7 @@ func oneBuiltin(im fuzz.Impl, cs fuzz.Case, stdout, stderr io.Writer) (int, erro
 // an answer that is not PHP 8.2's is said on stderr (with PHP's) and exits 1, and so does an
 // escape answered false (as for a built-in) or a refusal.
 func oneExec(ctx context.Context, arg string, timeout time.Duration, cs fuzz.Case, stdout, stderr io.Writer) (int, error) {
-	name, command := splitExecName(arg)
+	name, command := campaign.SplitExecName(arg)
 	t, err := fuzz.StartTarget(ctx, command, fuzz.TargetConfig{Timeout: timeout, Name: name, CalibrateAfter: -1})
 	if err != nil {
 		return exitUsage, usagef("--exec %q: %v", command, err)

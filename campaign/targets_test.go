@@ -1,0 +1,39 @@
+package campaign
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+)
+
+// SplitExecName takes NAME= only where it is a name, not part of the command's first word.
+func TestSplitExecName(t *testing.T) {
+	for _, tc := range []struct{ arg, name, cmd string }{
+		{"master=sapi/cli/php run.php", "master", "sapi/cli/php run.php"},
+		{"br-1.x_y= ./target ", "br-1.x_y", "./target"},
+		{"./target --opt=1", "", "./target --opt=1"},
+		{"1a=./target", "", "1a=./target"},
+		{"a b=./target", "", "a b=./target"},
+		{"name=", "", "name="},
+		{"=./target", "", "=./target"},
+	} {
+		name, cmd := SplitExecName(tc.arg)
+		assert.Equal(t, [2]string{tc.name, tc.cmd}, [2]string{name, cmd}, tc.arg)
+	}
+}
+
+// Judge fails a difference, and does not pass a run that compared nothing or stopped early.
+func TestJudge(t *testing.T) {
+	cases := &fuzz.Report{Spaces: []fuzz.SpaceReport{{Cases: 3}}}
+	var w bytes.Buffer
+	assert.Equal(t, Passed, Judge(cases, nil, 0, 0, &w))
+	assert.Equal(t, Failed, Judge(&fuzz.Report{Differences: 1}, errors.New("stopped"), 0, 0, &w))
+	assert.Equal(t, Unfinished, Judge(&fuzz.Report{Spaces: cases.Spaces, Interrupted: true}, nil, 0, 0, &w))
+	assert.Empty(t, w.String())
+	assert.Equal(t, Unfinished, Judge(&fuzz.Report{}, nil, 1, 2, &w))
+	assert.Equal(t, "difffuzz: nothing was compared: shard 1/2 holds no work at this size (fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", w.String())
+}
