@@ -153,7 +153,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		outputFailed = true
 	}
 	for _, t := range allTargets(c) {
-		targetNotes(stderr, t)
+		report.TargetNotes(stderr, t)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))
@@ -418,7 +418,7 @@ func triageCampaign(ctx context.Context, c *common, triage *report.Triage, stder
 		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
 	}
 	classes := triage.Classes(tctx, rechecker(tctx, c))
-	flakyNotes(stderr, classes)
+	report.FlakyNotes(stderr, classes)
 	if st := triage.Stats(); st.Groups > 0 {
 		fmt.Fprintf(stderr, "difffuzz: triage: %s findings in %s groups, %s classes: %s groups minimized, %s classes tried for a slip, %s candidate runs, %v\n",
 			group(triage.Total()), group(uint64(st.Groups)), group(uint64(len(classes))), group(uint64(st.Minimized)), group(uint64(st.Merges)),
@@ -443,7 +443,7 @@ func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, tri
 		failed = true
 	}
 	if a.junitOut != nil {
-		if err := writeJUnit(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
+		if err := report.WriteJUnitFile(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
 			{"shard", fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1))}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
 			failed = true
@@ -452,7 +452,7 @@ func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, tri
 		}
 	}
 	if *a.outDir != "" {
-		saveWitnesses(*a.outDir, out.classes, stderr)
+		report.SaveWitnesses(*a.outDir, out.classes, stderr)
 	}
 	if *a.phptDir != "" && !writePHPT(*a.phptDir, out.classes, stderr) {
 		failed = true
@@ -550,7 +550,7 @@ const maxWorkers = 256
 
 // stringPath are the option bits PHP's string path reads: the eleven of jsonopt.StringOptions
 // and PRESERVE_ZERO_FRACTION (for a double under NUMERIC_CHECK).
-const stringPath = jsonopt.StringOptions | jsonopt.PreserveZeroFraction
+const stringPath = jsonopt.StringPath
 
 // notChecked names the option bits of PHP's string path that the run did not check: those a
 // target did not announce (every built-in implementation has them all).

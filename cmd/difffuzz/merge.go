@@ -79,7 +79,7 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	checks := out.checks()
 	if junitOut != nil {
 		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"config", out.config}, {"shards", fmt.Sprint(len(shards))}}
-		if err := writeJUnit(junitOut, checks, props); err != nil {
+		if err := report.WriteJUnitFile(junitOut, checks, props); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: merge: --junit: %v\n", err)
 			outputFailed = true
 		} else {
