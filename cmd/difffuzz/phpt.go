@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/report"
@@ -40,4 +41,18 @@ func runPHPT(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "difffuzz: phpt: wrote %s in %d tests %s\n", plural(uint64(cases), "case"), 2*len(fuzz.StratifiedWidths), report.PHPTHint(*dir))
 	return nil
+}
+
+// writePHPT writes the .phpt tests of --phpt DIR and says so on stderr; false when they could
+// not be written (said too).
+func writePHPT(dir string, classes []*report.Class, stderr io.Writer) bool {
+	paths, err := report.WritePHPT(dir, classes)
+	if err != nil {
+		fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
+		return false
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s %s\n", plural(uint64(len(paths)), "PHP test"), filepath.Clean(dir), report.PHPTHint(dir))
+	}
+	return true
 }
