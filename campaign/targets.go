@@ -90,16 +90,12 @@ func TargetRecords(ts []*fuzz.Target) []report.TargetRecord {
 	return out
 }
 
-// StringPath are the option bits PHP's string path reads: the eleven of jsonopt.StringOptions
-// and PRESERVE_ZERO_FRACTION (for a double under NUMERIC_CHECK).
-const StringPath = jsonopt.StringOptions | jsonopt.PreserveZeroFraction
-
 // NotChecked names the option bits of PHP's string path that the run did not check: those a
 // target did not announce (every built-in implementation has them all).
 func NotChecked(ts []*fuzz.Target) []string {
 	out := []string{}
 	for _, t := range ts {
-		if u := t.Unchecked() & StringPath; u != 0 {
+		if u := t.Unchecked() & jsonopt.StringPath; u != 0 {
 			for _, name := range strings.Split(u.String(), "|") {
 				if !slices.Contains(out, name) {
 					out = append(out, name)

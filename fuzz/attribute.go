@@ -498,7 +498,7 @@ func IgnoredOptions(f *Finding) jsonopt.Options {
 	var out jsonopt.Options
 	var buf []byte
 	// PRESERVE_ZERO_FRACTION too: it changes a double under NUMERIC_CHECK ("1.0" as 1).
-	for rest := f.Flags & (jsonopt.StringOptions | jsonopt.PreserveZeroFraction); rest != 0; rest &= rest - 1 {
+	for rest := f.Flags & jsonopt.StringPath; rest != 0; rest &= rest - 1 {
 		b := rest & -rest
 		want, err := oracle.Escape(buf[:0], f.Input, f.Flags&^b)
 		buf = want

@@ -80,7 +80,7 @@ var BoundaryOptions = []jsonopt.Options{
 	jsonopt.PartialOutputOnError | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
 	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute,
 	jsonopt.UnescapedUnicode | jsonopt.PartialOutputOnError | jsonopt.UnescapedSlashes,
-	jsonopt.StringOptions | jsonopt.PreserveZeroFraction, // NUMERIC_CHECK included: no placement is a number
+	jsonopt.StringPath, // NUMERIC_CHECK included: no placement is a number
 }
 
 // Embed3Options are the option sets of the embedded 3-byte strings: the error path with

@@ -233,7 +233,7 @@ var RepresentativeOptions = []jsonopt.Options{
 	jsonopt.PartialOutputOnError | jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
 	jsonopt.UnescapedSlashes | jsonopt.InvalidUTF8Ignore | jsonopt.InvalidUTF8Substitute | jsonopt.NumericCheck,
 	jsonopt.UnescapedUnicode | jsonopt.PartialOutputOnError | jsonopt.UnescapedSlashes,
-	jsonopt.StringOptions | jsonopt.PreserveZeroFraction,
+	jsonopt.StringPath,
 }
 
 // replayExternal is the shell command that asks an external target the question of a finding.

@@ -127,7 +127,7 @@ func RunTargetUnits(ctx context.Context, t *Target, spaces []TargetSpace, progre
 func (t *Target) fit(sp TargetSpace) TargetSpace {
 	if sp.within != nil && sp.Op == OpEscape && t.Has(sp.Op) && t.caps.Options != ^jsonopt.Options(0) {
 		sp = sp.Within(t.caps.Options)
-		t.unchecked |= (jsonopt.StringOptions | jsonopt.PreserveZeroFraction) &^ t.caps.Options
+		t.unchecked |= jsonopt.StringPath &^ t.caps.Options
 	}
 	return sp
 }

@@ -43,6 +43,10 @@ const (
 const StringOptions = HexTag | HexAmp | HexApos | HexQuot | NumericCheck | UnescapedSlashes | UnescapedUnicode |
 	UnescapedLineTerminators | PartialOutputOnError | InvalidUTF8Ignore | InvalidUTF8Substitute
 
+// StringPath are the option bits PHP's string path reads: the eleven of StringOptions and
+// PreserveZeroFraction (for a double under NumericCheck).
+const StringPath = StringOptions | PreserveZeroFraction
+
 // NumStringCombos is the number of subsets of StringOptions (2^11 = 2,048).
 const NumStringCombos = 1 << 11
 

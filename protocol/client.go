@@ -133,6 +133,15 @@ func (e *TargetError) Error() string {
 	return b.String()
 }
 
+// OneLine is err on one line: a TargetError's stderr lines ("...:\n\tline\n\tline") joined
+// by " | ", other lines by "; ".
+func OneLine(err error) string {
+	msg := strings.TrimSpace(err.Error())
+	msg = strings.ReplaceAll(msg, ":\n\t", ": ")
+	msg = strings.ReplaceAll(msg, "\n\t", " | ")
+	return strings.ReplaceAll(msg, "\n", "; ")
+}
+
 // Client drives one target process. Its methods must not be called concurrently.
 type Client struct {
 	cfg    Config

@@ -60,9 +60,6 @@ func parts(c *common, run []*mode) []campaign.Part {
 // shardText is the run's shard as its checkpoint and --junit name it: K/N (0/1 unsharded).
 func (c *common) shardText() string { return fmt.Sprintf("%d/%d", c.shard, max(c.shards, 1)) }
 
-// stringPath are the option bits of PHP's string path (campaign.StringPath).
-const stringPath = campaign.StringPath
-
 // campaignCandidates resolves --impl (a variable so that tests can add planted candidates).
 var campaignCandidates = fuzz.Candidates
 
@@ -351,7 +348,7 @@ func triageCampaign(ctx context.Context, c *common, triage *report.Triage, stder
 		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
 	}
 	classes := triage.Classes(tctx, campaign.Rechecker(tctx, c.cands, c.targets, c.reference))
-	flakyNotes(stderr, classes)
+	report.FlakyNotes(stderr, classes)
 	campaign.SayTriage(stderr, triage, len(classes))
 	return classes
 }
@@ -368,7 +365,7 @@ func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, tri
 		failed = true
 	}
 	if a.junitOut != nil {
-		if err := writeJUnit(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
+		if err := report.WriteJUnitFile(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
 			{"shard", c.shardText()}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
 			failed = true
@@ -377,7 +374,7 @@ func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, tri
 		}
 	}
 	if *a.outDir != "" {
-		saveWitnesses(*a.outDir, out.classes, stderr)
+		report.SaveWitnesses(*a.outDir, out.classes, stderr)
 	}
 	if *a.phptDir != "" && !writePHPT(*a.phptDir, out.classes, stderr) {
 		failed = true
@@ -431,7 +428,7 @@ func closing(code int, outputFailed, asJSON bool, checks []report.Check, stdout,
 // or an interrupt, and the spaces it did not begin.
 func sayEnd(c *common, ps []campaign.Part, rep *fuzz.Report, runErr error, stderr io.Writer) {
 	for _, t := range campaign.AllTargets(c.reference, c.targets) {
-		targetNotes(stderr, t)
+		report.TargetNotes(stderr, t)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))

@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/protocol"
 	"github.com/difffuzz/difffuzz/report"
 )
 
@@ -131,14 +132,8 @@ func (f *firstError) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// oneLine is an error on one line: a target's stderr lines ("...:\n\tline\n\tline") joined
-// by " | ", other lines by "; ".
-func oneLine(err error) string {
-	msg := strings.TrimSpace(err.Error())
-	msg = strings.ReplaceAll(msg, ":\n\t", ": ")
-	msg = strings.ReplaceAll(msg, "\n\t", " | ")
-	return strings.ReplaceAll(msg, "\n", "; ")
-}
+// oneLine is an error on one line (protocol.OneLine).
+func oneLine(err error) string { return protocol.OneLine(err) }
 
 // newFlagSet returns a flag set that reports errors through run (one "difffuzz:" line)
 // instead of printing its own usage (run prints a command's help for -h).

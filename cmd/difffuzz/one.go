@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/hex"
 	"flag"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
-	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/protocol"
 )
@@ -78,7 +76,8 @@ func runOne(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if err != nil {
 		return exitUsage, usageError{err.Error()}
 	}
-	return oneBuiltin(im, cs, stdout, stderr)
+	findings, err := fuzz.WriteAnswer(stdout, im, cs)
+	return oneVerdict(findings, err, stderr)
 }
 
 // oneArgs are the flags of escape, decode and utf8-decode.
@@ -141,57 +140,8 @@ func oneInput(set map[string]bool, rest []string, hexArg, strArg string, stdin i
 	return in, nil
 }
 
-// oneBuiltin prints a built-in implementation's answer to cs (see runOne).
-func oneBuiltin(im fuzz.Impl, cs fuzz.Case, stdout, stderr io.Writer) (int, error) {
-	switch cs.Op {
-	case fuzz.OpEscape:
-		out, eerr := im.Escape(nil, cs.Input, cs.Flags)
-		if eerr != nil && jsonopt.ErrorCode(eerr) < 0 {
-			return exitUsage, eerr
-		}
-		if _, err := stdout.Write(out); err != nil {
-			return exitUsage, err
-		}
-		if eerr != nil {
-			what := "json_encode returned false"
-			if len(out) > 0 {
-				what = "json_encode returned " + phplit.Quote(out)
-			}
-			fmt.Fprintf(stderr, "difffuzz: %s: %v\n", what, eerr)
-			return exitFindings, nil
-		}
-	case fuzz.OpDecode:
-		// Written as they are taken: a 64 MiB input is 64 Mi steps, too many to hold as strings.
-		w := bufio.NewWriter(stdout)
-		sep := ""
-		for pos := 0; pos < len(cs.Input); {
-			st := im.NextChar(cs.Input, pos)
-			w.WriteString(sep)
-			w.WriteString(st.String())
-			if st.Advance <= 0 {
-				w.Flush()
-				return exitUsage, fmt.Errorf("%s returned advance %d at position %d", im.Name, st.Advance, pos)
-			}
-			pos, sep = pos+st.Advance, " "
-		}
-		if len(cs.Input) == 0 {
-			w.WriteString("-")
-		}
-		w.WriteString("\n")
-		if err := w.Flush(); err != nil {
-			return exitUsage, err
-		}
-	default:
-		if _, err := stdout.Write(im.UTF8Decode(nil, cs.Input)); err != nil {
-			return exitUsage, err
-		}
-	}
-	return exitOK, nil
-}
-
-// oneExec asks an external target cs and prints its answer as oneBuiltin prints a built-in's;
-// an answer that is not PHP 8.2's is said on stderr (with PHP's) and exits 1, and so does an
-// escape answered false (as for a built-in) or a refusal.
+// oneExec asks an external target cs and prints its answer as a built-in's is printed (see
+// runOne, fuzz.Target.WriteAnswer).
 func oneExec(ctx context.Context, arg string, timeout time.Duration, cs fuzz.Case, stdout, stderr io.Writer) (int, error) {
 	name, command := campaign.SplitExecName(arg)
 	t, err := fuzz.StartTarget(ctx, command, fuzz.TargetConfig{Timeout: timeout, Name: name, CalibrateAfter: -1})
@@ -203,55 +153,23 @@ func oneExec(ctx context.Context, arg string, timeout time.Duration, cs fuzz.Cas
 	if err != nil {
 		return exitUsage, usagef("--exec %q: %v", command, err)
 	}
-	if r.ErrorMsg != "" {
-		fmt.Fprintf(stderr, "difffuzz: %s refused it: error %s\n", t.Name, r.ErrorMsg)
-		return exitFindings, nil
-	}
-	code := exitOK
-	switch {
-	case cs.Op == fuzz.OpDecode:
-		steps := make([]string, len(r.Steps))
-		for i, st := range r.Steps {
-			steps[i] = st.String()
-		}
-		if len(steps) == 0 {
-			steps = []string{"-"}
-		}
-		_, err = fmt.Fprintln(stdout, strings.Join(steps, " "))
-	case r.False:
-		fmt.Fprintf(stderr, "difffuzz: json_encode returned false: json_last_error() = %d\n", r.Err)
-		code = exitFindings
-	default:
-		_, err = stdout.Write(r.Result)
-		if cs.Op == fuzz.OpEscape && r.Err != 0 {
-			fmt.Fprintf(stderr, "difffuzz: json_encode returned %s: json_last_error() = %d\n", phplit.Quote(r.Result), r.Err)
-			code = exitFindings
-		}
-	}
-	if err != nil {
-		return exitUsage, err
-	}
-	if fs := t.Judge(cs, r); len(fs) > 0 {
-		f := fs[0]
-		fmt.Fprintf(stderr, "difffuzz: %s differs from PHP 8.2: %s\n", t.Name, oneDiff(f))
-		if line, ok := fuzz.PHPLine(f); ok {
-			fmt.Fprintf(stderr, "difffuzz: with the build's PHP: %s\n", line)
-		}
-		code = exitFindings
-	}
-	return code, nil
+	findings, err := t.WriteAnswer(stdout, cs, r)
+	return oneVerdict(findings, err, stderr)
 }
 
-// oneDiff says how a target's answer differs from PHP 8.2's: "it writes X, PHP 8.2 writes Y".
-func oneDiff(f *fuzz.Finding) string {
-	switch f.Kind {
-	case fuzz.KindStep:
-		return fmt.Sprintf("the step at offset %d is %s, PHP 8.2's %s", f.Pos, fuzz.StepText(f.GotStep), fuzz.StepText(f.WantStep))
-	case fuzz.KindOutput, fuzz.KindError:
-		esc := f.Op == fuzz.OpEscape
-		return fmt.Sprintf("it returns %s, PHP 8.2 returns %s", f.GotText(), fuzz.ResultText(f.Want, f.WantErr, esc))
+// oneVerdict says on stderr what makes a one-input answer a finding, and maps it to the exit
+// status: 1 for a finding, 2 for an error.
+func oneVerdict(findings []string, err error, stderr io.Writer) (int, error) {
+	for _, f := range findings {
+		fmt.Fprintf(stderr, "difffuzz: %s\n", f)
 	}
-	return f.Detail
+	switch {
+	case err != nil:
+		return exitUsage, err
+	case len(findings) > 0:
+		return exitFindings, nil
+	}
+	return exitOK, nil
 }
 
 // clip quotes s for an error message, cut to its first 64 bytes.

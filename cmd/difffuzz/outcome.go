@@ -38,7 +38,7 @@ func (o *outcome) write(w io.Writer, asJSON bool) error {
 		if len(o.classes) > 0 {
 			fmt.Fprintln(w)
 		}
-		printSummary(w, o.rep, len(report.Defects(o.classes)), len(o.classes), o.elapsed, o.versus)
+		report.WriteSummary(w, o.rep, len(report.Defects(o.classes)), len(o.classes), o.elapsed, o.versus)
 		return nil
 	}
 	doc := report.NewDocument(o.rep, o.classes)

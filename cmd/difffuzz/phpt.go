@@ -1,42 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/difffuzz/difffuzz/fuzz"
-	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/report"
 )
-
-// `difffuzz phpt` writes the boundary tests a php-src change to json_encode or utf8_decode
-// wants (the seed PRs wrote json_encode_sse2_boundary.phpt and utf8_decode_sequences.phpt by
-// hand): for each block width of vector code, every boundary unit at its edges, expecting
-// what PHP 8.2 answers (the oracle).
-
-// phptOptions are the option sets an edge input is escaped under when one changes its answer
-// (besides 0): one of each kind of path of the escaper.
-var phptOptions = []jsonopt.Options{
-	jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos | jsonopt.HexQuot,
-	jsonopt.UnescapedSlashes,
-	jsonopt.UnescapedUnicode,
-	jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators,
-	jsonopt.InvalidUTF8Ignore,
-	jsonopt.InvalidUTF8Substitute,
-	jsonopt.PartialOutputOnError,
-}
 
 // phptFlags defines phpt's flags.
 func phptFlags(fs *flag.FlagSet) (dir *string) {
 	return fs.String("dir", "phpt", "write the tests into `DIR` (made if missing)")
 }
 
-// runPHPT is `difffuzz phpt`.
+// runPHPT is `difffuzz phpt`: the boundary tests of report.WriteEdgePHPT.
 func runPHPT(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("phpt", stderr)
 	dir := phptFlags(fs)
@@ -50,96 +30,29 @@ func runPHPT(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return usagef("phpt: %v", err)
 	}
+	tests, err := report.WriteEdgePHPT(*dir)
 	cases := 0
-	for _, w := range fuzz.StratifiedWidths {
-		for _, op := range []fuzz.Op{fuzz.OpEscape, fuzz.OpUTF8Decode} {
-			name, text, n := edgePHPT(op, w)
-			if err := os.WriteFile(filepath.Join(*dir, name), []byte(text), 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "%s  %s\n", filepath.Join(*dir, name), plural(uint64(n), "case"))
-			cases += n
-		}
+	for _, t := range tests {
+		fmt.Fprintf(stdout, "%s  %s\n", t.Path, plural(uint64(t.Cases), "case"))
+		cases += t.Cases
 	}
-	fmt.Fprintf(stderr, "difffuzz: phpt: wrote %s in %d tests (run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)\n",
-		plural(uint64(cases), "case"), 2*len(fuzz.StratifiedWidths), filepath.Clean(*dir), filepath.Join(filepath.Clean(*dir), "*.phpt"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "difffuzz: phpt: wrote %s in %d tests %s\n", plural(uint64(cases), "case"), 2*len(fuzz.StratifiedWidths), report.PHPTHint(*dir))
 	return nil
 }
 
-// edgePHPT is the .phpt test of op at the edges of width w: its file name, its text and its
-// number of cases. Each case prints its input (hex), its options and the answer (hex, and
-// json_last_error() for json_encode), so that a failure's diff names the case.
-func edgePHPT(op fuzz.Op, w int) (name, text string, n int) {
-	var data, expect strings.Builder
-	for _, e := range fuzz.EdgeInputs(w) {
-		h := hex.EncodeToString(e.Input)
-		if op == fuzz.OpUTF8Decode {
-			fmt.Fprintf(&data, "    '%s',\n", h)
-			fmt.Fprintf(&expect, "%s %s\n", h, hexOrEmpty(fuzz.Oracle.UTF8Decode(nil, e.Input)))
-			n++
-			continue
-		}
-		base, berr := fuzz.Oracle.Escape(nil, e.Input, 0)
-		for i, o := range append([]jsonopt.Options{0}, phptOptions...) {
-			out, err := fuzz.Oracle.Escape(nil, e.Input, o)
-			if i > 0 && bytes.Equal(out, base) && jsonopt.ErrorCode(err) == jsonopt.ErrorCode(berr) {
-				continue // o does not change this input's answer
-			}
-			ans := "false"
-			if err == nil || len(out) > 0 {
-				ans = hexOrEmpty(out)
-			}
-			fmt.Fprintf(&data, "    ['%s', %d],\n", h, uint32(o))
-			fmt.Fprintf(&expect, "%s %d %s %d\n", h, uint32(o), ans, jsonopt.ErrorCode(err))
-			n++
-		}
+// writePHPT writes the .phpt tests of --phpt DIR and says so on stderr; false when they could
+// not be written (said too).
+func writePHPT(dir string, classes []*report.Class, stderr io.Writer) bool {
+	paths, err := report.WritePHPT(dir, classes)
+	if err != nil {
+		fmt.Fprintf(stderr, "difffuzz: --phpt: %v\n", err)
+		return false
 	}
-	fn, loop := "json_encode", `foreach ($cases as [$h, $flags]) {
-    $r = json_encode(hex2bin($h), $flags);
-    echo $h, ' ', $flags, ' ', $r === false ? 'false' : bin2hex($r), ' ', json_last_error(), "\n";
-}`
-	if op == fuzz.OpUTF8Decode {
-		fn, loop = "utf8_decode", `foreach ($cases as $h) {
-    echo $h, ' ', bin2hex(@utf8_decode(hex2bin($h))), "\n";
-}`
+	if len(paths) > 0 {
+		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s %s\n", plural(uint64(len(paths)), "PHP test"), filepath.Clean(dir), report.PHPTHint(dir))
 	}
-	text = fmt.Sprintf(`--TEST--
-%s(): every boundary unit ending at, starting at and straddling the %d- and %d-byte edges (difffuzz phpt)
---FILE--
-<?php
-// Written by difffuzz phpt: each unit of difffuzz's boundary space (every byte json_encode
-// escapes, each UTF-8 length class, U+2028/2029, each invalid class) in clean filler, ending
-// at, starting at and straddling the edges %d and %d of inputs of %d, %d, %d and %d bytes%s.
-// Each line: the input (hex)%s, the answer (hex)%s.
-$cases = [
-%s];
-%s
-?>
---EXPECT--
-%s`, fn, w, 2*w, w, 2*w, w, w+1, 2*w, 2*w+1, escapeNote(op), flagsNote(op), errNote(op), data.String(), loop, expect.String())
-	return fmt.Sprintf("%s_edges_%d.phpt", fn, w), text, n
+	return true
 }
-
-func escapeNote(op fuzz.Op) string {
-	if op == fuzz.OpEscape {
-		return ",\n// under options 0 and each option set that changes the answer"
-	}
-	return ""
-}
-
-func flagsNote(op fuzz.Op) string {
-	if op == fuzz.OpEscape {
-		return ", the options"
-	}
-	return ""
-}
-
-func errNote(op fuzz.Op) string {
-	if op == fuzz.OpEscape {
-		return " or false, json_last_error()"
-	}
-	return ""
-}
-
-// hexOrEmpty is b as hex ("" for none: what PHP's bin2hex prints).
-func hexOrEmpty(b []byte) string { return hex.EncodeToString(b) }

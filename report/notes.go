@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/internal/phplit"
+	"github.com/difffuzz/difffuzz/jsonopt"
+)
+
+// SaveWitnesses saves each class's witness under dir (--out) and says so on stderr, with the
+// command that replays it; the first failure is said and ends it.
+func SaveWitnesses(dir string, classes []*Class, stderr io.Writer) {
+	for _, cl := range classes {
+		ff, tf, err := fuzz.SaveFinding(dir, cl.Witness)
+		if err != nil {
+			fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
+			return
+		}
+		how := ""
+		if cl.Witness.External {
+			how = ", through the --exec command it records"
+		}
+		fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
+	}
+}
+
+// FlakyNotes puts the note of a witness whose target answered otherwise when asked again
+// (fuzz.Flaky) on its class, and says it on w; and says of a target's limit (fuzz.LimitOf)
+// why it was not minimized.
+func FlakyNotes(w io.Writer, classes []*Class) {
+	for _, cl := range classes {
+		if _, ok := fuzz.LimitOf(cl.Witness); ok && !cl.Minimized {
+			cl.Note = "not minimized: no input is to blame (see detail)"
+		}
+		note, ok := fuzz.Flaky(cl.Witness)
+		if !ok {
+			continue
+		}
+		cl.Note = "nondeterministic: " + note
+		fmt.Fprintf(w, "difffuzz: %s: --exec %q is nondeterministic: %s %s: %s\n", cl.ID, cl.Witness.Impl, cl.Witness.Op, clipHex(cl.Witness.Input), note)
+	}
+}
+
+// TargetNotes says on w how a target was driven: the timeout, the option bits and lengths it
+// could not take, the inputs not sent for a crash or hang witness, slow answers, restarts, and
+// the answers a --reference-exec target shared or did not give.
+func TargetNotes(w io.Writer, t *fuzz.Target) {
+	timeoutNote(w, t)
+	caps := t.Capabilities()
+	if u := t.Unchecked(); u != 0 {
+		msg := "none of the string options"
+		if s := u & jsonopt.StringPath; s != 0 {
+			msg = s.Short()
+		}
+		if other := u &^ jsonopt.StringPath; other != 0 {
+			msg += fmt.Sprintf(", and bits %d that do not change a string's encoding", uint32(other))
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: options not checked (it announced options=%d, so no case with them was sent): %s\n", t.Name, uint32(caps.Options), msg)
+	}
+	if caps.MaxLen > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: inputs longer than its max-len=%d bytes not checked\n", t.Name, caps.MaxLen)
+	}
+	witnessNotes(w, t)
+	if n := t.Slow(); n > 0 {
+		verb := "were"
+		if n == 1 {
+			verb = "was"
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout %s not taken for a hang (answered when sent again alone, or not reproducible alone)\n",
+			t.Name, Plural(uint64(n), "slow answer"), verb)
+	}
+	slowNotes(w, t)
+	restartNotes(w, t)
+	if r := t.Reference(); r != nil {
+		both, none := t.VersusCounts()
+		if both > 0 {
+			fmt.Fprintf(w, "difffuzz: %s: %s not PHP 8.2's but the same as %s's (not findings: the builds agree)\n", t.Name, Plural(both, "answer"), r.Name)
+		}
+		if none > 0 {
+			fmt.Fprintf(w, "difffuzz: %s: %s not compared: %s gave no answer to them (its crash, hang or refusal is a finding of its own)\n", t.Name, Plural(none, "answer"), r.Name)
+		}
+	}
+}
+
+// timeoutNote says a target's per-request timeout and how it was found.
+func timeoutNote(w io.Writer, t *fuzz.Target) {
+	d, p99, answers, calibrated := t.Timeout()
+	if !calibrated {
+		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (--timeout; not calibrated: %s answers)\n", t.Name, d, Count(answers))
+		return
+	}
+	now, configured := t.Floor()
+	floor := now.String()
+	if now > configured {
+		floor += fmt.Sprintf(" (raised from %v after %s)", configured, Plural(uint64(t.Slow()), "slow answer"))
+	}
+	fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v: 50× its p99 answer latency %v over %s answers, at least %s, at most --timeout\n",
+		t.Name, d, p99, Count(answers), floor)
+}
+
+// witnessNotes says how many inputs a target's crash and hang witnesses kept from it, and
+// the requests answered as a witness was.
+func witnessNotes(w io.Writer, t *fuzz.Target) {
+	var notRun uint64
+	for _, wt := range t.Witnesses() {
+		notRun += wt.NotRun
+	}
+	if n := len(t.Witnesses()); n > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, Plural(uint64(n), "crash or hang witness"), Plural(notRun, "input"))
+	}
+	for _, wt := range t.Witnesses() {
+		if line, ok := wt.Line(); ok && wt.Again > 0 {
+			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %s, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
+				t.Name, Count(wt.Again), wt.Finding.Op, phplit.Quote([]byte(line)), clipHex(wt.Finding.Input))
+		}
+	}
+}
+
+// restartNotes says how often a target's process was started again, and why.
+func restartNotes(w io.Writer, t *fuzz.Target) {
+	limit, _ := t.Limit()
+	if limit > 0 {
+		fmt.Fprintf(w, "difffuzz: --exec %q: it stops answering after %s in every process, whatever it is asked: each process was replaced after %s (one finding says so)\n",
+			t.Name, Plural(uint64(limit), "request"), Plural(uint64(limit), "answer"))
+	}
+	failed, confirm, renewed := t.RestartCounts()
+	if n := failed + confirm + renewed; n > 0 {
+		var why []string
+		if failed > 0 {
+			why = append(why, fmt.Sprintf("%s after a crash, hang or malformed line of a campaign input", Count(uint64(failed))))
+		}
+		if confirm > 0 {
+			why = append(why, fmt.Sprintf("%s to minimize one or confirm what caused it", Count(uint64(confirm))))
+		}
+		if renewed > 0 {
+			why = append(why, fmt.Sprintf("%s replaced on purpose (before it would stop answering, or to re-check findings in a new process)", Count(uint64(renewed))))
+		}
+		fmt.Fprintf(w, "difffuzz: --exec %q: the process was started again %s: %s\n", t.Name, Plural(uint64(n), "time"), strings.Join(why, ", "))
+	}
+}
+
+// slowNotes names a target's answers that took far longer than the others without timing out.
+func slowNotes(w io.Writer, t *fuzz.Target) {
+	n, over, median, slowest := t.SlowAnswers()
+	if n == 0 || len(slowest) == 0 {
+		return
+	}
+	var ex []string
+	for _, a := range slowest {
+		what := fmt.Sprintf("%s of %s", a.Case.Op, clipHex(a.Case.Input))
+		if a.Case.Op == fuzz.OpEscape {
+			what += fmt.Sprintf(" (options %d)", uint32(a.Case.Flags))
+		}
+		ex = append(ex, what+" took "+a.Wait.Round(time.Microsecond).String())
+	}
+	fmt.Fprintf(w, "difffuzz: --exec %q: %s took %v or longer (the median answer about %v; not hangs, not findings); slowest: %s\n",
+		t.Name, Plural(n, "answer"), over.Round(time.Microsecond), median, strings.Join(ex, "; "))
+}
+
+// clipHex is b as hex ("-" when empty), its first 32 bytes when longer.
+func clipHex(b []byte) string {
+	if len(b) == 0 {
+		return "-"
+	}
+	if len(b) > 32 {
+		return fmt.Sprintf("%x… (%d bytes)", b[:32], len(b))
+	}
+	return fmt.Sprintf("%x", b)
+}
