@@ -74,7 +74,7 @@ type PartState struct {
 // State is the --checkpoint file.
 type State struct {
 	Version int                    `json:"version"`
-	Config  string                 `json:"config"` // campaignConfig: a checkpoint of another is refused
+	Config  string                 `json:"config"` // ConfigLine: a checkpoint of another is refused
 	Shard   string                 `json:"shard"`  // K/N
 	Parts   map[string]*PartState  `json:"parts"`
 	Spaces  map[string]*SpaceState `json:"spaces"` // by "op/len"

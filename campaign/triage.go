@@ -10,13 +10,27 @@ import (
 	"github.com/difffuzz/difffuzz/report"
 )
 
-// Retire ends the campaign's work with its targets (the reference and the --exec targets,
+// Classify makes the defect classes of what the run found: it retires the targets (retire),
+// minimizes under hard, the context a second interrupt cancels (so that a run interrupted once,
+// ctx cancelled, still minimizes), and says on stderr how it went.
+func Classify(ctx, hard context.Context, triage *report.Triage, builtins []fuzz.Impl, targets []*fuzz.Target, reference *fuzz.Target, stderr io.Writer) []*report.Class {
+	retire(AllTargets(reference, targets), triage, stderr)
+	if ctx.Err() != nil && hard.Err() == nil && triage.Total() > 0 {
+		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
+	}
+	classes := triage.Classes(hard, rechecker(hard, builtins, targets, reference))
+	report.FlakyNotes(stderr, classes)
+	sayTriage(stderr, triage, len(classes))
+	return classes
+}
+
+// retire ends the campaign's work with its targets (the reference and the --exec targets,
 // AllTargets) before triage: the witnesses a target skipped go to triage with how many
 // requests they spared, and each target stops, so that findings are re-checked in a new
 // process (a target whose answers change between processes is then said to be
 // nondeterministic, not minimized into another defect). It says on stderr why one did not end
 // well.
-func Retire(targets []*fuzz.Target, triage *report.Triage, stderr io.Writer) {
+func retire(targets []*fuzz.Target, triage *report.Triage, stderr io.Writer) {
 	for _, t := range targets {
 		for _, w := range t.Witnesses() {
 			triage.AddNotRun(w.Finding, w.NotRun)
@@ -29,9 +43,9 @@ func Retire(targets []*fuzz.Target, triage *report.Triage, stderr io.Writer) {
 	}
 }
 
-// Rechecker finds a candidate of the run by name for minimization: a built-in through
+// rechecker finds a candidate of the run by name for minimization: a built-in through
 // fuzz.DefaultCheck, an --exec target (or the reference) through single requests.
-func Rechecker(ctx context.Context, builtins []fuzz.Impl, targets []*fuzz.Target, reference *fuzz.Target) report.Rechecker {
+func rechecker(ctx context.Context, builtins []fuzz.Impl, targets []*fuzz.Target, reference *fuzz.Target) report.Rechecker {
 	return func(impl string) (fuzz.Impl, fuzz.CheckOne, bool) {
 		for _, im := range builtins {
 			if im.Name == impl {
@@ -53,10 +67,10 @@ func Rechecker(ctx context.Context, builtins []fuzz.Impl, targets []*fuzz.Target
 	}
 }
 
-// SayTriage says on stderr how the triage of the run went (nothing when it had no finding):
+// sayTriage says on stderr how the triage of the run went (nothing when it had no finding):
 // findings, groups, the classes made of them, minimizations, and the groups an interrupt left
 // unminimized.
-func SayTriage(stderr io.Writer, triage *report.Triage, classes int) {
+func sayTriage(stderr io.Writer, triage *report.Triage, classes int) {
 	st := triage.Stats()
 	if st.Groups == 0 {
 		return

@@ -78,6 +78,13 @@ func Lookup(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
+// CPUFeatures are the CPU features that choose among the variants on this machine, as
+// "name=true|false" words ("" where no assembly variant is compiled in).
+func CPUFeatures() string { return cpuFeatures }
+
+// cpuFeatures is CPUFeatures, set by the architecture's kernel file.
+var cpuFeatures string
+
 // Default returns the name of the variant Escape and UTF8Decode dispatch to: the best one this
 // CPU can run ("swar" when no assembly variant is compiled in or supported).
 func Default() string { return defaultName }

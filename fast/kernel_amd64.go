@@ -3,6 +3,7 @@
 package fast
 
 import (
+	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -47,6 +48,8 @@ var hasMBAVX2 = hasAVX2 && cpu.X86.HasPOPCNT
 func avx2Family(k int) bool { return k == kernelAVX2 || k == kernelAVX512 }
 
 func init() {
+	cpuFeatures = fmt.Sprintf("sse2=%v avx2=%v avx512bw=%v avx512vbmi=%v avx512vbmi2=%v bmi2=%v", cpu.X86.HasSSE2, cpu.X86.HasAVX2,
+		cpu.X86.HasAVX512BW, cpu.X86.HasAVX512VBMI, cpu.X86.HasAVX512VBMI2, cpu.X86.HasBMI2)
 	register(Variant{
 		Name:       "sse2",
 		Doc:        "amd64 SSE2 assembly: 16-byte one-pass copy-while-scan escaper, one PCMPEQB per escaped special byte",

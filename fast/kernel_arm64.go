@@ -4,6 +4,7 @@ package fast
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"unsafe"
 
@@ -18,6 +19,7 @@ const (
 )
 
 func init() {
+	cpuFeatures = fmt.Sprintf("asimd=%v", cpu.ARM64.HasASIMD)
 	if !cpu.ARM64.HasASIMD {
 		return
 	}

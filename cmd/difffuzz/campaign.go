@@ -77,7 +77,7 @@ const maxWorkers = 256
 // runCampaign runs the selected modes against the candidates and prints the findings and a
 // summary. With no mode flag it runs the default campaign (every mode marked inDefault).
 // It goes parse and validate (campaignArgs.parse) → open the outputs, the checkpoint and the
-// targets (campaignArgs.start) → run the modes (runParts) → triage (triageCampaign) → print
+// targets (campaignArgs.start) → run the modes (runParts) → triage (campaign.Classify) → print
 // (campaignArgs.write, sayEnd).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	a := newCampaignArgs(args, stderr)
@@ -107,17 +107,17 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		// Nothing was checked, nothing found (a target that answers nothing): the error alone.
 		return exitUsage, runErr
 	}
-	classes := triageCampaign(ctx, c, triage, stderr)
-	out := &outcome{
-		modes: names(run), config: campaignConfig(a.fs, c, a.execs), rep: rep, classes: classes, elapsed: time.Since(start) + c.ck.Earlier(),
-		targets: campaign.TargetRecords(campaign.AllTargets(c.reference, c.targets)), versus: campaign.ReferenceName(c.reference),
-		shard: c.shard, shards: max(c.shards, 1), notChecked: campaign.NotChecked(c.targets),
+	classes := campaign.Classify(ctx, hardStop(ctx), triage, c.cands, c.targets, c.reference, stderr)
+	out := &report.Outcome{
+		Modes: names(run), Config: campaign.ConfigLine(a.fs, c.cands, a.execs), Report: rep, Classes: classes, Elapsed: time.Since(start) + c.ck.Earlier(),
+		Targets: campaign.TargetRecords(campaign.AllTargets(c.reference, c.targets)), Versus: campaign.ReferenceName(c.reference),
+		Shard: c.shard, Shards: max(c.shards, 1), NotChecked: campaign.NotChecked(c.targets),
 	}
-	checks := out.checks()
+	checks := out.Checks()
 	if a.write(out, checks, c, triage, stdout, stderr) {
 		outputFailed = true
 	}
-	sayEnd(c, ps, rep, runErr, stderr)
+	campaign.SayEnd(stderr, campaign.AllTargets(c.reference, c.targets), ps, rep, runErr)
 	code := exitStatus[campaign.Judge(rep, runErr, c.shard, c.shards, stderr)]
 	return closing(code, outputFailed, *a.jsonOut, checks, stdout, stderr), nil
 }
@@ -237,12 +237,11 @@ func (a *campaignArgs) modes(c *common) ([]*mode, error) {
 // checkOutputs makes the --out and --phpt directories and checks the output files
 // (campaign.CheckOutputs: distinct, and none a name the checkpoint's log takes).
 func (a *campaignArgs) checkOutputs() error {
-	for flag, dir := range map[string]string{"--out": *a.outDir, "--phpt": *a.phptDir} {
-		if dir == "" {
-			continue
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return usagef("%s: %v", flag, err)
+	for _, d := range [][2]string{{"--out", *a.outDir}, {"--phpt", *a.phptDir}} { // (in this order)
+		if d[1] != "" {
+			if err := os.MkdirAll(d[1], 0o755); err != nil {
+				return usagef("%s: %v", d[0], err)
+			}
 		}
 	}
 	return campaign.CheckOutputs(map[string]string{"--findings": *a.findingsFile, "--junit": *a.junitFile}, *a.checkpointFile)
@@ -288,7 +287,7 @@ func (a *campaignArgs) examplesConfig() int {
 func (a *campaignArgs) start(ctx context.Context, c *common, triage *report.Triage, stderr io.Writer) (done func(), err error) {
 	c.sink = triage
 	if *a.checkpointFile != "" {
-		c.ck, err = campaign.StartCheckpoint(ctx, *a.checkpointFile, campaignConfig(a.fs, c, a.execs), c.shardText(), c.fullOptions, modeNames(), triage, stderr)
+		c.ck, err = campaign.StartCheckpoint(ctx, *a.checkpointFile, campaign.ConfigLine(a.fs, c.cands, a.execs), c.shardText(), c.fullOptions, modeNames(), triage, stderr)
 		if err != nil {
 			return func() {}, err
 		}
@@ -307,7 +306,7 @@ func (a *campaignArgs) start(ctx context.Context, c *common, triage *report.Tria
 // the whole run.
 func announce(ctx context.Context, c *common, run []*mode, ps []campaign.Part, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "difffuzz: %s campaign: candidates %s, %s\n",
-		strings.Join(names(run), " + "), campaign.CandidatesText(c.cands, c.targets, c.reference, c.ops), plural(uint64(c.workers), "worker"))
+		strings.Join(names(run), " + "), campaign.CandidatesText(c.cands, c.targets, c.reference, c.ops), report.Plural(uint64(c.workers), "worker"))
 	switch {
 	case c.ck != nil:
 	case len(c.targets) > 0:
@@ -329,35 +328,15 @@ func announce(ctx context.Context, c *common, run []*mode, ps []campaign.Part, s
 // runParts runs the parts against the candidates (campaign.Run).
 func runParts(ctx context.Context, c *common, ps []campaign.Part) (*fuzz.Report, error) {
 	c.scope().Progress = c.progress // (wrapped by the whole run's progress)
-	cm := campaign.Campaign{Checkpoint: c.ck, Parts: ps, Progress: c.progress}
-	if len(c.cands) > 0 {
-		cm.Candidates = append(cm.Candidates, campaign.Builtins(c.cands))
-	}
-	for _, t := range c.targets {
-		cm.Candidates = append(cm.Candidates, campaign.Target{Target: t})
-	}
-	return campaign.Run(ctx, cm)
-}
-
-// triageCampaign retires the targets and makes the defect classes of what was found,
-// minimizing even when interrupted (a second interrupt stops that), and says how it went.
-func triageCampaign(ctx context.Context, c *common, triage *report.Triage, stderr io.Writer) []*report.Class {
-	campaign.Retire(campaign.AllTargets(c.reference, c.targets), triage, stderr)
-	tctx := hardStop(ctx)
-	if ctx.Err() != nil && tctx.Err() == nil && triage.Total() > 0 {
-		fmt.Fprintln(stderr, "difffuzz: interrupted: minimizing what was found (interrupt again to report it as found)")
-	}
-	classes := triage.Classes(tctx, campaign.Rechecker(tctx, c.cands, c.targets, c.reference))
-	report.FlakyNotes(stderr, classes)
-	campaign.SayTriage(stderr, triage, len(classes))
-	return classes
+	return campaign.Run(ctx, campaign.Campaign{Checkpoint: c.ck, Parts: ps, Progress: c.progress,
+		Candidates: campaign.Candidates(c.cands, c.targets)})
 }
 
 // write prints the report and writes --findings, --junit, --out and --phpt; it reports
 // whether one of them could not be written (said on stderr).
-func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, triage *report.Triage, stdout, stderr io.Writer) bool {
+func (a *campaignArgs) write(out *report.Outcome, checks []report.Check, c *common, triage *report.Triage, stdout, stderr io.Writer) bool {
 	failed := false
-	if err := out.write(stdout, *a.jsonOut); err != nil {
+	if err := out.Write(stdout, *a.jsonOut); err != nil {
 		fmt.Fprintf(stderr, "difffuzz: writing the report: %v\n", err)
 		failed = true
 	}
@@ -365,18 +344,18 @@ func (a *campaignArgs) write(out *outcome, checks []report.Check, c *common, tri
 		failed = true
 	}
 	if a.junitOut != nil {
-		if err := report.WriteJUnitFile(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.config},
+		if err := report.WriteJUnitFile(a.junitOut, checks, [][2]string{{"command", commandLine(a.args)}, {"config", out.Config},
 			{"shard", c.shardText()}}); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --junit: %v\n", err)
 			failed = true
 		} else {
-			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *a.junitFile)
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", report.Plural(uint64(len(checks)), "check"), *a.junitFile)
 		}
 	}
 	if *a.outDir != "" {
-		report.SaveWitnesses(*a.outDir, out.classes, stderr)
+		report.SaveWitnesses(*a.outDir, out.Classes, stderr)
 	}
-	if *a.phptDir != "" && !writePHPT(*a.phptDir, out.classes, stderr) {
+	if *a.phptDir != "" && !writePHPT(*a.phptDir, out.Classes, stderr) {
 		failed = true
 	}
 	return failed
@@ -422,23 +401,4 @@ func closing(code int, outputFailed, asJSON bool, checks []report.Check, stdout,
 		return exitUsage
 	}
 	return code
-}
-
-// sayEnd says on stderr how each target was driven and what stopped the run early: an error
-// or an interrupt, and the spaces it did not begin.
-func sayEnd(c *common, ps []campaign.Part, rep *fuzz.Report, runErr error, stderr io.Writer) {
-	for _, t := range campaign.AllTargets(c.reference, c.targets) {
-		report.TargetNotes(stderr, t)
-	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "difffuzz: %s\n", oneLine(runErr))
-		fmt.Fprintln(stderr, "difffuzz: stopped early: the summary covers what was checked before the error")
-	} else if rep.Interrupted {
-		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
-	}
-	if runErr != nil || rep.Interrupted {
-		if nr := campaign.NotReached(ps, len(c.targets) > 0, rep); len(nr) > 0 {
-			fmt.Fprintf(stderr, "difffuzz: not begun, so neither passed nor failed: %s\n", strings.Join(nr, ", "))
-		}
-	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/internal/testlevel"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // runMain runs the test binary as difffuzz with a planted candidate (mainEnv); with interrupt
@@ -214,7 +215,7 @@ func TestCheckpointResumeTarget(t *testing.T) {
 	require.Equal(t, 1, code, errs)
 	assert.Equal(t, want, decodeView(t, resumed), "resumed after SIGINT at %v", at)
 	if part.Interrupted && units > 0 {
-		assert.Contains(t, errs, fmt.Sprintf(", %s of the targets' done", plural(uint64(units), "unit")))
+		assert.Contains(t, errs, fmt.Sprintf(", %s of the targets' done", report.Plural(uint64(units), "unit")))
 	}
 }
 

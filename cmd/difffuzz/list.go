@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 
-	"golang.org/x/sys/cpu"
-
 	"github.com/difffuzz/difffuzz/corpus"
 	"github.com/difffuzz/difffuzz/fast"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -34,15 +32,7 @@ func runList(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "  %-8s %s%s\n", v.Name, v.Doc, mark)
 	}
-	fmt.Fprintf(stdout, "cpu: %s/%s", runtime.GOOS, runtime.GOARCH)
-	switch runtime.GOARCH {
-	case "amd64":
-		fmt.Fprintf(stdout, " sse2=%v avx2=%v avx512bw=%v avx512vbmi=%v avx512vbmi2=%v bmi2=%v", cpu.X86.HasSSE2, cpu.X86.HasAVX2,
-			cpu.X86.HasAVX512BW, cpu.X86.HasAVX512VBMI, cpu.X86.HasAVX512VBMI2, cpu.X86.HasBMI2)
-	case "arm64":
-		fmt.Fprintf(stdout, " asimd=%v", cpu.ARM64.HasASIMD)
-	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, strings.TrimSpace(fmt.Sprintf("cpu: %s/%s %s", runtime.GOOS, runtime.GOARCH, fast.CPUFeatures())))
 	fmt.Fprintln(stdout, "corpora:")
 	for _, c := range corpus.All() {
 		fmt.Fprintf(stdout, "  %-22s %s\n", c.Name, c.Doc)

@@ -24,7 +24,6 @@ import (
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/protocol"
-	"github.com/difffuzz/difffuzz/report"
 )
 
 func main() {
@@ -173,9 +172,3 @@ func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
 }
-
-// group formats n with thousands separators (report.Count).
-func group(n uint64) string { return report.Count(n) }
-
-// plural is n and the noun, plural unless n is 1 ("1 class", "3 classes").
-func plural(n uint64, noun string) string { return report.Plural(n, noun) }

@@ -68,23 +68,23 @@ func runMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("merge: %v", err)
 	}
-	out := &outcome{modes: shards[0].Modes, config: shards[0].Config, rep: sw.Report, classes: sw.Classes, elapsed: sw.Elapsed,
-		targets: sw.Targets, shard: 0, shards: 1, notChecked: sw.NotChecked, mergedFrom: len(shards)}
-	if err := out.write(stdout, *a.jsonOut); err != nil {
+	out := &report.Outcome{Modes: shards[0].Modes, Config: shards[0].Config, Report: sw.Report, Classes: sw.Classes, Elapsed: sw.Elapsed,
+		Targets: sw.Targets, Shard: 0, Shards: 1, NotChecked: sw.NotChecked, MergedFrom: len(shards)}
+	if err := out.Write(stdout, *a.jsonOut); err != nil {
 		return exitUsage, err
 	}
-	checks := out.checks()
+	checks := out.Checks()
 	outputFailed := false
 	if junitOut != nil {
-		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"config", out.config}, {"shards", fmt.Sprint(len(shards))}}
+		props := [][2]string{{"command", commandLine(append([]string{"merge"}, args...))}, {"config", out.Config}, {"shards", fmt.Sprint(len(shards))}}
 		if err := report.WriteJUnitFile(junitOut, checks, props); err != nil {
 			fmt.Fprintf(stderr, "difffuzz: merge: --junit: %v\n", err)
 			outputFailed = true
 		} else {
-			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", plural(uint64(len(checks)), "check"), *a.junitFile)
+			fmt.Fprintf(stderr, "difffuzz: wrote %s to %s (JUnit XML)\n", report.Plural(uint64(len(checks)), "check"), *a.junitFile)
 		}
 	}
-	return closing(mergeStatus(out.rep, stderr), outputFailed, *a.jsonOut, checks, stdout, stderr), nil
+	return closing(mergeStatus(out.Report, stderr), outputFailed, *a.jsonOut, checks, stdout, stderr), nil
 }
 
 // readShards reads the shard reports of one sweep, in shard order (report.OrderShards).
@@ -138,11 +138,7 @@ func mergeStatus(rep *fuzz.Report, stderr io.Writer) int {
 	if rep.Differences > 0 {
 		code = exitFindings
 	}
-	var compared uint64
-	for _, sp := range rep.Spaces {
-		compared += sp.Cases
-	}
-	if compared == 0 && code == exitOK {
+	if campaign.Compared(rep) == 0 && code == exitOK {
 		fmt.Fprintln(stderr, "difffuzz: merge: nothing was compared in any shard")
 		code = exitUsage
 	}

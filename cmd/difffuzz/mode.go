@@ -38,3 +38,28 @@ func addMode(m *mode) {
 		modes[i], modes[i-1] = modes[i-1], modes[i]
 	}
 }
+
+// optional is a flag's value and whether it was given (a flag.Value: its String is "" until
+// it is).
+type optional[T any] struct {
+	v     T
+	set   bool
+	parse func(string) (T, error)
+	show  func(T) string
+}
+
+func (f *optional[T]) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return f.show(f.v)
+}
+
+func (f *optional[T]) Set(s string) error {
+	v, err := f.parse(s)
+	if err != nil {
+		return err
+	}
+	f.v, f.set = v, true
+	return nil
+}

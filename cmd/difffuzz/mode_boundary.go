@@ -19,13 +19,22 @@ import (
 // canary in dst's spare capacity and the input compared with a copy afterwards.
 func init() {
 	var on bool
-	var sample sampleFlag
+	var sample optional[uint64]
 	var families string
 	addMode(&mode{
 		name: "boundary", order: 20, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&on, "boundary", false, "check the boundary space: special bytes around every 16/32/64-byte chunk edge, straddles, alignments, the 1–3-byte strings across the edges, with guard pages, input integrity and dst canaries")
-			sample = sampleFlag{} // not given (fs.Var, unlike Uint64Var, does not reset it)
+			// --boundary-sample: 0 means all, for external targets too; not given means all for
+			// built-ins and the default sample for external targets. (fs.Var, unlike
+			// Uint64Var, does not reset it: a fresh one each parse.)
+			sample = optional[uint64]{parse: func(v string) (uint64, error) {
+				n, err := strconv.ParseUint(v, 0, 64)
+				if err != nil {
+					return 0, errors.New("want a count of placements, 0 for all")
+				}
+				return n, nil
+			}, show: func(n uint64) string { return strconv.FormatUint(n, 10) }}
 			fs.Var(&sample, "boundary-sample", fmt.Sprintf("check at most `N` placements of each boundary family (0: all; default: all for built-ins, for --exec targets the stratified edge inputs and %d of each family)", fuzz.DefaultTargetBoundarySample))
 			fs.StringVar(&families, "boundary-families", "", "check only these boundary families, comma-separated: "+strings.Join(fuzz.BoundaryFamilies(), ", ")+" (default all)")
 		},
@@ -39,36 +48,12 @@ func init() {
 		},
 		part: func(c *common) campaign.Part {
 			fams, _ := fuzz.ParseBoundaryFamilies(families)
-			tsample := sample.n // --exec targets: the default sample unless --boundary-sample is given
+			tsample := sample.v // --exec targets: the default sample unless --boundary-sample is given
 			if !sample.set {
 				tsample = fuzz.DefaultTargetBoundarySample
 			}
 			return campaign.Part{Name: "boundary", Whole: true,
-				Space: campaign.Boundary{S: c.scope(), Families: fams, Sample: sample.n, TargetSample: tsample}}
+				Space: campaign.Boundary{S: c.scope(), Families: fams, Sample: sample.v, TargetSample: tsample}}
 		},
 	})
-}
-
-// sampleFlag is --boundary-sample: a count, and whether it was given (0 means all, for
-// external targets too; not given means all for built-ins and the default sample for
-// external targets).
-type sampleFlag struct {
-	n   uint64
-	set bool
-}
-
-func (f *sampleFlag) String() string {
-	if f == nil || !f.set {
-		return ""
-	}
-	return strconv.FormatUint(f.n, 10)
-}
-
-func (f *sampleFlag) Set(v string) error {
-	n, err := strconv.ParseUint(v, 0, 64)
-	if err != nil {
-		return errors.New("want a count of placements, 0 for all")
-	}
-	f.n, f.set = n, true
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/difffuzz/difffuzz/fuzz"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // TestBoundaryMode runs a sample of the boundary space through the command line and checks
@@ -59,10 +60,10 @@ func TestBoundaryTargetSample(t *testing.T) {
 		strings int
 		header  string
 	}{
-		{nil, strat + 9123, fmt.Sprintf("%s stratified edge inputs", group(uint64(strat)))},
-		{[]string{"--boundary-sample", "3"}, strat + 30, "at most 3 placements of each of 10 families (30 in all): utf8_decode " + group(uint64(strat+30)) + " requests"},
-		{[]string{"--boundary-families", "align"}, align1000, fmt.Sprintf("boundary for --exec targets: at most 1,000 placements of each of 1 family (%s in all)", group(uint64(align1000)))},
-		{[]string{"--boundary-families", "align", "--boundary-sample", "0"}, align, "boundary for --exec targets: all " + group(uint64(align)) + " placements of 1 family"},
+		{nil, strat + 9123, fmt.Sprintf("%s stratified edge inputs", report.Count(uint64(strat)))},
+		{[]string{"--boundary-sample", "3"}, strat + 30, "at most 3 placements of each of 10 families (30 in all): utf8_decode " + report.Count(uint64(strat+30)) + " requests"},
+		{[]string{"--boundary-families", "align"}, align1000, fmt.Sprintf("boundary for --exec targets: at most 1,000 placements of each of 1 family (%s in all)", report.Count(uint64(align1000)))},
+		{[]string{"--boundary-families", "align", "--boundary-sample", "0"}, align, "boundary for --exec targets: all " + report.Count(uint64(align)) + " placements of 1 family"},
 	} {
 		args := append([]string{"--exec", self, "--boundary", "--ops", "utf8_decode", "--json"}, tc.args...)
 		code, out, errs := runArgs(t, "", args...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/internal/progress"
 	"github.com/difffuzz/difffuzz/mutation"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // runMutate is `difffuzz mutate`: mutation testing of the chosen functions (docs/DESIGN.md §7).
@@ -31,7 +32,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 				fmt.Fprintf(stdout, "%4d  %-14s %s\n", m.ID, m.Func, m)
 			}
 		}
-		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s\n", plural(uint64(total), "mutant"), plural(uint64(len(files)), "file"))
+		fmt.Fprintf(stderr, "difffuzz: mutate: %s in %s\n", report.Plural(uint64(total), "mutant"), report.Plural(uint64(len(files)), "file"))
 		return exitOK, nil
 	}
 	cfg := a.cfg
@@ -55,7 +56,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			stale = mutation.CheckSeedEquivalent(results)
 		} else if n := mutation.KnownSeedEquivalent(results); n > 0 {
 			fmt.Fprintf(stderr, "difffuzz: mutate: %s survived every killer as mutation.SeedEquivalent says (equivalent, proven by the equivalence phase: make test-long); any other survivor counts\n",
-				plural(uint64(n), "seed mutant"))
+				report.Plural(uint64(n), "seed mutant"))
 		}
 	}
 	score, err := a.out.Write(stdout, stderr, results, files, sum, start)

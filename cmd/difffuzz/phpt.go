@@ -33,13 +33,13 @@ func runPHPT(args []string, stdout, stderr io.Writer) error {
 	tests, err := report.WriteEdgePHPT(*dir)
 	cases := 0
 	for _, t := range tests {
-		fmt.Fprintf(stdout, "%s  %s\n", t.Path, plural(uint64(t.Cases), "case"))
+		fmt.Fprintf(stdout, "%s  %s\n", t.Path, report.Plural(uint64(t.Cases), "case"))
 		cases += t.Cases
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "difffuzz: phpt: wrote %s in %d tests %s\n", plural(uint64(cases), "case"), 2*len(fuzz.StratifiedWidths), report.PHPTHint(*dir))
+	fmt.Fprintf(stderr, "difffuzz: phpt: wrote %s in %d tests %s\n", report.Plural(uint64(cases), "case"), 2*len(fuzz.StratifiedWidths), report.PHPTHint(*dir))
 	return nil
 }
 
@@ -52,7 +52,7 @@ func writePHPT(dir string, classes []*report.Class, stderr io.Writer) bool {
 		return false
 	}
 	if len(paths) > 0 {
-		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s %s\n", plural(uint64(len(paths)), "PHP test"), filepath.Clean(dir), report.PHPTHint(dir))
+		fmt.Fprintf(stderr, "difffuzz: wrote %s to %s %s\n", report.Plural(uint64(len(paths)), "PHP test"), filepath.Clean(dir), report.PHPTHint(dir))
 	}
 	return true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/internal/progress"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // TestBuiltinPlan: the plan of the default campaign over the built-in candidates lists every
@@ -39,9 +40,9 @@ func TestBuiltinPlan(t *testing.T) {
 		t.Errorf("spaces %v", parts)
 	}
 	rows := regexp.MustCompile(`(?m)^difffuzz:   (exhaustive|boundary|random) `).FindAllString(w.String(), -1)
-	total := regexp.MustCompile(`(?m)^difffuzz:   the whole run +` + regexp.QuoteMeta(group(sum)) + ` cases  about ` + regexp.QuoteMeta(campaign.Roughly(est)) + ` \(calibrated in `)
+	total := regexp.MustCompile(`(?m)^difffuzz:   the whole run +` + regexp.QuoteMeta(report.Count(sum)) + ` cases  about ` + regexp.QuoteMeta(campaign.Roughly(est)) + ` \(calibrated in `)
 	if len(rows) != len(plan) || !total.MatchString(w.String()) {
-		t.Errorf("plan of %d spaces, %s cases:\n%s", len(plan), group(sum), w.String())
+		t.Errorf("plan of %d spaces, %s cases:\n%s", len(plan), report.Count(sum), w.String())
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/difffuzz/difffuzz/campaign"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // TestPlanPrinted: a campaign against a target says first each space's size and the whole
@@ -33,7 +34,7 @@ func TestPlanPrinted(t *testing.T) {
 		n, _ := strconv.ParseUint(strings.ReplaceAll(r[3], ",", ""), 10, 64)
 		sum += n
 	}
-	if got := group(sum); got != whole[1] || !strings.Contains(out, "cases compared") || !strings.Contains(out, whole[1]+" cases compared") {
+	if got := report.Count(sum); got != whole[1] || !strings.Contains(out, "cases compared") || !strings.Contains(out, whole[1]+" cases compared") {
 		t.Errorf("the spaces add up to %s, the whole run says %s; the summary:\n%s", got, whole[1], out)
 	}
 }

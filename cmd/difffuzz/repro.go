@@ -10,6 +10,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/protocol"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // reproAll (the fast variants) and reproLookup are the built-ins repro replays against
@@ -118,7 +119,7 @@ func printReplay(w io.Writer, s fuzz.Saved, rp fuzz.Replay) {
 	for i, op := range s.Ops {
 		ops[i] = string(op)
 	}
-	what := strings.Join(ops, "+") + ", " + plural(uint64(len(s.Input)), "byte")
+	what := strings.Join(ops, "+") + ", " + report.Plural(uint64(len(s.Input)), "byte")
 	if len(s.Ops) == 1 && s.Ops[0] == fuzz.OpEscape {
 		what += fmt.Sprintf(", flags %d", uint32(s.Flags))
 	}
@@ -128,7 +129,7 @@ func printReplay(w io.Writer, s fuzz.Saved, rp fuzz.Replay) {
 	case len(rp.Found) == 0:
 		fmt.Fprintf(w, "ok    %s: %s: %s agree with the oracle%s\n", rp.Path, what, rp.Who, rp.Note)
 	default:
-		fmt.Fprintf(w, "FAIL  %s: %s: %s%s\n", rp.Path, what, plural(uint64(len(rp.Found)), "difference"), rp.Note)
+		fmt.Fprintf(w, "FAIL  %s: %s: %s%s\n", rp.Path, what, report.Plural(uint64(len(rp.Found)), "difference"), rp.Note)
 		for _, f := range rp.Found {
 			fmt.Fprintln(w, f.String())
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/internal/planted"
+	"github.com/difffuzz/difffuzz/report"
 )
 
 // TestMain lets the test binary serve as a planted target (planted.ServeFromEnv), or run as
@@ -92,9 +93,9 @@ func TestTriageReport(t *testing.T) {
 	require.NoError(t, sc.Err())
 	m := regexp.MustCompile(`difffuzz: ([0-9,]+) differences in (\d+) defects \((\d+) classes\)`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
-	assert.Equal(t, m[1], group(uint64(n)), "the findings file holds every difference")
+	assert.Equal(t, m[1], report.Count(uint64(n)), "the findings file holds every difference")
 	assert.Equal(t, defects[0][1], m[2], "the verdict counts the defect blocks")
-	assert.Equal(t, m[3], group(uint64(len(classes))), "and every class")
+	assert.Equal(t, m[3], report.Count(uint64(len(classes))), "and every class")
 	assert.Contains(t, errs, "wrote "+m[1]+" findings to "+jsonl)
 
 	// One saved witness per class.
