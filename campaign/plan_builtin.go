@@ -80,7 +80,7 @@ func PrintBuiltinPlan(ctx context.Context, parts []Part, w io.Writer) []PlanSpac
 	return plan
 }
 
-// writeBuiltinPlan prints a calibrated plan (printBuiltinPlan).
+// writeBuiltinPlan prints a calibrated plan (PrintBuiltinPlan).
 func writeBuiltinPlan(w io.Writer, plan []PlanSpace, calib string) {
 	fmt.Fprintln(w, "difffuzz: plan for the built-in candidates:")
 	var n uint64
