@@ -80,17 +80,30 @@ type State struct {
 	Spaces  map[string]*SpaceState `json:"spaces"` // by "op/len"
 	// Targets are the exhaustive spaces of each --exec target, by part ("exhaustive NAME"),
 	// then "op/len".
-	Targets  map[string]map[string]*SpaceState `json:"targets,omitempty"`
-	Log      string                            `json:"log"`       // the findings log, beside the checkpoint
-	LogBytes int64                             `json:"log_bytes"` // the part of the log this checkpoint vouches for
-	LogLines uint64                            `json:"log_lines"`
-	Written  time.Time                         `json:"written"`
-	Elapsed  time.Duration                     `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
+	Targets map[string]map[string]*SpaceState `json:"targets,omitempty"`
+	// Witnesses are each --exec target's crash and hang witnesses (by its name) as of its last
+	// unit or part done, so that a resumed run does not send what contains them again.
+	Witnesses map[string][]WitnessRecord `json:"witnesses,omitempty"`
+	Log       string                     `json:"log"`       // the findings log, beside the checkpoint
+	LogBytes  int64                      `json:"log_bytes"` // the part of the log this checkpoint vouches for
+	LogLines  uint64                     `json:"log_lines"`
+	Written   time.Time                  `json:"written"`
+	Elapsed   time.Duration              `json:"elapsed_ns"` // wall time of the runs that wrote it, this one up to Written
 	// LogSum is the SHA-256 of the log's first LogBytes bytes, and Sum the SHA-256 of this
 	// file written with Sum empty: an edited checkpoint or log is refused, not resumed into a
 	// report that does not add up.
 	LogSum string `json:"log_sha256"`
 	Sum    string `json:"sha256"`
+}
+
+// WitnessRecord is a target's crash or hang witness in the checkpoint (fuzz.WitnessState).
+type WitnessRecord struct {
+	Finding report.FindingRecord `json:"finding"`
+	NotRun  uint64               `json:"not_run,omitempty"`
+	Again   uint64               `json:"again,omitempty"`
+	Line    string               `json:"line,omitempty"`
+	HasLine bool                 `json:"has_line,omitempty"`
+	Also    []string             `json:"also,omitempty"` // hex
 }
 
 // Checksum is the SHA-256 of st as saved, with Sum empty.
@@ -341,7 +354,82 @@ func (st *State) check(logName string, full bool, modes []string) error {
 			return fmt.Errorf("space %q: %d strings and %d differences in %d units", k, sp.Strings, sp.Differences, len(sp.Done))
 		}
 	}
+	if err := st.checkWitnesses(); err != nil {
+		return err
+	}
 	return st.checkTargets()
+}
+
+// checkWitnesses refuses witnesses that are not findings.
+func (st *State) checkWitnesses() error {
+	for _, name := range slices.Sorted(maps.Keys(st.Witnesses)) {
+		for i, w := range st.Witnesses[name] {
+			if _, err := w.Finding.Finding(); err != nil {
+				return fmt.Errorf("target %q, witness %d: %v", name, i+1, err)
+			}
+			for _, a := range w.Also {
+				if _, err := hex.DecodeString(a); err != nil {
+					return fmt.Errorf("target %q, witness %d: culprit %q is not hex", name, i+1, a)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// KeepWitnesses records t's witnesses as they are now: called when a unit or part of t is
+// done, so that the checkpoint's witnesses are those of the work it vouches for.
+func (ck *Checkpoint) KeepWitnesses(t *fuzz.Target) {
+	if ck == nil {
+		return
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	ck.keepWitnesses(t)
+}
+
+// keepWitnesses is KeepWitnesses with ck.mu held.
+func (ck *Checkpoint) keepWitnesses(t *fuzz.Target) {
+	ws := t.WitnessStates()
+	if len(ws) == 0 {
+		delete(ck.st.Witnesses, t.Name)
+		return
+	}
+	recs := make([]WitnessRecord, len(ws))
+	for i, w := range ws {
+		recs[i] = WitnessRecord{Finding: report.FactsOf(w.Finding), NotRun: w.NotRun, Again: w.Again, Line: w.Line, HasLine: w.HasLine}
+		for _, a := range w.Also {
+			recs[i].Also = append(recs[i].Also, hex.EncodeToString(a))
+		}
+	}
+	if ck.st.Witnesses == nil {
+		ck.st.Witnesses = map[string][]WitnessRecord{}
+	}
+	ck.st.Witnesses[t.Name] = recs
+}
+
+// RestoreWitnesses gives t the witnesses an earlier run of the checkpoint found (none in a
+// new one).
+func (ck *Checkpoint) RestoreWitnesses(t *fuzz.Target) {
+	if ck == nil {
+		return
+	}
+	ck.mu.Lock()
+	defer ck.mu.Unlock()
+	recs := ck.st.Witnesses[t.Name]
+	if len(recs) == 0 {
+		return
+	}
+	ws := make([]fuzz.WitnessState, len(recs))
+	for i, r := range recs {
+		f, _ := r.Finding.Finding() // cannot fail: checkWitnesses decoded every one
+		ws[i] = fuzz.WitnessState{Finding: f, NotRun: r.NotRun, Again: r.Again, Line: r.Line, HasLine: r.HasLine}
+		for _, a := range r.Also {
+			b, _ := hex.DecodeString(a)
+			ws[i].Also = append(ws[i].Also, b)
+		}
+	}
+	t.RestoreWitnesses(ws)
 }
 
 // checkTargets refuses targets' spaces that do not fit together (as check does the
@@ -627,18 +715,19 @@ func (ck *Checkpoint) Ended(part string) *fuzz.Report {
 
 // targetUnits is the checkpoint of the exhaustive spaces of a target's part (nil without a
 // checkpoint), for fuzz.RunTargetUnits.
-func (ck *Checkpoint) TargetUnits(part string) func(fuzz.TargetSpace) fuzz.SpaceUnits {
+func (ck *Checkpoint) TargetUnits(part string, t *fuzz.Target) func(fuzz.TargetSpace) fuzz.SpaceUnits {
 	if ck == nil {
 		return nil
 	}
 	return func(sp fuzz.TargetSpace) fuzz.SpaceUnits {
-		return &ckUnit{ck: ck, part: part, op: sp.Op, n: sp.Len, size: sp.UnitSize(), key: spaceKey(sp.Op, sp.Len)}
+		return &ckUnit{ck: ck, t: t, part: part, op: sp.Op, n: sp.Len, size: sp.UnitSize(), key: spaceKey(sp.Op, sp.Len)}
 	}
 }
 
 // ckUnit is the checkpoint of one target space (fuzz.SpaceUnits).
 type ckUnit struct {
 	ck      *Checkpoint
+	t       *fuzz.Target // whose witnesses are kept with each unit done
 	part    string
 	op      fuzz.Op
 	n       int
@@ -710,6 +799,9 @@ func (u *ckUnit) Finished(unit uint64, c fuzz.UnitCounts) {
 	sp.Skipped += c.Skipped
 	sp.Differences += c.Differences
 	sp.Elapsed += c.Elapsed
+	if u.t != nil {
+		ck.keepWitnesses(u.t)
+	}
 }
 
 // units is the checkpoint as the exhaustive spaces' UnitTracker (nil without a checkpoint).

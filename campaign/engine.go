@@ -48,7 +48,10 @@ func (t Target) run(ctx context.Context, sp Space, ck *Checkpoint, part string, 
 		return prev, nil
 	}
 	ck.Begin(part)
-	return runTarget(ctx, t, sp, progress, ck.TargetUnits(part), func(r *fuzz.Report) { ck.End(part, r) })
+	return runTarget(ctx, t, sp, progress, ck.TargetUnits(part, t.Target), func(r *fuzz.Report) {
+		ck.End(part, r)
+		ck.KeepWitnesses(t.Target)
+	})
 }
 
 // runTarget runs sp's cases through t, resumed by units (nil: whole); ended, if the run ended
@@ -93,6 +96,11 @@ type Campaign struct {
 func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 	rep := &fuzz.Report{}
 	ck := c.Checkpoint
+	for _, cand := range c.Candidates {
+		if t, ok := cand.(Target); ok {
+			ck.RestoreWitnesses(t.Target) // (an earlier run's, as of the work it vouches for)
+		}
+	}
 	for _, p := range c.Parts {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
@@ -111,6 +119,7 @@ func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 			r, err = runWhole(ctx, c, p)
 			if r != nil && err == nil && !r.Interrupted {
 				ck.End(p.Name, r)
+				keepWitnesses(c)
 			}
 		}
 		if r != nil {
@@ -124,6 +133,15 @@ func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// keepWitnesses records every target's witnesses in the checkpoint (after a part ended).
+func keepWitnesses(c Campaign) {
+	for _, cand := range c.Candidates {
+		if t, ok := cand.(Target); ok {
+			c.Checkpoint.KeepWitnesses(t.Target)
+		}
+	}
 }
 
 // runUnits runs p's space against each candidate, each share resumed from the checkpoint.

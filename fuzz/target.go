@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 	"time"
 
@@ -238,6 +239,37 @@ func (t *Target) Unchecked() jsonopt.Options { return t.unchecked }
 
 // Witnesses are the crash and hang witnesses found so far, in the order found.
 func (t *Target) Witnesses() []*Witness { return t.witnesses }
+
+// WitnessState is a witness as a checkpoint keeps it, so that a resumed campaign does not
+// send the cases that contain it again (a crash each) and counts them as one run would.
+type WitnessState struct {
+	Finding       *Finding
+	NotRun, Again uint64
+	Line          string // the malformed line it is answered with alone (HasLine)
+	HasLine       bool
+	Also          [][]byte // culprits kept with it (Witness.also)
+}
+
+// WitnessStates are the witnesses found so far as a checkpoint keeps them.
+func (t *Target) WitnessStates() []WitnessState {
+	out := make([]WitnessState, len(t.witnesses))
+	for i, w := range t.witnesses {
+		out[i] = WitnessState{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, Line: w.line, HasLine: w.hasLine,
+			Also: slices.Clone(w.also)}
+	}
+	return out
+}
+
+// RestoreWitnesses makes ws, an earlier run's witnesses as its checkpoint kept them, this
+// target's witnesses (those found so far are replaced): a resumed campaign goes on as the
+// interrupted one would have.
+func (t *Target) RestoreWitnesses(ws []WitnessState) {
+	t.witnesses = t.witnesses[:0]
+	for _, w := range ws {
+		t.witnesses = append(t.witnesses, &Witness{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, line: w.Line,
+			hasLine: w.HasLine, also: slices.Clone(w.Also)})
+	}
+}
 
 // Has reports whether the target announced op.
 func (t *Target) Has(op Op) bool {

@@ -219,6 +219,62 @@ func TestCheckpointResumeTarget(t *testing.T) {
 	}
 }
 
+// witnessView is what a resumed run of a crashing target must count as the uninterrupted run
+// did: each space's cases, those not sent (they contain the crash witness) and its
+// differences, and each class's findings and not-sent inputs.
+type witnessView struct {
+	Spaces []struct {
+		Op                          string
+		Len                         int
+		Strings, Cases, Differences uint64
+		NotRun                      uint64 `json:"not_run"`
+	}
+	Differences uint64
+	Classes     []struct {
+		ID, Op, Kind string
+		Findings     uint64
+		NotRun       uint64 `json:"not_run"`
+	}
+}
+
+// TestCheckpointResumeWitness: a target that crashes on a byte (its witness keeps thousands of
+// inputs from being sent), interrupted and resumed from its checkpoint, counts what the
+// uninterrupted run counts: one crash finding, the same inputs not sent, no second crash. (The
+// witness is kept in the checkpoint with the units done; without it the resumed run crashed
+// again, reported 2 findings and 5,664 fewer inputs not sent.)
+func TestCheckpointResumeWitness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three runs of a crashing target's 2-million-case space (about 10 s; the default tier runs it)")
+	}
+	target := planted.Command(os.Args[0], planted.Crash)
+	sweep := []string{"--exhaustive", "--max-len", "3", "--ops", "utf8_decode", "--shard", "0/8", "--exec", target, "--json"}
+	view := func(out string) witnessView {
+		var v witnessView
+		require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+		return v
+	}
+	code, whole, errs, took := runMain(t, noFaults, 0, sweep...)
+	require.Equal(t, 1, code, errs)
+	want := view(whole)
+	require.Len(t, want.Classes, 1)
+	require.Equal(t, "target-crashed", want.Classes[0].Kind)
+	require.Greater(t, want.Classes[0].NotRun, uint64(10000))
+
+	ck := filepath.Join(t.TempDir(), "ck.json")
+	args := append(slices.Clone(sweep), "--checkpoint", ck)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 36))
+	at := took/4 + time.Duration(rng.Int64N(int64(took/2)))
+	t.Logf("uninterrupted %v; SIGINT after %v", took.Round(time.Millisecond), at)
+	runMain(t, noFaults, at, args...)
+	data, err := os.ReadFile(ck)
+	require.NoError(t, err)
+	var st campaign.State
+	require.NoError(t, json.Unmarshal(data, &st))
+	code, resumed, errs, _ := runMain(t, noFaults, 0, args...)
+	require.Equal(t, 1, code, errs)
+	assert.Equal(t, want, view(resumed), "resumed after SIGINT at %v (%d witnesses kept)", at, len(st.Witnesses))
+}
+
 // A damaged, edited or busy checkpoint is refused with one line and exit 2, never a panic, and
 // never resumed into a report that lost findings.
 func TestCheckpointDamage(t *testing.T) {
@@ -244,6 +300,12 @@ func TestCheckpointDamage(t *testing.T) {
 		unseal bool // the checkpoint's own checksum left as it was (else made again after the edit)
 	}{
 		{"a null space", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"decode/2": null, "x": {`) }, "space \"decode/2\" is empty", false},
+		{"a witness that is no finding", func(ck, log string) {
+			replaceIn(t, ck, `"spaces": {`, `"witnesses": {"t": [{"finding": {"op": "nope", "input": "fe"}}]}, "spaces": {`)
+		}, `target "t", witness 1: `, false},
+		{"a culprit that is not hex", func(ck, log string) {
+			replaceIn(t, ck, `"spaces": {`, `"witnesses": {"t": [{"finding": {"op": "utf8_decode", "kind": "target-crashed", "impl": "t", "input": "fe"}, "also": ["zz"]}]}, "spaces": {`)
+		}, `target "t", witness 1: culprit "zz" is not hex`, false},
 		{"a space under another key", func(ck, log string) { replaceIn(t, ck, `"decode/2": {`, `"utf8_decode/2": {`) }, `space "utf8_decode/2" holds op "decode", length 2`, false},
 		{"a log elsewhere", func(ck, log string) { replaceIn(t, ck, `"log": "ck.json.findings"`, `"log": "../victim.txt"`) }, `its findings log is "../victim.txt", not ck.json.findings[.N] beside it`, false},
 		{"a log cut at a line", func(ck, log string) {
