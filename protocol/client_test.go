@@ -401,7 +401,17 @@ func TestClientFailures(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			c, err := startFake(t, tc.mode, Config{Timeout: 300 * time.Millisecond, Grace: 2 * time.Second})
+			// Only a timeout under test is short: the other failures are not waits, and a
+			// loaded machine may take longer than 300ms to start a target.
+			cfg := Config{Timeout: 5 * time.Second, Grace: 2 * time.Second}
+			if tc.kind == TimedOut {
+				cfg.Timeout = 300 * time.Millisecond
+			}
+			c, err := startFake(t, tc.mode, cfg)
+			for try := 1; !tc.inStart && err != nil && try < 5; try++ {
+				c, err = startFake(t, tc.mode, cfg) // (a hello later than 300ms is not what "hang" tests)
+				start = time.Now()
+			}
 			var resps []Response
 			if err == nil {
 				if tc.inStart {
