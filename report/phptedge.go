@@ -44,7 +44,30 @@ func WriteEdgePHPT(dir string) ([]EdgeTest, error) {
 // PHPTHint says how to run the .phpt tests written into dir.
 func PHPTHint(dir string) string {
 	dir = filepath.Clean(dir)
-	return fmt.Sprintf("(run them: sapi/cli/php run-tests.php %s, or adapters/php/run-phpt PHP %s)", dir, filepath.Join(dir, "*.phpt"))
+	return fmt.Sprintf("(run them: sapi/cli/php run-tests.php %s, or %s PHP %s)", dir, runPHPT(), filepath.Join(dir, "*.phpt"))
+}
+
+// runPHPT is where adapters/php/run-phpt is as the user would type it: beside the difffuzz
+// binary's checkout (bin/difffuzz, run from a php-src tree), relative to the working directory
+// when that is shorter; in the working directory; else named as in the checkout.
+func runPHPT() string {
+	const rel = "adapters/php/run-phpt"
+	wd, _ := os.Getwd()
+	if exe, err := os.Executable(); err == nil && wd != "" {
+		for _, root := range []string{filepath.Dir(filepath.Dir(exe)), filepath.Dir(exe)} {
+			p := filepath.Join(root, rel)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				if r, err := filepath.Rel(wd, p); err == nil && len(r) < len(p) {
+					return r
+				}
+				return p
+			}
+		}
+	}
+	if _, err := os.Stat(rel); err == nil {
+		return rel
+	}
+	return "DIFFFUZZ/" + rel + " (DIFFFUZZ: your difffuzz checkout)"
 }
 
 // phptOptions are the option sets an edge input is escaped under when one changes its answer
