@@ -23,7 +23,7 @@ func StartTargets(ctx context.Context, execs []string, reference string, timeout
 	closeAll = func() {
 		for _, t := range started {
 			if err := t.Close(); err != nil {
-				fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
+				fmt.Fprintf(stderr, "difffuzz: %s: %v\n", t.Label(), err)
 			}
 		}
 	}
@@ -34,7 +34,7 @@ func StartTargets(ctx context.Context, execs []string, reference string, timeout
 				return nil, fmt.Errorf("%s %q: a target of that name was given already (name each one: --exec NAME=CMD)", flag, arg)
 			}
 		}
-		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: timeout, Sink: sink, Name: name})
+		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: timeout, Sink: sink, Name: name, Flag: flag})
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %v", flag, cmd, err)
 		}

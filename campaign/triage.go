@@ -38,7 +38,7 @@ func retire(targets []*fuzz.Target, triage *report.Triage, stderr io.Writer) {
 	}
 	for _, t := range targets {
 		if err := t.Retire(); err != nil {
-			fmt.Fprintf(stderr, "difffuzz: --exec %q: %v\n", t.Name, err)
+			fmt.Fprintf(stderr, "difffuzz: %s: %v\n", t.Label(), err)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type TargetConfig struct {
 	// Name is the short name the target's findings go by (--exec name=CMD); "" names it by
 	// its command.
 	Name string
+	// Flag is the flag that gave the target ("" for --exec; "--reference-exec"), by which
+	// what is said about it names it (Label).
+	Flag string
 }
 
 // Target is an external implementation speaking target protocol v1 (DESIGN.md §6), started
@@ -236,6 +239,16 @@ func (t *Target) Capabilities() protocol.Capabilities { return t.caps }
 // Unchecked are the option bits of cases a campaign did not send because the target does not
 // implement them (options= in its hello).
 func (t *Target) Unchecked() jsonopt.Options { return t.unchecked }
+
+// Label is the target as the lines said about it name it: its flag and its name
+// (`--exec "branch"`, `--reference-exec "master"`).
+func (t *Target) Label() string {
+	flag := t.cfg.Flag
+	if flag == "" {
+		flag = "--exec"
+	}
+	return fmt.Sprintf("%s %q", flag, t.Name)
+}
 
 // Witnesses are the crash and hang witnesses found so far, in the order found.
 func (t *Target) Witnesses() []*Witness { return t.witnesses }

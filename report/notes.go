@@ -59,10 +59,10 @@ func TargetNotes(w io.Writer, t *fuzz.Target) {
 		if other := u &^ jsonopt.StringPath; other != 0 {
 			msg += fmt.Sprintf(", and bits %d that do not change a string's encoding", uint32(other))
 		}
-		fmt.Fprintf(w, "difffuzz: --exec %q: options not checked (it announced options=%d, so no case with them was sent): %s\n", t.Name, uint32(caps.Options), msg)
+		fmt.Fprintf(w, "difffuzz: %s: options not checked (it announced options=%d, so no case with them was sent): %s\n", t.Label(), uint32(caps.Options), msg)
 	}
 	if caps.MaxLen > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: inputs longer than its max-len=%d bytes not checked\n", t.Name, caps.MaxLen)
+		fmt.Fprintf(w, "difffuzz: %s: inputs longer than its max-len=%d bytes not checked\n", t.Label(), caps.MaxLen)
 	}
 	witnessNotes(w, t)
 	if n := t.Slow(); n > 0 {
@@ -70,8 +70,8 @@ func TargetNotes(w io.Writer, t *fuzz.Target) {
 		if n == 1 {
 			verb = "was"
 		}
-		fmt.Fprintf(w, "difffuzz: --exec %q: %s past the calibrated timeout %s not taken for a hang (answered when sent again alone, or not reproducible alone)\n",
-			t.Name, Plural(uint64(n), "slow answer"), verb)
+		fmt.Fprintf(w, "difffuzz: %s: %s past the calibrated timeout %s not taken for a hang (answered when sent again alone, or not reproducible alone)\n",
+			t.Label(), Plural(uint64(n), "slow answer"), verb)
 	}
 	slowNotes(w, t)
 	restartNotes(w, t)
@@ -90,7 +90,7 @@ func TargetNotes(w io.Writer, t *fuzz.Target) {
 func timeoutNote(w io.Writer, t *fuzz.Target) {
 	d, p99, answers, calibrated := t.Timeout()
 	if !calibrated {
-		fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v (--timeout; not calibrated: %s answers)\n", t.Name, d, Count(answers))
+		fmt.Fprintf(w, "difffuzz: %s: per-request timeout %v (--timeout; not calibrated: %s answers)\n", t.Label(), d, Count(answers))
 		return
 	}
 	now, configured := t.Floor()
@@ -98,8 +98,8 @@ func timeoutNote(w io.Writer, t *fuzz.Target) {
 	if now > configured {
 		floor += fmt.Sprintf(" (raised from %v after %s)", configured, Plural(uint64(t.Slow()), "slow answer"))
 	}
-	fmt.Fprintf(w, "difffuzz: --exec %q: per-request timeout %v: 50× its p99 answer latency %v over %s answers, at least %s, at most --timeout\n",
-		t.Name, d, p99, Count(answers), floor)
+	fmt.Fprintf(w, "difffuzz: %s: per-request timeout %v: 50× its p99 answer latency %v over %s answers, at least %s, at most --timeout\n",
+		t.Label(), d, p99, Count(answers), floor)
 }
 
 // witnessNotes says how many inputs a target's crash and hang witnesses kept from it, and
@@ -110,12 +110,12 @@ func witnessNotes(w io.Writer, t *fuzz.Target) {
 		notRun += wt.NotRun
 	}
 	if n := len(t.Witnesses()); n > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: %s; %s containing one were not sent\n", t.Name, Plural(uint64(n), "crash or hang witness"), Plural(notRun, "input"))
+		fmt.Fprintf(w, "difffuzz: %s: %s; %s containing one were not sent\n", t.Label(), Plural(uint64(n), "crash or hang witness"), Plural(notRun, "input"))
 	}
 	for _, wt := range t.Witnesses() {
 		if line, ok := wt.Line(); ok && wt.Again > 0 {
-			fmt.Fprintf(w, "difffuzz: --exec %q: %s more %s requests were answered %s, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
-				t.Name, Count(wt.Again), wt.Finding.Op, phplit.Quote([]byte(line)), clipHex(wt.Finding.Input))
+			fmt.Fprintf(w, "difffuzz: %s: %s more %s requests were answered %s, as its witness %s was: each taken as the answer (a finding of that witness's class), without a restart\n",
+				t.Label(), Count(wt.Again), wt.Finding.Op, phplit.Quote([]byte(line)), clipHex(wt.Finding.Input))
 		}
 	}
 }
@@ -124,8 +124,8 @@ func witnessNotes(w io.Writer, t *fuzz.Target) {
 func restartNotes(w io.Writer, t *fuzz.Target) {
 	limit, _ := t.Limit()
 	if limit > 0 {
-		fmt.Fprintf(w, "difffuzz: --exec %q: it stops answering after %s in every process, whatever it is asked: each process was replaced after %s (one finding says so)\n",
-			t.Name, Plural(uint64(limit), "request"), Plural(uint64(limit), "answer"))
+		fmt.Fprintf(w, "difffuzz: %s: it stops answering after %s in every process, whatever it is asked: each process was replaced after %s (one finding says so)\n",
+			t.Label(), Plural(uint64(limit), "request"), Plural(uint64(limit), "answer"))
 	}
 	failed, confirm, renewed := t.RestartCounts()
 	if n := failed + confirm + renewed; n > 0 {
@@ -139,7 +139,7 @@ func restartNotes(w io.Writer, t *fuzz.Target) {
 		if renewed > 0 {
 			why = append(why, fmt.Sprintf("%s replaced on purpose (before it would stop answering, or to re-check findings in a new process)", Count(uint64(renewed))))
 		}
-		fmt.Fprintf(w, "difffuzz: --exec %q: the process was started again %s: %s\n", t.Name, Plural(uint64(n), "time"), strings.Join(why, ", "))
+		fmt.Fprintf(w, "difffuzz: %s: the process was started again %s: %s\n", t.Label(), Plural(uint64(n), "time"), strings.Join(why, ", "))
 	}
 }
 
@@ -157,8 +157,8 @@ func slowNotes(w io.Writer, t *fuzz.Target) {
 		}
 		ex = append(ex, what+" took "+a.Wait.Round(time.Microsecond).String())
 	}
-	fmt.Fprintf(w, "difffuzz: --exec %q: %s took %v or longer (the median answer about %v; not hangs, not findings); slowest: %s\n",
-		t.Name, Plural(n, "answer"), over.Round(time.Microsecond), median, strings.Join(ex, "; "))
+	fmt.Fprintf(w, "difffuzz: %s: %s took %v or longer (the median answer about %v; not hangs, not findings); slowest: %s\n",
+		t.Label(), Plural(n, "answer"), over.Round(time.Microsecond), median, strings.Join(ex, "; "))
 }
 
 // clipHex is b as hex ("-" when empty), its first 32 bytes when longer.
