@@ -175,7 +175,7 @@ func Defects(classes []*Class) []*Defect {
 		sort.Strings(keys)
 		for _, k := range keys {
 			s := c.Deviations[k]
-			d := get(c, "deviation "+classKey(c, filed[k]))
+			d := get(c, "deviation "+defectKey(c, filed[k], confirmed))
 			if d.Dev == nil {
 				d.Dev, d.byClass = newDevStat(keyDeviation(filed[k], s.Dev)), map[*Class]uint64{}
 			}
@@ -695,7 +695,7 @@ func DefectOf(defects []*Defect) map[*Class]*Defect {
 			if out[c] == nil {
 				out[c] = d
 			}
-			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && d.Cause == "deviation "+classKey(c, ds[0].Key()) {
+			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && (d.Cause == "deviation "+classKey(c, ds[0].Key()) || d.Cause == "deviation "+ds[0].Key()) {
 				out[c] = d
 			}
 		}
@@ -720,6 +720,23 @@ func lengthOf(c *Class) int {
 		return 0
 	}
 	return len(w.Input)
+}
+
+// defectKey is the key c's findings of deviation key k are filed under: classKey, but a
+// deviation the candidate shows in strings of any length (confirmed without one) is not a
+// fault of long strings because c needs them for another of its faults (a closing quote
+// dropped in every string, and the last character lost in strings of 16 bytes or more).
+func defectKey(c *Class, k string, confirmed map[string]bool) string {
+	ck := classKey(c, k)
+	if ck == k || !confirmed[c.Impl+"\x00"+k] {
+		return ck
+	}
+	// Only when the length is another deviation's: the witness shows k after the one it was
+	// minimized for (a fault of long strings of another deviation keeps its length).
+	if ds := deviationsOf(c.Witness); len(ds) < 2 || devKey(k) == ds[0].Key() {
+		return ck
+	}
+	return k
 }
 
 // classKey is a deviation key of c's findings as its defect is keyed: with the length the

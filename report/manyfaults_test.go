@@ -134,6 +134,24 @@ func TestManyFaults(t *testing.T) {
 	}
 }
 
+// TestCutAndQuoteTwoDefects: a candidate that loses the last character of long strings and the
+// closing quote of every string is two defects, each named by what one fault does, not a
+// dozen "position-dependent" blocks at the offsets the last character takes (its answer,
+// with its quote, is PHP's for the input cut short: the cut and the quote are read apart, in
+// strings of every length and where PHP returns false alike).
+func TestCutAndQuoteTwoDefects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of two faults")
+	}
+	faults := []planted.Fault{planted.LastLost16, planted.DropQuote}
+	j := judge(t, faults)
+	t.Logf("%s", strings.Join(j.table, "\n"))
+	assert.Empty(t, j.unnamed, "defects that name no single fault")
+	for _, f := range faults {
+		assert.Len(t, j.named[f], 1, "fault %s", f)
+	}
+}
+
 // TestSingleFaultOneDefect: the report of each fault planted alone is one defect (issue 32's
 // bound), for the faults whose deviations overlap in many combinations (TestPlantedFaults
 // checks the others, with their rules). utf8_decode writes '?' for a failed step and for a
