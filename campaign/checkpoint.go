@@ -155,6 +155,7 @@ type Checkpoint struct {
 	logErr   error         // the first write to the findings log that failed: the checkpoint is no longer written
 	logSum   hash.Hash     // SHA-256 of the log's bytes written so far (st.LogSum when saved)
 	resumed  bool          // the file was there: this run goes on with an earlier one
+	earlier  time.Time     // when the earlier run wrote it (ResumeLine)
 	opened   time.Time     // when this run opened it
 	before   time.Duration // st.Elapsed as loaded: the wall time of earlier runs
 	worked   bool          // this run checked something (a unit, or a part that had not ended)
@@ -248,6 +249,7 @@ func Open(path, config, shard string, full bool, modes []string, triage fuzz.Sin
 	// The new log holds only what the checkpoint keeps: the checkpoint names it at once (an
 	// atomic rename), and only then is the old log removed, so that whatever stops this run the
 	// file names a log that agrees with it.
+	ck.earlier = ck.st.Written // (save stamps this run's time)
 	if err := ck.save(); err != nil {
 		os.Remove(ck.logPath())
 		return nil, fmt.Errorf("--checkpoint: %v", err)
@@ -517,7 +519,7 @@ func (ck *Checkpoint) ResumeLine() string {
 		spaces += ", " + report.Plural(uint64(targetUnits), "unit") + " of the targets'"
 	}
 	return fmt.Sprintf("difffuzz: --checkpoint %s: resuming the run written %s: %s done, parts done: %s; %s kept; that work is not checked again",
-		ck.path, ck.st.Written.Format(time.RFC3339), spaces, done, report.Plural(ck.st.LogLines, "finding"))
+		ck.path, ck.earlier.Format(time.RFC3339), spaces, done, report.Plural(ck.st.LogLines, "finding"))
 }
 
 func (ck *Checkpoint) logPath() string { return filepath.Join(filepath.Dir(ck.path), ck.st.Log) }

@@ -278,8 +278,11 @@ func (r *Random) end() {
 		r.st.Write(s.Stderr)
 	}
 	if r.inputs == 0 {
-		// No candidate offered the operations asked for (a target announces only some).
-		fmt.Fprintf(s.Stderr, "difffuzz: random: no input was checked (no candidate offers the operations asked for)\n")
+		why := "no candidate offers the operations asked for" // (a target announces only some)
+		if r.Duration > 0 {
+			why = fmt.Sprintf("--random %v ran out before an input was checked, or %s", r.Duration, why)
+		}
+		fmt.Fprintf(s.Stderr, "difffuzz: random: no input was checked (%s)\n", why)
 		return
 	}
 	again := fmt.Sprintf("difffuzz --random %dx --seed %d", r.inputs, r.Seed)

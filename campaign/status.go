@@ -32,7 +32,7 @@ func Judge(rep *fuzz.Report, runErr error, shard, shards int, stderr io.Writer) 
 		// A check that compared nothing must not pass: e.g. a target that announces none
 		// of the operations asked for.
 		if shards > 1 {
-			fmt.Fprintf(stderr, "difffuzz: nothing was compared: shard %d/%d holds no work at this size (fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", shard, shards)
+			fmt.Fprintf(stderr, "difffuzz: nothing was compared: shard %d/%d holds no work (random inputs are checked on shard 0 only; the exhaustive and boundary spaces may be too small for %d shards: fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", shard, shards, shards)
 		} else {
 			fmt.Fprintln(stderr, "difffuzz: nothing was compared: no candidate offers the operations asked for (--ops)")
 		}

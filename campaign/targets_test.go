@@ -35,5 +35,5 @@ func TestJudge(t *testing.T) {
 	assert.Equal(t, Unfinished, Judge(&fuzz.Report{Spaces: cases.Spaces, Interrupted: true}, nil, 0, 0, &w))
 	assert.Empty(t, w.String())
 	assert.Equal(t, Unfinished, Judge(&fuzz.Report{}, nil, 1, 2, &w))
-	assert.Equal(t, "difffuzz: nothing was compared: shard 1/2 holds no work at this size (fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", w.String())
+	assert.Equal(t, "difffuzz: nothing was compared: shard 1/2 holds no work (random inputs are checked on shard 0 only; the exhaustive and boundary spaces may be too small for 2 shards: fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", w.String())
 }

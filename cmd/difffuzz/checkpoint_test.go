@@ -273,6 +273,8 @@ func TestCheckpointResumeWitness(t *testing.T) {
 	code, resumed, errs, _ := runMain(t, noFaults, 0, args...)
 	require.Equal(t, 1, code, errs)
 	assert.Equal(t, want, view(resumed), "resumed after SIGINT at %v (%d witnesses kept)", at, len(st.Witnesses))
+	// The time said is the interrupted run's, not the resume's own first write.
+	assert.Contains(t, errs, "resuming the run written "+st.Written.Format(time.RFC3339)+":")
 }
 
 // A damaged, edited or busy checkpoint is refused with one line and exit 2, never a panic, and

@@ -39,9 +39,11 @@ func init() {
 			fs.StringVar(&families, "boundary-families", "", "check only these boundary families, comma-separated: "+strings.Join(fuzz.BoundaryFamilies(), ", ")+" (default all)")
 		},
 		selected: func() bool { return on },
-		check: func(bool) error {
-			_, err := fuzz.ParseBoundaryFamilies(families)
-			if err != nil {
+		check: func(runs bool) error {
+			if !runs && (sample.set || families != "") {
+				return usagef("--boundary-sample and --boundary-families go with --boundary (or the default campaign, which runs the boundary space)")
+			}
+			if _, err := fuzz.ParseBoundaryFamilies(families); err != nil {
 				return usagef("--boundary-families: %v", err)
 			}
 			return nil
