@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/protocol"
@@ -106,8 +107,8 @@ func (t *Target) firstLine(ctx context.Context, te *protocol.TargetError, culpri
 		return limitNone, nil, err
 	}
 	f := targetFailure(t.Name, culprit, te)
-	f.Detail = fmt.Sprintf("writes a line that is not an answer (%s) after 0 requests in every process, whatever they ask: before its first answer (%s of %s too), so no answer can be read", phplit.Quote([]byte(te.Line)), p.Op, phplit.Quote(p.Input))
-	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %s before its first answer", t.Name, ErrTargetUnusable, phplit.Quote([]byte(te.Line)))
+	f.Detail = fmt.Sprintf("writes a line that is not an answer (%s) after 0 requests in every process, whatever they ask: before its first answer (%s of %s too), so no answer can be read", lineOf(te), p.Op, phplit.Quote(p.Input))
+	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %s before its first answer", t.Name, ErrTargetUnusable, lineOf(te))
 }
 
 // probe starts a new process and asks it cs first. It returns the process's failure on cs
@@ -148,7 +149,7 @@ func (t *Target) limitFinding(te *protocol.TargetError, culprit Case, prev *stal
 	case protocol.Exited:
 		what = "exits (or closes its standard output)"
 	case protocol.Malformed, protocol.WrongVersion:
-		what = fmt.Sprintf("writes a line that is not an answer (%s)", phplit.Quote([]byte(te.Line)))
+		what = fmt.Sprintf("writes a line that is not an answer (%s)", lineOf(te))
 	}
 	f.Detail = fmt.Sprintf("%s after %d requests in every process, whatever they ask (no input is to blame: two processes failed so after %d and %d answers, on different requests, each answered when asked first in a new process); from then on each process was replaced after %d answers; the last failure: %s",
 		what, t.limit, prev.served, t.last.served, t.limit, te.Detail)
@@ -254,4 +255,13 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// lineOf is the offending line of te as a finding names it: a PHP expression of its bytes, or
+// what it was when too long to keep (protocol.ErrLineTooLong).
+func lineOf(te *protocol.TargetError) string {
+	if te.Line == "" && strings.HasSuffix(te.Detail, protocol.ErrLineTooLong.Error()) {
+		return protocol.ErrLineTooLong.Error()
+	}
+	return phplit.Quote([]byte(te.Line))
 }
