@@ -505,6 +505,13 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	if !errors.As(err, &te) || te.Index < 0 || te.Index >= len(batch) {
 		return out, answered, false, err
 	}
+	if cerr := ctx.Err(); cerr != nil {
+		// The run was interrupted while the target worked: nothing to blame it for (no
+		// culprit to isolate; the next process, for triage, is a renewal, not a restart).
+		_ = t.client.Close()
+		t.client, t.retired = nil, true
+		return out, answered, false, cerr
+	}
 	served := t.served
 	_ = t.client.Close()
 	t.client = nil
@@ -805,7 +812,8 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		_ = t.client.Close()
 		t.client = nil
 		if ctx.Err() != nil {
-			return nil // cancelled, not failed
+			t.retired = true // cancelled, not failed: the next process is a renewal
+			return nil
 		}
 		return t.stamp([]*Finding{targetFailure(t.Name, cs, te)})
 	}
