@@ -208,8 +208,9 @@ func Roughly(d time.Duration) string {
 
 // NotReached names the spaces of the run's plan that it did not begin (it was interrupted or
 // stopped before them), "exhaustive decode len 2" or "boundary escape": a summary of what was
-// checked says nothing of them, so the run says so.
-func NotReached(parts []Part, targets bool, rep *fuzz.Report) []string {
+// checked says nothing of them, so the run says so. With targets, the plan is what they are
+// asked: the operations none of them serves are not in it.
+func NotReached(parts []Part, targets []*fuzz.Target, rep *fuzz.Report) []string {
 	began := map[string]bool{}
 	for _, s := range rep.Spaces {
 		for _, k := range []string{s.Space, s.Space + " " + string(s.Op), fmt.Sprintf("%s %s len %d", s.Space, s.Op, s.Len)} {
@@ -230,10 +231,12 @@ func NotReached(parts []Part, targets bool, rep *fuzz.Report) []string {
 			out = append(out, name)
 		}
 	}
-	if targets {
+	if len(targets) > 0 {
 		for _, p := range parts {
 			for _, sp := range partPlan(p) {
-				add(sp.Space, string(sp.Op), sp.Len)
+				if slices.ContainsFunc(targets, func(t *fuzz.Target) bool { return t.Has(sp.Op) }) {
+					add(sp.Space, string(sp.Op), sp.Len)
+				}
 			}
 		}
 		return out

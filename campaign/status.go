@@ -66,7 +66,7 @@ func SayEnd(stderr io.Writer, targets []*fuzz.Target, ps []Part, rep *fuzz.Repor
 		fmt.Fprintln(stderr, "difffuzz: interrupted: the summary covers what was checked before the interrupt")
 	}
 	if runErr != nil || rep.Interrupted {
-		if nr := NotReached(ps, len(targets) > 0, rep); len(nr) > 0 {
+		if nr := NotReached(ps, targets, rep); len(nr) > 0 {
 			fmt.Fprintf(stderr, "difffuzz: not begun, so neither passed nor failed: %s\n", strings.Join(nr, ", "))
 		}
 	}

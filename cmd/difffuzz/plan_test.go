@@ -15,6 +15,7 @@ import (
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/report"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestPlanPrinted: a campaign against a target says first each space's size and the whole
@@ -85,5 +86,9 @@ func TestInterruptMinimizes(t *testing.T) {
 		if code != 1 || minimal == twice || strings.Contains(errb.String(), "interrupted: minimizing what was found") == twice {
 			t.Errorf("interrupted twice=%v: exit %d, minimal witness %v\n%s\n%s", twice, code, minimal, out.String(), errb.String())
 		}
+		// The interrupt cut the target's batch short: that is no crash of the target.
+		assert.NotContains(t, errb.String(), "after a crash, hang or malformed line", "interrupted twice=%v", twice)
+		// Nor is decode, which the target does not serve, a space the run did not begin.
+		assert.NotContains(t, errb.String(), "random decode", "interrupted twice=%v", twice)
 	}
 }
