@@ -96,10 +96,8 @@ type Campaign struct {
 func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 	rep := &fuzz.Report{}
 	ck := c.Checkpoint
-	for _, cand := range c.Candidates {
-		if t, ok := cand.(Target); ok {
-			ck.RestoreWitnesses(t.Target) // (an earlier run's, as of the work it vouches for)
-		}
+	for _, t := range c.targets() {
+		ck.RestoreWitnesses(t) // (an earlier run's, as of the work it vouches for)
 	}
 	for _, p := range c.Parts {
 		if ctx.Err() != nil {
@@ -135,12 +133,21 @@ func Run(ctx context.Context, c Campaign) (*fuzz.Report, error) {
 	return rep, nil
 }
 
-// keepWitnesses records every target's witnesses in the checkpoint (after a part ended).
-func keepWitnesses(c Campaign) {
+// targets are the campaign's protocol targets among its candidates.
+func (c Campaign) targets() []*fuzz.Target {
+	var out []*fuzz.Target
 	for _, cand := range c.Candidates {
 		if t, ok := cand.(Target); ok {
-			c.Checkpoint.KeepWitnesses(t.Target)
+			out = append(out, t.Target)
 		}
+	}
+	return out
+}
+
+// keepWitnesses records every target's witnesses in the checkpoint (after a part ended).
+func keepWitnesses(c Campaign) {
+	for _, t := range c.targets() {
+		c.Checkpoint.KeepWitnesses(t)
 	}
 }
 

@@ -423,7 +423,7 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 		// it, the quote named on its own — the one stretch that reaches the end would
 		// otherwise hold the quote and every difference before it.
 		ds := read(units[:n-1], in, got, marker, opts, false)
-		if t, cut := tailOf(in, units, want, append(slices.Clip(got), '"'), `"`, escapeAgain(opts)); cut {
+		if t, cut := quotedTail(in, units, want, got, opts); cut {
 			// With its quote, the answer is PHP's for the input cut short: the cut too (a
 			// candidate that loses its last step and its quote shows both faults).
 			ds = withTail(ds, t)
@@ -483,7 +483,7 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 		return []Deviation{t} // PHP's answer for the start of the input: the failure is in what it lost
 	}
 	if n := len(units); n > 1 && len(got) > 0 && got[len(got)-1] != '"' && string(units[n-1].want) == `"` {
-		if t, ok := tailOf(in, units, want, append(slices.Clip(got), '"'), `"`, escapeAgain(opts)); ok {
+		if t, ok := quotedTail(in, units, want, got, opts); ok {
 			// With its quote it would be: the failure is in what it lost, and the quote is
 			// missing too (two faults).
 			return dedupe(append([]Deviation{t}, classify(units, in, got, region{n - 1, n, len(got), len(got)}, marker, sub, false)...))

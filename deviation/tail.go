@@ -3,6 +3,7 @@ package deviation
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
@@ -61,6 +62,13 @@ func tailOf(in []byte, units []unit, want, got []byte, closing string, again fun
 		}
 	}
 	return Deviation{}, false
+}
+
+// quotedTail is the Tail deviation of a json_encode answer got without its closing quote that,
+// with it, is PHP's answer for the input cut at a step boundary (tailOf): a candidate that
+// loses its last steps and its quote shows both.
+func quotedTail(in []byte, units []unit, want, got []byte, opts jsonopt.Options) (Deviation, bool) {
+	return tailOf(in, units, want, append(slices.Clip(got), '"'), `"`, escapeAgain(opts))
 }
 
 // escapeAgain is json_encode's answer for a prefix under opts (nil when it returns false).
