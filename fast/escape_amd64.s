@@ -5050,7 +5050,8 @@ TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -5592,7 +5593,8 @@ TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -6176,7 +6178,8 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -6717,7 +6720,8 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -9453,7 +9457,7 @@ ret:
 	RET
 
 // func escapeAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
 	// escapeAVX512 escapes src into dst until the first byte >= 0x80 or until too few bytes
 	// are left for its blocks, and returns how many bytes of src it consumed and how many
@@ -9482,7 +9486,8 @@ TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -9664,6 +9669,83 @@ loop32:
 
 	PCALIGN $32
 block32:
+	LEAQ         128(SI), DX
+	CMPQ         DX, R10
+	JHI          block32x
+	CMPB         224(R13), $0x00
+	JNE          block32x
+	VMOVDQU64    232(R13), Z16
+	VMOVDQU64    296(R13), Z17
+	VPBROADCASTB utf8consts<>+608(SB), Z18
+
+d64:
+	VMOVDQU64 (SI), Z0
+	VMOVDQA64 Z0, Z1
+	VPERMI2B  Z17, Z16, Z1
+
+	// K1 = lanes with an escape (or >= 0x80), K2 = lanes >= 0x80 or taking \u00XX.
+	VPTESTMB Z1, Z1, K1
+	VPMOVB2M Z0, K2
+	VPMOVB2M Z1, K3
+	KORQ     K2, K1, K1
+	KORQ     K3, K2, K2
+	KORTESTQ K2, K2
+	JNZ      d64_complex
+	KORTESTQ K1, K1
+	JZ       d64_clean
+
+	// Letters in the escaped lanes, the bytes themselves in the others.
+	VPBLENDMB     Z1, Z0, K1, Z2
+	KMOVQ         K1, AX
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+	SHRQ          $0x20, AX
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+	ADDQ          $0x40, SI
+	LEAQ          128(SI), DX
+	CMPQ          DX, R10
+	JLS           d64
+	JMP           dense
+
+d64_clean:
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       align
+
+d64_complex:
+	// The first dirty half goes to the 32-byte handler (K1: every dirty lane).
+	KMOVQ         K1, AX
+	VMOVDQU       Y0, (DI)
+	TESTL         AX, AX
+	JNZ           block32x
+	ADDQ          $0x20, SI
+	ADDQ          $0x20, DI
+	VEXTRACTI64X4 $0x01, Z0, Y0
+	VMOVDQU       Y0, (DI)
+	SHRQ          $0x20, AX
+
+block32x:
 	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
 	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
 	BSFL    AX, CX
@@ -9677,11 +9759,11 @@ block32:
 	CMPL    CX, $0x02
 	JB      block32s
 	CMPB    224(R13), $0x00
-	JEQ     block32_c
+	JEQ     block32x_c
 	CMPL    CX, $0x0a
 	JB      block32s
 
-block32_c:
+block32x_c:
 	VMOVDQU (SI), Y0
 
 	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
@@ -9703,7 +9785,7 @@ block32_c:
 	VPCMPEQB  Y4, Y3, Y3
 	VPMOVMSKB Y3, DX
 	TESTL     DX, AX
-	JNZ       block32_u
+	JNZ       block32x_u
 
 	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
 	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
@@ -9724,7 +9806,7 @@ block32_c:
 	ADDQ         $0x20, SI
 	JMP          dense
 
-block32_u:
+block32x_u:
 	// Fewer than 10 dirty bytes: byte at a time.
 	POPCNTL AX, CX
 	CMPL    CX, $0x0a
@@ -10001,7 +10083,8 @@ TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -10528,7 +10611,7 @@ ret:
 	RET
 
 // func escapeAVX512NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
 	// escapeAVX512NoCtl is escapeAVX512 (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
@@ -10562,7 +10645,8 @@ TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when
@@ -10738,6 +10822,83 @@ loop32:
 	JMP       loop32
 
 block32:
+	LEAQ         128(SI), DX
+	CMPQ         DX, R10
+	JHI          block32x
+	CMPB         224(R13), $0x00
+	JNE          block32x
+	VMOVDQU64    232(R13), Z16
+	VMOVDQU64    296(R13), Z17
+	VPBROADCASTB utf8consts<>+608(SB), Z18
+
+d64:
+	VMOVDQU64 (SI), Z0
+	VMOVDQA64 Z0, Z1
+	VPERMI2B  Z17, Z16, Z1
+
+	// K1 = lanes with an escape (or >= 0x80), K2 = lanes >= 0x80 or taking \u00XX.
+	VPTESTMB Z1, Z1, K1
+	VPMOVB2M Z0, K2
+	VPMOVB2M Z1, K3
+	KORQ     K2, K1, K1
+	KORQ     K3, K2, K2
+	KORTESTQ K2, K2
+	JNZ      d64_complex
+	KORTESTQ K1, K1
+	JZ       d64_clean
+
+	// Letters in the escaped lanes, the bytes themselves in the others.
+	VPBLENDMB     Z1, Z0, K1, Z2
+	KMOVQ         K1, AX
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+	SHRQ          $0x20, AX
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+	ADDQ          $0x40, SI
+	LEAQ          128(SI), DX
+	CMPQ          DX, R10
+	JLS           d64
+	JMP           dense
+
+d64_clean:
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       align
+
+d64_complex:
+	// The first dirty half goes to the 32-byte handler (K1: every dirty lane).
+	KMOVQ         K1, AX
+	VMOVDQU       Y0, (DI)
+	TESTL         AX, AX
+	JNZ           block32x
+	ADDQ          $0x20, SI
+	ADDQ          $0x20, DI
+	VEXTRACTI64X4 $0x01, Z0, Y0
+	VMOVDQU       Y0, (DI)
+	SHRQ          $0x20, AX
+
+block32x:
 	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
 	// ahead of everything else (in mostly-ASCII text every such stop comes through here).
 	BSFL    AX, CX
@@ -10751,11 +10912,11 @@ block32:
 	CMPL    CX, $0x02
 	JB      block32s
 	CMPB    224(R13), $0x00
-	JEQ     block32_c
+	JEQ     block32x_c
 	CMPL    CX, $0x0a
 	JB      block32s
 
-block32_c:
+block32x_c:
 	VMOVDQU (SI), Y0
 
 	// A later byte >= 0x80 (dirty here): the byte handler escapes what comes before it.
@@ -10777,7 +10938,7 @@ block32_c:
 	VPCMPEQB  Y4, Y3, Y3
 	VPMOVMSKB Y3, DX
 	TESTL     DX, AX
-	JNZ       block32_u
+	JNZ       block32x_u
 
 	// Two-byte escapes only: the escape letters, expanded into '\' by VPEXPANDB.
 	VPADDUSB     utf8consts<>+160(SB), Y0, Y1
@@ -10798,7 +10959,7 @@ block32_c:
 	ADDQ         $0x20, SI
 	JMP          dense
 
-block32_u:
+block32x_u:
 	// Fewer than 10 dirty bytes: byte at a time.
 	POPCNTL AX, CX
 	CMPL    CX, $0x0a
@@ -11080,7 +11241,8 @@ TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
 	// block goes to the block handler: a block whose escapes are all two-byte ones is
 	// rewritten in registers, four 8-byte groups each expanded by one VPSHUFB
 	// (expandBlock); any other is rewritten a dirty byte at a time from its mask before
-	// going on (never one return to Go per escape). Blocks are taken only
+	// going on (never one return to Go per escape). The avx512 forms without HEX_TAG take
+	// a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only
 	// while 32 more bytes of src follow them, so that the reload after an escape never
 	// reads past src; then one 16-byte block per iteration while 16 more bytes follow;
 	// finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when

@@ -75,7 +75,7 @@ func init() {
 		mbKernels |= 1 << kernelAVX512
 		register(Variant{
 			Name:       "avx512",
-			Doc:        "amd64 AVX-512 (F, BW, VBMI, VBMI2; BMI2, POPCNT): avx2, but non-ASCII text without UNESCAPED_UNICODE in 64-byte windows, \\uXXXX byte triples packed by VPCOMPRESSB",
+			Doc:        "amd64 AVX-512 (F, BW, VBMI, VBMI2; BMI2, POPCNT): avx2, but text dense in two-byte escapes in 64-byte blocks (escape letters by one VPERMI2B, placed by VPEXPANDB), and non-ASCII text without UNESCAPED_UNICODE in 64-byte windows, \\uXXXX byte triples packed by VPCOMPRESSB",
 			Escape:     escapeVariant(kernelAVX512),
 			NextChar:   NextChar,
 			UTF8Decode: utf8DecodeWords,

@@ -70,8 +70,8 @@ func TestArchClean16(t *testing.T) {
 // of the low 16 option bits: the context of the option set without UNESCAPED_UNICODE and
 // UNESCAPED_LINE_TERMINATORS.
 func TestASCIIContext(t *testing.T) {
-	if n := unsafe.Sizeof(escCtx{}); n != 576 && unsafe.Sizeof(uintptr(0)) == 8 {
-		t.Errorf("escCtx is %d bytes, want 576 on a 64-bit CPU (9*64: &ctxs[i] without a multiplication; see escCtx.ascii)", n)
+	if n := unsafe.Sizeof(escCtx{}); n != 768 && unsafe.Sizeof(uintptr(0)) == 8 {
+		t.Errorf("escCtx is %d bytes, want 768 on a 64-bit CPU (3*256: &ctxs[i] without a multiplication; see escCtx.ascii)", n)
 	}
 	for i := range ctxs {
 		if got := ctxIndex(ctxOpts(i)); got != i {

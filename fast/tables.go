@@ -84,8 +84,10 @@ func ctxOpts(i int) jsonopt.Options {
 // generator (fast/_asm): bytes 0..31 the VPSHUFB table, bytes 32..143 the special bytes,
 // bytes 144..159 '<' under HEX_TAG, bytes 160..191 the escape classes by low nibble, bytes
 // 192..223 the two-byte escape classes by low nibble, byte 224 the HEX_ escape flag, byte 225
-// nsp.
-const ktWords = 29
+// nsp, bytes 232..359 the avx512 dense loop's VPERMI2B table (by ASCII byte: 0 when clean, the
+// letter of a two-byte escape, 0x80 for a \u00XX one), bytes 360..423 padding (escCtx is 768
+// bytes, 3*256).
+const ktWords = 53
 
 // escCtx is everything an ASCII kernel needs for one option set: the class of each byte and,
 // for the word-at-a-time kernel, the special bytes to look for broadcast to every byte of a
@@ -113,7 +115,7 @@ type escCtx struct {
 	// UNESCAPED_UNICODE and UNESCAPED_LINE_TERMINATORS (asciiCtx), which change
 	// nothing for ASCII input: escapeLong switches to it for a string it found ASCII.
 	// Everything but uu, lt and kt's bytes 160..191 is the same in both. (An index, not a
-	// pointer: it fits in the padding after tag, and escCtx stays 576 bytes, 9*64, so that
+	// pointer: it fits in the padding after tag, and escCtx stays 768 bytes, 3*256, so that
 	// &ctxs[i] is a LEA and a shift, not a multiplication.)
 	ascii uint8
 	// nsp is the number of escaped special bytes (2..7: '"', '\', then '/' unless
@@ -135,6 +137,9 @@ type escCtx struct {
 	// with fixed classes by high nibble (0, 2, 5) to find blocks they expand in registers.
 	// Byte 224: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, HEX_AMP, HEX_APOS or
 	// HEX_QUOT), else 0; byte 225: nsp (for clean16's SSE2 path); bytes 226..231 are 0.
+	// Bytes 232..359: the avx512 dense loop's VPERMI2B table by ASCII byte b: 0 when b is
+	// clean, shortEsc[b] when it takes a two-byte escape, 0x80 for a \u00XX escape. Bytes
+	// 360..423 are 0 (padding).
 	kt [ktWords]uint64
 	// esc is the escape table of the option set: esc[b] holds the escape of the ASCII byte b
 	// (2 or 6 bytes, little-endian from bit 0) and its length in bits 56..63; 0 for a byte
@@ -289,6 +294,14 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	kt[225] = byte(c.nsp)
 	for i := 226; i < len(kt); i++ {
 		kt[i] = 0
+	}
+	for b := 0; b < 0x80; b++ {
+		switch c.tab[b] {
+		case clsShort:
+			kt[232+b] = shortEsc[b]
+		case clsU:
+			kt[232+b] = 0x80
+		}
 	}
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])

@@ -34,6 +34,7 @@ const (
 	ktSLo  = 192 // 32 bytes: two-byte escape classes by low nibble (bits 0/1/2: 0x0_/0x2_/0x5_ takes \x)
 	ktHexU = 224 // 1 byte: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, _AMP, _APOS, _QUOT), else 0
 	ktNSP  = 225 // 1 byte: escCtx.nsp, the number of escaped special bytes (clean16's SSE2 path)
+	ktPerm = 232 // 128 bytes: VPERMI2B table by ASCII byte: 0 clean, the letter of a two-byte escape, 0x80 for \u00XX
 )
 
 // utf8consts, the constants shared by the kernels (the UTF-8 validator's, Keiser–Lemire
@@ -1281,7 +1282,8 @@ func escapeAVX2(tag, ctl, x512 bool) {
 		"block goes to the block handler: a block whose escapes are all two-byte ones is",
 		"rewritten in registers, four 8-byte groups each expanded by one VPSHUFB",
 		"(expandBlock); any other is rewritten a dirty byte at a time from its mask before",
-		"going on (never one return to Go per escape). Blocks are taken only",
+		"going on (never one return to Go per escape). The avx512 forms without HEX_TAG take",
+		"a run of dirty blocks 64 bytes at a time instead (dense64). Blocks are taken only",
 		"while 32 more bytes of src follow them, so that the reload after an escape never",
 		"reads past src; then one 16-byte block per iteration while 16 more bytes follow;",
 		"finally 16 to 31 remaining bytes are done with two overlapping 16-byte loads when",
@@ -1411,7 +1413,12 @@ func escapeAVX2(tag, ctl, x512 bool) {
 	Comment("One 32-byte block while 64 bytes are left.")
 	oneBlock32(tag, "loop32")
 
-	expandBlock("block32", "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
+	block := "block32"
+	if x512 && !tag {
+		dense64("block32", "block32x")
+		block = "block32x"
+	}
+	expandBlock(block, "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
 		classifyVEX(x, out, tmp, Y15, Y14, Y13, tag)
 	})
 
@@ -1943,4 +1950,95 @@ func escapeSSE2(n int) {
 
 	tail16(opsX, func(x, out, tmp VecPhysical) { classifySSE2(n, x, out, tmp) })
 	epilogue(false)
+}
+
+// dense64 emits the avx512 escape kernels' loop for text dense in two-byte escapes (option sets
+// without \u00XX escapes of bytes >= 0x20, that is without HEX_ options). It is entered at name
+// with a dirty 32-byte block at SI (stored at DI, AX its mask: the entry of the 32-byte block
+// handler, which is fallback) and takes 64-byte blocks while 128 bytes of src are left:
+//
+//   - one VPERMI2B of the block by the option set's 128-byte table (ktPerm) gives every lane its
+//     escape letter (0 when clean, 0x80 for a \u00XX escape); a lane >= 0x80 (or whose entry is
+//     0x80) makes the block "complex": its first dirty 32-byte half goes to fallback, which
+//     escapes it (and stops the kernel at a byte >= 0x80);
+//   - a clean block is stored and ends the loop (back to the wide clean-run loops at align);
+//   - a block of clean bytes and two-byte escapes is written from registers: each 32-byte half's
+//     letters (the escaped lanes' letters, the clean lanes' own bytes) go to their places in a
+//     64-byte output of '\\' by one VPEXPANDB (as expand512), stored with one 64-byte store.
+//
+// The stores run at most 32 bytes past the output, and the 128 bytes left cover that and
+// fallback's 32-byte lookahead. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
+func dense64(name, fallback string) {
+	Label(name)
+	LEAQ(mem(rSI, 128), RDX)
+	CMPQ(RDX, rEnd)
+	JHI(LabelRef(fallback))
+	CMPB(mem(R13, ktHexU), U8(0))
+	JNE(LabelRef(fallback))
+	VMOVDQU64(mem(R13, ktPerm), Z16)
+	VMOVDQU64(mem(R13, ktPerm+64), Z17)
+	VPBROADCASTB(k(kBS), Z18)
+
+	Label("d64")
+	VMOVDQU64(mem(rSI, 0), Z0)
+	VMOVDQA64(Z0, Z1)
+	VPERMI2B(Z17, Z16, Z1)
+	Comment("K1 = lanes with an escape (or >= 0x80), K2 = lanes >= 0x80 or taking \\u00XX.")
+	VPTESTMB(Z1, Z1, K1)
+	VPMOVB2M(Z0, K2)
+	VPMOVB2M(Z1, K3)
+	KORQ(K2, K1, K1)
+	KORQ(K3, K2, K2)
+	KORTESTQ(K2, K2)
+	JNZ(LabelRef("d64_complex"))
+	KORTESTQ(K1, K1)
+	JZ(LabelRef("d64_clean"))
+	Comment("Letters in the escaped lanes, the bytes themselves in the others.")
+	VPBLENDMB(Z1, Z0, K1, Z2)
+	KMOVQ(K1, RAX)
+	expandHalf(Z2)
+	SHRQ(U8(32), RAX)
+	VEXTRACTI64X4(U8(1), Z2, Y2)
+	expandHalf(Z2)
+	ADDQ(U8(64), rSI)
+	LEAQ(mem(rSI, 128), RDX)
+	CMPQ(RDX, rEnd)
+	JLS(LabelRef("d64"))
+	JMP(LabelRef("dense"))
+
+	Label("d64_clean")
+	VMOVDQU64(Z0, mem(rDI, 0))
+	ADDQ(U8(64), rSI)
+	ADDQ(U8(64), rDI)
+	JMP(LabelRef("align"))
+
+	Label("d64_complex")
+	Comment("The first dirty half goes to the 32-byte handler (K1: every dirty lane).")
+	KMOVQ(K1, RAX)
+	VMOVDQU(Y0, mem(rDI, 0))
+	TESTL(EAX, EAX)
+	JNZ(LabelRef(fallback))
+	ADDQ(U8(32), rSI)
+	ADDQ(U8(32), rDI)
+	VEXTRACTI64X4(U8(1), Z0, Y0)
+	VMOVDQU(Y0, mem(rDI, 0))
+	SHRQ(U8(32), RAX)
+	JMP(LabelRef(fallback))
+}
+
+// expandHalf writes the 32 lanes of x's low half (letters in place of escaped bytes; AX's low
+// 32 bits their mask) at DI, each escaped one after a '\\' (expand512's VPEXPANDB), and
+// advances DI past them. It uses BX, CX, DX, K4 and Z5.
+func expandHalf(x VecPhysical) {
+	MOVQ(U64(0x5555555555555555), RBX)
+	PDEPQ(RBX, RAX, RDX)
+	NOTQ(RBX)
+	ORQ(RBX, RDX)
+	PEXTQ(RDX, RBX, RDX)
+	KMOVQ(RDX, K4)
+	VMOVDQA64(Z18, Z5)
+	VPEXPANDB(x, K4, Z5)
+	VMOVDQU64(Z5, mem(rDI, 0))
+	POPCNTL(EAX, ECX)
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 32}, rDI)
 }
