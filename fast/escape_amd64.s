@@ -9725,7 +9725,51 @@ d64:
 	LEAQ          128(SI), DX
 	CMPQ          DX, R10
 	JLS           d64
-	JMP           dense
+
+d64t:
+	// Fewer than 128 bytes left: up to 32 at a time, masked loads and exact masked
+	// stores (nothing past the output: no src is left to cover run-ahead), to the end of
+	// src; a block with a byte >= 0x80 or a \u00XX escape goes back to the 32-byte loops.
+	MOVQ       R10, CX
+	SUBQ       SI, CX
+	JZ         ret
+	MOVL       $0x00000020, DX
+	CMPQ       CX, $0x20
+	CMOVQHI    DX, CX
+	MOVQ       $-1, DX
+	BZHIQ      CX, DX, DX
+	KMOVQ      DX, K5
+	VMOVDQU8.Z (SI), K5, Z0
+	VMOVDQA64  Z0, Z1
+	VPERMI2B   Z17, Z16, Z1
+	VPTESTMB   Z1, Z1, K5, K1
+	VPMOVB2M   Z0, K2
+	VPMOVB2M   Z1, K3
+	KORQ       K3, K2, K2
+	KANDQ      K5, K2, K2
+	KORTESTQ   K2, K2
+	JNZ        dense
+	VPBLENDMB  Z1, Z0, K1, Z2
+	KMOVQ      K1, AX
+	MOVQ       $0x5555555555555555, BX
+	PDEPQ      BX, AX, DX
+	NOTQ       BX
+	ORQ        BX, DX
+	PEXTQ      DX, BX, DX
+	KMOVQ      DX, K4
+	VMOVDQA64  Z18, Z5
+	VPEXPANDB  Z2, K4, Z5
+
+	// AX = the output's length: the bytes taken and one '\\' per escape.
+	POPCNTL  AX, AX
+	ADDQ     CX, AX
+	ADDQ     CX, SI
+	MOVQ     $-1, DX
+	BZHIQ    AX, DX, DX
+	KMOVQ    DX, K6
+	VMOVDQU8 Z5, K6, (DI)
+	ADDQ     AX, DI
+	JMP      d64t
 
 d64_clean:
 	VMOVDQU64 Z0, (DI)
@@ -10878,7 +10922,51 @@ d64:
 	LEAQ          128(SI), DX
 	CMPQ          DX, R10
 	JLS           d64
-	JMP           dense
+
+d64t:
+	// Fewer than 128 bytes left: up to 32 at a time, masked loads and exact masked
+	// stores (nothing past the output: no src is left to cover run-ahead), to the end of
+	// src; a block with a byte >= 0x80 or a \u00XX escape goes back to the 32-byte loops.
+	MOVQ       R10, CX
+	SUBQ       SI, CX
+	JZ         ret
+	MOVL       $0x00000020, DX
+	CMPQ       CX, $0x20
+	CMOVQHI    DX, CX
+	MOVQ       $-1, DX
+	BZHIQ      CX, DX, DX
+	KMOVQ      DX, K5
+	VMOVDQU8.Z (SI), K5, Z0
+	VMOVDQA64  Z0, Z1
+	VPERMI2B   Z17, Z16, Z1
+	VPTESTMB   Z1, Z1, K5, K1
+	VPMOVB2M   Z0, K2
+	VPMOVB2M   Z1, K3
+	KORQ       K3, K2, K2
+	KANDQ      K5, K2, K2
+	KORTESTQ   K2, K2
+	JNZ        dense
+	VPBLENDMB  Z1, Z0, K1, Z2
+	KMOVQ      K1, AX
+	MOVQ       $0x5555555555555555, BX
+	PDEPQ      BX, AX, DX
+	NOTQ       BX
+	ORQ        BX, DX
+	PEXTQ      DX, BX, DX
+	KMOVQ      DX, K4
+	VMOVDQA64  Z18, Z5
+	VPEXPANDB  Z2, K4, Z5
+
+	// AX = the output's length: the bytes taken and one '\\' per escape.
+	POPCNTL  AX, AX
+	ADDQ     CX, AX
+	ADDQ     CX, SI
+	MOVQ     $-1, DX
+	BZHIQ    AX, DX, DX
+	KMOVQ    DX, K6
+	VMOVDQU8 Z5, K6, (DI)
+	ADDQ     AX, DI
+	JMP      d64t
 
 d64_clean:
 	VMOVDQU64 Z0, (DI)
