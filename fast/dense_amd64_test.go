@@ -60,7 +60,8 @@ func TestASCIIKernelDensity(t *testing.T) {
 // avx512 kernels' dense loop (dense64) is entered, left at a clean block, handed a block with a
 // byte >= 0x80 or a \u00XX escape in either half, and ended near the end of src. Each call must
 // write the reference escape (asciiGeneric) of what it consumed, stop only at a byte >= 0x80
-// or with fewer than 32 bytes left, and write nothing past ndst+len(src)-nsrc (runKernel's
+// or with fewer than 32 bytes left, return the density verdict only at a byte >= 0x80 (and
+// mbDense's there), and write nothing past ndst+len(src)-nsrc (runKernel's
 // contract; dst is filled with a canary, 0xA5, which no ASCII escape contains).
 func TestASCIIKernelBlocks(t *testing.T) {
 	if !hasAVX2 {
@@ -98,7 +99,7 @@ func TestASCIIKernelBlocks(t *testing.T) {
 				for i := range dst {
 					dst[i] = 0xA5
 				}
-				ns, nd, _ := k.f(dst, src, &c.kt[0], &c.esc[0])
+				ns, nd, dense := k.f(dst, src, &c.kt[0], &c.esc[0])
 				calls++
 				ref := make([]byte, 6*ns+8)
 				rs, rd := asciiGeneric(ref, src[:ns], c)
@@ -108,6 +109,10 @@ func TestASCIIKernelBlocks(t *testing.T) {
 						k.name, ci, ctxOpts(ci), ns, src, dst[:nd], ref[:rd])
 				case ns < len(src) && src[ns] < 0x80 && len(src)-ns >= 32:
 					t.Fatalf("%s, ctx %d: stopped at %d of %d before a byte < 0x80 (%q)", k.name, ci, ns, len(src), src)
+				case (ns == len(src) || src[ns] < 0x80) && dense != denseUnknown:
+					t.Fatalf("%s, ctx %d: a return at %d of %d not at a byte >= 0x80 says dense = %d (%q)", k.name, ci, ns, len(src), dense, src)
+				case dense != denseUnknown && (dense == denseYes) != mbDense(src[ns:]):
+					t.Fatalf("%s, ctx %d: stop at %d: dense = %d, mbDense says otherwise (%q)", k.name, ci, ns, dense, src)
 				}
 				for i := nd + len(src) - ns; i < len(dst); i++ {
 					if dst[i] != 0xA5 {
