@@ -9684,8 +9684,9 @@ d64:
 	VMOVDQA64 Z0, Z1
 	VPERMI2B  Z17, Z16, Z1
 
-	// Bit 7 of byte | entry: a byte >= 0x80 or a \u00XX escape (letters are ASCII).
-	// The vector ports are the bottleneck here: few mask operations, and the clean test in AX.
+	// Bit 7 of byte | entry: a byte >= 0x80 or a \u00XX escape (letters are ASCII; the
+	// NoCtl forms have neither: no test). The vector ports are the bottleneck here: few mask
+	// operations, and the clean test in AX.
 	VPORQ    Z0, Z1, Z3
 	VPMOVB2M Z3, K2
 	KORTESTQ K2, K2
@@ -10893,12 +10894,9 @@ d64:
 	VMOVDQA64 Z0, Z1
 	VPERMI2B  Z17, Z16, Z1
 
-	// Bit 7 of byte | entry: a byte >= 0x80 or a \u00XX escape (letters are ASCII).
-	// The vector ports are the bottleneck here: few mask operations, and the clean test in AX.
-	VPORQ    Z0, Z1, Z3
-	VPMOVB2M Z3, K2
-	KORTESTQ K2, K2
-	JNZ      d64_complex
+	// Bit 7 of byte | entry: a byte >= 0x80 or a \u00XX escape (letters are ASCII; the
+	// NoCtl forms have neither: no test). The vector ports are the bottleneck here: few mask
+	// operations, and the clean test in AX.
 	VPTESTMB Z1, Z1, K1
 	KMOVQ    K1, AX
 
@@ -10958,12 +10956,6 @@ d64t:
 	VMOVDQA64  Z0, Z1
 	VPERMI2B   Z17, Z16, Z1
 	VPTESTMB   Z1, Z1, K5, K1
-	VPMOVB2M   Z0, K2
-	VPMOVB2M   Z1, K3
-	KORQ       K3, K2, K2
-	KANDQ      K5, K2, K2
-	KORTESTQ   K2, K2
-	JNZ        dense
 	VPBLENDMB  Z1, Z0, K1, Z2
 	KMOVQ      K1, AX
 	MOVQ       $0x5555555555555555, BX
@@ -10992,23 +10984,6 @@ d64_clean:
 	ADDQ      $0x40, SI
 	ADDQ      $0x40, DI
 	JMP       align
-
-d64_complex:
-	MOVL $0x00000002, R12
-
-	// The first dirty half goes to the 32-byte handler: AX = every dirty lane (a nonzero
-	// entry, or bit 7 of byte | entry).
-	VPTESTMB      Z1, Z1, K1
-	KORQ          K2, K1, K1
-	KMOVQ         K1, AX
-	VMOVDQU       Y0, (DI)
-	TESTL         AX, AX
-	JNZ           block32x
-	ADDQ          $0x20, SI
-	ADDQ          $0x20, DI
-	VEXTRACTI64X4 $0x01, Z0, Y0
-	VMOVDQU       Y0, (DI)
-	SHRQ          $0x20, AX
 
 block32x:
 	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,

@@ -1415,7 +1415,7 @@ func escapeAVX2(tag, ctl, x512 bool) {
 
 	block := "block32"
 	if x512 && !tag {
-		dense64("block32", "block32x")
+		dense64("block32", "block32x", ctl)
 		block = "block32x"
 	}
 	expandBlock(block, "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
@@ -1967,8 +1967,10 @@ func escapeSSE2(n int) {
 //     64-byte output of '\\' by one VPEXPANDB (as expand512), stored with one 64-byte store.
 //
 // The stores run at most 32 bytes past the output, and the 128 bytes left cover that and
-// fallback's 32-byte lookahead. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
-func dense64(name, fallback string) {
+// fallback's 32-byte lookahead. Without ctl (the NoCtl forms: src has no control and no byte
+// >= 0x80, and without HEX_ options no byte takes \u00XX) no block is complex and there is no
+// test for it. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
+func dense64(name, fallback string, ctl bool) {
 	Label(name)
 	LEAQ(mem(rSI, 128), RDX)
 	CMPQ(RDX, rEnd)
@@ -1983,12 +1985,15 @@ func dense64(name, fallback string) {
 	VMOVDQU64(mem(rSI, 0), Z0)
 	VMOVDQA64(Z0, Z1)
 	VPERMI2B(Z17, Z16, Z1)
-	Comment("Bit 7 of byte | entry: a byte >= 0x80 or a \\u00XX escape (letters are ASCII).",
-		"The vector ports are the bottleneck here: few mask operations, and the clean test in AX.")
-	VPORQ(Z0, Z1, Z3)
-	VPMOVB2M(Z3, K2)
-	KORTESTQ(K2, K2)
-	JNZ(LabelRef("d64_complex"))
+	Comment("Bit 7 of byte | entry: a byte >= 0x80 or a \\u00XX escape (letters are ASCII; the",
+		"NoCtl forms have neither: no test). The vector ports are the bottleneck here: few mask",
+		"operations, and the clean test in AX.")
+	if ctl {
+		VPORQ(Z0, Z1, Z3)
+		VPMOVB2M(Z3, K2)
+		KORTESTQ(K2, K2)
+		JNZ(LabelRef("d64_complex"))
+	}
 	VPTESTMB(Z1, Z1, K1)
 	KMOVQ(K1, RAX)
 	Comment("R12 = the block before's mask (nonzero at entry: denseUnknown): a second clean block",
@@ -2027,12 +2032,14 @@ func dense64(name, fallback string) {
 	VMOVDQA64(Z0, Z1)
 	VPERMI2B(Z17, Z16, Z1)
 	VPTESTMB(Z1, Z1, K5, K1)
-	VPMOVB2M(Z0, K2)
-	VPMOVB2M(Z1, K3)
-	KORQ(K3, K2, K2)
-	KANDQ(K5, K2, K2)
-	KORTESTQ(K2, K2)
-	JNZ(LabelRef("dense"))
+	if ctl {
+		VPMOVB2M(Z0, K2)
+		VPMOVB2M(Z1, K3)
+		KORQ(K3, K2, K2)
+		KANDQ(K5, K2, K2)
+		KORTESTQ(K2, K2)
+		JNZ(LabelRef("dense"))
+	}
 	VPBLENDMB(Z1, Z0, K1, Z2)
 	KMOVQ(K1, RAX)
 	MOVQ(U64(0x5555555555555555), RBX)
@@ -2061,6 +2068,9 @@ func dense64(name, fallback string) {
 	ADDQ(U8(64), rDI)
 	JMP(LabelRef("align"))
 
+	if !ctl {
+		return
+	}
 	Label("d64_complex")
 	MOVL(U32(denseUnknown), R12L)
 	Comment("The first dirty half goes to the 32-byte handler: AX = every dirty lane (a nonzero",
