@@ -9669,6 +9669,12 @@ loop32:
 
 	PCALIGN $32
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as
+	// fallback would): in mostly-ASCII text every such stop comes through here.
+	BSFL         AX, CX
+	MOVBLZX      (SI)(CX*1), DX
+	CMPL         DX, $0x00000080
+	JAE          block32s_high
 	LEAQ         128(SI), DX
 	CMPQ         DX, R10
 	JHI          block32x
@@ -10879,6 +10885,12 @@ loop32:
 	JMP       loop32
 
 block32:
+	// A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as
+	// fallback would): in mostly-ASCII text every such stop comes through here.
+	BSFL         AX, CX
+	MOVBLZX      (SI)(CX*1), DX
+	CMPL         DX, $0x00000080
+	JAE          block32s_high
 	LEAQ         128(SI), DX
 	CMPQ         DX, R10
 	JHI          block32x

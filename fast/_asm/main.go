@@ -1415,7 +1415,7 @@ func escapeAVX2(tag, ctl, x512 bool) {
 
 	block := "block32"
 	if x512 && !tag {
-		dense64("block32", "block32x", ctl)
+		dense64("block32", "block32x", "block32s_high", ctl)
 		block = "block32x"
 	}
 	expandBlock(block, "block32s", "dense", R13, false, x512, func(x, out, tmp VecPhysical) {
@@ -1955,7 +1955,8 @@ func escapeSSE2(n int) {
 // dense64 emits the avx512 escape kernels' loop for text dense in two-byte escapes (option sets
 // without \u00XX escapes of bytes >= 0x20, that is without HEX_ options). It is entered at name
 // with a dirty 32-byte block at SI (stored at DI, AX its mask: the entry of the 32-byte block
-// handler, which is fallback) and takes 64-byte blocks while 128 bytes of src are left:
+// handler, which is fallback; a first dirty byte >= 0x80 goes straight to its exit, high) and
+// takes 64-byte blocks while 128 bytes of src are left:
 //
 //   - one VPERMI2B of the block by the option set's 128-byte table (ktPerm) gives every lane its
 //     escape letter (0 when clean, 0x80 for a \u00XX escape); a lane >= 0x80 (or whose entry is
@@ -1970,8 +1971,14 @@ func escapeSSE2(n int) {
 // fallback's 32-byte lookahead. Without ctl (the NoCtl forms: src has no control and no byte
 // >= 0x80, and without HEX_ options no byte takes \u00XX) no block is complex and there is no
 // test for it. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
-func dense64(name, fallback string, ctl bool) {
+func dense64(name, fallback, high string, ctl bool) {
 	Label(name)
+	Comment("A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as",
+		"fallback would): in mostly-ASCII text every such stop comes through here.")
+	BSFL(EAX, ECX)
+	MOVBLZX(memi(rSI, RCX, 0), EDX)
+	CMPL(EDX, U32(0x80))
+	JAE(LabelRef(high))
 	LEAQ(mem(rSI, 128), RDX)
 	CMPQ(RDX, rEnd)
 	JHI(LabelRef(fallback))
