@@ -9683,10 +9683,22 @@ block32:
 	VMOVDQU64    232(R13), Z16
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
+	VMOVDQU64    (SI), Z6
+	VMOVDQU64    64(SI), Z7
 
 	PCALIGN $32
 d64:
-	VMOVDQU64 (SI), Z0
+	// Z0 = this block, loaded (as Z7, then Z6) two blocks ahead, before the stores of the
+	// blocks before it: a load after them waits for their addresses (which come late, from
+	// the masks) whenever its own address matches one of theirs modulo 4096, and then the
+	// loop runs at half speed. The load two ahead is clamped to the last 64 bytes of src.
+	VMOVDQA64 Z6, Z0
+	VMOVDQA64 Z7, Z6
+	LEAQ      128(SI), DX
+	LEAQ      -64(R10), CX
+	CMPQ      DX, CX
+	CMOVQHI   CX, DX
+	VMOVDQU64 (DX), Z7
 	VMOVDQA64 Z0, Z1
 	VPERMI2B  Z17, Z16, Z1
 
@@ -10899,10 +10911,22 @@ block32:
 	VMOVDQU64    232(R13), Z16
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
+	VMOVDQU64    (SI), Z6
+	VMOVDQU64    64(SI), Z7
 
 	PCALIGN $32
 d64:
-	VMOVDQU64 (SI), Z0
+	// Z0 = this block, loaded (as Z7, then Z6) two blocks ahead, before the stores of the
+	// blocks before it: a load after them waits for their addresses (which come late, from
+	// the masks) whenever its own address matches one of theirs modulo 4096, and then the
+	// loop runs at half speed. The load two ahead is clamped to the last 64 bytes of src.
+	VMOVDQA64 Z6, Z0
+	VMOVDQA64 Z7, Z6
+	LEAQ      128(SI), DX
+	LEAQ      -64(R10), CX
+	CMPQ      DX, CX
+	CMOVQHI   CX, DX
+	VMOVDQU64 (DX), Z7
 	VMOVDQA64 Z0, Z1
 	VPERMI2B  Z17, Z16, Z1
 

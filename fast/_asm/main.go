@@ -1988,8 +1988,21 @@ func dense64(name, fallback, high string, ctl bool) {
 	VMOVDQU64(mem(R13, ktPerm+64), Z17)
 	VPBROADCASTB(k(kBS), Z18)
 
+	VMOVDQU64(mem(rSI, 0), Z6)
+	VMOVDQU64(mem(rSI, 64), Z7)
+
 	Label("d64")
-	VMOVDQU64(mem(rSI, 0), Z0)
+	Comment("Z0 = this block, loaded (as Z7, then Z6) two blocks ahead, before the stores of the",
+		"blocks before it: a load after them waits for their addresses (which come late, from",
+		"the masks) whenever its own address matches one of theirs modulo 4096, and then the",
+		"loop runs at half speed. The load two ahead is clamped to the last 64 bytes of src.")
+	VMOVDQA64(Z6, Z0)
+	VMOVDQA64(Z7, Z6)
+	LEAQ(mem(rSI, 128), RDX)
+	LEAQ(mem(rEnd, -64), RCX)
+	CMPQ(RDX, RCX)
+	CMOVQHI(RCX, RDX)
+	VMOVDQU64(mem(RDX, 0), Z7)
 	VMOVDQA64(Z0, Z1)
 	VPERMI2B(Z17, Z16, Z1)
 	Comment("Bit 7 of byte | entry: a byte >= 0x80 or a \\u00XX escape (letters are ASCII; the",
