@@ -1962,10 +1962,13 @@ func escapeSSE2(n int) {
 //     escape letter (0 when clean, 0x80 for a \u00XX escape); a lane >= 0x80 (or whose entry is
 //     0x80) makes the block "complex": its first dirty 32-byte half goes to fallback, which
 //     escapes it (and stops the kernel at a byte >= 0x80);
-//   - a clean block is stored and ends the loop (back to the wide clean-run loops at align);
 //   - a block of clean bytes and two-byte escapes is written from registers: each 32-byte half's
 //     letters (the escaped lanes' letters, the clean lanes' own bytes) go to their places in a
-//     64-byte output of '\\' by one VPEXPANDB (as expand512), stored with one 64-byte store.
+//     64-byte output of '\\' by one VPEXPANDB (as expand512), stored with one 64-byte store;
+//     a single clean block too, the second clean block in a row ends the loop (back to the
+//     wide clean-run loops at align);
+//   - each block is loaded two blocks ahead of the stores in between (see the loop);
+//   - under 128 bytes from the end, dense64Tail finishes src.
 //
 // The stores run at most 32 bytes past the output, and the 128 bytes left cover that and
 // fallback's 32-byte lookahead. Without ctl (the NoCtl forms: src has no control and no byte
@@ -2033,54 +2036,14 @@ func dense64(name, fallback, high string, ctl bool) {
 	CMPQ(RDX, rEnd)
 	JLS(LabelRef("d64"))
 
-	MOVL(U32(denseUnknown), R12L)
+	dense64Tail(ctl)
+	dense64Exits(fallback, ctl)
+}
 
-	Label("d64t")
-	Comment("Fewer than 128 bytes left: up to 32 at a time, masked loads and exact masked",
-		"stores (nothing past the output: no src is left to cover run-ahead), to the end of",
-		"src; a block with a byte >= 0x80 or a \\u00XX escape goes back to the 32-byte loops.")
-	MOVQ(rEnd, RCX)
-	SUBQ(rSI, RCX)
-	JZ(LabelRef("ret"))
-	MOVL(U32(32), EDX)
-	CMPQ(RCX, U8(32))
-	CMOVQHI(RDX, RCX)
-	MOVQ(I32(-1), RDX)
-	BZHIQ(RCX, RDX, RDX)
-	KMOVQ(RDX, K5)
-	VMOVDQU8_Z(mem(rSI, 0), K5, Z0)
-	VMOVDQA64(Z0, Z1)
-	VPERMI2B(Z17, Z16, Z1)
-	VPTESTMB(Z1, Z1, K5, K1)
-	if ctl {
-		VPMOVB2M(Z0, K2)
-		VPMOVB2M(Z1, K3)
-		KORQ(K3, K2, K2)
-		KANDQ(K5, K2, K2)
-		KORTESTQ(K2, K2)
-		JNZ(LabelRef("dense"))
-	}
-	VPBLENDMB(Z1, Z0, K1, Z2)
-	KMOVQ(K1, RAX)
-	MOVQ(U64(0x5555555555555555), RBX)
-	PDEPQ(RBX, RAX, RDX)
-	NOTQ(RBX)
-	ORQ(RBX, RDX)
-	PEXTQ(RDX, RBX, RDX)
-	KMOVQ(RDX, K4)
-	VMOVDQA64(Z18, Z5)
-	VPEXPANDB(Z2, K4, Z5)
-	Comment("AX = the output's length: the bytes taken and one '\\\\' per escape.")
-	POPCNTL(EAX, EAX)
-	ADDQ(RCX, RAX)
-	ADDQ(RCX, rSI)
-	MOVQ(I32(-1), RDX)
-	BZHIQ(RAX, RDX, RDX)
-	KMOVQ(RDX, K6)
-	VMOVDQU8(Z5, K6, mem(rDI, 0))
-	ADDQ(RAX, rDI)
-	JMP(LabelRef("d64t"))
-
+// dense64Exits emits dense64's ways out of its loop: at the second clean block in a row (the
+// block is stored, back to align), and with ctl at a complex block (its first dirty half to
+// fallback, the 32-byte handler).
+func dense64Exits(fallback string, ctl bool) {
 	Label("d64_clean")
 	MOVL(U32(denseUnknown), R12L)
 	VMOVDQU64(Z0, mem(rDI, 0))
@@ -2113,6 +2076,63 @@ func dense64(name, fallback, high string, ctl bool) {
 // 32 bits their mask) at DI, each escaped one after a '\\' (expand512's VPEXPANDB), and
 // advances DI past them. It uses BX, CX, DX, K4 and Z5.
 func expandHalf(x VecPhysical) {
+	expandTo(x)
+	VMOVDQU64(Z5, mem(rDI, 0))
+	POPCNTL(EAX, ECX)
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 32}, rDI)
+}
+
+// dense64Tail emits dense64's end: fewer than 128 bytes left, up to 32 a step to the end of src
+// with masked loads and exact masked stores; with ctl a step with a byte >= 0x80 or a \u00XX
+// escape goes back to the 32-byte loops (at dense).
+func dense64Tail(ctl bool) {
+	MOVL(U32(denseUnknown), R12L)
+
+	Label("d64t")
+	Comment("Fewer than 128 bytes left: up to 32 at a time, masked loads and exact masked",
+		"stores (nothing past the output: no src is left to cover run-ahead), to the end of",
+		"src; a block with a byte >= 0x80 or a \\u00XX escape goes back to the 32-byte loops.")
+	MOVQ(rEnd, RCX)
+	SUBQ(rSI, RCX)
+	JZ(LabelRef("ret"))
+	MOVL(U32(32), EDX)
+	CMPQ(RCX, U8(32))
+	CMOVQHI(RDX, RCX)
+	MOVQ(I32(-1), RDX)
+	BZHIQ(RCX, RDX, RDX)
+	KMOVQ(RDX, K5)
+	VMOVDQU8_Z(mem(rSI, 0), K5, Z0)
+	VMOVDQA64(Z0, Z1)
+	VPERMI2B(Z17, Z16, Z1)
+	VPTESTMB(Z1, Z1, K5, K1)
+	if ctl {
+		VPMOVB2M(Z0, K2)
+		VPMOVB2M(Z1, K3)
+		KORQ(K3, K2, K2)
+		KANDQ(K5, K2, K2)
+		KORTESTQ(K2, K2)
+		JNZ(LabelRef("dense"))
+	}
+	VPBLENDMB(Z1, Z0, K1, Z2)
+	KMOVQ(K1, RAX)
+	expandTo(Z2)
+	Comment("AX = the output's length: the bytes taken and one '\\\\' per escape.")
+	POPCNTL(EAX, EAX)
+	ADDQ(RCX, RAX)
+	ADDQ(RCX, rSI)
+	MOVQ(I32(-1), RDX)
+	BZHIQ(RAX, RDX, RDX)
+	KMOVQ(RDX, K6)
+	VMOVDQU8(Z5, K6, mem(rDI, 0))
+	ADDQ(RAX, rDI)
+	JMP(LabelRef("d64t"))
+
+}
+
+// expandTo sets Z5 to the 32 lanes of x's low half placed among '\\' bytes (Z18): each lane
+// whose bit is set in AX's low 32 bits after a '\\' (expand512's VPEXPANDB under
+// PEXT(0xAA..., PDEP(AX, 0x55...) | 0xAA...)). It uses BX, DX and K4.
+func expandTo(x VecPhysical) {
 	MOVQ(U64(0x5555555555555555), RBX)
 	PDEPQ(RBX, RAX, RDX)
 	NOTQ(RBX)
@@ -2121,7 +2141,4 @@ func expandHalf(x VecPhysical) {
 	KMOVQ(RDX, K4)
 	VMOVDQA64(Z18, Z5)
 	VPEXPANDB(x, K4, Z5)
-	VMOVDQU64(Z5, mem(rDI, 0))
-	POPCNTL(EAX, ECX)
-	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 32}, rDI)
 }
