@@ -1020,12 +1020,7 @@ func expand8(next string) {
 func expand512(next string) {
 	Comment("Two-byte escapes only: the escape letters, expanded into '\\' by VPEXPANDB.")
 	escLetters()
-	MOVQ(U64(0x5555555555555555), RBX)
-	PDEPQ(RBX, RAX, RDX)
-	NOTQ(RBX)
-	ORQ(RBX, RDX)
-	PEXTQ(RDX, RBX, RDX)
-	KMOVQ(RDX, K1)
+	letterPlaces(K1)
 	VPBROADCASTB(k(kBS), Z1)
 	VPEXPANDB(Z0, K1, Z1)
 	VMOVDQU64(Z1, mem(rDI, 0))
@@ -2130,15 +2125,22 @@ func dense64Tail(ctl bool) {
 }
 
 // expandTo sets Z5 to the 32 lanes of x's low half placed among '\\' bytes (Z18): each lane
-// whose bit is set in AX's low 32 bits after a '\\' (expand512's VPEXPANDB under
-// PEXT(0xAA..., PDEP(AX, 0x55...) | 0xAA...)). It uses BX, DX and K4.
+// whose bit is set in AX's low 32 bits after a '\\' (expand512's VPEXPANDB). It uses BX, DX
+// and K4.
 func expandTo(x VecPhysical) {
+	letterPlaces(K4)
+	VMOVDQA64(Z18, Z5)
+	VPEXPANDB(x, K4, Z5)
+}
+
+// letterPlaces sets the mask register k to the places of 32 letters in an output of '\\'
+// whose escaped ones (AX's low 32 bits) each follow a '\\': PEXT(0xAA..., PDEP(AX, 0x55...) |
+// 0xAA...) (see expand512). It uses BX and DX.
+func letterPlaces(k Op) {
 	MOVQ(U64(0x5555555555555555), RBX)
 	PDEPQ(RBX, RAX, RDX)
 	NOTQ(RBX)
 	ORQ(RBX, RDX)
 	PEXTQ(RDX, RBX, RDX)
-	KMOVQ(RDX, K4)
-	VMOVDQA64(Z18, Z5)
-	VPEXPANDB(x, K4, Z5)
+	KMOVQ(RDX, k)
 }
