@@ -191,6 +191,22 @@ func init() {
 	}
 }
 
+// permTable writes the avx512 dense loop's VPERMI2B table (escCtx.kt bytes 232..359) into t
+// from the classes tab: by ASCII byte, 0 when clean, shortEsc[b] for a two-byte escape, 0x80
+// for a \u00XX one.
+func permTable(t []byte, tab *[256]uint8) {
+	for b := range 0x80 {
+		switch tab[b] {
+		case clsShort:
+			t[b] = shortEsc[b]
+		case clsU:
+			t[b] = 0x80
+		default:
+			t[b] = 0
+		}
+	}
+}
+
 // initCtx fills c for the option set opts (only its asciiOpts bits matter), following the
 // table of spec §1.3.
 func initCtx(c *escCtx, opts jsonopt.Options) {
@@ -295,14 +311,7 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 	for i := 226; i < len(kt); i++ {
 		kt[i] = 0
 	}
-	for b := 0; b < 0x80; b++ {
-		switch c.tab[b] {
-		case clsShort:
-			kt[232+b] = shortEsc[b]
-		case clsU:
-			kt[232+b] = 0x80
-		}
-	}
+	permTable(kt[232:360], &c.tab)
 	for i := range c.kt {
 		c.kt[i] = binary.LittleEndian.Uint64(kt[8*i:])
 	}
