@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/protocol"
@@ -260,7 +259,7 @@ func abs(n int) int {
 // lineOf is the offending line of te as a finding names it: a PHP expression of its bytes, or
 // what it was when too long to keep (protocol.ErrLineTooLong).
 func lineOf(te *protocol.TargetError) string {
-	if te.Line == "" && strings.HasSuffix(te.Detail, protocol.ErrLineTooLong.Error()) {
+	if te.TooLong {
 		return protocol.ErrLineTooLong.Error()
 	}
 	return phplit.Quote([]byte(te.Line))

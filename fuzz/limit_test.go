@@ -13,6 +13,6 @@ import (
 func TestLineOf(t *testing.T) {
 	assert.Equal(t, "'x'", lineOf(&protocol.TargetError{Kind: protocol.Malformed, Line: "x"}))
 	assert.Equal(t, "a line longer than 16777216 bytes",
-		lineOf(&protocol.TargetError{Kind: protocol.Malformed, Detail: "its answer is " + protocol.ErrLineTooLong.Error()}))
+		lineOf(&protocol.TargetError{Kind: protocol.Malformed, Detail: "its answer is " + protocol.ErrLineTooLong.Error(), TooLong: true}))
 	assert.Equal(t, "''", lineOf(&protocol.TargetError{Kind: protocol.Malformed, Detail: "malformed response"}))
 }

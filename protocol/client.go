@@ -104,6 +104,9 @@ type TargetError struct {
 	Status  string   // the exit status ("exit status 3", "signal: killed"), if known
 	Stderr  []string // the target's last stderr lines
 	Detail  string   // what exactly went wrong
+	// TooLong is set when the offending line was longer than MaxLine (ErrLineTooLong): none
+	// of it was kept, so Line is empty (Malformed).
+	TooLong bool
 	// Timeout is, for TimedOut, the wait that ran out: the per-request timeout in force when
 	// the answer was awaited (Config.Timeout or the last SetTimeout), the Grace of Close.
 	Timeout time.Duration
@@ -239,7 +242,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 	select {
 	case m, ok := <-c.lines:
 		if ok && errors.Is(m.err, ErrLineTooLong) {
-			return nil, c.fail(&TargetError{Kind: Malformed, Index: -1, Detail: "its hello line is " + ErrLineTooLong.Error()})
+			return nil, c.fail(&TargetError{Kind: Malformed, Index: -1, Detail: "its hello line is " + ErrLineTooLong.Error(), TooLong: true})
 		}
 		if !ok || m.err != nil {
 			return nil, c.fail(&TargetError{Kind: Exited, Index: -1, Detail: "exited before its hello line" + readErr(m.err)})
@@ -394,7 +397,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 		select {
 		case m, ok := <-c.lines:
 			if ok && errors.Is(m.err, ErrLineTooLong) {
-				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Detail: "its answer is " + ErrLineTooLong.Error()})
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Detail: "its answer is " + ErrLineTooLong.Error(), TooLong: true})
 			}
 			if !ok || m.err != nil {
 				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, m.err)})
@@ -516,7 +519,7 @@ func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Dur
 		select {
 		case m, ok := <-c.lines:
 			if ok && errors.Is(m.err, ErrLineTooLong) {
-				return 0, Response{}, c.fail(&TargetError{Kind: Malformed, Index: -1, Request: reqLine, Detail: "its bench answer is " + ErrLineTooLong.Error()})
+				return 0, Response{}, c.fail(&TargetError{Kind: Malformed, Index: -1, Request: reqLine, Detail: "its bench answer is " + ErrLineTooLong.Error(), TooLong: true})
 			}
 			if !ok || m.err != nil {
 				return 0, Response{}, c.fail(&TargetError{Kind: Exited, Index: -1, Request: reqLine, Detail: c.exitDetail(writeErr, m.err)})

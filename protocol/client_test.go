@@ -436,6 +436,7 @@ func TestClientFailures(t *testing.T) {
 			require.ErrorAs(t, err, &te, "error %v is a %T; want *TargetError", err, err)
 			assert.Equal(t, tc.kind, te.Kind, "kind")
 			assert.Equal(t, tc.index, te.Index, "request index")
+			assert.Equal(t, strings.HasPrefix(tc.mode, "endless"), te.TooLong, "TooLong: the line was longer than MaxLine")
 			assert.Len(t, resps, tc.answered, "responses before the failure")
 			for _, p := range tc.wantParts {
 				assert.Contains(t, err.Error(), p, "error")
