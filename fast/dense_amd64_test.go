@@ -11,16 +11,19 @@ import (
 )
 
 // TestASCIIKernelDensity checks escapeAVX2's third result (and escapeAVX512's), which decides whether the
-// multi-byte kernel starts at a stop (archKernel): at every stop at a byte >= 0x80 in French,
-// ASCII-with-é and Cyrillic text, a verdict other than denseUnknown is mbDense's on the 32
-// bytes from the stop, and both verdicts occur. A wrong verdict only costs speed (Escape's
-// output does not show it), so it is checked here.
+// multi-byte kernel starts at a stop (archKernel), and the sparse-text path beside it: in
+// French, ASCII-with-é and Cyrillic text, the kernels stop at a byte >= 0x80 only where
+// mbDense finds the text dense (verdict denseYes) or at a sequence the sparse path does not
+// take (verdict denseNo: 4-byte or invalid, none in these texts), or without a verdict in the
+// last 64 bytes (the 16-byte loop's), and they take the 2- and 3-byte sequences of sparse text
+// themselves. Both must happen. A wrong verdict only costs
+// speed (Escape's output does not show it), so it is checked here.
 func TestASCIIKernelDensity(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("no AVX2 on this CPU")
 	}
 	c := &ctxs[ctxIndex(0)]
-	count := map[int]int{}
+	stops, taken := 0, 0
 	for _, name := range []string{"french", "ascii-eacute-random", "ascii-eacute-periodic", "cyrillic"} {
 		co, _ := corpus.Lookup(name)
 		src := co.Make(4096)
@@ -32,6 +35,7 @@ func TestASCIIKernelDensity(t *testing.T) {
 		for _, f := range fs {
 			for i := 0; len(src)-i >= 16; {
 				ns, _, d := f(dst, src[i:], &c.kt[0], &c.esc[0])
+				taken += leads(src[i : i+ns])
 				i += ns
 				if i >= len(src) || src[i] < 0x80 {
 					if d != denseUnknown {
@@ -39,30 +43,77 @@ func TestASCIIKernelDensity(t *testing.T) {
 					}
 					break
 				}
-				count[d]++
-				if d != denseUnknown && (d == denseYes) != mbDense(src[i:]) {
-					t.Fatalf("%s: stop at %d (% x): dense = %d, mbDense says %v", name, i, src[i:i+32], d, mbDense(src[i:]))
+				stops++
+				switch {
+				case d == denseUnknown && len(src)-i >= 64:
+					t.Fatalf("%s: stop at %d, %d bytes before the end, without a verdict", name, i, len(src)-i)
+				case d != denseUnknown && (d != denseYes || !mbDense(src[i:])):
+					t.Fatalf("%s: stop at %d (% x): dense = %d, mbDense says %v; sparse 2- and 3-byte sequences are the kernel's",
+						name, i, src[i:i+32], d, mbDense(src[i:]))
 				}
 				for i++; i < len(src) && src[i]&0xC0 == 0x80; i++ {
 				}
 			}
 		}
 	}
-	if count[denseYes] == 0 || count[denseNo] == 0 {
-		t.Errorf("verdicts %v: want both dense and sparse stops", count)
+	if stops == 0 || taken == 0 {
+		t.Errorf("%d dense stops, %d sequences taken in sparse text: want both", stops, taken)
 	}
-	t.Logf("verdicts at stops: %v (0 sparse, 1 dense, 2 not tested)", count)
+	t.Logf("%d dense stops, %d sequences taken in sparse text", stops, taken)
+}
+
+// leads counts the lead bytes in s.
+func leads(s []byte) int {
+	n := 0
+	for _, b := range s {
+		if b >= 0xC0 {
+			n++
+		}
+	}
+	return n
+}
+
+// sparseSeq reports whether s[i:] starts with a sequence the ASCII kernels write themselves in
+// sparse text: a valid 2- or 3-byte one.
+func sparseSeq(s []byte, i int) bool {
+	w := validLen(s, i, s[i], true)
+	return w == 2 || w == 3
+}
+
+// kernelRef writes the reference escape of src (a whole number of characters) under c: ASCII
+// by asciiGeneric, each sequence >= 0x80 by escapeMB (valid ones as \uXXXX).
+func kernelRef(src []byte, c *escCtx) []byte {
+	ref := make([]byte, 6*len(src)+16)
+	i, d := 0, 0
+	for i < len(src) {
+		e := i
+		for e < len(src) && src[e] < 0x80 {
+			e++
+		}
+		s, n := asciiGeneric(ref[d:], src[i:e], c)
+		i, d = i+s, d+n
+		if i < len(src) {
+			var ok bool
+			i, d, ok = escapeMB(ref, d, src, i, min(len(src), i+1), c, 0)
+			if !ok {
+				return nil
+			}
+		}
+	}
+	return ref[:d]
 }
 
 // TestASCIIKernelBlocks runs the AVX2-family ASCII kernels directly (not through Escape, which
 // hides where a kernel stopped and what it wrote past its output) on text whose 64-byte blocks
 // are each clean, sparse or dense in escapes, under every ASCII option context, so that the
 // avx512 kernels' dense loop (dense64) is entered, left at a clean block, handed a block with a
-// byte >= 0x80 or a \u00XX escape in either half, and ended near the end of src. Each call must
-// write the reference escape (asciiGeneric) of what it consumed, stop only at a byte >= 0x80
-// or with fewer than 32 bytes left, return the density verdict only at a byte >= 0x80 (and
-// mbDense's there), and write nothing past ndst+len(src)-nsrc (runKernel's
-// contract; dst is filled with a canary, 0xA5, which no ASCII escape contains).
+// byte >= 0x80 or a \u00XX escape in either half, and ended near the end of src; sequences of
+// every length, valid or not, sparse or dense, are placed in it. Each call must write the
+// reference escape (kernelRef) of what it consumed, stop only at a byte >= 0x80 or with fewer
+// than 32 bytes left, return the density verdict only at a byte >= 0x80 (and mbDense's
+// there), not stop at a sequence of sparse text that it takes (sparseSeq), and write nothing
+// past ndst+len(src)-nsrc (runKernel's contract; dst is filled with a canary, 0xA5, which no
+// escape contains).
 func TestASCIIKernelBlocks(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("no AVX2 on this CPU")
@@ -83,7 +134,7 @@ func TestASCIIKernelBlocks(t *testing.T) {
 		rounds = 100
 	}
 	escs := []byte("\"\\/\b\f\n\r\t<>&'")
-	calls := 0
+	calls, taken := 0, 0
 	for ci := range ctxs {
 		if asciiCtx(ci) != ci {
 			continue
@@ -101,18 +152,19 @@ func TestASCIIKernelBlocks(t *testing.T) {
 				}
 				ns, nd, dense := k.f(dst, src, &c.kt[0], &c.esc[0])
 				calls++
-				ref := make([]byte, 6*ns+8)
-				rs, rd := asciiGeneric(ref, src[:ns], c)
-				switch {
-				case rs != ns || string(dst[:nd]) != string(ref[:rd]):
+				taken += leads(src[:ns])
+				switch ref := kernelRef(src[:ns], c); {
+				case ref == nil || string(dst[:nd]) != string(ref):
 					t.Fatalf("%s, ctx %d (%v): %d bytes consumed, output differs from the reference\nsrc %q\ngot  %q\nwant %q",
-						k.name, ci, ctxOpts(ci), ns, src, dst[:nd], ref[:rd])
+						k.name, ci, ctxOpts(ci), ns, src, dst[:nd], ref)
 				case ns < len(src) && src[ns] < 0x80 && len(src)-ns >= 32:
 					t.Fatalf("%s, ctx %d: stopped at %d of %d before a byte < 0x80 (%q)", k.name, ci, ns, len(src), src)
 				case (ns == len(src) || src[ns] < 0x80) && dense != denseUnknown:
 					t.Fatalf("%s, ctx %d: a return at %d of %d not at a byte >= 0x80 says dense = %d (%q)", k.name, ci, ns, len(src), dense, src)
 				case dense != denseUnknown && (dense == denseYes) != mbDense(src[ns:]):
 					t.Fatalf("%s, ctx %d: stop at %d: dense = %d, mbDense says otherwise (%q)", k.name, ci, ns, dense, src)
+				case dense == denseNo && sparseSeq(src, ns):
+					t.Fatalf("%s, ctx %d: stop at %d, sparse text, at a sequence it takes (% x)", k.name, ci, ns, src[ns:ns+3])
 				}
 				for i := nd + len(src) - ns; i < len(dst); i++ {
 					if dst[i] != 0xA5 {
@@ -122,12 +174,16 @@ func TestASCIIKernelBlocks(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d kernel calls", calls)
+	if taken == 0 {
+		t.Errorf("%d sequences >= 0x80 taken by the kernels: want some", taken)
+	}
+	t.Logf("%d kernel calls, %d sequences >= 0x80 taken", calls, taken)
 }
 
 // blockText returns n bytes of text in 64-byte blocks, each clean, sparse (one or two escaped
 // bytes), dense (escapes at a random density) or all escapes; with noCtl it has no control
-// and no byte >= 0x80, else a block sometimes holds one of each.
+// and no byte >= 0x80, else a block sometimes holds a control, and one to three sequences
+// >= 0x80 (seqs: valid ones of each length at their edges, and invalid ones) at random places.
 func blockText(r *rand.Rand, n int, escs []byte, noCtl bool) []byte {
 	src := make([]byte, n)
 	for i := range src {
@@ -152,9 +208,26 @@ func blockText(r *rand.Rand, n int, escs []byte, noCtl bool) []byte {
 				}
 			}
 		}
-		if !noCtl && r.IntN(4) == 0 {
-			blk[r.IntN(len(blk))] = []byte{0x01, 0x1f, 0x80, 0xC3}[r.IntN(4)]
+		if noCtl {
+			continue
+		}
+		if r.IntN(4) == 0 {
+			blk[r.IntN(len(blk))] = []byte{0x01, 0x1f}[r.IntN(2)]
+		}
+		for range r.IntN(4) {
+			q := seqs[r.IntN(len(seqs))]
+			copy(blk[r.IntN(len(blk)):], q)
 		}
 	}
 	return src
+}
+
+// seqs are the sequences >= 0x80 blockText places: valid 2-, 3- and 4-byte ones at the edges of
+// their ranges, overlongs, surrogates, a lone continuation byte, leads without their
+// continuation bytes, and bytes that never start a sequence.
+var seqs = [][]byte{
+	{0xC2, 0x80}, {0xC3, 0xA9}, {0xDF, 0xBF}, {0xE0, 0xA0, 0x80}, {0xE2, 0x80, 0xA8}, {0xE2, 0x80, 0x99},
+	{0xED, 0x9F, 0xBF}, {0xEE, 0x80, 0x80}, {0xEF, 0xBF, 0xBF}, {0xF0, 0x9F, 0x98, 0x80}, {0xF4, 0x8F, 0xBF, 0xBF},
+	{0xC0, 0x80}, {0xC1, 0xBF}, {0xE0, 0x9F, 0xBF}, {0xED, 0xA0, 0x80}, {0xED, 0xBF, 0xBF}, {0x80}, {0xBF},
+	{0xC3, 'a'}, {0xE2, 0x80, 'a'}, {0xE2, 'a'}, {0xC3, 0xC3, 0xA9}, {0xF5, 0x80}, {0xFF},
 }

@@ -5023,9 +5023,9 @@ none:
 // func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
-	// escapeAVX2 escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets without HEX_TAG).
+	// escapeAVX2 escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets without HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -5034,10 +5034,13 @@ TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -5470,19 +5473,88 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
+	// its code point).
+	MOVL  (SI)(CX*1), BX
+	MOVL  BX, DX
+	ANDL  $0x0000c0e0, DX
+	CMPL  DX, $0x000080c0
+	JNE   block32s_3
+	TESTL $0x0000001e, BX
+	JZ    block32s_stop
+	MOVL  BX, DX
+	ANDL  $0x1f, DX
+	SHLL  $0x06, DX
+	SHRL  $0x08, BX
+	ANDL  $0x3f, BX
+	ORL   DX, BX
+	LEAQ  2(SI)(CX*1), SI
+	JMP   block32s_hex
+
+block32s_3:
+	MOVL BX, DX
+	ANDL $0x00c0c0f0, DX
+	CMPL DX, $0x008080e0
+	JNE  block32s_stop
+	MOVL BX, DX
+	ANDL $0x0f, DX
+	SHLL $0x0c, DX
+	MOVL BX, AX
+	SHRL $0x02, AX
+	ANDL $0x00000fc0, AX
+	ORL  AX, DX
+	SHRL $0x10, BX
+	ANDL $0x3f, BX
+	ORL  DX, BX
+	CMPL BX, $0x00000800
+	JB   block32s_stop
+	MOVL BX, DX
+	ANDL $0x0000f800, DX
+	CMPL DX, $0x0000d800
+	JE   block32s_stop
+	LEAQ 3(SI)(CX*1), SI
+
+block32s_hex:
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (DI)(CX*1)
+	LEAQ   6(DI)(CX*1), DI
+	MOVL   $0x00000002, R12
+	JMP    align
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -5566,9 +5638,9 @@ ret:
 // func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
-	// escapeAVX2Tag escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets with HEX_TAG).
+	// escapeAVX2Tag escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets with HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -5577,10 +5649,13 @@ TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -6044,19 +6119,88 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
+	// its code point).
+	MOVL  (SI)(CX*1), BX
+	MOVL  BX, DX
+	ANDL  $0x0000c0e0, DX
+	CMPL  DX, $0x000080c0
+	JNE   block32s_3
+	TESTL $0x0000001e, BX
+	JZ    block32s_stop
+	MOVL  BX, DX
+	ANDL  $0x1f, DX
+	SHLL  $0x06, DX
+	SHRL  $0x08, BX
+	ANDL  $0x3f, BX
+	ORL   DX, BX
+	LEAQ  2(SI)(CX*1), SI
+	JMP   block32s_hex
+
+block32s_3:
+	MOVL BX, DX
+	ANDL $0x00c0c0f0, DX
+	CMPL DX, $0x008080e0
+	JNE  block32s_stop
+	MOVL BX, DX
+	ANDL $0x0f, DX
+	SHLL $0x0c, DX
+	MOVL BX, AX
+	SHRL $0x02, AX
+	ANDL $0x00000fc0, AX
+	ORL  AX, DX
+	SHRL $0x10, BX
+	ANDL $0x3f, BX
+	ORL  DX, BX
+	CMPL BX, $0x00000800
+	JB   block32s_stop
+	MOVL BX, DX
+	ANDL $0x0000f800, DX
+	CMPL DX, $0x0000d800
+	JE   block32s_stop
+	LEAQ 3(SI)(CX*1), SI
+
+block32s_hex:
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (DI)(CX*1)
+	LEAQ   6(DI)(CX*1), DI
+	MOVL   $0x00000002, R12
+	JMP    align
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -6151,9 +6295,9 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
 	// the block handler are the same and would still handle such bytes.
 	// 
-	// escapeAVX2NoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets without HEX_TAG).
+	// escapeAVX2NoCtl escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets without HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -6162,10 +6306,13 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -6592,19 +6739,21 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -6693,9 +6842,9 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
 	// the block handler are the same and would still handle such bytes.
 	// 
-	// escapeAVX2TagNoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets with HEX_TAG).
+	// escapeAVX2TagNoCtl escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets with HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -6704,10 +6853,13 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -7165,19 +7317,21 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -9459,9 +9613,9 @@ ret:
 // func escapeAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
-	// escapeAVX512 escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets without HEX_TAG).
+	// escapeAVX512 escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets without HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -9470,10 +9624,13 @@ TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -9669,8 +9826,8 @@ loop32:
 
 	PCALIGN $32
 block32:
-	// A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as
-	// fallback would): in mostly-ASCII text every such stop comes through here.
+	// A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback
+	// would): in mostly-ASCII text every such byte comes through here.
 	BSFL         AX, CX
 	MOVBLZX      (SI)(CX*1), DX
 	CMPL         DX, $0x00000080
@@ -10035,19 +10192,88 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
+	// its code point).
+	MOVL  (SI)(CX*1), BX
+	MOVL  BX, DX
+	ANDL  $0x0000c0e0, DX
+	CMPL  DX, $0x000080c0
+	JNE   block32s_3
+	TESTL $0x0000001e, BX
+	JZ    block32s_stop
+	MOVL  BX, DX
+	ANDL  $0x1f, DX
+	SHLL  $0x06, DX
+	SHRL  $0x08, BX
+	ANDL  $0x3f, BX
+	ORL   DX, BX
+	LEAQ  2(SI)(CX*1), SI
+	JMP   block32s_hex
+
+block32s_3:
+	MOVL BX, DX
+	ANDL $0x00c0c0f0, DX
+	CMPL DX, $0x008080e0
+	JNE  block32s_stop
+	MOVL BX, DX
+	ANDL $0x0f, DX
+	SHLL $0x0c, DX
+	MOVL BX, AX
+	SHRL $0x02, AX
+	ANDL $0x00000fc0, AX
+	ORL  AX, DX
+	SHRL $0x10, BX
+	ANDL $0x3f, BX
+	ORL  DX, BX
+	CMPL BX, $0x00000800
+	JB   block32s_stop
+	MOVL BX, DX
+	ANDL $0x0000f800, DX
+	CMPL DX, $0x0000d800
+	JE   block32s_stop
+	LEAQ 3(SI)(CX*1), SI
+
+block32s_hex:
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (DI)(CX*1)
+	LEAQ   6(DI)(CX*1), DI
+	MOVL   $0x00000002, R12
+	JMP    align
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -10131,9 +10357,9 @@ ret:
 // func escapeAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
-	// escapeAVX512Tag escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets with HEX_TAG).
+	// escapeAVX512Tag escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets with HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -10142,10 +10368,13 @@ TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -10586,19 +10815,88 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
+	// its code point).
+	MOVL  (SI)(CX*1), BX
+	MOVL  BX, DX
+	ANDL  $0x0000c0e0, DX
+	CMPL  DX, $0x000080c0
+	JNE   block32s_3
+	TESTL $0x0000001e, BX
+	JZ    block32s_stop
+	MOVL  BX, DX
+	ANDL  $0x1f, DX
+	SHLL  $0x06, DX
+	SHRL  $0x08, BX
+	ANDL  $0x3f, BX
+	ORL   DX, BX
+	LEAQ  2(SI)(CX*1), SI
+	JMP   block32s_hex
+
+block32s_3:
+	MOVL BX, DX
+	ANDL $0x00c0c0f0, DX
+	CMPL DX, $0x008080e0
+	JNE  block32s_stop
+	MOVL BX, DX
+	ANDL $0x0f, DX
+	SHLL $0x0c, DX
+	MOVL BX, AX
+	SHRL $0x02, AX
+	ANDL $0x00000fc0, AX
+	ORL  AX, DX
+	SHRL $0x10, BX
+	ANDL $0x3f, BX
+	ORL  DX, BX
+	CMPL BX, $0x00000800
+	JB   block32s_stop
+	MOVL BX, DX
+	ANDL $0x0000f800, DX
+	CMPL DX, $0x0000d800
+	JE   block32s_stop
+	LEAQ 3(SI)(CX*1), SI
+
+block32s_hex:
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (DI)(CX*1)
+	LEAQ   6(DI)(CX*1), DI
+	MOVL   $0x00000002, R12
+	JMP    align
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -10693,9 +10991,9 @@ TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
 	// the block handler are the same and would still handle such bytes.
 	// 
-	// escapeAVX512NoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets without HEX_TAG).
+	// escapeAVX512NoCtl escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets without HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -10704,10 +11002,13 @@ TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -10897,8 +11198,8 @@ loop32:
 	JMP       loop32
 
 block32:
-	// A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as
-	// fallback would): in mostly-ASCII text every such stop comes through here.
+	// A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback
+	// would): in mostly-ASCII text every such byte comes through here.
 	BSFL         AX, CX
 	MOVBLZX      (SI)(CX*1), DX
 	CMPL         DX, $0x00000080
@@ -11236,19 +11537,21 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -11337,9 +11640,9 @@ TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
 	// the block handler are the same and would still handle such bytes.
 	// 
-	// escapeAVX512TagNoCtl escapes src into dst until the first byte >= 0x80 or until too few bytes
-	// are left for its blocks, and returns how many bytes of src it consumed and how many
-	// it wrote (option sets with HEX_TAG).
+	// escapeAVX512TagNoCtl escapes src into dst until a byte >= 0x80 it leaves to the caller or until
+	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
+	// and how many it wrote (option sets with HEX_TAG).
 	// 
 	// Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the
 	// option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the
@@ -11348,10 +11651,13 @@ TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
+	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
+	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
-	// threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves
-	// the caller that test, which in mostly-ASCII text costs more than the stop itself.
+	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
+	// other return (not tested). It saves the caller that test, which in mostly-ASCII
+	// text costs more than the stop itself.
 	// 
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,
 	// R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped
@@ -11786,19 +12092,21 @@ block32s:
 	JMP     dense
 
 block32s_high:
-	ADDQ      CX, SI
-	ADDQ      CX, DI
-	VMOVDQU   (SI), Y5
+	VMOVDQU   (SI)(CX*1), Y5
 	VPMOVMSKB Y5, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, AX
+	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	CMOVLNE   AX, R12
-	JMP       ret
+	JNZ       block32s_stop
+	MOVL      $0x00000000, R12
+
+block32s_stop:
+	ADDQ CX, SI
+	ADDQ CX, DI
+	JMP  ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.

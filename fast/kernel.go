@@ -16,7 +16,8 @@ const (
 
 // runKernel runs kernel k: it processes src from its start, copying clean bytes to dst and
 // writing the escape of every dirty ASCII byte (spec §1.3) under the option set of c, and stops
-// at the first byte >= 0x80 or at the end of src. It returns how many bytes of src it consumed
+// at the first byte >= 0x80 (a kernel in mbKernels: at one it does not take) or at the end of
+// src. It returns how many bytes of src it consumed
 // and how many it wrote. The caller guarantees len(dst) >= 6*len(src) and calls it only at
 // the start of a character.
 //
@@ -46,7 +47,8 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 
 // mbDense reports whether the first 32 bytes of s (len(s) >= 32) hold at least three bytes
 // >= 0x80: the density at which the multi-byte kernels start (and go on with) a window.
-// Sparser non-ASCII text is faster with the ASCII kernel and the Go loop for each character.
+// Sparser non-ASCII text is faster with the ASCII kernels (escapeAVX2 and its forms), which
+// write its 2- and 3-byte sequences themselves, and the Go loop for any other character.
 func mbDense(s []byte) bool {
 	s = s[:32]
 	// The four words' high bits, moved to bits 7, 6, 5 and 4 of each byte: one popcount.

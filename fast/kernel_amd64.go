@@ -177,7 +177,7 @@ func uuKernel(x512 bool, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 
 // Density verdicts of escapeAVX2's third result (see its contract).
 const (
-	denseNo      = 0 // the ASCII kernel stopped at a byte >= 0x80 of sparse text
+	denseNo      = 0 // the ASCII kernel stopped at a 4-byte or invalid sequence in sparse text
 	denseYes     = 1 // ... of dense text (mbDense's threshold)
 	denseUnknown = 2 // not tested
 )

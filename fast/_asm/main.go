@@ -1117,14 +1117,16 @@ func expandU(name, fallback, next string, dirty func(x, out, tmp VecPhysical)) {
 // bytes up to the next dirty one are in place. When the mask is empty the block is done: SI
 // and DI advance by w and the handler jumps to next.
 func blockHandler(name string, o vecOps, uu bool, next string) {
-	blockHandlerDense(name, o, uu, next, false)
+	blockHandlerDense(name, o, uu, next, false, false)
 }
 
 // blockHandlerDense is blockHandler that, with dense set (escapeAVX2's 32-byte blocks, which
 // have 32 more bytes of src after them), sets R12 to the density verdict of the 32 bytes from
-// a byte >= 0x80 it ends the kernel at: denseYes at three or more bytes >= 0x80 (the mask
-// keeps a bit after clearing its lowest two), else denseNo.
-func blockHandlerDense(name string, o vecOps, uu bool, next string, dense bool) {
+// a byte >= 0x80: denseYes at three or more bytes >= 0x80 (the mask keeps a bit after
+// clearing its lowest two), which ends the kernel there, else denseNo. With seqs also set, a
+// valid 2- or 3-byte sequence in such sparse text is written as \uXXXX by seqSparse and the
+// kernel goes on after it (from the alignment step); any other byte >= 0x80 ends the kernel.
+func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs bool) {
 	Label(name)
 	BSFL(EAX, ECX)
 	MOVBLZX(memi(rSI, RCX, 0), EDX)
@@ -1154,22 +1156,105 @@ func blockHandlerDense(name string, o vecOps, uu bool, next string, dense bool) 
 	JMP(LabelRef(next))
 	if !uu {
 		Label(name + "_high")
-		ADDQ(RCX, rSI)
-		ADDQ(RCX, rDI)
 		if dense {
-			VMOVDQU(mem(rSI, 0), Y5)
+			VMOVDQU(memi(rSI, RCX, 0), Y5)
 			VPMOVMSKB(Y5, EDX)
 			LEAL(mem(RDX, -1), EAX)
 			ANDL(EAX, EDX)
 			LEAL(mem(RDX, -1), EAX)
 			ANDL(EAX, EDX)
-			MOVL(U32(denseNo), R12L)
-			MOVL(U32(denseYes), EAX)
+			MOVL(U32(denseYes), R12L)
 			TESTL(EDX, EDX)
-			CMOVLNE(EAX, R12L)
+			JNZ(LabelRef(name + "_stop"))
+			MOVL(U32(denseNo), R12L)
+			if seqs {
+				seqSparse(name)
+			}
 		}
+		Label(name + "_stop")
+		ADDQ(RCX, rSI)
+		ADDQ(RCX, rDI)
 		JMP(LabelRef("ret"))
 	}
+}
+
+// seqSparse emits blockHandlerDense's path for a byte >= 0x80 at SI+CX in sparse text: a
+// valid 2-byte sequence (C2..DF, then a continuation byte) or 3-byte one (E0..EF and two
+// continuation bytes, U+0800..U+FFFF without the surrogates D800..DFFF: the conditions of
+// §1.3) is written as \uXXXX (lowercase hex, §1.2 step 7) with one 8-byte store at DI+CX,
+// SI and DI move past it and the kernel goes back to its alignment step with R12 =
+// denseUnknown again; anything else jumps to name_stop (the kernel ends at the byte). The
+// block has 32 more bytes of src after it, so the 4-byte load at SI+CX stays in src, and the
+// store's last two bytes are overwritten by the next block's. No BMI2: the avx2 variant does
+// not require it.
+func seqSparse(name string) {
+	stop := LabelRef(name + "_stop")
+	Comment("Sparse text: a valid 2- or 3-byte sequence becomes \\uXXXX here (BX = its bytes, then",
+		"its code point).")
+	MOVL(memi(rSI, RCX, 0), EBX)
+	MOVL(EBX, EDX)
+	ANDL(U32(0xC0E0), EDX)
+	CMPL(EDX, U32(0x80C0))
+	JNE(LabelRef(name + "_3"))
+	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
+	JZ(stop)
+	MOVL(EBX, EDX)
+	ANDL(U8(0x1F), EDX)
+	SHLL(U8(6), EDX)
+	SHRL(U8(8), EBX)
+	ANDL(U8(0x3F), EBX)
+	ORL(EDX, EBX)
+	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 2}, rSI)
+	JMP(LabelRef(name + "_hex"))
+
+	Label(name + "_3")
+	MOVL(EBX, EDX)
+	ANDL(U32(0xC0C0F0), EDX)
+	CMPL(EDX, U32(0x8080E0))
+	JNE(stop)
+	MOVL(EBX, EDX)
+	ANDL(U8(0x0F), EDX)
+	SHLL(U8(12), EDX)
+	MOVL(EBX, EAX)
+	SHRL(U8(2), EAX)
+	ANDL(U32(0xFC0), EAX)
+	ORL(EAX, EDX)
+	SHRL(U8(16), EBX)
+	ANDL(U8(0x3F), EBX)
+	ORL(EDX, EBX)
+	CMPL(EBX, U32(0x800)) // overlong
+	JB(stop)
+	MOVL(EBX, EDX)
+	ANDL(U32(0xF800), EDX)
+	CMPL(EDX, U32(0xD800)) // surrogate
+	JE(stop)
+	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 3}, rSI)
+
+	Label(name + "_hex")
+	Comment("The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus",
+		"the nibble, plus 39 more from 10 on ('a' - '0' - 10).")
+	MOVL(EBX, EDX)
+	SHLL(U8(8), EDX)
+	ORL(EDX, EBX)
+	ANDL(U32(0x00FF00FF), EBX)
+	MOVL(EBX, EDX)
+	SHLL(U8(4), EDX)
+	ORL(EDX, EBX)
+	ANDL(U32(0x0F0F0F0F), EBX)
+	LEAL(mem(RBX, 0x06060606), EDX)
+	SHRL(U8(4), EDX)
+	ANDL(U32(0x01010101), EDX)
+	LEAL(Mem{Base: RDX, Index: RDX, Scale: 4}, EAX)
+	LEAL(Mem{Base: RBX, Index: RAX, Scale: 8}, EBX)
+	SUBL(EDX, EBX)
+	ADDL(U32(0x30303030), EBX)
+	BSWAPL(EBX)
+	SHLQ(U8(16), RBX)
+	ORQ(U32(0x755C), RBX) // '\\' 'u'
+	MOVQ(RBX, memi(rDI, RCX, 0))
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 6}, rDI)
+	MOVL(U32(denseUnknown), R12L)
+	JMP(LabelRef("align"))
 }
 
 // escRegs loads the registers of the escape test: Y15 = the option set's VPSHUFB table of
@@ -1250,9 +1335,9 @@ func escapeAVX2(tag, ctl, x512 bool) {
 			"")
 	}
 	Comment(
-		name+" escapes src into dst until the first byte >= 0x80 or until too few bytes",
-		"are left for its blocks, and returns how many bytes of src it consumed and how many",
-		"it wrote ("+map[bool]string{false: "option sets without HEX_TAG", true: "option sets with HEX_TAG"}[tag]+").",
+		name+" escapes src into dst until a byte >= 0x80 it leaves to the caller or until",
+		"too few bytes are left for its blocks, and returns how many bytes of src it consumed",
+		"and how many it wrote ("+map[bool]string{false: "option sets without HEX_TAG", true: "option sets with HEX_TAG"}[tag]+").",
 		"",
 		"Contract: requires AVX2, len(src) >= 16 and len(dst) >= 6*len(src). kt is the",
 		"option set's kernel table (escCtx.kt), esc its escape table (esc[b] = escape of the",
@@ -1261,10 +1346,13 @@ func escapeAVX2(tag, ctl, x512 bool) {
 		"dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites",
 		"whenever that escape is at least as long as its input (see kernel.go). It stops",
 		"either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.",
+		"In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a",
+		"valid 2- or 3-byte sequence is no stop: it is written as \\uXXXX (seqSparse).",
 		"dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when",
 		"the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's",
-		"threshold, mbDense), 0 when they do not; 2 at any other return (not tested). It saves",
-		"the caller that test, which in mostly-ASCII text costs more than the stop itself.",
+		"threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any",
+		"other return (not tested). It saves the caller that test, which in mostly-ASCII",
+		"text costs more than the stop itself.",
 		"",
 		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end,",
 		"R11 = esc, R12 = dense, R13 = kt, AX = dirty mask, BX/CX/DX scratch; Y15 = VPSHUFB table of the escaped",
@@ -1422,7 +1510,7 @@ func escapeAVX2(tag, ctl, x512 bool) {
 		"come in runs; the 128-byte loop would test four blocks and then find the first again),",
 		"back to the alignment step and the wide loops at the first clean one.")
 	oneBlock32(tag, "align")
-	blockHandlerDense("block32s", opsY, false, "dense", true)
+	blockHandlerDense("block32s", opsY, false, "dense", true, ctl)
 
 	Label("loop16")
 	Comment("One 16-byte block while 32 bytes are left.")
@@ -1971,8 +2059,8 @@ func escapeSSE2(n int) {
 // test for it. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
 func dense64(name, fallback, high string, ctl bool) {
 	Label(name)
-	Comment("A first dirty byte >= 0x80 ends the kernel at once (at high, with CX its index, as",
-		"fallback would): in mostly-ASCII text every such stop comes through here.")
+	Comment("A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback",
+		"would): in mostly-ASCII text every such byte comes through here.")
 	BSFL(EAX, ECX)
 	MOVBLZX(memi(rSI, RCX, 0), EDX)
 	CMPL(EDX, U32(0x80))
