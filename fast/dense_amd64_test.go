@@ -16,7 +16,7 @@ import (
 // mbDense finds the text dense (verdict denseYes) or at a sequence the sparse path does not
 // take (verdict denseNo: 4-byte or invalid, none in these texts), or without a verdict in the
 // last 64 bytes (the 16-byte loop's), and they take the 2- and 3-byte sequences of sparse text
-// themselves. Both must happen. A wrong verdict only costs
+// themselves (sparseSeq). Both must happen. A wrong verdict only costs
 // speed (Escape's output does not show it), so it is checked here.
 func TestASCIIKernelDensity(t *testing.T) {
 	if !hasAVX2 {
@@ -47,7 +47,7 @@ func TestASCIIKernelDensity(t *testing.T) {
 				switch {
 				case d == denseUnknown && len(src)-i >= 64:
 					t.Fatalf("%s: stop at %d, %d bytes before the end, without a verdict", name, i, len(src)-i)
-				case d != denseUnknown && (d != denseYes || !mbDense(src[i:])):
+				case d != denseUnknown && (d != denseYes || !mbDense(src[i:]) || sparseSeq(src, i)):
 					t.Fatalf("%s: stop at %d (% x): dense = %d, mbDense says %v; sparse 2- and 3-byte sequences are the kernel's",
 						name, i, src[i:i+32], d, mbDense(src[i:]))
 				}
@@ -73,11 +73,21 @@ func leads(s []byte) int {
 	return n
 }
 
-// sparseSeq reports whether s[i:] starts with a sequence the ASCII kernels write themselves in
-// sparse text: a valid 2- or 3-byte one.
+// sparseSeq reports whether s[i:] (32 bytes or more) starts with a sequence the ASCII kernels
+// write themselves in sparse text: a valid 2-byte one with no other byte >= 0x80 in the 32
+// bytes from it, or a valid 3-byte one with none but its own.
 func sparseSeq(s []byte, i int) bool {
-	w := validLen(s, i, s[i], true)
-	return w == 2 || w == 3
+	hi := 0
+	for _, b := range s[i : i+32] {
+		hi += int(b >> 7)
+	}
+	switch validLen(s, i, s[i], true) {
+	case 2:
+		return hi < 3
+	case 3:
+		return hi == 3
+	}
+	return false
 }
 
 // kernelRef writes the reference escape of src (a whole number of characters) under c: ASCII
@@ -123,7 +133,8 @@ func TestASCIIKernelBlocks(t *testing.T) {
 		f     func(dst, src []byte, kt, esc *uint64) (int, int, int)
 		noCtl bool
 	}
-	ks := []kern{{"escapeAVX2", escapeAVX2, false}, {"escapeAVX2NoCtl", escapeAVX2NoCtl, true}}
+	ks := []kern{{"escapeAVX2", escapeAVX2, false}, {"escapeAVX2NoCtl", escapeAVX2NoCtl, true},
+		{"escapeAVX2Tag", escapeAVX2Tag, false}, {"escapeAVX2TagNoCtl", escapeAVX2TagNoCtl, true}}
 	if hasAVX512 {
 		ks = append(ks, kern{"escapeAVX512", escapeAVX512, false}, kern{"escapeAVX512NoCtl", escapeAVX512NoCtl, true},
 			kern{"escapeAVX512Tag", escapeAVX512Tag, false}, kern{"escapeAVX512TagNoCtl", escapeAVX512TagNoCtl, true})
@@ -163,7 +174,7 @@ func TestASCIIKernelBlocks(t *testing.T) {
 					t.Fatalf("%s, ctx %d: a return at %d of %d not at a byte >= 0x80 says dense = %d (%q)", k.name, ci, ns, len(src), dense, src)
 				case dense != denseUnknown && (dense == denseYes) != mbDense(src[ns:]):
 					t.Fatalf("%s, ctx %d: stop at %d: dense = %d, mbDense says otherwise (%q)", k.name, ci, ns, dense, src)
-				case dense == denseNo && sparseSeq(src, ns):
+				case dense != denseUnknown && sparseSeq(src, ns):
 					t.Fatalf("%s, ctx %d: stop at %d, sparse text, at a sequence it takes (% x)", k.name, ci, ns, src[ns:ns+3])
 				}
 				for i := nd + len(src) - ns; i < len(dst); i++ {

@@ -5479,18 +5479,24 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000001, R12
-	TESTL     DX, DX
-	JNZ       block32s_stop
 	MOVL      $0x00000000, R12
+	JZ        block32s_2
+	MOVL      $0x00000001, R12
+
+	// Three bytes >= 0x80: a 3-byte sequence's own are no density.
+	LEAL  -1(DX), AX
+	TESTL AX, DX
+	JZ    block32s_3
+	JMP   block32s_stop
 
 	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
 	// its code point).
+block32s_2:
 	MOVL  (SI)(CX*1), BX
 	MOVL  BX, DX
 	ANDL  $0x0000c0e0, DX
 	CMPL  DX, $0x000080c0
-	JNE   block32s_3
+	JNE   block32s_stop
 	TESTL $0x0000001e, BX
 	JZ    block32s_stop
 	MOVL  BX, DX
@@ -5503,6 +5509,7 @@ block32s_high:
 	JMP   block32s_hex
 
 block32s_3:
+	MOVL (SI)(CX*1), BX
 	MOVL BX, DX
 	ANDL $0x00c0c0f0, DX
 	CMPL DX, $0x008080e0
@@ -6125,18 +6132,24 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000001, R12
-	TESTL     DX, DX
-	JNZ       block32s_stop
 	MOVL      $0x00000000, R12
+	JZ        block32s_2
+	MOVL      $0x00000001, R12
+
+	// Three bytes >= 0x80: a 3-byte sequence's own are no density.
+	LEAL  -1(DX), AX
+	TESTL AX, DX
+	JZ    block32s_3
+	JMP   block32s_stop
 
 	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
 	// its code point).
+block32s_2:
 	MOVL  (SI)(CX*1), BX
 	MOVL  BX, DX
 	ANDL  $0x0000c0e0, DX
 	CMPL  DX, $0x000080c0
-	JNE   block32s_3
+	JNE   block32s_stop
 	TESTL $0x0000001e, BX
 	JZ    block32s_stop
 	MOVL  BX, DX
@@ -6149,6 +6162,7 @@ block32s_high:
 	JMP   block32s_hex
 
 block32s_3:
+	MOVL (SI)(CX*1), BX
 	MOVL BX, DX
 	ANDL $0x00c0c0f0, DX
 	CMPL DX, $0x008080e0
@@ -6745,15 +6759,12 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
+	MOVL      $0x00000000, R12
 	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	JNZ       block32s_stop
-	MOVL      $0x00000000, R12
-
-block32s_stop:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -7323,15 +7334,12 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
+	MOVL      $0x00000000, R12
 	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	JNZ       block32s_stop
-	MOVL      $0x00000000, R12
-
-block32s_stop:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -10198,18 +10206,24 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000001, R12
-	TESTL     DX, DX
-	JNZ       block32s_stop
 	MOVL      $0x00000000, R12
+	JZ        block32s_2
+	MOVL      $0x00000001, R12
+
+	// Three bytes >= 0x80: a 3-byte sequence's own are no density.
+	LEAL  -1(DX), AX
+	TESTL AX, DX
+	JZ    block32s_3
+	JMP   block32s_stop
 
 	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
 	// its code point).
+block32s_2:
 	MOVL  (SI)(CX*1), BX
 	MOVL  BX, DX
 	ANDL  $0x0000c0e0, DX
 	CMPL  DX, $0x000080c0
-	JNE   block32s_3
+	JNE   block32s_stop
 	TESTL $0x0000001e, BX
 	JZ    block32s_stop
 	MOVL  BX, DX
@@ -10222,6 +10236,7 @@ block32s_high:
 	JMP   block32s_hex
 
 block32s_3:
+	MOVL (SI)(CX*1), BX
 	MOVL BX, DX
 	ANDL $0x00c0c0f0, DX
 	CMPL DX, $0x008080e0
@@ -10821,18 +10836,24 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
-	MOVL      $0x00000001, R12
-	TESTL     DX, DX
-	JNZ       block32s_stop
 	MOVL      $0x00000000, R12
+	JZ        block32s_2
+	MOVL      $0x00000001, R12
+
+	// Three bytes >= 0x80: a 3-byte sequence's own are no density.
+	LEAL  -1(DX), AX
+	TESTL AX, DX
+	JZ    block32s_3
+	JMP   block32s_stop
 
 	// Sparse text: a valid 2- or 3-byte sequence becomes \uXXXX here (BX = its bytes, then
 	// its code point).
+block32s_2:
 	MOVL  (SI)(CX*1), BX
 	MOVL  BX, DX
 	ANDL  $0x0000c0e0, DX
 	CMPL  DX, $0x000080c0
-	JNE   block32s_3
+	JNE   block32s_stop
 	TESTL $0x0000001e, BX
 	JZ    block32s_stop
 	MOVL  BX, DX
@@ -10845,6 +10866,7 @@ block32s_high:
 	JMP   block32s_hex
 
 block32s_3:
+	MOVL (SI)(CX*1), BX
 	MOVL BX, DX
 	ANDL $0x00c0c0f0, DX
 	CMPL DX, $0x008080e0
@@ -11543,15 +11565,12 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
+	MOVL      $0x00000000, R12
 	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	JNZ       block32s_stop
-	MOVL      $0x00000000, R12
-
-block32s_stop:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.
@@ -12098,15 +12117,12 @@ block32s_high:
 	ANDL      AX, DX
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
+	MOVL      $0x00000000, R12
 	MOVL      $0x00000001, R12
 	TESTL     DX, DX
-	JNZ       block32s_stop
-	MOVL      $0x00000000, R12
-
-block32s_stop:
-	ADDQ CX, SI
-	ADDQ CX, DI
-	JMP  ret
+	ADDQ      CX, SI
+	ADDQ      CX, DI
+	JMP       ret
 
 loop16:
 	// One 16-byte block while 32 bytes are left.

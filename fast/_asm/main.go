@@ -1124,8 +1124,9 @@ func blockHandler(name string, o vecOps, uu bool, next string) {
 // have 32 more bytes of src after them), sets R12 to the density verdict of the 32 bytes from
 // a byte >= 0x80: denseYes at three or more bytes >= 0x80 (the mask keeps a bit after
 // clearing its lowest two), which ends the kernel there, else denseNo. With seqs also set, a
-// valid 2- or 3-byte sequence in such sparse text is written as \uXXXX by seqSparse and the
-// kernel goes on after it (from the alignment step); any other byte >= 0x80 ends the kernel.
+// valid 2-byte sequence in such sparse text, or a valid 3-byte one with no other byte >= 0x80
+// in the 32, is written as \uXXXX by seqSparse and the kernel goes on after it (from the
+// alignment step); any other byte >= 0x80 ends the kernel.
 func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs bool) {
 	Label(name)
 	BSFL(EAX, ECX)
@@ -1163,11 +1164,21 @@ func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs 
 			ANDL(EAX, EDX)
 			LEAL(mem(RDX, -1), EAX)
 			ANDL(EAX, EDX)
-			MOVL(U32(denseYes), R12L)
-			TESTL(EDX, EDX)
-			JNZ(LabelRef(name + "_stop"))
 			MOVL(U32(denseNo), R12L)
 			if seqs {
+				JZ(LabelRef(name + "_2"))
+			}
+			MOVL(U32(denseYes), R12L)
+			if seqs {
+				Comment("Three bytes >= 0x80: a 3-byte sequence's own are no density.")
+				LEAL(mem(RDX, -1), EAX)
+				TESTL(EAX, EDX)
+				JZ(LabelRef(name + "_3"))
+			} else {
+				TESTL(EDX, EDX)
+			}
+			if seqs {
+				JMP(LabelRef(name + "_stop"))
 				seqSparse(name)
 			}
 		}
@@ -1178,10 +1189,11 @@ func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs 
 	}
 }
 
-// seqSparse emits blockHandlerDense's path for a byte >= 0x80 at SI+CX in sparse text: a
-// valid 2-byte sequence (C2..DF, then a continuation byte) or 3-byte one (E0..EF and two
-// continuation bytes, U+0800..U+FFFF without the surrogates D800..DFFF: the conditions of
-// §1.3) is written as \uXXXX (lowercase hex, §1.2 step 7) with one 8-byte store at DI+CX,
+// seqSparse emits blockHandlerDense's paths for a byte >= 0x80 at SI+CX in sparse text (at
+// name_2: no other byte >= 0x80 in the 32 from it but one; at name_3: exactly three): a
+// valid 2-byte sequence (C2..DF, then a continuation byte) at name_2, a 3-byte one (E0..EF
+// and two continuation bytes, U+0800..U+FFFF without the surrogates D800..DFFF: the
+// conditions of §1.3) at name_3, is written as \uXXXX (lowercase hex, §1.2 step 7) with one 8-byte store at DI+CX,
 // SI and DI move past it and the kernel goes back to its alignment step with R12 =
 // denseUnknown again; anything else jumps to name_stop (the kernel ends at the byte). The
 // block has 32 more bytes of src after it, so the 4-byte load at SI+CX stays in src, and the
@@ -1191,11 +1203,12 @@ func seqSparse(name string) {
 	stop := LabelRef(name + "_stop")
 	Comment("Sparse text: a valid 2- or 3-byte sequence becomes \\uXXXX here (BX = its bytes, then",
 		"its code point).")
+	Label(name + "_2")
 	MOVL(memi(rSI, RCX, 0), EBX)
 	MOVL(EBX, EDX)
 	ANDL(U32(0xC0E0), EDX)
 	CMPL(EDX, U32(0x80C0))
-	JNE(LabelRef(name + "_3"))
+	JNE(stop)
 	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
 	JZ(stop)
 	MOVL(EBX, EDX)
@@ -1208,6 +1221,7 @@ func seqSparse(name string) {
 	JMP(LabelRef(name + "_hex"))
 
 	Label(name + "_3")
+	MOVL(memi(rSI, RCX, 0), EBX)
 	MOVL(EBX, EDX)
 	ANDL(U32(0xC0C0F0), EDX)
 	CMPL(EDX, U32(0x8080E0))
