@@ -90,29 +90,6 @@ func sparseSeq(s []byte, i int) bool {
 	return false
 }
 
-// kernelRef writes the reference escape of src (a whole number of characters) under c: ASCII
-// by asciiGeneric, each sequence >= 0x80 by escapeMB (valid ones as \uXXXX).
-func kernelRef(src []byte, c *escCtx) []byte {
-	ref := make([]byte, 6*len(src)+16)
-	i, d := 0, 0
-	for i < len(src) {
-		e := i
-		for e < len(src) && src[e] < 0x80 {
-			e++
-		}
-		s, n := asciiGeneric(ref[d:], src[i:e], c)
-		i, d = i+s, d+n
-		if i < len(src) {
-			var ok bool
-			i, d, ok = escapeMB(ref, d, src, i, min(len(src), i+1), c, 0)
-			if !ok {
-				return nil
-			}
-		}
-	}
-	return ref[:d]
-}
-
 // TestASCIIKernelBlocks runs the AVX2-family ASCII kernels directly (not through Escape, which
 // hides where a kernel stopped and what it wrote past its output) on text whose 64-byte blocks
 // are each clean, sparse or dense in escapes, under every ASCII option context, so that the

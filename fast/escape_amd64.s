@@ -4675,7 +4675,11 @@ DATA utf8consts<>+30624(SB)/8, $0x0d0c08040f0e0d0c
 DATA utf8consts<>+30632(SB)/8, $0x0f0e0d0c09050f0e
 DATA utf8consts<>+30640(SB)/8, $0x0b070f0e0d0c0a06
 DATA utf8consts<>+30648(SB)/8, $0x1880808080808080
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $30656
+DATA utf8consts<>+30656(SB)/8, $0xc2c2c2c2c2c2c2c2
+DATA utf8consts<>+30664(SB)/8, $0xc2c2c2c2c2c2c2c2
+DATA utf8consts<>+30672(SB)/8, $0xc2c2c2c2c2c2c2c2
+DATA utf8consts<>+30680(SB)/8, $0xc2c2c2c2c2c2c2c2
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $30688
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -5034,8 +5038,8 @@ TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -5656,8 +5660,8 @@ TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -6320,8 +6324,8 @@ TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -6864,8 +6868,8 @@ TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -9632,8 +9636,8 @@ TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -10383,8 +10387,8 @@ TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -11024,8 +11028,8 @@ TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -11670,8 +11674,8 @@ TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
 	// dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites
 	// whenever that escape is at least as long as its input (see kernel.go). It stops
 	// either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.
-	// In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a
-	// valid 2- or 3-byte sequence is no stop: it is written as \uXXXX (seqSparse).
+	// A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its
+	// lead is no stop: it is written as \uXXXX (seqSparse).
 	// dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when
 	// the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's
 	// threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any
@@ -15495,7 +15499,7 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);
-	// Z0-Z15 and K1-K4 scratch.
+	// K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
@@ -15504,7 +15508,9 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
 	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
-	// of the positions by n) and stored whole; DI advances by the mask's popcount.
+	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
+	// of ASCII and valid 2-byte sequences only skips the validation and the classes
+	// (twoByteWindow: lead and continuation masks checked in general registers).
 	MOVQ            dst_base+0(FP), DI
 	MOVQ            src_base+24(FP), SI
 	MOVQ            src_len+32(FP), R10
@@ -15563,8 +15569,58 @@ mb:
 	POPCNTQ CX, DX
 	CMPQ    DX, $0x03
 	JB      ret
-	NOTQ    CX
-	ANDQ    CX, AX
+
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
+	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
+	VPCMPUB         $0x05, Z17, Z0, K6
+	KTESTQ          K6, K6
+	JNZ             validate
+	VPADDB          Z0, Z0, Z1
+	VPMOVB2M        Z1, K3
+	KMOVQ           K3, DX
+	ANDQ            CX, DX
+	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
+	VPCMPUB         $0x05, Z1, Z0, K3
+	VPSLLW          $0x02, Z0, Z1
+	VPMOVB2M        Z1, K4
+	KANDNQ          K3, K4, K3
+	KMOVQ           K3, BX
+	ANDNQ           CX, DX, R12
+	MOVQ            BX, R14
+	SHLQ            $0x01, R14
+	XORQ            R12, R14
+	MOVQ            DX, R12
+	XORQ            BX, R12
+	ORQ             R12, R14
+
+	// B: 63 when byte 63 is a lead (from memory, as windowEnd: no bytes >= 0xE0 here), else 64.
+	MOVL    $0x0000003f, R13
+	CMPB    63(SI), $0xc0
+	ADCL    $0x00, R13
+	TESTQ   AX, AX
+	JZ      two_noesc
+	BSFQ    AX, DX
+	CMPQ    DX, R13
+	CMOVQLT DX, R13
+
+two_noesc:
+	LEAQ     1(R13), DX
+	BZHIQ    DX, R14, R14
+	JNZ      validate
+	TESTQ    R13, R13
+	JZ       validate
+	XORL     R12, R12
+	XORL     R14, R14
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	MOVQ     $-1, AX
+	BZHIQ    R13, AX, AX
+	JMP      triples
+
+validate:
+	NOTQ CX
+	ANDQ CX, AX
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous
 	// one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were
@@ -15665,9 +15721,8 @@ units:
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
 	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
 	// past the 2B written).
-	VPCMPUB $0x05, Z17, Z0, K3
 	VPCMPUB $0x05, Z18, Z0, K4
-	KANDNQ  K3, K4, K3
+	KANDNQ  K6, K4, K3
 	KMOVQ   K3, DX
 	IMUL3Q  $0x07, DX, DX
 	ANDQ    AX, DX
@@ -15707,6 +15762,7 @@ units:
 	JMP             wdone
 
 triples:
+	// (From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)
 	VPSRLW $0x02, Z3, Z8
 	VPANDQ Z25, Z8, Z8
 	VPANDQ Z20, Z3, Z9
@@ -15927,7 +15983,7 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);
-	// Z0-Z15 and K1-K4 scratch.
+	// K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
@@ -15936,7 +15992,9 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
 	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
-	// of the positions by n) and stored whole; DI advances by the mask's popcount.
+	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
+	// of ASCII and valid 2-byte sequences only skips the validation and the classes
+	// (twoByteWindow: lead and continuation masks checked in general registers).
 	MOVQ            dst_base+0(FP), DI
 	MOVQ            src_base+24(FP), SI
 	MOVQ            src_len+32(FP), R10
@@ -15998,8 +16056,58 @@ mb:
 	POPCNTQ CX, DX
 	CMPQ    DX, $0x03
 	JB      ret
-	NOTQ    CX
-	ANDQ    CX, AX
+
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
+	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
+	VPCMPUB         $0x05, Z17, Z0, K6
+	KTESTQ          K6, K6
+	JNZ             validate
+	VPADDB          Z0, Z0, Z1
+	VPMOVB2M        Z1, K3
+	KMOVQ           K3, DX
+	ANDQ            CX, DX
+	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
+	VPCMPUB         $0x05, Z1, Z0, K3
+	VPSLLW          $0x02, Z0, Z1
+	VPMOVB2M        Z1, K4
+	KANDNQ          K3, K4, K3
+	KMOVQ           K3, BX
+	ANDNQ           CX, DX, R12
+	MOVQ            BX, R14
+	SHLQ            $0x01, R14
+	XORQ            R12, R14
+	MOVQ            DX, R12
+	XORQ            BX, R12
+	ORQ             R12, R14
+
+	// B: 63 when byte 63 is a lead (from memory, as windowEnd: no bytes >= 0xE0 here), else 64.
+	MOVL    $0x0000003f, R13
+	CMPB    63(SI), $0xc0
+	ADCL    $0x00, R13
+	TESTQ   AX, AX
+	JZ      two_noesc
+	BSFQ    AX, DX
+	CMPQ    DX, R13
+	CMOVQLT DX, R13
+
+two_noesc:
+	LEAQ     1(R13), DX
+	BZHIQ    DX, R14, R14
+	JNZ      validate
+	TESTQ    R13, R13
+	JZ       validate
+	XORL     R12, R12
+	XORL     R14, R14
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	MOVQ     $-1, AX
+	BZHIQ    R13, AX, AX
+	JMP      triples
+
+validate:
+	NOTQ CX
+	ANDQ CX, AX
 
 	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous
 	// one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were
@@ -16100,9 +16208,8 @@ units:
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
 	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
 	// past the 2B written).
-	VPCMPUB $0x05, Z17, Z0, K3
 	VPCMPUB $0x05, Z18, Z0, K4
-	KANDNQ  K3, K4, K3
+	KANDNQ  K6, K4, K3
 	KMOVQ   K3, DX
 	IMUL3Q  $0x07, DX, DX
 	ANDQ    AX, DX
@@ -16142,6 +16249,7 @@ units:
 	JMP             wdone
 
 triples:
+	// (From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)
 	VPSRLW $0x02, Z3, Z8
 	VPANDQ Z25, Z8, Z8
 	VPANDQ Z20, Z3, Z9

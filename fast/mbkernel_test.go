@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // mbTestKernel is a multi-byte kernel (an assembly function in mbKernels' sense) for
@@ -153,4 +155,77 @@ func mbRef(src string) string {
 		}
 	}
 	return b.String()
+}
+
+// kernelRef writes the reference escape of src (a whole number of characters) under c: ASCII
+// by asciiGeneric, each sequence >= 0x80 by escapeMB (valid ones as \uXXXX).
+func kernelRef(src []byte, c *escCtx) []byte {
+	ref := make([]byte, 6*len(src)+16)
+	i, d := 0, 0
+	for i < len(src) {
+		e := i
+		for e < len(src) && src[e] < 0x80 {
+			e++
+		}
+		s, n := asciiGeneric(ref[d:], src[i:e], c)
+		i, d = i+s, d+n
+		if i < len(src) {
+			var ok bool
+			i, d, ok = escapeMB(ref, d, src, i, min(len(src), i+1), c, 0)
+			if !ok {
+				return nil
+			}
+		}
+	}
+	return ref[:d]
+}
+
+// TestMBTwoByteWindows checks the multi-byte kernels on text of ASCII and 2-byte sequences
+// only (the AVX-512 kernel's twoByteWindow shortcut) with one defect at every offset of its
+// first two windows: overlong leads (C0, C1), two leads before their two continuation bytes,
+// a lead before ASCII, an escaped byte or another lead, a stray continuation byte, and a
+// 3-byte sequence among them. A kernel must write the reference escape (kernelRef) of valid
+// input up to where it stops, and never consume an invalid byte.
+func TestMBTwoByteWindows(t *testing.T) {
+	ks := testMBKernels()
+	if len(ks) == 0 {
+		t.Skip("no multi-byte kernel runs on this CPU")
+	}
+	// Lower-case letters and the continuation bytes A0..BF have bit 5 set, as the leads C0..DF
+	// have not: a test of bit 5 alone cannot tell them apart.
+	base := strings.Repeat("aébàç", 40)
+	defects := []struct {
+		s     string
+		valid bool
+	}{
+		{"\xc0\xa0", false}, {"\xc1\xbf", false}, {"\xc3\xc3\xa9\xa9", false}, {"\xc3a", false},
+		{"\xc3\"", false}, {"\xc3\xc3\xa9", false}, {"a\xa9", false}, {"\xdf\xbf", true}, {"\xc2\x80", true},
+		{"€", true}, {"\"", true},
+	}
+	for _, k := range ks {
+		for _, ci := range []int{ctxIndex(0), ctxIndex(jsonopt.HexTag | jsonopt.HexQuot)} {
+			c := &ctxs[ci]
+			if c.tag != strings.HasSuffix(k.name, "Tag") {
+				continue
+			}
+			for _, d := range defects {
+				for p := 0; p <= 2*k.w+2; p++ {
+					src := []byte(base[:p] + d.s + base[p:])
+					for !utf8.Valid(src[:p]) {
+						p++
+						src = []byte(base[:p] + d.s + base[p:])
+					}
+					dst := make([]byte, 6*len(src)+64+k.w)
+					got, nd := k.f(dst, src, c)
+					ref := kernelRef(src[:got], c)
+					switch {
+					case !d.valid && got > p:
+						t.Fatalf("%s, ctx %d: %q at %d: consumed %d bytes, past the invalid bytes", k.name, ci, d.s, p, got)
+					case ref == nil || string(dst[:nd]) != string(ref):
+						t.Fatalf("%s, ctx %d: %q at %d: wrote %q for the %d bytes it consumed; want %q", k.name, ci, d.s, p, dst[:nd], got, ref)
+					}
+				}
+			}
+		}
+	}
 }

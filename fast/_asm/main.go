@@ -120,6 +120,7 @@ var (
 	kW16       = region(32)       // 16-bit ones (VPMADDWD: sum of the two words of a dword)
 	kUC        = region(32)       // "\\u00" repeated
 	kExpU      = region(256 * 32) // expandU's VPSHUFB masks of a 4-byte group by its index (see expUEntry)
+	kC2        = region(32)       // 0xC2, the first lead of a 2-byte sequence
 )
 
 // data is DATA for utf8consts: it panics unless v lies inside one region, after everything
@@ -327,6 +328,7 @@ func tables() {
 			data(kExpU+32*m+i, U64(q))
 		}
 	}
+	bcast(kC2, 0xC2)
 	checkKonst()
 }
 
@@ -1124,9 +1126,9 @@ func blockHandler(name string, o vecOps, uu bool, next string) {
 // have 32 more bytes of src after them), sets R12 to the density verdict of the 32 bytes from
 // a byte >= 0x80: denseYes at three or more bytes >= 0x80 (the mask keeps a bit after
 // clearing its lowest two), which ends the kernel there, else denseNo. With seqs also set, a
-// valid 2-byte sequence in such sparse text, or a valid 3-byte one with no other byte >= 0x80
-// in the 32, is written as \uXXXX by seqSparse and the kernel goes on after it (from the
-// alignment step); any other byte >= 0x80 ends the kernel.
+// valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its lead (a
+// 3-byte one's own three are no density) is written as \uXXXX by seqSparse and the kernel
+// goes on after it (from the alignment step); any other byte >= 0x80 ends the kernel.
 func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs bool) {
 	Label(name)
 	BSFL(EAX, ECX)
@@ -1360,8 +1362,8 @@ func escapeAVX2(tag, ctl, x512 bool) {
 		"dst[ndst:ndst+len(src)-nsrc] with bytes that the escape of src[nsrc:] overwrites",
 		"whenever that escape is at least as long as its input (see kernel.go). It stops",
 		"either at a byte >= 0x80 or with fewer than 32 bytes left; the caller finishes.",
-		"In sparse text (fewer than three bytes >= 0x80 in the 32 from a byte >= 0x80) a",
-		"valid 2- or 3-byte sequence is no stop: it is written as \\uXXXX (seqSparse).",
+		"A valid 2- or 3-byte sequence with no other byte >= 0x80 in the 32 bytes from its",
+		"lead is no stop: it is written as \\uXXXX (seqSparse).",
 		"dense is the density verdict of a stop at a byte >= 0x80 in a 32-byte block: 1 when",
 		"the 32 bytes from it hold at least three bytes >= 0x80 (the multi-byte kernel's",
 		"threshold, mbDense), 0 when they do not (a 4-byte or invalid sequence); 2 at any",

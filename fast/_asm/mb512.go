@@ -28,7 +28,7 @@ func escapeMBAVX512(tag bool) {
 		"= the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
 		"digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =",
 		"0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);",
-		"Z0-Z15 and K1-K4 scratch.",
+		"K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.",
 		"",
 		"Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before",
 		"the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load",
@@ -37,7 +37,9 @@ func escapeMBAVX512(tag bool) {
 		"2 or 3 by its character's length, set by masked moves per byte role (a shorter path",
 		"for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position",
 		"order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP",
-		"of the positions by n) and stored whole; DI advances by the mask's popcount.",
+		"of the positions by n) and stored whole; DI advances by the mask's popcount. A window",
+		"of ASCII and valid 2-byte sequences only skips the validation and the classes",
+		"(twoByteWindow: lead and continuation masks checked in general registers).",
 	)
 	flag := AllocLocal(8)
 	kt := prologue()
@@ -109,6 +111,8 @@ func escapeMBAVX512(tag bool) {
 	POPCNTQ(RCX, RDX)
 	CMPQ(RDX, U8(3))
 	JB(LabelRef("ret"))
+	twoByteWindow()
+	Label("validate")
 	NOTQ(RCX)
 	ANDQ(RCX, RAX)
 	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous",
@@ -195,9 +199,8 @@ func escapeMBAVX512(tag bool) {
 		"theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so",
 		"that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes",
 		"past the 2B written).")
-	VPCMPUB(U8(5), Z17, Z0, K3)
 	VPCMPUB(U8(5), Z18, Z0, K4)
-	KANDNQ(K3, K4, K3)
+	KANDNQ(K6, K4, K3)
 	KMOVQ(K3, RDX)
 	IMUL3Q(U8(7), RDX, RDX) // leads | leads << 1 | leads << 2 (3 apart: no carries)
 	ANDQ(RAX, RDX)
@@ -232,6 +235,7 @@ func escapeMBAVX512(tag bool) {
 	JMP(LabelRef("wdone"))
 
 	Label("triples")
+	Comment("(From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)")
 	VPSRLW(U8(2), Z3, Z8)
 	VPANDQ(Z25, Z8, Z8)
 	nibblesLC()
@@ -392,4 +396,64 @@ func escapeMBAVX512(tag bool) {
 	ADDQ(U8(64), rDI)
 	JMP(LabelRef("loop"))
 	epilogue(true)
+}
+
+// twoByteWindow emits escapeMBAVX512's shortcut for a window whose bytes >= 0x80 before B are
+// all valid 2-byte sequences (Cyrillic, Greek, most Latin text): the same output as the
+// validation, the classes and the 3-byte test would lead to, without them (about a third of a
+// window's vector operations, nine of its shuffles). At entry Z0 = the window, AX = its
+// escaped ASCII bytes, CX = its bytes >= 0x80. A window with a byte >= 0xE0 goes to validate
+// at once (K6 = those bytes, for units). Leads are the bytes >= 0xC0 (bit 6 of a byte >=
+// 0x80), 2-byte leads those in C2..DF, continuation bytes the others >= 0x80. B is 64, 63
+// when byte 63 is a lead (its sequence ends in the next window), or the first escaped ASCII
+// byte if earlier. The window is taken when, up to and including byte B, every lead is
+// a 2-byte lead and the continuation bytes are exactly the bytes after them (a lead before an
+// escape at B has none: not taken), and B > 0; it then goes on at triples with R13 = B and AX
+// = the bytes before B. Anything else goes on at validate with AX and CX unchanged.
+func twoByteWindow() {
+	Comment("A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =",
+		"2-byte leads, R12 = continuation bytes, R14 = where the rule fails.")
+	VPCMPUB(U8(5), Z17, Z0, K6)
+	KTESTQ(K6, K6)
+	JNZ(LabelRef("validate"))
+	VPADDB(Z0, Z0, Z1)
+	VPMOVB2M(Z1, K3)
+	KMOVQ(K3, RDX)
+	ANDQ(RCX, RDX)
+	VBROADCASTI64X4(k(kC2), Z1)
+	VPCMPUB(U8(5), Z1, Z0, K3)
+	VPSLLW(U8(2), Z0, Z1)
+	VPMOVB2M(Z1, K4)
+	KANDNQ(K3, K4, K3)
+	KMOVQ(K3, RBX)
+	ANDNQ(RCX, RDX, R12)
+	MOVQ(RBX, R14)
+	SHLQ(U8(1), R14)
+	XORQ(R12, R14)
+	MOVQ(RDX, R12)
+	XORQ(RBX, R12)
+	ORQ(R12, R14)
+	Comment("B: 63 when byte 63 is a lead (from memory, as windowEnd: no bytes >= 0xE0 here), else 64.")
+	MOVL(U32(63), R13L)
+	CMPB(mem(rSI, 63), U8(0xC0))
+	ADCL(U8(0), R13L)
+	TESTQ(RAX, RAX)
+	JZ(LabelRef("two_noesc"))
+	BSFQ(RAX, RDX)
+	CMPQ(RDX, R13)
+	CMOVQLT(RDX, R13)
+	Label("two_noesc")
+	LEAQ(mem(R13, 1), RDX)
+	BZHIQ(RDX, R14, R14)
+	JNZ(LabelRef("validate"))
+	TESTQ(R13, R13)
+	JZ(LabelRef("validate"))
+	XORL(R12L, R12L)
+	XORL(R14L, R14L)
+	VPERMB_Z(Z0, Z19, K5, Z3)
+	VPSRLW(U8(4), Z0, Z7)
+	VPANDQ(Z25, Z7, Z7)
+	MOVQ(I64(-1), RAX)
+	BZHIQ(R13, RAX, RAX)
+	JMP(LabelRef("triples"))
 }
