@@ -170,8 +170,9 @@ func TestASCIIKernelBlocks(t *testing.T) {
 
 // blockText returns n bytes of text in 64-byte blocks, each clean, sparse (one or two escaped
 // bytes), dense (escapes at a random density) or all escapes; with noCtl it has no control
-// and no byte >= 0x80, else a block sometimes holds a control, and one to three sequences
-// >= 0x80 (seqs: valid ones of each length at their edges, and invalid ones) at random places.
+// and no byte >= 0x80, else a block sometimes holds a control, and a single 2-byte sequence
+// (valid or not) or up to three sequences >= 0x80 (seqs: valid ones of each length at their
+// edges, and invalid ones) at random places.
 func blockText(r *rand.Rand, n int, escs []byte, noCtl bool) []byte {
 	src := make([]byte, n)
 	for i := range src {
@@ -201,6 +202,15 @@ func blockText(r *rand.Rand, n int, escs []byte, noCtl bool) []byte {
 		}
 		if r.IntN(4) == 0 {
 			blk[r.IntN(len(blk))] = []byte{0x01, 0x1f}[r.IntN(2)]
+		}
+		if r.IntN(3) == 0 {
+			// A single 2-byte sequence (the avx512 dense loop writes it in the loop), valid
+			// or not (overlong, truncated, the start of a longer one, two leads, two
+			// continuation bytes), anywhere in the block, also across its end.
+			q := [][]byte{{0xC3, 0xA9}, {0xC2, 0x80}, {0xDF, 0xBF}, {0xC1, 0xBF}, {0xC3, 'a'}, {0xC3, 0xC3},
+				{0xE2, 0x80}, {0xF0, 0x9F}, {0xA9, 0xA9}}[r.IntN(9)]
+			copy(src[b+r.IntN(len(blk)):], q)
+			continue
 		}
 		for range r.IntN(4) {
 			q := seqs[r.IntN(len(seqs))]

@@ -9838,17 +9838,19 @@ loop32:
 
 	PCALIGN $32
 block32:
-	// A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback
-	// would): in mostly-ASCII text every such byte comes through here.
-	BSFL         AX, CX
-	MOVBLZX      (SI)(CX*1), DX
-	CMPL         DX, $0x00000080
-	JAE          block32s_high
-	LEAQ         128(SI), DX
-	CMPQ         DX, R10
-	JHI          block32x
-	CMPB         224(R13), $0x00
-	JNE          block32x
+	// A first dirty byte >= 0x80 goes to d64_high (with CX its index, as fallback would):
+	// in mostly-ASCII text every such byte comes through here.
+	BSFL    AX, CX
+	MOVBLZX (SI)(CX*1), DX
+	CMPL    DX, $0x00000080
+	JAE     d64_high
+	LEAQ    128(SI), DX
+	CMPQ    DX, R10
+	JHI     block32x
+	CMPB    224(R13), $0x00
+	JNE     block32x
+
+d64_enter:
 	VMOVDQU64    232(R13), Z16
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
@@ -9877,7 +9879,7 @@ d64:
 	VPORQ    Z0, Z1, Z3
 	VPMOVB2M Z3, K2
 	KORTESTQ K2, K2
-	JNZ      d64_complex
+	JNZ      d64_seq
 	VPTESTMB Z1, Z1, K1
 	KMOVQ    K1, AX
 
@@ -9988,6 +9990,129 @@ d64_complex:
 	VEXTRACTI64X4 $0x01, Z0, Y0
 	VMOVDQU       Y0, (DI)
 	SHRQ          $0x20, AX
+	JMP           block32x
+
+d64_high:
+	LEAQ      128(SI), DX
+	CMPQ      DX, R10
+	JHI       block32s_high
+	CMPB      224(R13), $0x00
+	JNE       block32s_high
+	VMOVDQU64 (SI), Z3
+	VPMOVB2M  Z3, K3
+	KMOVQ     K3, DX
+	POPCNTQ   DX, DX
+	CMPQ      DX, $0x02
+	JNE       block32s_high
+	VMOVDQU64 64(SI), Z3
+	VPMOVB2M  Z3, K3
+	KORTESTQ  K3, K3
+	JZ        block32s_high
+	JMP       d64_enter
+
+d64_seq:
+	// One 2-byte sequence (BX = the block's bytes >= 0x80, DX = its complex lanes; CX = L).
+	VPMOVB2M Z0, K3
+	KMOVQ    K2, DX
+	KMOVQ    K3, BX
+	CMPQ     DX, BX
+	JNE      d64_complex
+	BSFQ     BX, CX
+	SHRQ     CL, BX
+	CMPQ     BX, $0x03
+	JNE      d64_complex
+	MOVWLZX  (SI)(CX*1), BX
+	MOVL     BX, DX
+	ANDL     $0x0000c0e0, DX
+	CMPL     DX, $0x000080c0
+	JNE      d64_complex
+	TESTL    $0x0000001e, BX
+	JZ       d64_complex
+	MOVL     BX, DX
+	ANDL     $0x1f, DX
+	SHLL     $0x06, DX
+	SHRL     $0x08, BX
+	ANDL     $0x3f, BX
+	ORL      DX, BX
+
+	// R12 = the escape (nonzero: this block was dirty, for the clean-run test), R14 = DI
+	// at lane L (DI + L + the escapes before it); SI moves past the sequence.
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL     BX, DX
+	SHLL     $0x08, DX
+	ORL      DX, BX
+	ANDL     $0x00ff00ff, BX
+	MOVL     BX, DX
+	SHLL     $0x04, DX
+	ORL      DX, BX
+	ANDL     $0x0f0f0f0f, BX
+	LEAL     101058054(BX), DX
+	SHRL     $0x04, DX
+	ANDL     $0x01010101, DX
+	LEAL     (DX)(DX*4), AX
+	LEAL     (BX)(AX*8), BX
+	SUBL     DX, BX
+	ADDL     $0x30303030, BX
+	BSWAPL   BX
+	SHLQ     $0x10, BX
+	ORQ      $0x0000755c, BX
+	MOVQ     BX, R12
+	VPTESTMB Z1, Z1, K1
+	KMOVQ    K1, AX
+	BZHIQ    CX, AX, DX
+	POPCNTQ  DX, DX
+	ADDQ     CX, DX
+	LEAQ     (DI)(DX*1), R14
+	LEAQ     2(SI)(CX*1), SI
+	TESTQ    AX, AX
+	JNZ      d64_seqx
+
+	// No escape in the block: the lanes before L are the block's own bytes.
+	VMOVDQU64 Z0, (DI)
+	JMP       d64_seqw
+
+d64_seqx:
+	VPBLENDMB     Z1, Z0, K1, Z2
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+	SHRQ          $0x20, AX
+	VEXTRACTI64X4 $0x01, Z2, Y2
+	MOVQ          $0x5555555555555555, BX
+	PDEPQ         BX, AX, DX
+	NOTQ          BX
+	ORQ           BX, DX
+	PEXTQ         DX, BX, DX
+	KMOVQ         DX, K4
+	VMOVDQA64     Z18, Z5
+	VPEXPANDB     Z2, K4, Z5
+	VMOVDQU64     Z5, (DI)
+	POPCNTL       AX, CX
+	LEAQ          32(DI)(CX*1), DI
+
+d64_seqw:
+	MOVQ      R14, DI
+	MOVQ      R12, (DI)
+	ADDQ      $0x06, DI
+	LEAQ      128(SI), DX
+	CMPQ      DX, R10
+	JHI       d64_seqt
+	VMOVDQU64 (SI), Z6
+	VMOVDQU64 64(SI), Z7
+	JMP       d64
+
+d64_seqt:
+	MOVL $0x00000002, R12
+	JMP  d64t
 
 block32x:
 	// A first dirty byte >= 0x80 ends the kernel at once: the byte handler's own test,
@@ -11224,8 +11349,8 @@ loop32:
 	JMP       loop32
 
 block32:
-	// A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback
-	// would): in mostly-ASCII text every such byte comes through here.
+	// A first dirty byte >= 0x80 goes to d64_high (with CX its index, as fallback would):
+	// in mostly-ASCII text every such byte comes through here.
 	BSFL         AX, CX
 	MOVBLZX      (SI)(CX*1), DX
 	CMPL         DX, $0x00000080

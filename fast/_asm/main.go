@@ -1192,15 +1192,15 @@ func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs 
 }
 
 // seqSparse emits blockHandlerDense's paths for a byte >= 0x80 at SI+CX in sparse text (at
-// name_2: no other byte >= 0x80 in the 32 from it but one; at name_3: exactly three): a
-// valid 2-byte sequence (C2..DF, then a continuation byte) at name_2, a 3-byte one (E0..EF
-// and two continuation bytes, U+0800..U+FFFF without the surrogates D800..DFFF: the
-// conditions of §1.3) at name_3, is written as \uXXXX (lowercase hex, §1.2 step 7) with one 8-byte store at DI+CX,
-// SI and DI move past it and the kernel goes back to its alignment step with R12 =
-// denseUnknown again; anything else jumps to name_stop (the kernel ends at the byte). The
-// block has 32 more bytes of src after it, so the 4-byte load at SI+CX stays in src, and the
-// store's last two bytes are overwritten by the next block's. No BMI2: the avx2 variant does
-// not require it.
+// name_2: fewer than three bytes >= 0x80 in the 32 from it; at name_3: exactly three). A
+// valid 2-byte sequence (C2..DF, then a continuation byte) at name_2, or 3-byte one (E0..EF
+// and two continuation bytes, U+0800..U+FFFF without the surrogates D800..DFFF: spec §2.2)
+// at name_3, is written as \uXXXX (lower-case hex, §1.4) with one 8-byte store at DI+CX; SI
+// and DI move past it and the kernel goes back to its alignment step with R12 = denseUnknown
+// again. Anything else jumps to name_stop (the kernel ends at the byte). The block has 32
+// more bytes of src after it, so the 4-byte load at SI+CX stays in src, and the store's last
+// two bytes are overwritten by the next block's. No BMI2: the avx2 variant does not require
+// it.
 func seqSparse(name string) {
 	stop := LabelRef(name + "_stop")
 	Comment("Sparse text: a valid 2- or 3-byte sequence becomes \\uXXXX here (BX = its bytes, then",
@@ -1247,6 +1247,16 @@ func seqSparse(name string) {
 	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 3}, rSI)
 
 	Label(name + "_hex")
+	hexU()
+	MOVQ(RBX, memi(rDI, RCX, 0))
+	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 6}, rDI)
+	MOVL(U32(denseUnknown), R12L)
+	JMP(LabelRef("align"))
+}
+
+// hexU turns the code point in EBX (at most 0xFFFF) into its escape \uXXXX (lower-case hex,
+// spec §1.4) in RBX's low 6 bytes (the top two are 0), in general registers. It uses AX and DX.
+func hexU() {
 	Comment("The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus",
 		"the nibble, plus 39 more from 10 on ('a' - '0' - 10).")
 	MOVL(EBX, EDX)
@@ -1267,10 +1277,6 @@ func seqSparse(name string) {
 	BSWAPL(EBX)
 	SHLQ(U8(16), RBX)
 	ORQ(U32(0x755C), RBX) // '\\' 'u'
-	MOVQ(RBX, memi(rDI, RCX, 0))
-	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 6}, rDI)
-	MOVL(U32(denseUnknown), R12L)
-	JMP(LabelRef("align"))
 }
 
 // escRegs loads the registers of the escape test: Y15 = the option set's VPSHUFB table of
@@ -2054,13 +2060,15 @@ func escapeSSE2(n int) {
 // dense64 emits the avx512 escape kernels' loop for text dense in two-byte escapes (option sets
 // without \u00XX escapes of bytes >= 0x20, that is without HEX_ options). It is entered at name
 // with a dirty 32-byte block at SI (stored at DI, AX its mask: the entry of the 32-byte block
-// handler, which is fallback; a first dirty byte >= 0x80 goes straight to its exit, high) and
-// takes 64-byte blocks while 128 bytes of src are left:
+// handler, which is fallback; a first dirty byte >= 0x80 goes to its exit, high, unless the
+// 64 bytes at SI hold just one 2-byte sequence: dense64Seq) and takes 64-byte blocks while 128
+// bytes of src are left:
 //
 //   - one VPERMI2B of the block by the option set's 128-byte table (ktPerm) gives every lane its
 //     escape letter (0 when clean, 0x80 for a \u00XX escape); a lane >= 0x80 (or whose entry is
-//     0x80) makes the block "complex": its first dirty 32-byte half goes to fallback, which
-//     escapes it (and stops the kernel at a byte >= 0x80);
+//     0x80) makes the block "complex": a block whose only bytes >= 0x80 are one valid 2-byte
+//     sequence is written in the loop (dense64Seq); any other's first dirty 32-byte half goes
+//     to fallback, which escapes it (and stops the kernel at a byte >= 0x80 it does not take);
 //   - a block of clean bytes and two-byte escapes is written from registers: each 32-byte half's
 //     letters (the escaped lanes' letters, the clean lanes' own bytes) go to their places in a
 //     64-byte output of '\\' by one VPEXPANDB (as expand512), stored with one 64-byte store;
@@ -2075,17 +2083,22 @@ func escapeSSE2(n int) {
 // test for it. Registers: Z16/Z17 = the table, Z18 = '\\' in every byte.
 func dense64(name, fallback, high string, ctl bool) {
 	Label(name)
-	Comment("A first dirty byte >= 0x80 goes to high at once (with CX its index, as fallback",
-		"would): in mostly-ASCII text every such byte comes through here.")
+	Comment("A first dirty byte >= 0x80 goes to d64_high (with CX its index, as fallback would):",
+		"in mostly-ASCII text every such byte comes through here.")
 	BSFL(EAX, ECX)
 	MOVBLZX(memi(rSI, RCX, 0), EDX)
 	CMPL(EDX, U32(0x80))
-	JAE(LabelRef(high))
+	if ctl {
+		JAE(LabelRef("d64_high"))
+	} else {
+		JAE(LabelRef(high))
+	}
 	LEAQ(mem(rSI, 128), RDX)
 	CMPQ(RDX, rEnd)
 	JHI(LabelRef(fallback))
 	CMPB(mem(R13, ktHexU), U8(0))
 	JNE(LabelRef(fallback))
+	Label("d64_enter")
 	VMOVDQU64(mem(R13, ktPerm), Z16)
 	VMOVDQU64(mem(R13, ktPerm+64), Z17)
 	VPBROADCASTB(k(kBS), Z18)
@@ -2114,7 +2127,7 @@ func dense64(name, fallback, high string, ctl bool) {
 		VPORQ(Z0, Z1, Z3)
 		VPMOVB2M(Z3, K2)
 		KORTESTQ(K2, K2)
-		JNZ(LabelRef("d64_complex"))
+		JNZ(LabelRef("d64_seq"))
 	}
 	VPTESTMB(Z1, Z1, K1)
 	KMOVQ(K1, RAX)
@@ -2137,6 +2150,99 @@ func dense64(name, fallback, high string, ctl bool) {
 
 	dense64Tail(ctl)
 	dense64Exits(fallback, ctl)
+	if ctl {
+		dense64Seq(high)
+	}
+}
+
+// dense64Seq emits dense64's way in at a first dirty byte >= 0x80 (d64_high, CX its index in
+// the block at SI) and its path for a block whose only bytes >= 0x80 are one 2-byte sequence
+// (d64_seq). The loop is entered when the 64 bytes at SI hold exactly two bytes >= 0x80 (and
+// it may run: 128 bytes left, no HEX_ option); else the byte goes to high as before. In the
+// loop, a block whose complex lanes (K2) are exactly two bytes >= 0x80 at L and L+1, a valid
+// 2-byte sequence (C2..DF, then a continuation byte: spec §2.2), is expanded as any block, DI
+// is then set back to lane L's place, \uXXXX written there (one 8-byte store) and the loop
+// goes on from L+2 with its loads two blocks ahead started again. Such text is sparse (two
+// bytes >= 0x80 in 64): the multi-byte kernel would not start there. Any other complex block
+// goes on at d64_complex, dense64Exits' way out.
+func dense64Seq(high string) {
+	Label("d64_high")
+	LEAQ(mem(rSI, 128), RDX)
+	CMPQ(RDX, rEnd)
+	JHI(LabelRef(high))
+	CMPB(mem(R13, ktHexU), U8(0))
+	JNE(LabelRef(high))
+	VMOVDQU64(mem(rSI, 0), Z3)
+	VPMOVB2M(Z3, K3)
+	KMOVQ(K3, RDX)
+	POPCNTQ(RDX, RDX)
+	CMPQ(RDX, U8(2))
+	JNE(LabelRef(high))
+	VMOVDQU64(mem(rSI, 64), Z3)
+	VPMOVB2M(Z3, K3)
+	KORTESTQ(K3, K3)
+	JZ(LabelRef(high))
+	JMP(LabelRef("d64_enter"))
+
+	Label("d64_seq")
+	Comment("One 2-byte sequence (BX = the block's bytes >= 0x80, DX = its complex lanes; CX = L).")
+	VPMOVB2M(Z0, K3)
+	KMOVQ(K2, RDX)
+	KMOVQ(K3, RBX)
+	CMPQ(RDX, RBX)
+	JNE(LabelRef("d64_complex"))
+	BSFQ(RBX, RCX)
+	SHRQ(CL, RBX)
+	CMPQ(RBX, U8(3))
+	JNE(LabelRef("d64_complex"))
+	MOVWLZX(memi(rSI, RCX, 0), EBX)
+	MOVL(EBX, EDX)
+	ANDL(U32(0xC0E0), EDX)
+	CMPL(EDX, U32(0x80C0))
+	JNE(LabelRef("d64_complex"))
+	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
+	JZ(LabelRef("d64_complex"))
+	MOVL(EBX, EDX)
+	ANDL(U8(0x1F), EDX)
+	SHLL(U8(6), EDX)
+	SHRL(U8(8), EBX)
+	ANDL(U8(0x3F), EBX)
+	ORL(EDX, EBX)
+	Comment("R12 = the escape (nonzero: this block was dirty, for the clean-run test), R14 = DI",
+		"at lane L (DI + L + the escapes before it); SI moves past the sequence.")
+	hexU()
+	MOVQ(RBX, R12)
+	VPTESTMB(Z1, Z1, K1)
+	KMOVQ(K1, RAX)
+	BZHIQ(RCX, RAX, RDX)
+	POPCNTQ(RDX, RDX)
+	ADDQ(RCX, RDX)
+	LEAQ(Mem{Base: rDI, Index: RDX, Scale: 1}, R14)
+	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 2}, rSI)
+	TESTQ(RAX, RAX)
+	JNZ(LabelRef("d64_seqx"))
+	Comment("No escape in the block: the lanes before L are the block's own bytes.")
+	VMOVDQU64(Z0, mem(rDI, 0))
+	JMP(LabelRef("d64_seqw"))
+	Label("d64_seqx")
+	VPBLENDMB(Z1, Z0, K1, Z2)
+	expandHalf(Z2)
+	SHRQ(U8(32), RAX)
+	VEXTRACTI64X4(U8(1), Z2, Y2)
+	expandHalf(Z2)
+	Label("d64_seqw")
+	MOVQ(R14, rDI)
+	MOVQ(R12, mem(rDI, 0))
+	ADDQ(U8(6), rDI)
+	LEAQ(mem(rSI, 128), RDX)
+	CMPQ(RDX, rEnd)
+	JHI(LabelRef("d64_seqt"))
+	VMOVDQU64(mem(rSI, 0), Z6)
+	VMOVDQU64(mem(rSI, 64), Z7)
+	JMP(LabelRef("d64"))
+	Label("d64_seqt")
+	MOVL(U32(denseUnknown), R12L)
+	JMP(LabelRef("d64t"))
 }
 
 // dense64Exits emits dense64's ways out of its loop: at the second clean block in a row (the
