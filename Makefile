@@ -1,5 +1,5 @@
-# difffuzz: see README.md. `make test` is what CI runs (after .ci/run installs php-cli and
-# qemu-user).
+# difffuzz: see README.md. `make test` is what CI runs (after .ci/run installs php-cli,
+# php-mbstring, qemu-user and libxml2-utils).
 SHELL        = /bin/bash
 GO          ?= go
 STATICCHECK  = honnef.co/go/tools/cmd/staticcheck@v0.8.2
