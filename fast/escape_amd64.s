@@ -10073,6 +10073,7 @@ d64_seq:
 	JMP       d64_seqw
 
 d64_seqx:
+	// Letters in the escaped lanes, the bytes themselves in the others.
 	VPBLENDMB     Z1, Z0, K1, Z2
 	MOVQ          $0x5555555555555555, BX
 	PDEPQ         BX, AX, DX

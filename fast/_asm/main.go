@@ -1207,18 +1207,7 @@ func seqSparse(name string) {
 		"its code point).")
 	Label(name + "_2")
 	MOVL(memi(rSI, RCX, 0), EBX)
-	MOVL(EBX, EDX)
-	ANDL(U32(0xC0E0), EDX)
-	CMPL(EDX, U32(0x80C0))
-	JNE(stop)
-	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
-	JZ(stop)
-	MOVL(EBX, EDX)
-	ANDL(U8(0x1F), EDX)
-	SHLL(U8(6), EDX)
-	SHRL(U8(8), EBX)
-	ANDL(U8(0x3F), EBX)
-	ORL(EDX, EBX)
+	seq2(stop)
 	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 2}, rSI)
 	JMP(LabelRef(name + "_hex"))
 
@@ -1252,6 +1241,24 @@ func seqSparse(name string) {
 	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 6}, rDI)
 	MOVL(U32(denseUnknown), R12L)
 	JMP(LabelRef("align"))
+}
+
+// seq2 decodes the 2-byte sequence in BX's low two bytes (lead first) into its code point in
+// EBX, or jumps to bad when they are not a valid one (a lead C2..DF, then a continuation byte:
+// spec §2.2). It uses DX.
+func seq2(bad LabelRef) {
+	MOVL(EBX, EDX)
+	ANDL(U32(0xC0E0), EDX)
+	CMPL(EDX, U32(0x80C0))
+	JNE(bad)
+	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
+	JZ(bad)
+	MOVL(EBX, EDX)
+	ANDL(U8(0x1F), EDX)
+	SHLL(U8(6), EDX)
+	SHRL(U8(8), EBX)
+	ANDL(U8(0x3F), EBX)
+	ORL(EDX, EBX)
 }
 
 // hexU turns the code point in EBX (at most 0xFFFF) into its escape \uXXXX (lower-case hex,
@@ -2137,12 +2144,7 @@ func dense64(name, fallback, high string, ctl bool) {
 	ORQ(R12, RDX)
 	JZ(LabelRef("d64_clean"))
 	MOVQ(RAX, R12)
-	Comment("Letters in the escaped lanes, the bytes themselves in the others.")
-	VPBLENDMB(Z1, Z0, K1, Z2)
-	expandHalf(Z2)
-	SHRQ(U8(32), RAX)
-	VEXTRACTI64X4(U8(1), Z2, Y2)
-	expandHalf(Z2)
+	expand64()
 	ADDQ(U8(64), rSI)
 	LEAQ(mem(rSI, 128), RDX)
 	CMPQ(RDX, rEnd)
@@ -2196,18 +2198,7 @@ func dense64Seq(high string) {
 	CMPQ(RBX, U8(3))
 	JNE(LabelRef("d64_complex"))
 	MOVWLZX(memi(rSI, RCX, 0), EBX)
-	MOVL(EBX, EDX)
-	ANDL(U32(0xC0E0), EDX)
-	CMPL(EDX, U32(0x80C0))
-	JNE(LabelRef("d64_complex"))
-	TESTL(U32(0x1E), EBX) // C0 and C1 start overlongs
-	JZ(LabelRef("d64_complex"))
-	MOVL(EBX, EDX)
-	ANDL(U8(0x1F), EDX)
-	SHLL(U8(6), EDX)
-	SHRL(U8(8), EBX)
-	ANDL(U8(0x3F), EBX)
-	ORL(EDX, EBX)
+	seq2(LabelRef("d64_complex"))
 	Comment("R12 = the escape (nonzero: this block was dirty, for the clean-run test), R14 = DI",
 		"at lane L (DI + L + the escapes before it); SI moves past the sequence.")
 	hexU()
@@ -2225,11 +2216,7 @@ func dense64Seq(high string) {
 	VMOVDQU64(Z0, mem(rDI, 0))
 	JMP(LabelRef("d64_seqw"))
 	Label("d64_seqx")
-	VPBLENDMB(Z1, Z0, K1, Z2)
-	expandHalf(Z2)
-	SHRQ(U8(32), RAX)
-	VEXTRACTI64X4(U8(1), Z2, Y2)
-	expandHalf(Z2)
+	expand64()
 	Label("d64_seqw")
 	MOVQ(R14, rDI)
 	MOVQ(R12, mem(rDI, 0))
@@ -2275,6 +2262,18 @@ func dense64Exits(fallback string, ctl bool) {
 	VMOVDQU(Y0, mem(rDI, 0))
 	SHRQ(U8(32), RAX)
 	JMP(LabelRef(fallback))
+}
+
+// expand64 writes the 64-byte block Z0 at DI with its escaped lanes (K1 and AX, their letters
+// in Z1) each after a '\\', two halves by expandHalf, and advances DI past them. It uses Z2
+// and what expandHalf uses; AX is shifted right by 32.
+func expand64() {
+	Comment("Letters in the escaped lanes, the bytes themselves in the others.")
+	VPBLENDMB(Z1, Z0, K1, Z2)
+	expandHalf(Z2)
+	SHRQ(U8(32), RAX)
+	VEXTRACTI64X4(U8(1), Z2, Y2)
+	expandHalf(Z2)
 }
 
 // expandHalf writes the 32 lanes of x's low half (letters in place of escaped bytes; AX's low

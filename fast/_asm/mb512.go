@@ -151,12 +151,7 @@ func escapeMBAVX512(tag bool) {
 		"escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid",
 		"sequence (as escapeMBAVX2).")
 	windowEnd(64)
-	TESTQ(RAX, RAX)
-	JZ(LabelRef("noesc"))
-	BSFQ(RAX, RAX)
-	CMPQ(RAX, R13)
-	CMOVQLT(RAX, R13)
-	Label("noesc")
+	cutAtFirst(RAX, RAX, "noesc")
 	LEAQ(mem(R13, 1), RCX)
 	BZHIQ(RCX, RDX, RDX)
 	JZ(LabelRef("valid"))
@@ -437,12 +432,7 @@ func twoByteWindow() {
 	MOVL(U32(63), R13L)
 	CMPB(mem(rSI, 63), U8(0xC0))
 	ADCL(U8(0), R13L)
-	TESTQ(RAX, RAX)
-	JZ(LabelRef("two_noesc"))
-	BSFQ(RAX, RDX)
-	CMPQ(RDX, R13)
-	CMOVQLT(RDX, R13)
-	Label("two_noesc")
+	cutAtFirst(RAX, RDX, "two_noesc")
 	LEAQ(mem(R13, 1), RDX)
 	BZHIQ(RDX, R14, R14)
 	JNZ(LabelRef("validate"))
@@ -456,4 +446,15 @@ func twoByteWindow() {
 	MOVQ(I64(-1), RAX)
 	BZHIQ(R13, RAX, RAX)
 	JMP(LabelRef("triples"))
+}
+
+// cutAtFirst sets R13 (a window's end, B) to the index of mask's lowest set bit when that is
+// lower (through tmp, which may be mask itself); skip is the label past it, for a zero mask.
+func cutAtFirst(mask, tmp Register, skip string) {
+	TESTQ(mask, mask)
+	JZ(LabelRef(skip))
+	BSFQ(mask, tmp)
+	CMPQ(tmp, R13)
+	CMOVQLT(tmp, R13)
+	Label(skip)
 }
