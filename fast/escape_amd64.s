@@ -6764,8 +6764,9 @@ block32s_high:
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, R12
+	MOVL      $0x00000001, AX
 	TESTL     DX, DX
+	CMOVLNE   AX, R12
 	ADDQ      CX, SI
 	ADDQ      CX, DI
 	JMP       ret
@@ -7339,8 +7340,9 @@ block32s_high:
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, R12
+	MOVL      $0x00000001, AX
 	TESTL     DX, DX
+	CMOVLNE   AX, R12
 	ADDQ      CX, SI
 	ADDQ      CX, DI
 	JMP       ret
@@ -11696,8 +11698,9 @@ block32s_high:
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, R12
+	MOVL      $0x00000001, AX
 	TESTL     DX, DX
+	CMOVLNE   AX, R12
 	ADDQ      CX, SI
 	ADDQ      CX, DI
 	JMP       ret
@@ -12248,8 +12251,9 @@ block32s_high:
 	LEAL      -1(DX), AX
 	ANDL      AX, DX
 	MOVL      $0x00000000, R12
-	MOVL      $0x00000001, R12
+	MOVL      $0x00000001, AX
 	TESTL     DX, DX
+	CMOVLNE   AX, R12
 	ADDQ      CX, SI
 	ADDQ      CX, DI
 	JMP       ret

@@ -1170,18 +1170,18 @@ func blockHandlerDense(name string, o vecOps, uu bool, next string, dense, seqs 
 			if seqs {
 				JZ(LabelRef(name + "_2"))
 			}
-			MOVL(U32(denseYes), R12L)
 			if seqs {
+				MOVL(U32(denseYes), R12L)
 				Comment("Three bytes >= 0x80: a 3-byte sequence's own are no density.")
 				LEAL(mem(RDX, -1), EAX)
 				TESTL(EAX, EDX)
 				JZ(LabelRef(name + "_3"))
-			} else {
-				TESTL(EDX, EDX)
-			}
-			if seqs {
 				JMP(LabelRef(name + "_stop"))
 				seqSparse(name)
+			} else {
+				MOVL(U32(denseYes), EAX)
+				TESTL(EDX, EDX)
+				CMOVLNE(EAX, R12L)
 			}
 		}
 		Label(name + "_stop")
