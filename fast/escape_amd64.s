@@ -9842,22 +9842,22 @@ loop32:
 block32:
 	// A first dirty byte >= 0x80 goes to d64_high (with CX its index, as fallback would):
 	// in mostly-ASCII text every such byte comes through here.
-	BSFL    AX, CX
-	MOVBLZX (SI)(CX*1), DX
-	CMPL    DX, $0x00000080
-	JAE     d64_high
-	LEAQ    128(SI), DX
-	CMPQ    DX, R10
-	JHI     block32x
-	CMPB    224(R13), $0x00
-	JNE     block32x
+	BSFL      AX, CX
+	MOVBLZX   (SI)(CX*1), DX
+	CMPL      DX, $0x00000080
+	JAE       d64_high
+	LEAQ      128(SI), DX
+	CMPQ      DX, R10
+	JHI       block32x
+	CMPB      224(R13), $0x00
+	JNE       block32x
+	VMOVDQU64 (SI), Z6
+	VMOVDQU64 64(SI), Z7
 
 d64_enter:
 	VMOVDQU64    232(R13), Z16
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
-	VMOVDQU64    (SI), Z6
-	VMOVDQU64    64(SI), Z7
 
 	PCALIGN $32
 d64:
@@ -9995,19 +9995,21 @@ d64_complex:
 	JMP           block32x
 
 d64_high:
-	LEAQ      128(SI), DX
-	CMPQ      DX, R10
-	JHI       block32s_high
-	CMPB      224(R13), $0x00
-	JNE       block32s_high
-	VMOVDQU64 (SI), Z3
-	VPMOVB2M  Z3, K3
+	LEAQ 128(SI), DX
+	CMPQ DX, R10
+	JHI  block32s_high
+	CMPB 224(R13), $0x00
+	JNE  block32s_high
+
+	// The loop's first two blocks, loaded here for the test and kept (Z6, Z7).
+	VMOVDQU64 (SI), Z6
+	VPMOVB2M  Z6, K3
 	KMOVQ     K3, DX
 	POPCNTQ   DX, DX
 	CMPQ      DX, $0x02
 	JNE       block32s_high
-	VMOVDQU64 64(SI), Z3
-	VPMOVB2M  Z3, K3
+	VMOVDQU64 64(SI), Z7
+	VPMOVB2M  Z7, K3
 	KORTESTQ  K3, K3
 	JZ        block32s_high
 	JMP       d64_enter
@@ -11363,11 +11365,11 @@ block32:
 	JHI          block32x
 	CMPB         224(R13), $0x00
 	JNE          block32x
+	VMOVDQU64    (SI), Z6
+	VMOVDQU64    64(SI), Z7
 	VMOVDQU64    232(R13), Z16
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
-	VMOVDQU64    (SI), Z6
-	VMOVDQU64    64(SI), Z7
 
 	PCALIGN $32
 d64:
