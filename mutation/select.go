@@ -21,21 +21,26 @@ var DefaultTargets = []string{
 	"fast/number.go",
 }
 
-// AsmTargets (--asm) are the assembly that validates UTF-8: the AVX2 kernels of
-// UNESCAPED_UNICODE and of the option sets without it (escapeMBAVX2, \uXXXX), the 16-byte
-// clean check and the ASCII scans with the three Keiser–Lemire lookup tables (amd64), and
-// their NEON counterparts with the validation macro and its tables (arm64, run under qemu).
-// escapeMBAVX512 is among them only on a CPU that runs it (fast's avx512 variant is
-// registered): elsewhere every mutant of it would survive unexecuted.
+// AsmTargets (--asm) are the assembly that validates UTF-8 or writes escapes in blocks: the
+// AVX2 kernels of UNESCAPED_UNICODE and of the option sets without it (escapeMBAVX2, \uXXXX),
+// the ASCII kernels escapeAVX2 and escapeAVX2Tag (escape-dense blocks expanded by shuffle
+// tables, sparse 2- and 3-byte sequences validated and written as \uXXXX) and their AVX-512
+// forms (the 64-byte escape-dense loop), the 16-byte clean check and the ASCII scans with the
+// three Keiser–Lemire lookup tables (amd64), and their NEON counterparts with the validation
+// macro and its tables, and the NEON ASCII kernel's block loop (arm64, run under qemu). The
+// NoCtl forms of the ASCII kernels are left out: they are the same emitters without the
+// control-byte step. The AVX-512 kernels are among them only on a CPU that runs them (fast's
+// avx512 variant is registered): elsewhere every mutant of them would survive unexecuted.
 var AsmTargets = []string{
-	"fast/escape_amd64.s:escapeUUAVX2,escapeMBAVX2," + avx512Target() + "clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
-	"fast/escape_arm64.s:escapeUUNEON,escapeMBNEON,clean16NEON,UUCHECK,utf8lookupNEON",
+	"fast/escape_amd64.s:escapeAVX2,escapeAVX2Tag," + avx512Target() + "escapeUUAVX2,escapeMBAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
+	"fast/escape_arm64.s:escapeBlocksNEON,BLOCKLOOP,escapeUUNEON,escapeMBNEON,clean16NEON,UUCHECK,utf8lookupNEON",
 }
 
-// avx512Target is "escapeMBAVX512," when this machine runs fast's avx512 variant, else "".
+// avx512Target is the AVX-512 kernels' names, each followed by a comma, when this machine runs
+// fast's avx512 variant, else "".
 func avx512Target() string {
 	if _, ok := fast.Lookup("avx512"); ok {
-		return "escapeMBAVX512,"
+		return "escapeAVX512,escapeAVX512Tag,escapeMBAVX512,"
 	}
 	return ""
 }

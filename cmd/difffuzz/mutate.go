@@ -96,7 +96,7 @@ func newMutateArgs(stderr io.Writer) *mutateArgs {
 	fs.IntVar(&a.cfg.Workers, "workers", 2, "mutants tested at once")
 	fs.StringVar(&a.killerList, "killers", "", "the killers to run, comma-separated, in order (default: all: "+mutation.KillerNames(mutation.DefaultKillers)+")")
 	fs.BoolVar(&a.list, "list", false, "list the mutants and exit, without running any test")
-	fs.BoolVar(&a.sel.Asm, "asm", false, "mutate the assembly that validates UTF-8 instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(mutation.AsmTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
+	fs.BoolVar(&a.sel.Asm, "asm", false, "mutate the assembly that validates UTF-8 or writes escapes in blocks instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(mutation.AsmTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
 	fs.BoolVar(&a.trace, "trace", true, "run each top-level test of each killer once with every schema mutant traced; a mutant then runs only the tests in which its expression evaluated differently, and skips a killer in none of whose tests it did (--trace=false: every killer whole on every mutant, for killers whose tests share state)")
 	fs.StringVar(&a.sel.Only, "only", "", "run only the mutants with these ids (as --list numbers them), comma-separated; ranges like 10-20")
 	fs.BoolVar(&a.sel.All, "all", false, "mutate the packages fast and oracle whole (every Go file but tests, every function, every assembly file) instead of the default targets")
