@@ -23,8 +23,9 @@
 //     (escapeSmall).
 //   - Without IGNORE/SUBSTITUTE an invalid string must leave dst's spare capacity untouched.
 //     When the output would go there, input that is all ASCII is escaped in place, a short
-//     non-ASCII remainder is validated first, and otherwise the escape goes to a stack or
-//     pooled scratch buffer and is copied to dst on success.
+//     non-ASCII remainder is validated first (validFrom), a long one (validMin bytes) too
+//     where the kernel has a vector check (validAVX2, validAVX512), and otherwise the escape
+//     goes to a stack or pooled scratch buffer and is copied to dst on success.
 //   - Runs of ASCII go to a clean-run/ASCII-escape kernel of the shape
 //     func(dst, src []byte, c *escCtx) (nsrc, ndst int): it copies clean bytes in bulk and
 //     escapes dirty ASCII bytes until it reaches a byte >= 0x80. The "generic" kernel finds

@@ -12,9 +12,30 @@ import (
 // last character running past the block and the closing quote).
 const block = 16 << 10
 
-// smallRest is the longest non-ASCII remainder that escapeLong validates before writing into the
-// caller's spare capacity; a longer one is escaped into a scratch buffer instead.
+// smallRest is the longest non-ASCII remainder that escapeLong validates with validFrom before
+// writing into the caller's spare capacity; a longer one is escaped into a scratch buffer
+// instead, unless it is at least validMin bytes long and the kernel has a vector check.
 const smallRest = 64
+
+// validMin is the shortest non-ASCII remainder that escapeLong proves valid with the kernel's
+// vector check (archValid) before writing into the caller's spare capacity, rather than
+// escaping it into a scratch buffer and copying that (BenchmarkScratch: the check costs less
+// than the copy and the pool from about this length on).
+const validMin = 16 << 10
+
+// validRest reports whether escapeLong may write the escape of src, whose bytes before p are
+// ASCII, into the caller's spare capacity: src[p:] is short and validFrom accepts it, or long
+// and kernel k's vector check proves it valid. Not valid sends it to the scratch buffer, or,
+// when known (the verdict is validFrom's, not "not checked"), fails it in error mode.
+func validRest(k int, src []byte, p int) (valid, known bool) {
+	if len(src)-p <= smallRest {
+		return validFrom(src, p), true
+	}
+	if len(src)-p < validMin {
+		return false, false
+	}
+	return archValid(k, src[p:])
+}
 
 // scratch holds buffers for escapeScratch.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
@@ -254,15 +275,14 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 		// The output would go into the caller's spare capacity, which an invalid string must
 		// leave untouched (§1.5: nothing appended; nothing written past the returned length).
 		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
-		// validated first, a long one escaped into a scratch buffer and copied on success,
-		// which costs less than a separate validation pass (BenchmarkScratch: at 4 KiB the
-		// copy and the pool cost 5-13 % of the escape, validFrom 2-4 times the escape).
+		// validated first (validFrom), and so is a long one where the kernel has a vector
+		// check; the rest is escaped into a scratch buffer and copied on success, which
+		// costs less than validFrom (BenchmarkScratch: at 4 KiB the copy and the pool cost
+		// 5-13 % of the escape, validFrom 2-4 times the escape). An invalid one found so
+		// fails at once in error mode.
 		if p, noCtl := asciiPrefix(k, src); p < n {
-			if n-p > smallRest {
-				return escapeScratch(dst, src, opts, c, k, need)
-			}
-			if !validFrom(src, p) {
-				if errMode {
+			if valid, known := validRest(k, src, p); !valid {
+				if errMode && known {
 					return failUTF8(dst, opts)
 				}
 				return escapeScratch(dst, src, opts, c, k, need)

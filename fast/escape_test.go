@@ -197,20 +197,33 @@ func TestLong(t *testing.T) {
 			for i := 0; i < reps; i++ {
 				inputs = append(inputs, bytes.Repeat([]byte(tail), (n+16<<10)/len(tail)+i))
 			}
+			// Long text made invalid by its last byte, a lead with nothing after it.
+			inputs = append(inputs, append(bytes.Repeat([]byte(tail), (n+16<<10)/len(tail)), 0xC3))
 		}
 	}
 	opts := []jsonopt.Options{0, jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Substitute,
 		jsonopt.InvalidUTF8Substitute | jsonopt.UnescapedUnicode, jsonopt.InvalidUTF8Ignore | jsonopt.HexQuot}
 	ims := impls(t)
+	const canary = 0xA5
 	for _, in := range inputs {
+		// dst with room for the output: a long non-ASCII string goes into the spare capacity
+		// once proven valid (or a scratch buffer), which an invalid one must leave untouched.
+		spare := bytes.Repeat([]byte{canary}, 7*len(in))[:0]
 		for _, o := range opts {
 			want, code := modelEscape(in, o) // once per input and option set: the model is the slow part
 			for _, im := range ims {
-				for _, dst := range [][]byte{nil, make([]byte, 0, 7*len(in))} {
+				for _, dst := range [][]byte{nil, spare} {
 					got, err := im.escape(dst, in, o)
 					if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
 						t.Fatalf("%s: Escape(%d bytes ending % x, %s) differs from the model (len %d vs %d, err %v)",
 							im.name, len(in), in[len(in)-8:], o, len(got), len(want), err)
+					}
+					if i := spareWritten(dst, got, canary); i >= 0 {
+						t.Fatalf("%s: Escape(%d bytes ending % x, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d",
+							im.name, len(in), in[len(in)-8:], o, dst[:cap(dst)][i], i, len(got))
+					}
+					for i := range spare[:cap(spare)] {
+						spare[:cap(spare)][i] = canary
 					}
 				}
 			}

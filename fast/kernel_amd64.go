@@ -246,6 +246,34 @@ func mbKernel(k int, dst, src []byte, c *escCtx) (int, int) {
 	}
 }
 
+// archValid reports whether every decoder step json_encode takes over s succeeds (validFrom's
+// verdict on s from 0; s[0] starts a character, the bytes before it are ASCII), checked by
+// kernel k's vector check (validAVX512, validAVX2) and validFrom for the character its blocks
+// cut and the rest; ok is false when k has none.
+func archValid(k int, s []byte) (valid, ok bool) {
+	var n int
+	switch {
+	case k == kernelAVX512:
+		raceRead(s)
+		n = validAVX512(s)
+	case k == kernelAVX2:
+		raceRead(s)
+		n = validAVX2(s)
+	default:
+		return false, false
+	}
+	if n < 0 {
+		return false, true
+	}
+	// The blocks judged every sequence that ends before s[n]; the one holding s[n-1] (from
+	// its first byte, at most 3 bytes back) and the rest are validFrom's.
+	j := max(n-1, 0)
+	for j > 0 && j > n-4 && s[j]&0xC0 == 0x80 {
+		j--
+	}
+	return validFrom(s, j), true
+}
+
 // archASCIIEnd is asciiPrefix for the amd64 kernels: the index of the first byte >= 0x80 in
 // s, or len(s). It scans backwards first (lastNonASCII*), which proves an ASCII string ASCII
 // and leaves its start, where the escape begins, in the L1 cache; only a string with a byte

@@ -7,6 +7,9 @@ package fast
 // kernel_amd64.go for amd64's) use the 8-bytes-a-word scan.
 func archASCIIEnd(k int, s []byte) (int, bool) { return asciiEnd(s, 0, true), false }
 
+// archValid is the vector validity check of the amd64 kernels (see kernel_amd64.go): none here.
+func archValid(k int, s []byte) (valid, ok bool) { return false, false }
+
 // archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
 // controls either); it returns ndst (the kernel consumes all of an ASCII src).
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
