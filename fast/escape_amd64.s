@@ -4679,7 +4679,43 @@ DATA utf8consts<>+30656(SB)/8, $0xc2c2c2c2c2c2c2c2
 DATA utf8consts<>+30664(SB)/8, $0xc2c2c2c2c2c2c2c2
 DATA utf8consts<>+30672(SB)/8, $0xc2c2c2c2c2c2c2c2
 DATA utf8consts<>+30680(SB)/8, $0xc2c2c2c2c2c2c2c2
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $30688
+DATA utf8consts<>+30688(SB)/1, $0x01
+DATA utf8consts<>+30689(SB)/1, $0x01
+DATA utf8consts<>+30690(SB)/1, $0x02
+DATA utf8consts<>+30691(SB)/1, $0x04
+DATA utf8consts<>+30692(SB)/1, $0x00
+DATA utf8consts<>+30693(SB)/1, $0x08
+DATA utf8consts<>+30694(SB)/1, $0x00
+DATA utf8consts<>+30695(SB)/1, $0x00
+DATA utf8consts<>+30696(SB)/1, $0x00
+DATA utf8consts<>+30697(SB)/1, $0x00
+DATA utf8consts<>+30698(SB)/1, $0x20
+DATA utf8consts<>+30699(SB)/1, $0x00
+DATA utf8consts<>+30700(SB)/1, $0x00
+DATA utf8consts<>+30701(SB)/1, $0x00
+DATA utf8consts<>+30702(SB)/1, $0x00
+DATA utf8consts<>+30703(SB)/1, $0x00
+DATA utf8consts<>+30704(SB)/1, $0x01
+DATA utf8consts<>+30705(SB)/1, $0x01
+DATA utf8consts<>+30706(SB)/1, $0x02
+DATA utf8consts<>+30707(SB)/1, $0x04
+DATA utf8consts<>+30708(SB)/1, $0x00
+DATA utf8consts<>+30709(SB)/1, $0x08
+DATA utf8consts<>+30710(SB)/1, $0x00
+DATA utf8consts<>+30711(SB)/1, $0x00
+DATA utf8consts<>+30712(SB)/1, $0x00
+DATA utf8consts<>+30713(SB)/1, $0x00
+DATA utf8consts<>+30714(SB)/1, $0x20
+DATA utf8consts<>+30715(SB)/1, $0x00
+DATA utf8consts<>+30716(SB)/1, $0x00
+DATA utf8consts<>+30717(SB)/1, $0x00
+DATA utf8consts<>+30718(SB)/1, $0x00
+DATA utf8consts<>+30719(SB)/1, $0x00
+DATA utf8consts<>+30720(SB)/8, $0xdfdfdfdfdfdfdfdf
+DATA utf8consts<>+30728(SB)/8, $0xdfdfdfdfdfdfdfdf
+DATA utf8consts<>+30736(SB)/8, $0xdfdfdfdfdfdfdfdf
+DATA utf8consts<>+30744(SB)/8, $0xdfdfdfdfdfdfdfdf
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $30752
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -12346,7 +12382,7 @@ ret:
 	RET
 
 // func escapeUUAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512(SB), NOSPLIT, $0-80
 	// escapeUUAVX512 escapes src into dst under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS.
 	// 
@@ -12457,137 +12493,128 @@ loop2:
 	CMPQ SI, R13
 	JB   loop1
 
-	// So does the block after an E2 in the last two bytes of the one before: the
-	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
-	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
-	CMPB -1(SI), $0xe2
-	JEQ  loop1
-	CMPB -2(SI), $0xe2
-	JEQ  loop1
-
 	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
 	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
 	// the one-block loop below restores Y13-Y15.
 	VMOVDQU 160(R12), Y8
-	VMOVDQU utf8consts<>+320(SB), Y15
+
+	// (escapeUUAVX512: kEHiX, whose class 0x20 is A8/A9, tested with the byte two
+	// back, in place of E2 itself.)
+	VMOVDQU utf8consts<>+30688(SB), Y15
 	VMOVDQU utf8consts<>+192(SB), Y14
 	VMOVDQU utf8consts<>+128(SB), Y13
 
 loop4:
 	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     160(SI), AX
-	CMPQ     AX, R10
-	JHI      loop
-	VMOVDQU  (SI), Y0
-	VMOVDQU  Y0, (DI)
-	VMOVDQU  -1(SI), Y3
-	VMOVDQU  -2(SI), Y4
-	VMOVDQU  -3(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y0, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y0, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VMOVDQA  Y7, Y0
-	VMOVDQU  32(SI), Y1
-	VMOVDQU  Y1, 32(DI)
-	VMOVDQU  31(SI), Y3
-	VMOVDQU  30(SI), Y4
-	VMOVDQU  29(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  64(SI), Y1
-	VMOVDQU  Y1, 64(DI)
-	VMOVDQU  63(SI), Y3
-	VMOVDQU  62(SI), Y4
-	VMOVDQU  61(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  96(SI), Y1
-	VMOVDQU  Y1, 96(DI)
-	VMOVDQU  95(SI), Y3
-	VMOVDQU  94(SI), Y4
-	VMOVDQU  93(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VPTEST   Y0, Y0
-	JNZ      dirty4
-	SUBQ     $-128, SI
-	SUBQ     $-128, DI
-	JMP      loop4
+	LEAQ       160(SI), AX
+	CMPQ       AX, R10
+	JHI        loop
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VMOVDQU    -1(SI), Y3
+	VMOVDQU    -2(SI), Y4
+	VMOVDQU    -3(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y0, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y0, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VMOVDQA    Y7, Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    Y1, 32(DI)
+	VMOVDQU    31(SI), Y3
+	VMOVDQU    30(SI), Y4
+	VMOVDQU    29(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    64(SI), Y1
+	VMOVDQU    Y1, 64(DI)
+	VMOVDQU    63(SI), Y3
+	VMOVDQU    62(SI), Y4
+	VMOVDQU    61(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    96(SI), Y1
+	VMOVDQU    Y1, 96(DI)
+	VMOVDQU    95(SI), Y3
+	VMOVDQU    94(SI), Y4
+	VMOVDQU    93(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VPTEST     Y0, Y0
+	JNZ        dirty4
+	SUBQ       $-128, SI
+	SUBQ       $-128, DI
+	JMP        loop4
 
 dirty4:
 	LEAQ 128(SI), R13
@@ -12877,7 +12904,7 @@ ret:
 	RET
 
 // func escapeUUAVX512LT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512LT(SB), NOSPLIT, $0-80
 	// escapeUUAVX512LT escapes src into dst under UNESCAPED_UNICODE, UNESCAPED_LINE_TERMINATORS.
 	// 
@@ -12988,125 +13015,116 @@ loop2:
 	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
 	// the one-block loop below restores Y13-Y15.
 	VMOVDQU 160(R12), Y8
-	VMOVDQU utf8consts<>+320(SB), Y15
+
+	// (escapeUUAVX512: kEHiX, whose class 0x20 is A8/A9, tested with the byte two
+	// back, in place of E2 itself.)
+	VMOVDQU utf8consts<>+30688(SB), Y15
 	VMOVDQU utf8consts<>+192(SB), Y14
 	VMOVDQU utf8consts<>+128(SB), Y13
 
 loop4:
 	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     160(SI), AX
-	CMPQ     AX, R10
-	JHI      loop
-	VMOVDQU  (SI), Y0
-	VMOVDQU  Y0, (DI)
-	VMOVDQU  -1(SI), Y3
-	VMOVDQU  -2(SI), Y4
-	VMOVDQU  -3(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y0, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y0, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VMOVDQA  Y7, Y0
-	VMOVDQU  32(SI), Y1
-	VMOVDQU  Y1, 32(DI)
-	VMOVDQU  31(SI), Y3
-	VMOVDQU  30(SI), Y4
-	VMOVDQU  29(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  64(SI), Y1
-	VMOVDQU  Y1, 64(DI)
-	VMOVDQU  63(SI), Y3
-	VMOVDQU  62(SI), Y4
-	VMOVDQU  61(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  96(SI), Y1
-	VMOVDQU  Y1, 96(DI)
-	VMOVDQU  95(SI), Y3
-	VMOVDQU  94(SI), Y4
-	VMOVDQU  93(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VPTEST   Y0, Y0
-	JNZ      dirty4
-	SUBQ     $-128, SI
-	SUBQ     $-128, DI
-	JMP      loop4
+	LEAQ       160(SI), AX
+	CMPQ       AX, R10
+	JHI        loop
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VMOVDQU    -1(SI), Y3
+	VMOVDQU    -2(SI), Y4
+	VMOVDQU    -3(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y0, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y0, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VMOVDQA    Y7, Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    Y1, 32(DI)
+	VMOVDQU    31(SI), Y3
+	VMOVDQU    30(SI), Y4
+	VMOVDQU    29(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    64(SI), Y1
+	VMOVDQU    Y1, 64(DI)
+	VMOVDQU    63(SI), Y3
+	VMOVDQU    62(SI), Y4
+	VMOVDQU    61(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    96(SI), Y1
+	VMOVDQU    Y1, 96(DI)
+	VMOVDQU    95(SI), Y3
+	VMOVDQU    94(SI), Y4
+	VMOVDQU    93(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VPTEST     Y0, Y0
+	JNZ        dirty4
+	SUBQ       $-128, SI
+	SUBQ       $-128, DI
+	JMP        loop4
 
 dirty4:
 	LEAQ 128(SI), R13
@@ -13384,7 +13402,7 @@ ret:
 	RET
 
 // func escapeUUAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512Tag(SB), NOSPLIT, $0-80
 	// escapeUUAVX512Tag escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, no UNESCAPED_LINE_TERMINATORS.
 	// 
@@ -13500,137 +13518,128 @@ loop2:
 	CMPQ SI, R13
 	JB   loop1
 
-	// So does the block after an E2 in the last two bytes of the one before: the
-	// four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two
-	// bytes back, so U+2028/U+2029 straddling into this block would pass it.
-	CMPB -1(SI), $0xe2
-	JEQ  loop1
-	CMPB -2(SI), $0xe2
-	JEQ  loop1
-
 	// In the four-block loop Y8/Y15 = the escape classes by low/high nibble (with
 	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
 	// the one-block loop below restores Y13-Y15.
 	VMOVDQU 160(R12), Y8
-	VMOVDQU utf8consts<>+320(SB), Y15
+
+	// (escapeUUAVX512: kEHiX, whose class 0x20 is A8/A9, tested with the byte two
+	// back, in place of E2 itself.)
+	VMOVDQU utf8consts<>+30688(SB), Y15
 	VMOVDQU utf8consts<>+192(SB), Y14
 	VMOVDQU utf8consts<>+128(SB), Y13
 
 loop4:
 	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     160(SI), AX
-	CMPQ     AX, R10
-	JHI      loop
-	VMOVDQU  (SI), Y0
-	VMOVDQU  Y0, (DI)
-	VMOVDQU  -1(SI), Y3
-	VMOVDQU  -2(SI), Y4
-	VMOVDQU  -3(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y0, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y0, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VMOVDQA  Y7, Y0
-	VMOVDQU  32(SI), Y1
-	VMOVDQU  Y1, 32(DI)
-	VMOVDQU  31(SI), Y3
-	VMOVDQU  30(SI), Y4
-	VMOVDQU  29(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  64(SI), Y1
-	VMOVDQU  Y1, 64(DI)
-	VMOVDQU  63(SI), Y3
-	VMOVDQU  62(SI), Y4
-	VMOVDQU  61(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  96(SI), Y1
-	VMOVDQU  Y1, 96(DI)
-	VMOVDQU  95(SI), Y3
-	VMOVDQU  94(SI), Y4
-	VMOVDQU  93(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VPTEST   Y0, Y0
-	JNZ      dirty4
-	SUBQ     $-128, SI
-	SUBQ     $-128, DI
-	JMP      loop4
+	LEAQ       160(SI), AX
+	CMPQ       AX, R10
+	JHI        loop
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VMOVDQU    -1(SI), Y3
+	VMOVDQU    -2(SI), Y4
+	VMOVDQU    -3(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y0, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y0, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VMOVDQA    Y7, Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    Y1, 32(DI)
+	VMOVDQU    31(SI), Y3
+	VMOVDQU    30(SI), Y4
+	VMOVDQU    29(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    64(SI), Y1
+	VMOVDQU    Y1, 64(DI)
+	VMOVDQU    63(SI), Y3
+	VMOVDQU    62(SI), Y4
+	VMOVDQU    61(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    96(SI), Y1
+	VMOVDQU    Y1, 96(DI)
+	VMOVDQU    95(SI), Y3
+	VMOVDQU    94(SI), Y4
+	VMOVDQU    93(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPCMPEQB   utf8consts<>+224(SB), Y4, Y4
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPOR       utf8consts<>+30720(SB), Y4, Y4
+	VPTERNLOGD $0x80, Y4, Y2, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VPTEST     Y0, Y0
+	JNZ        dirty4
+	SUBQ       $-128, SI
+	SUBQ       $-128, DI
+	JMP        loop4
 
 dirty4:
 	LEAQ 128(SI), R13
@@ -13927,7 +13936,7 @@ ret:
 	RET
 
 // func escapeUUAVX512TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
-// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, POPCNT
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512TagLT(SB), NOSPLIT, $0-80
 	// escapeUUAVX512TagLT escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, UNESCAPED_LINE_TERMINATORS.
 	// 
@@ -14043,125 +14052,116 @@ loop2:
 	// UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;
 	// the one-block loop below restores Y13-Y15.
 	VMOVDQU 160(R12), Y8
-	VMOVDQU utf8consts<>+320(SB), Y15
+
+	// (escapeUUAVX512: kEHiX, whose class 0x20 is A8/A9, tested with the byte two
+	// back, in place of E2 itself.)
+	VMOVDQU utf8consts<>+30688(SB), Y15
 	VMOVDQU utf8consts<>+192(SB), Y14
 	VMOVDQU utf8consts<>+128(SB), Y13
 
 loop4:
 	// Four blocks per iteration while 160 bytes are left, one test for all; a block that
 	// needs more goes to the one-block loop below, which has the slow path.
-	LEAQ     160(SI), AX
-	CMPQ     AX, R10
-	JHI      loop
-	VMOVDQU  (SI), Y0
-	VMOVDQU  Y0, (DI)
-	VMOVDQU  -1(SI), Y3
-	VMOVDQU  -2(SI), Y4
-	VMOVDQU  -3(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y0, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y0, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VMOVDQA  Y7, Y0
-	VMOVDQU  32(SI), Y1
-	VMOVDQU  Y1, 32(DI)
-	VMOVDQU  31(SI), Y3
-	VMOVDQU  30(SI), Y4
-	VMOVDQU  29(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  64(SI), Y1
-	VMOVDQU  Y1, 64(DI)
-	VMOVDQU  63(SI), Y3
-	VMOVDQU  62(SI), Y4
-	VMOVDQU  61(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VMOVDQU  96(SI), Y1
-	VMOVDQU  Y1, 96(DI)
-	VMOVDQU  95(SI), Y3
-	VMOVDQU  94(SI), Y4
-	VMOVDQU  93(SI), Y2
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB utf8consts<>+160(SB), Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y14, Y5, Y5
-	VPSRLW   $0x04, Y3, Y6
-	VPAND    Y9, Y6, Y6
-	VPSHUFB  Y6, Y12, Y6
-	VPAND    Y9, Y3, Y7
-	VPSHUFB  Y7, Y11, Y7
-	VPAND    Y7, Y6, Y6
-	VPSRLW   $0x04, Y1, Y7
-	VPAND    Y9, Y7, Y7
-	VPSHUFB  Y7, Y10, Y2
-	VPAND    Y2, Y6, Y6
-	VPXOR    Y5, Y6, Y6
-	VPSHUFB  Y7, Y15, Y7
-	VPAND    Y9, Y1, Y2
-	VPSHUFB  Y2, Y8, Y2
-	VPAND    Y2, Y7, Y7
-	VPOR     Y6, Y7, Y7
-	VPOR     Y7, Y0, Y0
-	VPTEST   Y0, Y0
-	JNZ      dirty4
-	SUBQ     $-128, SI
-	SUBQ     $-128, DI
-	JMP      loop4
+	LEAQ       160(SI), AX
+	CMPQ       AX, R10
+	JHI        loop
+	VMOVDQU    (SI), Y0
+	VMOVDQU    Y0, (DI)
+	VMOVDQU    -1(SI), Y3
+	VMOVDQU    -2(SI), Y4
+	VMOVDQU    -3(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y0, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y0, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VMOVDQA    Y7, Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    Y1, 32(DI)
+	VMOVDQU    31(SI), Y3
+	VMOVDQU    30(SI), Y4
+	VMOVDQU    29(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    64(SI), Y1
+	VMOVDQU    Y1, 64(DI)
+	VMOVDQU    63(SI), Y3
+	VMOVDQU    62(SI), Y4
+	VMOVDQU    61(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VMOVDQU    96(SI), Y1
+	VMOVDQU    Y1, 96(DI)
+	VMOVDQU    95(SI), Y3
+	VMOVDQU    94(SI), Y4
+	VMOVDQU    93(SI), Y2
+	VPSUBUSB   Y13, Y4, Y5
+	VPSUBUSB   utf8consts<>+160(SB), Y2, Y6
+	VPTERNLOGD $0xa8, Y14, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPAND      Y9, Y6, Y6
+	VPSHUFB    Y6, Y12, Y6
+	VPAND      Y9, Y3, Y7
+	VPSHUFB    Y7, Y11, Y7
+	VPSRLW     $0x04, Y1, Y3
+	VPAND      Y9, Y3, Y3
+	VPSHUFB    Y3, Y10, Y2
+	VPTERNLOGD $0x80, Y2, Y7, Y6
+	VPSHUFB    Y3, Y15, Y7
+	VPAND      Y9, Y1, Y2
+	VPSHUFB    Y2, Y8, Y2
+	VPAND      Y2, Y7, Y7
+	VPTERNLOGD $0xf6, Y5, Y6, Y7
+	VPOR       Y7, Y0, Y0
+	VPTEST     Y0, Y0
+	JNZ        dirty4
+	SUBQ       $-128, SI
+	SUBQ       $-128, DI
+	JMP        loop4
 
 dirty4:
 	LEAQ 128(SI), R13

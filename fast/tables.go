@@ -129,9 +129,10 @@ type escCtx struct {
 	// then 0xFF (never equal to an ASCII byte) up to 7 groups. Bytes 144..159: '<' repeated
 	// under HEX_TAG, else 0xFF. Bytes 160..191 (both halves the same): the escape classes by
 	// low nibble l, bit 0 always (controls), bits 1, 2, 3 when 0x20|l, 0x30|l, 0x50|l is an
-	// escaped special byte, and bit 4 for l = 2 without UNESCAPED_LINE_TERMINATORS (0xE2, the
-	// lead of U+2028/U+2029, sends a block to the exact test); the amd64 UNESCAPED_UNICODE
-	// kernels AND them with fixed classes by high nibble. Bytes 192..223 (both halves the
+	// escaped special byte, and without UNESCAPED_LINE_TERMINATORS bit 4 for l = 2 (0xE2, the
+	// lead of U+2028/U+2029, sends a block to the exact test) and bit 5 for l = 8 and 9 (0xA8
+	// and 0xA9, their last byte, which escapeUUAVX512 tests with the byte two back); the amd64
+	// UNESCAPED_UNICODE kernels AND them with fixed classes by high nibble. Bytes 192..223 (both halves the
 	// same): the two-byte escape classes by low nibble l, bits 0, 1, 2 when l, 0x20|l, 0x50|l
 	// takes a two-byte escape (\" \\ \/ \b \f \n \r \t); the amd64 AVX2 kernels AND them
 	// with fixed classes by high nibble (0, 2, 5) to find blocks they expand in registers.
@@ -291,6 +292,9 @@ func initCtx(c *escCtx, opts jsonopt.Options) {
 		}
 		if l == 2 && !c.lt {
 			e |= 0x10
+		}
+		if (l == 8 || l == 9) && !c.lt {
+			e |= 0x20
 		}
 		kt[160+l], kt[176+l] = e, e
 		s := byte(0)

@@ -30,7 +30,7 @@ const (
 	ktShuf = 0   // 32 bytes: VPSHUFB table, entry l = the escaped special byte with low nibble l, else 0xFF (both lanes)
 	ktSpec = 32  // 7 x 16 bytes: the escaped special bytes, each broadcast to 16 bytes, in use order, then 0xFF
 	ktLT   = 144 // 16 bytes: '<' with HEX_TAG, else 0xFF (never equal to an ASCII byte)
-	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped)
+	ktELo  = 160 // 32 bytes: escape classes by low nibble (bit 0 always; bits 1/2/3: 0x2_/0x3_/0x5_ escaped; without UNESCAPED_LINE_TERMINATORS bit 4: 2, bit 5: 8, 9)
 	ktSLo  = 192 // 32 bytes: two-byte escape classes by low nibble (bits 0/1/2: 0x0_/0x2_/0x5_ takes \x)
 	ktHexU = 224 // 1 byte: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, _AMP, _APOS, _QUOT), else 0
 	ktNSP  = 225 // 1 byte: escCtx.nsp, the number of escaped special bytes (clean16's SSE2 path)
@@ -121,6 +121,8 @@ var (
 	kUC        = region(32)       // "\\u00" repeated
 	kExpU      = region(256 * 32) // expandU's VPSHUFB masks of a 4-byte group by its index (see expUEntry)
 	kC2        = region(32)       // 0xC2, the first lead of a 2-byte sequence
+	kEHiX      = region(32)       // escapeUUAVX512's kEHi: A: bit 5 (A8/A9 with ktELo), E: none
+	kDF        = region(32)       // 0xDF (all classes but bit 5)
 )
 
 // data is DATA for utf8consts: it panics unless v lies inside one region, after everything
@@ -329,6 +331,8 @@ func tables() {
 		}
 	}
 	bcast(kC2, 0xC2)
+	table(kEHiX, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xA: 0x20})
+	bcast(kDF, 0xDF)
 	checkKonst()
 }
 
@@ -1731,6 +1735,10 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 	// nibble lookups (VPSHUFB of the low nibble in the option set's table at kt+ktELo, of
 	// the high nibble in kEHi), sharing the high nibble with the UTF-8 check.
 	check := func(disp int, x VecPhysical) {
+		if x512 {
+			checkX512(disp, x, lt)
+			return
+		}
 		VMOVDQU(mem(rSI, disp), x)
 		VMOVDQU(x, mem(rDI, disp))
 		VMOVDQU(mem(rSI, disp-1), Y3)
@@ -1763,7 +1771,7 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 		"one-block loop, whose registers are still set up.")
 	CMPQ(rSI, R13)
 	JB(LabelRef("loop1"))
-	if !lt {
+	if !lt && !x512 {
 		Comment("So does the block after an E2 in the last two bytes of the one before: the",
 			"four-block test finds E2 itself (class 0x10 of the nibble tables), not E2 two",
 			"bytes back, so U+2028/U+2029 straddling into this block would pass it.")
@@ -1776,7 +1784,13 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 		"UNESCAPED_LINE_TERMINATORS unset, E2 is in class 0x10), Y14 = 0x80, Y13 = 0x60;",
 		"the one-block loop below restores Y13-Y15.")
 	VMOVDQU(mem(R12, ktELo), Y8)
-	VMOVDQU(k(kEHi), Y15)
+	if x512 {
+		Comment("(escapeUUAVX512: kEHiX, whose class 0x20 is A8/A9, tested with the byte two",
+			"back, in place of E2 itself.)")
+		VMOVDQU(k(kEHiX), Y15)
+	} else {
+		VMOVDQU(k(kEHi), Y15)
+	}
 	VMOVDQU(k(k80), Y14)
 	VMOVDQU(k(k60), Y13)
 	Label("loop4")
@@ -1855,6 +1869,46 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 	DECQ(rSI)
 	DECQ(rDI)
 	epilogue(true)
+}
+
+// checkX512 is escapeUUAVX2's four-block test of the block at SI+disp in escapeUUAVX512 (Y7
+// nonzero in every lane that needs the one-block loop), with VPTERNLOGD (AVX-512 VL) folding
+// its ANDs, ORs and XOR. Without UNESCAPED_LINE_TERMINATORS it flags A8/A9 (class 0x20 of
+// kEHiX and ktELo) only where the byte two back is E2: U+2028/U+2029 and the rare E2 xx A8/A9
+// (the one-block loop's exact test sorts them), not every block with an E2, as escapeUUAVX2's
+// class 0x10 does. Y4 (the byte two back) is loaded from memory, so a sequence that straddles
+// into the block is found in it.
+func checkX512(disp int, x VecPhysical, lt bool) {
+	VMOVDQU(mem(rSI, disp), x)
+	VMOVDQU(x, mem(rDI, disp))
+	VMOVDQU(mem(rSI, disp-1), Y3)
+	VMOVDQU(mem(rSI, disp-2), Y4)
+	VMOVDQU(mem(rSI, disp-3), Y2)
+	VPSUBUSB(Y13, Y4, Y5)
+	VPSUBUSB(k(k70), Y2, Y6)
+	VPTERNLOGD(U8(0xA8), Y14, Y6, Y5) // Y5 = (Y5 | Y6) & 0x80: must23_80
+	if !lt {
+		VPCMPEQB(k(kE2), Y4, Y4) // Y4 = E2 two back
+	}
+	VPSRLW(U8(4), Y3, Y6)
+	VPAND(Y9, Y6, Y6)
+	VPSHUFB(Y6, Y12, Y6)
+	VPAND(Y9, Y3, Y7)
+	VPSHUFB(Y7, Y11, Y7)
+	VPSRLW(U8(4), x, Y3)
+	VPAND(Y9, Y3, Y3) // Y3 = high nibbles
+	VPSHUFB(Y3, Y10, Y2)
+	VPTERNLOGD(U8(0x80), Y2, Y7, Y6) // Y6 = Y6 & Y7 & Y2: the special cases
+	VPSHUFB(Y3, Y15, Y7)             // escape classes by high nibble
+	VPAND(Y9, x, Y2)
+	VPSHUFB(Y2, Y8, Y2) // ... by low nibble
+	if lt {
+		VPAND(Y2, Y7, Y7)
+	} else {
+		VPOR(k(kDF), Y4, Y4)
+		VPTERNLOGD(U8(0x80), Y4, Y2, Y7) // Y7 = classes, 0x20 only with E2 two back
+	}
+	VPTERNLOGD(U8(0xF6), Y5, Y6, Y7) // Y7 |= Y6 ^ Y5 (UTF-8 errors)
 }
 
 // uuEscapes sets out to 0xFF in the lanes of x that the UNESCAPED_UNICODE kernels escape:
