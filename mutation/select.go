@@ -41,7 +41,7 @@ var AsmTargets = []string{
 // fast's avx512 variant, else "".
 func avx512Target() string {
 	if _, ok := fast.Lookup("avx512"); ok {
-		return "escapeAVX512,escapeAVX512Tag,escapeMBAVX512,validAVX512,"
+		return "escapeAVX512,escapeAVX512Tag,escapeUUAVX512,escapeMBAVX512,validAVX512,"
 	}
 	return ""
 }
