@@ -229,7 +229,8 @@ var kernelDomain = flag.Bool("kernel.domain", false, "TestKernelPairs fails when
 // TestKernelPairs puts every pair of bytes, and many triples and quadruples of lead,
 // continuation and other bytes, into 80 bytes of clean filler so that the last byte lands
 // inside the first and the second 16-byte lane of a 32-byte block, on the lane edge and on
-// the block edge, under UNESCAPED_UNICODE (where the kernels check UTF-8 in the vector
+// the block edge, and into 200 bytes of lower-case letters, and of digits and punctuation, at
+// those places of each block of the UNESCAPED_UNICODE kernels' four-block loop, under UNESCAPED_UNICODE (where the kernels check UTF-8 in the vector
 // registers through nibble lookup tables instead of leaving non-ASCII to the scalar code),
 // and with UNESCAPED_LINE_TERMINATORS and HEX_TAG too (another kernel), through every
 // variant with vector kernels (-short: UNESCAPED_UNICODE alone). The
@@ -254,19 +255,44 @@ func TestKernelPairs(t *testing.T) {
 		t.Skip("no vector kernel in this build (purego, or a CPU without SSE2 or NEON)")
 	}
 	optsList := []jsonopt.Options{jsonopt.UnescapedUnicode, jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators | jsonopt.HexTag}
-	ends := []int{5, 16, 21, 32} // lane 0, the lane edge, lane 1, the block edge
 	if testing.Short() {
 		optsList = optsList[:1]
 	}
-	in := []byte(edgeFiller[:80])
-	put := func(seq ...byte) {
-		for _, end := range ends {
-			off := end - len(seq) + 1
-			copy(in[off:], seq)
-			for _, opts := range optsList {
-				c.check(in, opts, fmt.Sprintf("% x ending at %d", seq, end))
+	// Lane 0, the lane edge, lane 1 and the block edge of the first block of 80 bytes of
+	// edgeFiller; then of each block of the UNESCAPED_UNICODE kernels' four-block loop (bytes
+	// 32 to 159 of 200, one group) in fillers that pass its test under every option set here,
+	// so that a test that misses the sequence is not rescued by a filler byte it flags, and
+	// with the pair's second byte last in the block, where no filler byte after it can
+	// rescue it either (-short: there, the lane edges and the last bytes only).
+	type layout struct {
+		in, filler []byte
+		ends       []int
+	}
+	layouts := []layout{{[]byte(edgeFiller[:80]), []byte(edgeFiller[:80]), []int{5, 16, 21, 32}}}
+	var ends []int
+	for _, blk := range []int{32, 64, 96, 128} {
+		for _, e := range []int{5, 16, 21, 31, 32} {
+			if e == 16 || e == 31 || !testing.Short() {
+				ends = append(ends, blk+e)
 			}
-			copy(in[off:], edgeFiller[off:off+len(seq)])
+		}
+	}
+	// Two fillers: a lookup that takes the wrong nibble sees lower-case letters as leads,
+	// digits and punctuation as ASCII.
+	for _, f := range []string{"abcdefghijklmnopqrstuvwxyz", "0123456789 .,:;-!?()*+=#%$"} {
+		filler := []byte(strings.Repeat(f, 8)[:200])
+		layouts = append(layouts, layout{bytes.Clone(filler), filler, ends})
+	}
+	put := func(seq ...byte) {
+		for _, l := range layouts {
+			for _, end := range l.ends {
+				off := end - len(seq) + 1
+				copy(l.in[off:], seq)
+				for _, opts := range optsList {
+					c.check(l.in, opts, fmt.Sprintf("% x ending at %d", seq, end))
+				}
+				copy(l.in[off:], l.filler[off:off+len(seq)])
+			}
 		}
 	}
 	for a := 0; a < 256; a++ {
