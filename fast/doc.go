@@ -24,7 +24,8 @@
 //   - Without IGNORE/SUBSTITUTE an invalid string must leave dst's spare capacity untouched.
 //     When the output would go there, input that is all ASCII is escaped in place, a short
 //     non-ASCII remainder is validated first (validFrom), a long one (validMin bytes) too
-//     where the kernel has a vector check (validAVX2, validAVX512), and otherwise the escape
+//     where the kernel has a vector check (validAVX512) and the text is mostly multi-byte
+//     without UNESCAPED_UNICODE (the escape two to three times as long), and otherwise the escape
 //     goes to a stack or pooled scratch buffer and is copied to dst on success.
 //   - Runs of ASCII go to a clean-run/ASCII-escape kernel of the shape
 //     func(dst, src []byte, c *escCtx) (nsrc, ndst int): it copies clean bytes in bulk and

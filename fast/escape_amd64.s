@@ -17968,243 +17968,25 @@ dirtyv:
 	MOVB AL, ret+48(FP)
 	RET
 
-// func validAVX2(s []byte) int
-// Requires: AVX, AVX2, CMOV
-TEXT ·validAVX2(SB), NOSPLIT, $0-32
-	// validAVX2: the contract above. A sequence that the blocks cut is not judged: the caller
-	// checks from the start of the character that holds the last byte checked (at most 3
-	// bytes back) to the end of s.
-	// 
-	// Registers: SI = position, DX = end of s, BX = s; Y0 = the block, Y3/Y4/Y2 =
-	// the bytes 1/2/3 back, Y15 = the OR of the blocks' error lanes, Y12-Y9 = the three
-	// validation tables and 0x0F, Y13/Y14/Y1 = 0x60/0x70/0x80, Y5-Y8 scratch.
-	// 
-	// Algorithm: escapeUUAVX2's check (three VPSHUFB lookups of the previous byte's
-	// nibbles and the current byte's high nibble, and saturating subtractions of the bytes
-	// two and three back; RFC 3629, exactly php_next_utf8_char's successes). The bytes
-	// back are unaligned loads at SI-1..SI-3, but in the first block, at the start of s,
-	// where they are the block shifted with zeros in. A block whose 3 bytes back and
-	// itself are all ASCII has nothing to check and is skipped.
-	MOVQ    s_base+0(FP), SI
-	MOVQ    s_len+8(FP), DX
-	MOVQ    SI, BX
-	ADDQ    SI, DX
-	VMOVDQU utf8consts<>+0(SB), Y12
-	VMOVDQU utf8consts<>+32(SB), Y11
-	VMOVDQU utf8consts<>+64(SB), Y10
-	VMOVDQU utf8consts<>+96(SB), Y9
-	VMOVDQU utf8consts<>+128(SB), Y13
-	VMOVDQU utf8consts<>+160(SB), Y14
-	VMOVDQU utf8consts<>+192(SB), Y1
-	VPXOR   Y15, Y15, Y15
-	LEAQ    32(SI), AX
-	CMPQ    AX, DX
-	JHI     done
-
-	// The first block: the bytes back are the block shifted, zeros in.
-	VMOVDQU    (SI), Y0
-	VPXOR      Y8, Y8, Y8
-	VPERM2I128 $0x21, Y0, Y8, Y2
-	VPALIGNR   $0x0f, Y2, Y0, Y3
-	VPALIGNR   $0x0e, Y2, Y0, Y4
-	VPALIGNR   $0x0d, Y2, Y0, Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-	ADDQ    $0x20, SI
-
-loop4:
-	// Four blocks a round: skipped together when they and the 3 bytes before them are
-	// ASCII, else all checked.
-	LEAQ      128(SI), AX
-	CMPQ      AX, DX
-	JHI       loop
-	VMOVDQU   -3(SI), Y5
-	VPOR      (SI), Y5, Y5
-	VPOR      32(SI), Y5, Y5
-	VPOR      64(SI), Y5, Y5
-	VPOR      96(SI), Y5, Y5
-	VPMOVMSKB Y5, AX
-	TESTL     AX, AX
-	JZ        skip4
-	VMOVDQU   (SI), Y0
-	VMOVDQU   -1(SI), Y3
-	VMOVDQU   -2(SI), Y4
-	VMOVDQU   -3(SI), Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-	VMOVDQU 32(SI), Y0
-	VMOVDQU 31(SI), Y3
-	VMOVDQU 30(SI), Y4
-	VMOVDQU 29(SI), Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-	VMOVDQU 64(SI), Y0
-	VMOVDQU 63(SI), Y3
-	VMOVDQU 62(SI), Y4
-	VMOVDQU 61(SI), Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-	VMOVDQU 96(SI), Y0
-	VMOVDQU 95(SI), Y3
-	VMOVDQU 94(SI), Y4
-	VMOVDQU 93(SI), Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-
-skip4:
-	ADDQ $0x00000080, SI
-	JMP  loop4
-
-loop:
-	// One block a round for the last 1 to 3.
-	LEAQ    32(SI), AX
-	CMPQ    AX, DX
-	JHI     done
-	VMOVDQU (SI), Y0
-	VMOVDQU -1(SI), Y3
-	VMOVDQU -2(SI), Y4
-	VMOVDQU -3(SI), Y2
-
-	// must23_80: 0x80 where a third or fourth byte must be a continuation.
-	VPSUBUSB Y13, Y4, Y5
-	VPSUBUSB Y14, Y2, Y6
-	VPOR     Y6, Y5, Y5
-	VPAND    Y1, Y5, Y5
-
-	// Special cases: byte1 high nibble & byte1 low nibble & byte2 high nibble.
-	VPSRLW  $0x04, Y3, Y6
-	VPAND   Y9, Y6, Y6
-	VPSHUFB Y6, Y12, Y6
-	VPAND   Y9, Y3, Y7
-	VPSHUFB Y7, Y11, Y7
-	VPAND   Y7, Y6, Y6
-	VPSRLW  $0x04, Y0, Y7
-	VPAND   Y9, Y7, Y7
-	VPSHUFB Y7, Y10, Y7
-	VPAND   Y7, Y6, Y6
-	VPXOR   Y5, Y6, Y6
-	VPOR    Y6, Y15, Y15
-	ADDQ    $0x20, SI
-	JMP     loop
-
-done:
-	// AX = bytes checked, or -1 if a block had an error lane.
-	MOVQ    SI, AX
-	SUBQ    BX, AX
-	MOVQ    $-1, CX
-	VPTEST  Y15, Y15
-	CMOVQNE CX, AX
-	MOVQ    AX, ret+24(FP)
-	VZEROUPPER
-	RET
-
 // func validAVX512(s []byte) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, CMOV
 TEXT ·validAVX512(SB), NOSPLIT, $0-32
-	// validAVX512: the contract above. A sequence that the blocks cut is not judged: the caller
-	// checks from the start of the character that holds the last byte checked (at most 3
-	// bytes back) to the end of s.
+	// validAVX512: the contract above. A sequence that the blocks cut is not judged: the
+	// caller checks from the start of the character that holds the last byte checked (at
+	// most 3 bytes back) to the end of s.
 	// 
-	// Registers: SI = position, DX = end of s, BX = s; Z0 = the block, Z3/Z4/Z2 =
-	// the bytes 1/2/3 back, Z15 = the OR of the blocks' error lanes, Z12-Z9 = the three
-	// validation tables and 0x0F, Z13/Z14/Z1 = 0x60/0x70/0x80, Z5-Z8 scratch.
+	// Registers: SI = position, DX = end of s, BX = s; Z0 = the block, Z3/Z4/Z2 = the bytes
+	// 1/2/3 back, Z15 = the OR of the blocks' error lanes, Z12-Z10 = the three validation
+	// tables, Z13/Z14/Z1 = 0x60/0x70/0x80, Z5-Z8 scratch.
 	// 
-	// Algorithm: escapeUUAVX2's check (three VPSHUFB lookups of the previous byte's
-	// nibbles and the current byte's high nibble, and saturating subtractions of the bytes
-	// two and three back; RFC 3629, exactly php_next_utf8_char's successes). The bytes
-	// back are unaligned loads at SI-1..SI-3, but in the first block, at the start of s,
-	// where they are the block shifted with zeros in. A block whose 3 bytes back and
-	// itself are all ASCII has nothing to check and is skipped.
+	// Algorithm: escapeUUAVX2's check (three lookups of the previous byte's nibbles and the
+	// current byte's high nibble, and saturating subtractions of the bytes two and three
+	// back; RFC 3629, exactly php_next_utf8_char's successes). The lookups are VPERMB of
+	// the 16-byte tables repeated four times (an index's bits 4 and 5 pick a copy, so no
+	// mask is needed), the ANDs, ORs and XORs VPTERNLOGD. The bytes back are unaligned
+	// loads at SI-1..SI-3, but in the first block, at the start of s, where they are the
+	// block shifted with zeros in. Four blocks a round; a round whose bytes and the 3
+	// before them are all ASCII has nothing to check and is skipped.
 	MOVQ            s_base+0(FP), SI
 	MOVQ            s_len+8(FP), DX
 	MOVQ            SI, BX
@@ -18212,7 +17994,6 @@ TEXT ·validAVX512(SB), NOSPLIT, $0-32
 	VBROADCASTI64X4 utf8consts<>+0(SB), Z12
 	VBROADCASTI64X4 utf8consts<>+32(SB), Z11
 	VBROADCASTI64X4 utf8consts<>+64(SB), Z10
-	VBROADCASTI64X4 utf8consts<>+96(SB), Z9
 	VBROADCASTI64X4 utf8consts<>+128(SB), Z13
 	VBROADCASTI64X4 utf8consts<>+160(SB), Z14
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z1

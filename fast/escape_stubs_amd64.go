@@ -147,12 +147,7 @@ func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // else SSE2 compares against the first nsp (2..7, kt's byte ktNSP) special-byte slots of kt.
 func clean16(d *byte, src []byte, kt *uint64, sse int) bool
 
-// validAVX2 checks the whole 32-byte blocks of s for UTF-8 as json_encode decodes it:
-// it returns how many bytes it checked (a multiple of 32), or -1 if one of
-// them ends an invalid sequence. It requires AVX2; s[0] must start a character.
-func validAVX2(s []byte) int
-
 // validAVX512 checks the whole 64-byte blocks of s for UTF-8 as json_encode decodes it:
-// it returns how many bytes it checked (a multiple of 64), or -1 if one of
-// them ends an invalid sequence. It requires AVX-512 BW and VBMI; s[0] must start a character.
+// it returns how many bytes it checked (a multiple of 64), or -1 if one of them ends
+// an invalid sequence. It requires AVX-512 BW and VBMI; s[0] must start a character.
 func validAVX512(s []byte) int

@@ -12,14 +12,11 @@ import (
 
 // TestArchValid checks archValid, the vector validity check escapeLong runs before it writes a
 // long non-ASCII string into the caller's spare capacity, against validFrom for each kernel
-// with a check (validAVX2, validAVX512): text of each kind at every length to 640 bytes (the
+// with a check (validAVX512): text of each kind at every length to 640 bytes (the
 // first block and two rounds of four), and invalid sequences at every step-th position of
 // every step-th length, flush against a guard page at either end (a read outside s faults).
 func TestArchValid(t *testing.T) {
 	var kernels []int
-	if hasAVX2 {
-		kernels = append(kernels, kernelAVX2)
-	}
 	if hasAVX512 {
 		kernels = append(kernels, kernelAVX512)
 	}
@@ -30,7 +27,7 @@ func TestArchValid(t *testing.T) {
 	defects := []string{"\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xe2\x82", "\xe0\x80\x80", "\xe0\x9f\xbf",
 		"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf0\x9f\x98", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
 		"\xff", "\xc3\xa9\xa9", "\xf0\x9f\x98\x80\x80"}
-	// Lengths up to past the first block and two rounds of four (validAVX512: 64 + 2*256),
+	// Lengths up to past the first block and two rounds of four (64 + 2*256),
 	// a defect every step bytes of every step-th length.
 	maxLen, step := 640, 5
 	if testing.Short() {

@@ -26,14 +26,14 @@ var DefaultTargets = []string{
 // the ASCII kernels escapeAVX2 and escapeAVX2Tag (escape-dense blocks expanded by shuffle
 // tables, sparse 2- and 3-byte sequences validated and written as \uXXXX) and their AVX-512
 // forms (the 64-byte escape-dense loop), the 16-byte clean check, the ASCII scans and the
-// validity checks of long strings (validAVX2, validAVX512) with the three Keiser–Lemire lookup
-// tables (amd64), and their NEON counterparts with the validation
+// validity check of long strings (validAVX512) with the three Keiser–Lemire lookup tables
+// (amd64), and their NEON counterparts with the validation
 // macro and its tables, and the NEON ASCII kernel's block loop (arm64, run under qemu). The
 // NoCtl forms of the ASCII kernels are left out: they are the same emitters without the
 // control-byte step. The AVX-512 kernels are among them only on a CPU that runs them (fast's
 // avx512 variant is registered): elsewhere every mutant of them would survive unexecuted.
 var AsmTargets = []string{
-	"fast/escape_amd64.s:escapeAVX2,escapeAVX2Tag," + avx512Target() + "escapeUUAVX2,escapeMBAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,validAVX2,utf8consts[0:96]",
+	"fast/escape_amd64.s:escapeAVX2,escapeAVX2Tag," + avx512Target() + "escapeUUAVX2,escapeMBAVX2,clean16,lastNonASCIIAVX2,asciiEndAVX2,utf8consts[0:96]",
 	"fast/escape_arm64.s:escapeBlocksNEON,BLOCKLOOP,escapeUUNEON,escapeMBNEON,clean16NEON,UUCHECK,utf8lookupNEON",
 }
 

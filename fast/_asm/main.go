@@ -444,8 +444,7 @@ func main() {
 		escapeSSE2(n)
 	}
 	clean16()
-	validUTF8(false)
-	validUTF8(true)
+	validAVX512()
 	Generate()
 	if err := noEscape(flag.Lookup("stubs").Value.String(), "escapeMBAVX2", "escapeMBAVX2Tag", "escapeMBAVX512",
 		"escapeMBAVX512Tag"); err != nil {
