@@ -1738,11 +1738,7 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 			checkX512(disp, x, lt)
 			return
 		}
-		VMOVDQU(mem(rSI, disp), x)
-		VMOVDQU(x, mem(rDI, disp))
-		VMOVDQU(mem(rSI, disp-1), Y3)
-		VMOVDQU(mem(rSI, disp-2), Y4)
-		VMOVDQU(mem(rSI, disp-3), Y2)
+		copyBack3(disp, x)
 		VPSUBUSB(Y13, Y4, Y5)
 		VPSUBUSB(k(k70), Y2, Y6)
 		VPOR(Y6, Y5, Y5)
@@ -1870,6 +1866,16 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 	epilogue(true)
 }
 
+// copyBack3 is the four-block test's loads: the block at SI+disp into x, stored unchanged at
+// DI+disp, and the bytes 1, 2 and 3 back into Y3, Y4 and Y2.
+func copyBack3(disp int, x VecPhysical) {
+	VMOVDQU(mem(rSI, disp), x)
+	VMOVDQU(x, mem(rDI, disp))
+	VMOVDQU(mem(rSI, disp-1), Y3)
+	VMOVDQU(mem(rSI, disp-2), Y4)
+	VMOVDQU(mem(rSI, disp-3), Y2)
+}
+
 // checkX512 is escapeUUAVX2's four-block test of the block at SI+disp in escapeUUAVX512 (Y7
 // nonzero in every lane that needs the one-block loop), with VPTERNLOGD (AVX-512 VL) folding
 // its ANDs, ORs and XOR. Without UNESCAPED_LINE_TERMINATORS it flags A8/A9 (class 0x20 of
@@ -1878,11 +1884,7 @@ func escapeUUAVX2(tag, lt, x512 bool) {
 // class 0x10 does. Y4 (the byte two back) is loaded from memory, so a sequence that straddles
 // into the block is found in it.
 func checkX512(disp int, x VecPhysical, lt bool) {
-	VMOVDQU(mem(rSI, disp), x)
-	VMOVDQU(x, mem(rDI, disp))
-	VMOVDQU(mem(rSI, disp-1), Y3)
-	VMOVDQU(mem(rSI, disp-2), Y4)
-	VMOVDQU(mem(rSI, disp-3), Y2)
+	copyBack3(disp, x)
 	VPSUBUSB(Y13, Y4, Y5)
 	VPSUBUSB(k(k70), Y2, Y6)
 	VPTERNLOGD(U8(0xA8), Y14, Y6, Y5) // Y5 = (Y5 | Y6) & 0x80: must23_80
