@@ -20,15 +20,15 @@ const smallRest = 64
 
 // validMin is the shortest non-ASCII remainder that escapeLong proves valid with the kernel's
 // vector check (archValid) before writing into the caller's spare capacity, rather than
-// escaping it into a scratch buffer and copying that (BenchmarkScratch: the check costs less
-// than the copy and the pool from about this length on).
+// escaping it into a scratch buffer and copying that (BenchmarkScratch: below it the copy and
+// the pool cost less than the check; above, see mostlyMB).
 const validMin = 16 << 10
 
 // validRest reports whether escapeLong may write the escape of src, whose bytes before p are
 // ASCII, into the caller's spare capacity: src[p:] is short and validFrom accepts it, or long,
 // mostly multi-byte, escaped without UNESCAPED_UNICODE, and kernel k's vector check proves it
-// valid. Not valid sends it to the scratch buffer, or,
-// when known (the verdict is validFrom's, not "not checked"), fails it in error mode.
+// valid. Not valid sends it to the scratch buffer, or, when known (the verdict is validFrom's,
+// not "not checked"), fails it in error mode.
 func validRest(k int, src []byte, p int, opts jsonopt.Options) (valid, known bool) {
 	if len(src)-p <= smallRest {
 		return validFrom(src, p), true

@@ -132,8 +132,8 @@ type escCtx struct {
 	// escaped special byte, and without UNESCAPED_LINE_TERMINATORS bit 4 for l = 2 (0xE2, the
 	// lead of U+2028/U+2029, sends a block to the exact test) and bit 5 for l = 8 and 9 (0xA8
 	// and 0xA9, their last byte, which escapeUUAVX512 tests with the byte two back); the amd64
-	// UNESCAPED_UNICODE kernels AND them with fixed classes by high nibble. Bytes 192..223 (both halves the
-	// same): the two-byte escape classes by low nibble l, bits 0, 1, 2 when l, 0x20|l, 0x50|l
+	// UNESCAPED_UNICODE kernels AND them with fixed classes by high nibble. Bytes 192..223
+	// (both halves the same): the two-byte escape classes by low nibble l, bits 0, 1, 2 when l, 0x20|l, 0x50|l
 	// takes a two-byte escape (\" \\ \/ \b \f \n \r \t); the amd64 AVX2 kernels AND them
 	// with fixed classes by high nibble (0, 2, 5) to find blocks they expand in registers.
 	// Byte 224: 1 when a byte >= 0x20 takes a \u00XX escape (HEX_TAG, HEX_AMP, HEX_APOS or
