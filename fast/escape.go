@@ -15,7 +15,8 @@ const block = 16 << 10
 
 // smallRest is the longest non-ASCII remainder that escapeLong validates with validFrom before
 // writing into the caller's spare capacity; a longer one is escaped into a scratch buffer
-// instead, unless it is at least validMin bytes long and the kernel has a vector check.
+// instead, unless validRest's other case holds (at least validMin bytes, mostly multi-byte,
+// without UNESCAPED_UNICODE, and kernel k has a vector check that proves it valid).
 const smallRest = 64
 
 // validMin is the shortest non-ASCII remainder that escapeLong proves valid with the kernel's
