@@ -4720,6 +4720,7 @@ GLOBL utf8consts<>(SB), RODATA|NOPTR, $30752
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
 TEXT ·asciiEndAVX2(SB), NOSPLIT, $0-32
+	PCALIGN $64
 	// asciiEndAVX2 returns the index of the first byte >= 0x80 in s, or len(s).
 	// 
 	// Contract: requires AVX2 and len(s) >= 32; reads only s[0:len(s)].
@@ -4791,6 +4792,7 @@ end:
 // func asciiEndSSE2(s []byte) int
 // Requires: SSE2
 TEXT ·asciiEndSSE2(SB), NOSPLIT, $0-32
+	PCALIGN $64
 	// asciiEndSSE2 returns the index of the first byte >= 0x80 in s, or len(s).
 	// 
 	// Contract: SSE2 only; requires len(s) >= 16; reads only s[0:len(s)].
@@ -4862,6 +4864,7 @@ end:
 // func lastNonASCIIAVX2(s []byte) (last int, ctl bool)
 // Requires: AVX, AVX2
 TEXT ·lastNonASCIIAVX2(SB), NOSPLIT, $0-33
+	PCALIGN $64
 	// lastNonASCIIAVX2 returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.
 	// 
 	// Contract: requires len(s) >= 32; reads only s[0:len(s)].
@@ -4977,6 +4980,7 @@ none:
 // func lastNonASCIISSE2(s []byte) int
 // Requires: SSE2
 TEXT ·lastNonASCIISSE2(SB), NOSPLIT, $0-32
+	PCALIGN $64
 	// lastNonASCIISSE2 returns 1 + the index of the last byte >= 0x80 in s, or 0 when s is ASCII.
 	// 
 	// Contract: requires len(s) >= 16; reads only s[0:len(s)].
@@ -5063,6 +5067,7 @@ none:
 // func escapeAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX2 escapes src into dst until a byte >= 0x80 it leaves to the caller or until
 	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
 	// and how many it wrote (option sets without HEX_TAG).
@@ -5685,6 +5690,7 @@ ret:
 // func escapeAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2Tag(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX2Tag escapes src into dst until a byte >= 0x80 it leaves to the caller or until
 	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
 	// and how many it wrote (option sets with HEX_TAG).
@@ -6344,6 +6350,7 @@ ret:
 // func escapeAVX2NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2NoCtl(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX2NoCtl is escapeAVX2 (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -6889,6 +6896,7 @@ ret:
 // func escapeAVX2TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeAVX2TagNoCtl(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX2TagNoCtl is escapeAVX2Tag (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -7471,6 +7479,7 @@ ret:
 // func escapeUUAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, POPCNT
 TEXT ·escapeUUAVX2(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX2 escapes src into dst under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -8025,6 +8034,7 @@ ret:
 // func escapeUUAVX2LT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, POPCNT
 TEXT ·escapeUUAVX2LT(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX2LT escapes src into dst under UNESCAPED_UNICODE, UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -8555,6 +8565,7 @@ ret:
 // func escapeUUAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, POPCNT
 TEXT ·escapeUUAVX2Tag(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX2Tag escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, no UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -9121,6 +9132,7 @@ ret:
 // func escapeUUAVX2TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, POPCNT
 TEXT ·escapeUUAVX2TagLT(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX2TagLT escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -9663,6 +9675,7 @@ ret:
 // func escapeAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX512 escapes src into dst until a byte >= 0x80 it leaves to the caller or until
 	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
 	// and how many it wrote (option sets without HEX_TAG).
@@ -9895,7 +9908,7 @@ d64_enter:
 	VMOVDQU64    296(R13), Z17
 	VPBROADCASTB utf8consts<>+608(SB), Z18
 
-	PCALIGN $32
+	PCALIGN $64
 d64:
 	// Z0 = this block, loaded (as Z7, then Z6) two blocks ahead, before the stores of the
 	// blocks before it: a load after them waits for their addresses (which come late, from
@@ -10542,6 +10555,7 @@ ret:
 // func escapeAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512Tag(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX512Tag escapes src into dst until a byte >= 0x80 it leaves to the caller or until
 	// too few bytes are left for its blocks, and returns how many bytes of src it consumed
 	// and how many it wrote (option sets with HEX_TAG).
@@ -11178,6 +11192,7 @@ ret:
 // func escapeAVX512NoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512NoCtl(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX512NoCtl is escapeAVX512 (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -11825,6 +11840,7 @@ ret:
 // func escapeAVX512TagNoCtl(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int, dense int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, BMI2, CMOV, POPCNT
 TEXT ·escapeAVX512TagNoCtl(SB), NOSPLIT, $0-88
+	PCALIGN $64
 	// escapeAVX512TagNoCtl is escapeAVX512Tag (below) with one difference: src must have no byte
 	// < 0x20 or >= 0x80, and the 128-byte loop tests only the special bytes (no signed
 	// minimum against 0x20: 5 vector operations less per 128 bytes). The other loops and
@@ -12384,6 +12400,7 @@ ret:
 // func escapeUUAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX512 escapes src into dst under UNESCAPED_UNICODE, no UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -12906,6 +12923,7 @@ ret:
 // func escapeUUAVX512LT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512LT(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX512LT escapes src into dst under UNESCAPED_UNICODE, UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -13404,6 +13422,7 @@ ret:
 // func escapeUUAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512Tag(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX512Tag escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, no UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -13938,6 +13957,7 @@ ret:
 // func escapeUUAVX512TagLT(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI2, AVX512VL, BMI2, POPCNT
 TEXT ·escapeUUAVX512TagLT(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeUUAVX512TagLT escapes src into dst under UNESCAPED_UNICODE, HEX_TAG, UNESCAPED_LINE_TERMINATORS.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are copied
@@ -14448,6 +14468,7 @@ ret:
 // func escapeMBAVX2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeMBAVX2(SB), NOSPLIT, $296-80
+	PCALIGN $64
 	// escapeMBAVX2 escapes src into dst under option sets without UNESCAPED_UNICODE.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
@@ -15033,6 +15054,7 @@ ret:
 // func escapeMBAVX2Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX2, CMOV, POPCNT
 TEXT ·escapeMBAVX2Tag(SB), NOSPLIT, $296-80
+	PCALIGN $64
 	// escapeMBAVX2Tag escapes src into dst under option sets without UNESCAPED_UNICODE.
 	// 
 	// Contract: as escapeAVX2, except that valid multi-byte UTF-8 sequences are written as
@@ -15622,6 +15644,7 @@ ret:
 // func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
 TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
+	PCALIGN $64
 	// escapeMBAVX512: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
 	// its run-ahead stores reach at most 64 bytes past the output).
 	// 
@@ -16106,6 +16129,7 @@ ret:
 // func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
 TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
+	PCALIGN $64
 	// escapeMBAVX512Tag: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
 	// its run-ahead stores reach at most 64 bytes past the output).
 	// 
@@ -16593,6 +16617,7 @@ ret:
 // func escapeSSE2x2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x2(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x2 escapes src into dst for option sets that escape exactly 2 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -16757,6 +16782,7 @@ ret:
 // func escapeSSE2x3(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x3(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x3 escapes src into dst for option sets that escape exactly 3 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -16937,6 +16963,7 @@ ret:
 // func escapeSSE2x4(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x4(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x4 escapes src into dst for option sets that escape exactly 4 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -17133,6 +17160,7 @@ ret:
 // func escapeSSE2x5(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x5(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x5 escapes src into dst for option sets that escape exactly 5 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -17345,6 +17373,7 @@ ret:
 // func escapeSSE2x6(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x6(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x6 escapes src into dst for option sets that escape exactly 6 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -17573,6 +17602,7 @@ ret:
 // func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x7(SB), NOSPLIT, $0-80
+	PCALIGN $64
 	// escapeSSE2x7 escapes src into dst for option sets that escape exactly 7 special
 	// bytes besides the controls (the first n of kt's broadcast special bytes).
 	// 
@@ -17817,6 +17847,7 @@ ret:
 // func clean16(d *byte, src []byte, kt *uint64, sse int) bool
 // Requires: AVX, AVX2, SSE2
 TEXT ·clean16(SB), NOSPLIT, $0-49
+	PCALIGN $64
 	// clean16 is the short-string path: a 16- to 31-byte string without anything to escape
 	// is stored with its quotes; anything else is left to the caller.
 	// 
@@ -17971,6 +18002,7 @@ dirtyv:
 // func validAVX512(s []byte) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, CMOV
 TEXT ·validAVX512(SB), NOSPLIT, $0-32
+	PCALIGN $64
 	// validAVX512: the contract above. A sequence that the blocks cut is not judged: the
 	// caller checks from the start of the character that holds the last byte checked (at
 	// most 3 bytes back) to the end of s.
