@@ -487,7 +487,7 @@ func noEscape(path string, names ...string) error {
 // with PCALIGN $64, which pads nothing there but makes the linker start the function on a
 // 64-byte boundary: a kernel's code then sits the same way in the cache lines and the decoded
 // instruction cache whatever Go code is linked before it (escapeAVX512 moved from 0 to 32 mod
-// 64 when Go code before it grew, and text with an é every 64 bytes ran 22 % slower).
+// 64 when Go code before it grew, and text with an é every 64 bytes ran 21-23 % slower).
 func alignLoops(path string, labels map[string][]string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
