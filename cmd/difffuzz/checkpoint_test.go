@@ -455,3 +455,16 @@ func TestInterruptNamesSpacesNotBegun(t *testing.T) {
 	require.NotEmpty(t, line, errs)
 	assert.True(t, strings.HasSuffix(line, "exhaustive utf8_decode len 3"), "the last space is named last: %s", line)
 }
+
+// A checkpoint names the --random count it was written for: a finished 10-input run does not
+// pass for a 20-input one with the same seed (the flag printed as given; it once printed as
+// empty, and the second run reported the first's 10 strings as done, exit 0).
+func TestCheckpointRandomCount(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "ck")
+	args := []string{"--seed", "5", "--ops", "utf8_decode", "--impl", "generic", "--checkpoint", ck}
+	code, _, errs, _ := runMain(t, string(planted.RawSlash), 0, append([]string{"--random", "10x"}, args...)...)
+	require.Equal(t, 0, code, errs)
+	code, _, errs, _ = runMain(t, string(planted.RawSlash), 0, append([]string{"--random", "20x"}, args...)...)
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(errs, "difffuzz: --checkpoint "+ck+": written by another campaign (") && strings.Contains(errs, "--random=10x"), errs)
+}

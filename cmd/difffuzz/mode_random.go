@@ -20,17 +20,19 @@ const defaultRandomCount = 50000
 
 func init() {
 	var (
-		budget    string
-		budgetSet bool
-		seed      optional[int64] // printed as given, so that a campaign's configuration names it
-		stats     bool
-		count     uint64
-		dur       time.Duration
+		// budget is printed as given (a campaign's configuration, which a checkpoint is
+		// matched against, names it: a 10x run never passes for a 1000000x one).
+		budget optional[string]
+		seed   optional[int64] // printed as given, so that a campaign's configuration names it
+		stats  bool
+		count  uint64
+		dur    time.Duration
 	)
 	addMode(&mode{
 		name: "random", order: 30, inDefault: true,
 		addFlags: func(fs *flag.FlagSet) {
-			budgetSet, budget, count, dur = false, "", 0, 0 // a fresh run (tests run several in one process)
+			count, dur = 0, 0 // a fresh run (tests run several in one process)
+			budget = optional[string]{parse: func(s string) (string, error) { return s, nil }, show: func(s string) string { return s }}
 			seed = optional[int64]{parse: func(s string) (int64, error) {
 				v, err := strconv.ParseInt(s, 10, 64)
 				if err != nil {
@@ -38,26 +40,23 @@ func init() {
 				}
 				return v, nil
 			}, show: func(v int64) string { return strconv.FormatInt(v, 10) }}
-			fs.Func("random", "check random inputs: a count like 100000x or a duration like 30s", func(v string) error {
-				budget, budgetSet = v, true
-				return nil
-			})
+			fs.Var(&budget, "random", "check random inputs: a count like 100000x or a duration like 30s")
 			fs.Var(&seed, "seed", "seed of the random inputs of --random or the default campaign (default: a new one; it is always printed)")
 			fs.BoolVar(&stats, "stats", false, "with --random: print how often each byte class and option bit was drawn")
 		},
-		selected: func() bool { return budgetSet },
+		selected: func() bool { return budget.set },
 		check: func(runs bool) error {
 			if !runs && (seed.set || stats) {
 				return usagef("--seed and --stats go with --random N|DURATION (or the default campaign, which runs random inputs)")
 			}
-			if budgetSet && budget == "" {
+			if budget.set && budget.v == "" {
 				return usagef("--random needs a count like 100000x or a duration like 30s, got an empty value")
 			}
-			if budget == "" {
+			if budget.v == "" {
 				return nil
 			}
 			var err error
-			count, dur, err = parseBudget(budget)
+			count, dur, err = parseBudget(budget.v)
 			return err
 		},
 		part: func(c *common) campaign.Part {
