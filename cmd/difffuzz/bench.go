@@ -95,7 +95,7 @@ func newBenchArgs(stderr io.Writer) *benchArgs {
 	fs.StringVar(&a.corpora, "corpus", "", "corpora, comma-separated: "+strings.Join(bench.CorpusNames(), ", ")+" (default: all for escape and utf8_decode; cyrillic, cjk, emoji, ascii for decode)")
 	fs.StringVar(&a.sizes, "sizes", "", "sizes of the corpora, comma-separated, like 16B,4KiB,64KiB (default: 4KiB, and 16B and 64KiB for ascii)")
 	fs.StringVar(&a.options, "options", "", "escape's option sets, separated by spaces, each PHP names joined by | or a decimal, \"default\" for none (default: none, and UNESCAPED_UNICODE for cyrillic, cjk, emoji, ascii-eacute-periodic)")
-	fs.IntVar(&a.passes, "passes", bench.DefaultPasses, fmt.Sprintf("timed passes of each candidate over each cell, alternating (at least %d)", bench.MinPasses))
+	decimalVar(fs, &a.passes, "passes", bench.DefaultPasses, fmt.Sprintf("`N` timed passes of each candidate over each cell, alternating (at least %d)", bench.MinPasses))
 	fs.DurationVar(&s.PassTime, "pass-time", 100*time.Millisecond, "about how long one pass of one candidate over one cell takes")
 	fs.StringVar(&a.format, "format", "text", "report format: "+strings.Join(bench.Formats, ", "))
 	fs.StringVar(&a.plotFile, "plot", "", "draw the speedups per cell to `FILE` (.svg or .png)")

@@ -65,6 +65,13 @@ func TestBadInput(t *testing.T) {
 		{"exec and", []string{"--exec", "difffuzz serve && echo"}, `unquoted shell operator "&&"`},
 		{"exec redirect", []string{"--exec", "difffuzz serve > log"}, `unquoted shell operator ">"`},
 		{"bad int flag", []string{"--workers", "many"}, "invalid value"},
+		// Counts are decimal: 0x10, 0b11 and (as 8) 010 were taken by flag.Int's base prefixes.
+		{"hex workers", []string{"--workers", "0x10"}, "not a decimal integer"},
+		{"binary max-len", []string{"--max-len", "0b11"}, "not a decimal integer"},
+		{"hex examples", []string{"--examples", "0x3"}, "not a decimal integer"},
+		{"hex boundary sample", []string{"--boundary", "--boundary-sample", "0x10"}, "want a decimal count"},
+		{"hex mutate workers", []string{"mutate", "--workers", "0x2", "--list"}, "not a decimal integer"},
+		{"hex bench passes", []string{"bench", "--passes", "0x6"}, "not a decimal integer"},
 		{"flags too big", []string{"escape", "--flags", "99999999999", "--hex", "41"}, "32-bit"},
 		{"serve argument", []string{"serve", "x"}, "no arguments"},
 		{"bad shard", []string{"--shard", "4/4"}, "--shard"},

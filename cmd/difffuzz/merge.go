@@ -15,7 +15,7 @@ import (
 func mergeFlags(fs *flag.FlagSet) (jsonOut *bool, junitFile *string, examples *int) {
 	jsonOut = fs.Bool("json", false, "print the merged report as JSON on stdout (the layout of a campaign's --json)")
 	junitFile = fs.String("junit", "", "write the merged checks to `FILE` as JUnit XML")
-	examples = fs.Int("examples", 0, "further witnesses kept per defect class (default: as many as the shards kept)")
+	examples = decimalFlag(fs, "examples", 0, "`N` further witnesses kept per defect class (default: as many as the shards kept)")
 	return jsonOut, junitFile, examples
 }
 

@@ -29,9 +29,9 @@ func init() {
 			// built-ins and the default sample for external targets. (fs.Var, unlike
 			// Uint64Var, does not reset it: a fresh one each parse.)
 			sample = optional[uint64]{parse: func(v string) (uint64, error) {
-				n, err := strconv.ParseUint(v, 0, 64)
+				n, err := strconv.ParseUint(v, 10, 64)
 				if err != nil {
-					return 0, errors.New("want a count of placements, 0 for all")
+					return 0, errors.New("want a decimal count of placements, 0 for all")
 				}
 				return n, nil
 			}, show: func(n uint64) string { return strconv.FormatUint(n, 10) }}

@@ -93,7 +93,7 @@ func newMutateArgs(stderr io.Writer) *mutateArgs {
 	a := &mutateArgs{fs: fs}
 	fs.Var(&a.targets, "target", "a Go or Go assembly file of the module, PATH or PATH:FUNC,FUNC (repeatable; default: "+strings.Join(mutation.DefaultTargets, " and ")+")")
 	fs.StringVar(&a.sel.Dir, "dir", ".", "the difffuzz module directory (go test runs there)")
-	fs.IntVar(&a.cfg.Workers, "workers", 2, "mutants tested at once")
+	decimalVar(fs, &a.cfg.Workers, "workers", 2, "`N` mutants tested at once")
 	fs.StringVar(&a.killerList, "killers", "", "the killers to run, comma-separated, in order (default: all: "+mutation.KillerNames(mutation.DefaultKillers)+")")
 	fs.BoolVar(&a.list, "list", false, "list the mutants and exit, without running any test")
 	fs.BoolVar(&a.sel.Asm, "asm", false, "mutate the assembly that validates UTF-8 or writes escapes in blocks instead of the default targets (with --target: added to them, but for a file --target gives): "+strings.Join(mutation.AsmTargets, " and ")+" (branches, immediates, table bits; arm64 under qemu-aarch64)")
