@@ -367,8 +367,28 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 }
 
 // EscapeExplained is Escape with PHP's explained answer given (want, spans, werr: what
-// oracle.EscapeExplain returns for in and opts), for a caller that has it already.
+// oracle.EscapeExplain returns for in and opts), for a caller that has it already. When the
+// answer is PHP's for the input without one byte, every deviation has that reading too
+// (SkipKey); else a deviation whose stretch, without one byte, is what the candidate wrote
+// there has it (localSkips).
 func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
+	ds := escapeExplained(in, opts, want, spans, werr, got, gotErr, gotFalse)
+	if len(ds) == 0 {
+		return ds
+	}
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	if at := escapeSkips(in, opts, *pu, want, werr, got, gotErr, gotFalse); len(at) > 0 {
+		return withSkips(ds, at)
+	}
+	return localSkips(ds, in, func(b []byte) ([]byte, bool) {
+		out, err := oracle.Escape(nil, b, opts&^(jsonopt.NumericCheck|jsonopt.PartialOutputOnError))
+		return out[min(1, len(out)):max(0, len(out)-1)], err == nil // without its quotes
+	})
+}
+
+// escapeExplained is EscapeExplained without the skip readings.
+func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
 	whole := func(w What, detail string, row string) []Deviation {
 		return []Deviation{{What: w, Detail: detail, Family: "string", Row: row, In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
@@ -599,8 +619,25 @@ func UTF8Decode(in, got []byte) []Deviation {
 }
 
 // UTF8DecodeExplained is UTF8Decode with PHP's explained answer given (want, spans: what
-// oracle.UTF8DecodeExplain returns for in), for a caller that has it already.
+// oracle.UTF8DecodeExplain returns for in), for a caller that has it already. When the answer
+// is PHP's for the input without one byte, every deviation has that reading too (SkipKey);
+// else a deviation whose stretch, without one byte, is what the candidate wrote there has it
+// (localSkips).
 func UTF8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
+	ds := utf8DecodeExplained(in, want, spans, got)
+	if len(ds) == 0 {
+		return ds
+	}
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	if at := utf8DecodeSkips(in, *pu, want, got); len(at) > 0 {
+		return withSkips(ds, at)
+	}
+	return localSkips(ds, in, func(b []byte) ([]byte, bool) { return oracle.UTF8Decode(nil, b), true })
+}
+
+// utf8DecodeExplained is UTF8DecodeExplained without the skip readings.
+func utf8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
 	whole := func(detail string) []Deviation {
 		return []Deviation{{What: Lost, Detail: detail, Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}

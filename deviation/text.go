@@ -57,6 +57,9 @@ func Title(op string, d Deviation, rows []string) string {
 	if len(rows) > 0 && (d.Family == "failed" || d.Family == "valid") {
 		where += " (rows " + strings.Join(rows, ", ") + ")"
 	}
+	if d.What == Lost && strings.HasPrefix(d.Detail, SkipPrefix) {
+		return skipText(d.Detail)
+	}
 	switch d.What {
 	case RawCopy:
 		return fmt.Sprintf("copies the input bytes raw for %s, where PHP writes %s", where, phpWrites(op, d))

@@ -157,6 +157,8 @@ func Defects(classes []*Class) []*Defect {
 			kk := resolveCut(c.Impl, k, confirmed)
 			if a, ok := folded[c.Impl+"\x00"+kk]; ok {
 				kk = a
+			} else if a := classSkip(c.Impl, c.Deviations[k], confirmed); a != "" {
+				kk = a
 			}
 			// A pair filed under its own deviation is confirmed by its own witness too.
 			if confirmed[c.Impl+"\x00"+classKey(c, kk)] || kk == devKey(k) && confirmed[c.Impl+"\x00"+classKey(c, k)] {
@@ -164,7 +166,7 @@ func Defects(classes []*Class) []*Defect {
 				filed[k] = kk
 			}
 		}
-		if _, _, pos := positional(c); len(keys) == 0 || c.Ignored != 0 || pos {
+		if _, _, pos := positional(c); len(keys) == 0 || (c.Ignored != 0 || pos) && !filedSkip(filed) {
 			// An answer as if option bits were not set is one defect whatever it changes; so is
 			// what happens at one place in the input whatever the rule (a vector lane).
 			d := get(c, causeOf(c))
@@ -193,6 +195,33 @@ func Defects(classes []*Class) []*Defect {
 		d.N = i + 1
 	}
 	return out
+}
+
+// classSkip is the skip (deviation.SkipKey) a class's deviation stat s is filed under when the
+// candidate's keys as a whole are not (foldedKeys): the confirmed skip more than foldShare of
+// its own findings read as, the most shared ("" when none). A key another fault shares over the
+// candidate's classes (a merged failure) is the skip's in the class all of whose findings skip.
+func classSkip(impl string, s *DevStat, confirmed map[string]bool) string {
+	best, most := "", uint64(0)
+	for a, n := range s.Alts {
+		if _, ok := deviation.SkipAt(a); ok && float64(n) > foldShare*float64(s.Findings) && confirmed[impl+"\x00"+a] && (n > most || n == most && a < best) {
+			best, most = a, n
+		}
+	}
+	return best
+}
+
+// filedSkip reports whether a class files a key under a skip (deviation.SkipKey): then the
+// place it fails at is the byte the candidate skips, not a position whatever the rule, and an
+// answer that is also one as if an option bit were not set ("1540822214796." without its "."
+// under PRESERVE_ZERO_FRACTION) is the skip the candidate shows elsewhere.
+func filedSkip(filed map[string]string) bool {
+	for _, kk := range filed {
+		if _, ok := deviation.SkipAt(kk); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // nameModels sets the model of each defect all of whose findings a known behaviour the
@@ -330,11 +359,12 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 				// answer a byte short where utf8_decode writes a byte a step).
 				a = tailKey
 			}
-			if all[impl+"\x00"+a] == nil || impl+"\x00"+a == key {
-				continue // no stat to file into, or its own reading (a cut read as a cut)
+			_, skip := deviation.SkipAt(a)
+			if all[impl+"\x00"+a] == nil && !skip || impl+"\x00"+a == key {
+				continue // no stat to file into (a skip is only ever another reading), or its own reading
 			}
-			if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && a < b {
-				out[key] = a // the most shared, then the first in order
+			if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && skipFirst(impl, a, b, all) {
+				out[key] = a // the most shared, then the skip most shared over all keys, then the first in order
 			}
 		}
 	}
@@ -365,6 +395,27 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 		delete(out, key)
 	}
 	return out
+}
+
+// skipFirst breaks a tie between two other readings a and b of one key: a skip shared by more
+// findings over all the candidate's keys (all), then the first in order. Losing any byte of a
+// run of equal bytes gives the same input, so an answer that skips one reads as skipping each:
+// the offset the candidate's other answers agree on is the one it skips.
+func skipFirst(impl, a, b string, all map[string]*DevStat) bool {
+	_, sa := deviation.SkipAt(a)
+	_, sb := deviation.SkipAt(b)
+	if sa && sb {
+		var na, nb uint64
+		for key, s := range all {
+			if strings.HasPrefix(key, impl+"\x00") {
+				na, nb = na+s.Alts[a], nb+s.Alts[b]
+			}
+		}
+		if na != nb {
+			return na > nb
+		}
+	}
+	return a < b
 }
 
 // A key is filed under its other reading when more than foldShare of its findings have it: a
@@ -743,8 +794,8 @@ func defectKey(c *Class, k string, confirmed map[string]bool) string {
 // class needs (lengthOf), so that a fault of long strings is not merged with the same
 // deviation everywhere.
 func classKey(c *Class, k string) string {
-	if devKey(k) == tailKey {
-		return k // the length is what the cut says (devTitle)
+	if _, skip := deviation.SkipAt(k); devKey(k) == tailKey || skip {
+		return k // the length is what the cut or the offset says (devTitle)
 	}
 	if n := lengthOf(c); n > 0 {
 		return fmt.Sprintf("%s|len>=%d", k, n)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/deviation"
@@ -40,6 +41,14 @@ func deviationsExplained(f *fuzz.Finding, ex fuzz.Explanation) []deviation.Devia
 				In: 0, InEnd: len(f.Input), Want: f.Want, Got: f.Got, CP: -1}
 			if len(ds) == 1 {
 				m.Alts = []string{ds[0].Key()}
+			}
+			if len(ds) > 0 {
+				// An answer that skips a byte keeps that reading (every deviation has it).
+				for _, a := range ds[0].Alts {
+					if _, ok := deviation.SkipAt(a); ok {
+						m.Alts = append(m.Alts, a)
+					}
+				}
 			}
 			return []deviation.Deviation{m}
 		}
@@ -630,6 +639,15 @@ func deviationByKey(f *fuzz.Finding, key string) (deviation.Deviation, bool) {
 	for _, d := range ds {
 		if d.Key() == key { // a key without another reading: the deviation, however read
 			return d, true
+		}
+	}
+	if at, ok := deviation.SkipAt(key); ok {
+		// A skip is only ever another reading, of every deviation of the answer.
+		for _, d := range ds {
+			if slices.Contains(d.Alts, key) {
+				return deviation.Deviation{What: deviation.Lost, Detail: deviation.SkipPrefix + strconv.Itoa(at), Family: "string",
+					In: at, InEnd: at + 1, Want: d.Want, Got: d.Got, CP: -1}, true
+			}
 		}
 	}
 	return deviation.Deviation{}, false

@@ -134,6 +134,28 @@ func TestManyFaults(t *testing.T) {
 	}
 }
 
+// TestSkipAmongFaults: a candidate that skips the input byte at offset 16 (a vector loop one
+// byte off at its first chunk's edge), whatever sits there, is one defect named so — not one per
+// rule the byte falls under, nor "position-dependent" blocks at the offsets its sequences take —
+// with seven other faults whose answers overlap it (an upper-case \uXXXX of the character the
+// skip makes, a raw slash or control byte next to the byte skipped): each of the eight faults is
+// named by exactly one defect, by judge's bar.
+func TestSkipAmongFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of eight faults")
+	}
+	faults := []planted.Fault{planted.Skip16, planted.RawSlash, planted.UpperUnicode, planted.Overlong, planted.ControlRaw,
+		planted.Sub1A, planted.LowerHexTag, planted.Surrogate}
+	j := judge(t, faults)
+	t.Logf("%s", strings.Join(j.table, "\n"))
+	assert.Empty(t, j.unnamed, "defects that name no single fault")
+	for _, f := range faults {
+		assert.Len(t, j.named[f], 1, "fault %s", f)
+	}
+	assert.LessOrEqual(t, j.off*20, j.examples, "%d of %d examples show another fault set than their defect", j.off, j.examples)
+	assert.Less(t, j.lines, 300)
+}
+
 // TestCutAndQuoteTwoDefects: a candidate that loses the last character of long strings and the
 // closing quote of every string is two defects, each named by what one fault does, not a
 // dozen "position-dependent" blocks at the offsets the last character takes (its answer,
@@ -265,7 +287,9 @@ func TestCutShortOneDefect(t *testing.T) {
 
 // TestTailOneDefect: a candidate that stops early is one defect that says where: a last
 // character lost in strings of 16 bytes or more (not "position-dependent: offset 15 of 16",
-// not one defect per kind of character lost), a fixed buffer of 40 bytes.
+// not one defect per kind of character lost), a fixed buffer of 40 bytes; so is one that
+// skips the byte at offset 16, whatever it is (it was twenty defects named by the rules the
+// byte falls under).
 func TestTailOneDefect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a campaign per fault")
@@ -275,6 +299,7 @@ func TestTailOneDefect(t *testing.T) {
 		title string
 	}{
 		{planted.LastLost16, "loses the last character of the input: answers as PHP does for the input without its last step, where PHP writes it (escape, utf8_decode); in strings of 16 bytes or more"},
+		{planted.Skip16, "skips the input byte at offset 16"},
 		{planted.Stop40, "stops reading after 40 bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest (escape, utf8_decode)"},
 	} {
 		t.Run(string(tc.fault), func(t *testing.T) {

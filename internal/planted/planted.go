@@ -86,6 +86,10 @@ const (
 	// LastLost16 loses the last character (decoder step) of strings of 16 bytes or more in
 	// json_encode and utf8_decode: a vector loop whose scalar tail starts one step late.
 	LastLost16 Fault = "last-lost-16"
+	// Skip16 skips the input byte at offset 16 of strings of 17 bytes or more in json_encode
+	// and utf8_decode, whatever it is (ASCII, a lead or a continuation byte): a vector loop
+	// that steps one byte too far at the end of its first 16-byte chunk.
+	Skip16 Fault = "skip-16"
 	// Stop40 reads only the first 40 bytes of the input (up to the last step boundary at or
 	// before byte 40) in json_encode and utf8_decode, as a fixed-size buffer does.
 	Stop40 Fault = "stop-40"
@@ -106,7 +110,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, LastLost16, Stop40, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -286,9 +290,13 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	return append(dst, '"'), nil
 }
 
-// cut is the part of src that Stop40 and LastLost16 read: every step (by NextChar) that ends at
-// or before byte 40, or every step but the last in a string of 16 bytes or more.
+// cut is the part of src that Stop40, LastLost16 and Skip16 read: every step (by NextChar)
+// that ends at or before byte 40, or every step but the last in a string of 16 bytes or more,
+// or every byte but byte 16.
 func (p *Impl) cut(src []byte) []byte {
+	if p.faults[Skip16] && len(src) > 16 {
+		src = append(append(make([]byte, 0, len(src)-1), src[:16]...), src[17:]...)
+	}
 	if !p.faults[Stop40] && !(p.faults[LastLost16] && len(src) >= 16) {
 		return src
 	}
