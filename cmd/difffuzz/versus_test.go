@@ -224,3 +224,29 @@ func TestNamedTargetRecord(t *testing.T) {
 	assert.Equal(t, bad, doc.Targets[0].Command)
 	assert.Equal(t, "branch", doc.Targets[0].Name)
 }
+
+// TestReadmeGoRecipe builds README's Go escaper target (adapters/go/example), runs the command
+// README shows against it and checks that README shows every DEFECT line it prints.
+func TestReadmeGoRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a go build and an exhaustive campaign of 263,168 requests (about 5 s)")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	const cmd = "bin/difffuzz --exec bin/go-target --exhaustive --max-len 2"
+	require.Contains(t, string(readme), "$ go build -o bin/go-target ./adapters/go/example\n$ "+cmd, "README no longer shows the recipe")
+	target := filepath.Join(t.TempDir(), "go-target")
+	build := exec.Command("go", "build", "-o", target, "../../adapters/go/example")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	code, stdout, errs := runArgs(t, "", "--exec", target, "--exhaustive", "--max-len", "2")
+	require.Equal(t, 1, code, errs)
+	n := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "DEFECT ") {
+			n++
+			assert.Contains(t, string(readme), l, "README lacks the line the command prints")
+		}
+	}
+	assert.Equal(t, 4, n, stdout)
+}
