@@ -217,3 +217,11 @@ func TestTail(t *testing.T) {
 		}
 	}
 }
+
+// A title stays short whatever the candidate writes: the bytes PHP does not write are clipped.
+func TestExtraTitleClipped(t *testing.T) {
+	got := make([]byte, 1<<20)
+	title := Title("utf8_decode", Deviation{What: Extra, Family: "string", Got: got}, nil)
+	assert.Less(t, len(title), 120, title)
+	assert.Contains(t, title, "1048576 bytes")
+}

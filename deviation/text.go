@@ -133,9 +133,9 @@ func Title(op string, d Deviation, rows []string) string {
 		return "answers as " + t + " answers, not as PHP"
 	case Extra:
 		if d.Family == "failed" {
-			return fmt.Sprintf("writes %x after a failed step besides what PHP writes for it", d.Got)
+			return fmt.Sprintf("writes %s after a failed step besides what PHP writes for it", hexClip(d.Got))
 		}
-		return fmt.Sprintf("writes bytes PHP does not write (%x)", d.Got)
+		return fmt.Sprintf("writes bytes PHP does not write (%s)", hexClip(d.Got))
 	}
 	return fmt.Sprintf("writes %s for %s, where PHP writes %s", quote(d.Got), where, quote(d.Want))
 }
@@ -153,6 +153,15 @@ func tailTitle(rows []string) string {
 		return "loses the last character of the input: answers as PHP does for the input without its last step, where PHP writes it"
 	}
 	return fmt.Sprintf("stops reading after %d bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest", k)
+}
+
+// hexClip is b in hex, clipped to 24 bytes (a title stays one short line whatever a target
+// writes: an 8 MB answer made a 16 MB title).
+func hexClip(b []byte) string {
+	if len(b) > 24 {
+		return fmt.Sprintf("%x… %d bytes", b[:24], len(b))
+	}
+	return fmt.Sprintf("%x", b)
 }
 
 // quote is b as a PHP expression (phplit), clipped to 24 bytes.
