@@ -112,7 +112,13 @@ func MergeShards(shards []*ShardReport, examples int) (*Sweep, error) {
 	var classes [][]*Class
 	var findings []*fuzz.Finding
 	for _, r := range shards {
+		seen := map[string]bool{}
 		for _, s := range r.Spaces {
+			k := mergeKey(s)
+			if seen[k] {
+				return nil, fmt.Errorf("%s: space %s %s len %d is listed twice: not a shard report difffuzz wrote", r.File, s.Space, s.Op, s.Len)
+			}
+			seen[k] = true
 			if err := out.addSpace(index, r.File, s); err != nil {
 				return nil, err
 			}

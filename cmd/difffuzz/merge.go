@@ -128,11 +128,20 @@ func openMergeJUnit(files []string, junitFile string) (*os.File, error) {
 }
 
 // mergeStatus is a merge's exit status, as a single run's: 1 for differences, else 2 when a
-// shard was interrupted or nothing was compared (said on stderr), else 0.
+// shard was interrupted, a space is not complete or nothing was compared (said on stderr),
+// else 0.
 func mergeStatus(rep *fuzz.Report, stderr io.Writer) int {
 	code := exitOK
-	if rep.Interrupted {
+	incomplete := false
+	for _, s := range rep.Spaces {
+		incomplete = incomplete || !s.Complete
+	}
+	switch {
+	case rep.Interrupted:
 		fmt.Fprintln(stderr, "difffuzz: merge: a shard was interrupted: the summary covers what was checked before the interrupt")
+		code = exitUsage
+	case incomplete:
+		fmt.Fprintln(stderr, "difffuzz: merge: a space is not complete in its shard: the summary covers what was checked of it")
 		code = exitUsage
 	}
 	if rep.Differences > 0 {

@@ -244,7 +244,9 @@ func TestMergeRefuses(t *testing.T) {
 }
 
 // Edited shard reports that are each well formed but do not merge (issue 33 #16): counts that
-// wrap past 2^64 across shards, a class of an unknown op. Each was merged and printed before.
+// wrap past 2^64 across shards, a class of an unknown op, a space listed twice in one shard
+// (its strings counted twice). Each was merged and printed before. A space not complete in its
+// shard merges, but the merge does not pass (it exited 0).
 func TestMergeRefusesEdited(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two exhaustive 3-byte shards")
@@ -275,13 +277,37 @@ func TestMergeRefusesEdited(t *testing.T) {
 	frob := edit(shards[0], func(m map[string]any) {
 		m["classes"].([]any)[0].(map[string]any)["op"] = "frob"
 	})
+	// A space listed twice in one shard (its strings counted twice); a space of one shard not
+	// complete, without the report saying it was interrupted.
+	twice := edit(shards[0], func(m map[string]any) {
+		m["spaces"] = append(m["spaces"].([]any), m["spaces"].([]any)[0])
+	})
+	incomplete := edit(shards[0], func(m map[string]any) {
+		m["spaces"].([]any)[0].(map[string]any)["complete"] = false
+	})
 	other := edit(shards[1], func(map[string]any) {})
 	for _, tc := range []struct{ file, want string }{
 		{wrapped, "add up past 2^64"},
 		{frob, `class "frob"`},
+		{twice, "is listed twice"},
 	} {
 		code, out, errs := runArgs(t, "", "merge", tc.file, other)
 		assert.Equal(t, 2, code, "%s: %s", tc.want, out)
 		assert.Regexp(t, `^difffuzz: merge: .*`+regexp.QuoteMeta(tc.want)+`.*\n$`, errs)
 	}
+	// The incomplete space merges (the summary says it), but the merge does not pass: exit 2
+	// without differences (it was 0), 1 with them.
+	code, _, errs := runArgs(t, "", "merge", incomplete, other)
+	assert.Equal(t, 1, code, "differences still win: %s", errs)
+	assert.Contains(t, errs, "difffuzz: merge: a space is not complete in its shard")
+	var clean []string
+	for k := range 2 {
+		code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "3", "--ops", "decode", "--impl", "generic", "--json", "--shard", fmt.Sprintf("%d/2", k))
+		require.Equal(t, 0, code, errs)
+		clean = append(clean, out)
+	}
+	cut := edit(clean[0], func(m map[string]any) { m["spaces"].([]any)[0].(map[string]any)["complete"] = false })
+	code, _, errs = runArgs(t, "", "merge", cut, edit(clean[1], func(map[string]any) {}))
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "difffuzz: merge: a space is not complete in its shard")
 }
