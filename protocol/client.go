@@ -393,6 +393,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var writeErr error
+	done := c.done // nil once seen: the process exited, and what it wrote is read within Grace
 	for i := 0; i < len(reqs); {
 		select {
 		case m, ok := <-c.lines:
@@ -418,11 +419,23 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 				waitStart = now
 			}
 			limit = time.Duration(c.timeout.Load())
+			if done == nil {
+				limit = min(limit, c.cfg.Grace)
+			}
 			timer.Reset(limit)
 		case err := <-werr:
 			writeErr = err // the reader sees the exit; keep reading the answers already sent
 			werr = nil
+		case <-done:
+			// The target exited, but its stdout may stay open in a process it left behind:
+			// the answers it wrote are read, and the wait for the next ends after Grace.
+			done = nil
+			limit = min(limit, c.cfg.Grace)
+			timer.Reset(limit)
 		case <-timer.C:
+			if done == nil {
+				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, nil) + " (a process it started still holds its stdout)"})
+			}
 			return out, c.fail(&TargetError{Kind: TimedOut, Index: i, Request: abbreviate(reqs[i].String()), Detail: fmt.Sprintf("no response within %v", limit), Timeout: limit})
 		case <-c.ctx.Done():
 			return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: "cancelled: " + c.ctx.Err().Error()})
