@@ -62,13 +62,15 @@ func NewDocument(rep *fuzz.Report, classes []*Class) *Document {
 		d.Findings[i] = RecordOf(f)
 	}
 	defects := map[*Class][]*Defect{} // a class whose findings deviate twice is in two
-	for _, df := range Defects(classes) {
+	all := Defects(classes)
+	for _, df := range all {
 		for _, cl := range df.Classes {
 			defects[cl] = append(defects[cl], df)
 		}
 	}
+	shown := DefectOf(all) // the block the text report lists each class under
 	for i, cl := range classes {
-		d.Classes[i] = cl.Record(defects[cl])
+		d.Classes[i] = cl.Record(defects[cl], shown[cl])
 	}
 	checks := Checks(rep.Spaces, classes)
 	d.Checks = make([]CheckRecord, len(checks))
@@ -296,7 +298,7 @@ func (r FindingRecord) location() (*fuzz.Location, error) {
 // the witness shows the candidate did). Fields are in the order of their JSON names.
 type ClassRecord struct {
 	Cause       string `json:"cause"`        // what its defect shares (causeOf)
-	Defect      int    `json:"defect"`       // the number of its first defect block
+	Defect      int    `json:"defect"`       // the number of the defect block that lists it (the text report's table)
 	DefectTitle string `json:"defect_title"` // that block's title
 	Defects     []int  `json:"defects"`      // every defect it is counted in
 	// DeviationStats are Class.Deviations, so that a merged report names the same defects.
@@ -396,8 +398,9 @@ func (r DevRecord) stat() (*DevStat, error) {
 	return s, nil
 }
 
-// Record is c as a ClassRecord, counted in defects (the first one's block shows it).
-func (c *Class) Record(defects []*Defect) ClassRecord {
+// Record is c as a ClassRecord, counted in defects and shown in the block of shown (DefectOf;
+// nil: the first of defects).
+func (c *Class) Record(defects []*Defect, shown *Defect) ClassRecord {
 	r := ClassRecord{ID: c.ID, Op: c.Op, Impl: c.Impl, Kind: c.Kind, Rule: c.Rule, RuleSpec: c.Attribution.Spec(), Shape: c.Shape,
 		Witness: RecordOf(c.Witness), Examples: []FindingRecord{}, Ignored: uint32(c.Ignored), Minimized: c.Minimized, Note: c.Note,
 		Findings: c.Findings, Spaces: c.Spaces, Kinds: c.Kinds, NotRun: c.NotRun, Cause: causeOf(c), Where: c.Attribution.Where(),
@@ -408,8 +411,11 @@ func (c *Class) Record(defects []*Defect) ClassRecord {
 	if c.Op == fuzz.OpEscape || c.Options != 0 {
 		r.Flags, r.Options = ptr(uint32(c.Options)), c.Options.String()
 	}
-	if len(defects) > 0 {
-		r.Defect, r.DefectTitle = defects[0].N, defects[0].Title()
+	if shown == nil && len(defects) > 0 {
+		shown = defects[0]
+	}
+	if shown != nil {
+		r.Defect, r.DefectTitle = shown.N, shown.Title()
 	}
 	for _, d := range defects {
 		r.Defects = append(r.Defects, d.N)

@@ -327,3 +327,24 @@ func TestCutConfirmedDirectly(t *testing.T) {
 	assert.Equal(t, tailKey, resolveCut("c", acc+orMark+tailKey, out), "with a cut of its own, a drop at the end is the cut")
 	assert.Equal(t, acc, resolveCut("c", tailKey+orMark+acc, out), "and a cut that reads as a deviation shown elsewhere is that")
 }
+
+// A class counted in two defects (a raw slash next to the byte a candidate skips) is listed in
+// --json under the defect block the text report lists it under (DefectOf), not the first of
+// its defects: a reader matching the two finds it in the same block.
+func TestJSONDefectIsShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of two faults")
+	}
+	classes, _, _ := inProcess(t, plantedImpl(planted.Skip16, planted.RawSlash))
+	shown := DefectOf(Defects(classes))
+	doc := NewDocument(&fuzz.Report{}, classes)
+	twice := 0
+	for i, c := range classes {
+		require.NotNil(t, shown[c])
+		assert.Equal(t, shown[c].N, doc.Classes[i].Defect, "class %s", c.ID)
+		if len(doc.Classes[i].Defects) > 1 && doc.Classes[i].Defects[0] != shown[c].N {
+			twice++
+		}
+	}
+	assert.NotZero(t, twice, "no class whose first defect is not the one that lists it: the test shows nothing")
+}
