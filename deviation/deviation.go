@@ -34,7 +34,7 @@ const (
 	Advance    What = "advance"     // ends failed steps elsewhere: Detail "split", "merged", "swallows"
 	Accepted   What = "accepted"    // decodes a sequence PHP fails on as a code point (Detail "bits": the code point its bits give)
 	Rejected   What = "rejected"    // fails on a valid sequence PHP decodes (Got holds what it writes instead)
-	Form       What = "escape-form" // writes the same character in another form (Detail: "u-for-short", "short-for-u", "upper-hex", "lower-hex", "escapes", "unescaped")
+	Form       What = "escape-form" // writes the same character in another form (Detail: "u-for-short", "short-for-u", "upper-hex", "lower-hex", "escapes", "unescaped", "unescaped-lt")
 	Lost       What = "lost"        // returns false or nothing where PHP has output (Detail "false", "empty")
 	NotFalse   What = "not-false"   // has output where PHP returns false (Detail: what it writes for the first failed step)
 	ErrorCode  What = "error-code"  // the same bytes with another json_last_error()

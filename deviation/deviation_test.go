@@ -104,6 +104,10 @@ func TestEscape(t *testing.T) {
 		{"upper hex 2", "\xc3\xa9", 0, `"\u00E9"`, false, "escape-form|upper-hex|"},
 		{"upper hex of fffd and a control", "\x80\x1f", sub, `"\uFFFD\u001F"`, false, "escape-form|upper-hex|"},
 		{"non-ascii raw", "\xc2\xa0", 0, "\"\xc2\xa0\"", false, "escape-form|unescaped|"},
+		// U+2028 raw is another fault under UNESCAPED_UNICODE (LINE_TERMINATORS ignored) than
+		// without it (UNESCAPED_UNICODE assumed).
+		{"line terminator raw", "a\xe2\x80\xa8", uu, "\"a\xe2\x80\xa8\"", false, "escape-form|unescaped-lt| (or escape-form|unescaped|)"},
+		{"line terminator raw, no unescaped unicode", "a\xe2\x80\xa9", 0, "\"a\xe2\x80\xa9\"", false, "escape-form|unescaped|"},
 		{"short for u", "\x0a", 0, `"\u000a"`, false, "escape-form|u-for-short|1.3-short-escape"},
 		{"invalid raw where false", "\x80", 0, "\"\x80\"", false, "not-false|raw-copy|failed"},
 		{"empty string where false", "\x80", 0, "", false, "not-false|empty|string"},

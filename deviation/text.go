@@ -183,6 +183,8 @@ func formTitle(detail, where string) string {
 		return "escapes " + where + ", where PHP writes it raw"
 	case "unescaped":
 		return "writes non-ASCII raw, where PHP writes \\uXXXX (as if JSON_UNESCAPED_UNICODE were set)"
+	case "unescaped-lt":
+		return "writes U+2028 and U+2029 raw under JSON_UNESCAPED_UNICODE, where PHP writes \\u2028 and \\u2029 (as if JSON_UNESCAPED_LINE_TERMINATORS were set)"
 	case "u-for-short":
 		return "writes \\u00XX for " + where + ", where PHP writes the two-byte escape"
 	case "short-for-u":
