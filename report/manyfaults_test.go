@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/internal/planted"
 	"github.com/difffuzz/difffuzz/internal/testlevel"
@@ -347,4 +348,43 @@ func TestJSONDefectIsShown(t *testing.T) {
 		}
 	}
 	assert.NotZero(t, twice, "no class whose first defect is not the one that lists it: the test shows nothing")
+}
+
+// The examples of a skip show the skip: a utf8_decode that writes '?' for U+0080..U+009F fails a
+// valid sequence as the skip of a continuation byte does, and its findings of that key are
+// counted with the skip's, but printed under its own defect only.
+func TestSkipExamplesShowTheSkip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of two faults")
+	}
+	im := plantedImpl(planted.Skip16)
+	dec := im.UTF8Decode
+	im.Name += "+c1-question"
+	im.UTF8Decode = func(dst, src []byte) []byte {
+		out := dec(dst, src)
+		for i := len(dst); i < len(out); i++ {
+			if out[i] >= 0x80 && out[i] <= 0x9F {
+				out[i] = '?'
+			}
+		}
+		return out
+	}
+	classes, _, _ := inProcess(t, im)
+	seen := false
+	for _, d := range Defects(classes) {
+		key, _ := strings.CutPrefix(d.Cause, "deviation ")
+		at, skip := deviation.SkipAt(key)
+		if d.Dev == nil || !skip {
+			continue
+		}
+		seen = true
+		assert.Equal(t, 16, at)
+		ex := d.Dev.Examples(3)
+		assert.NotEmpty(t, ex)
+		for _, f := range ex {
+			_, ok := deviationByKey(f, d.Dev.Dev.Key())
+			assert.True(t, ok, "example %s % x does not read as the skip", f.Op, f.Input)
+		}
+	}
+	assert.True(t, seen, "no skip defect")
 }
