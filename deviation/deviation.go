@@ -368,9 +368,9 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 
 // EscapeExplained is Escape with PHP's explained answer given (want, spans, werr: what
 // oracle.EscapeExplain returns for in and opts), for a caller that has it already. When the
-// answer is PHP's for the input without one byte, every deviation has that reading too
-// (SkipKey); else a deviation whose stretch, without one byte, is what the candidate wrote
-// there has it (localSkips).
+// answer is PHP's for the input without one byte (up to the form of its characters), its
+// deviations but those of form have that reading too (SkipKey, withSkips); else a deviation
+// whose stretch, without one byte, is what the candidate wrote there has it (localSkips).
 func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
 	ds := escapeExplained(in, opts, want, spans, werr, got, gotErr, gotFalse)
 	if len(ds) == 0 {
@@ -620,9 +620,9 @@ func UTF8Decode(in, got []byte) []Deviation {
 
 // UTF8DecodeExplained is UTF8Decode with PHP's explained answer given (want, spans: what
 // oracle.UTF8DecodeExplain returns for in), for a caller that has it already. When the answer
-// is PHP's for the input without one byte, every deviation has that reading too (SkipKey);
-// else a deviation whose stretch, without one byte, is what the candidate wrote there has it
-// (localSkips).
+// is PHP's for the input without one byte, its deviations have that reading too (SkipKey,
+// withSkips); else a deviation whose stretch, without one byte, is what the candidate wrote
+// there has it (localSkips).
 func UTF8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
 	ds := utf8DecodeExplained(in, want, spans, got)
 	if len(ds) == 0 {
