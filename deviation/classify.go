@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/difffuzz/difffuzz/internal/jsonstr"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 )
@@ -758,7 +759,7 @@ func appendEncode(dst []byte, cp uint32, opts jsonopt.Options, decode bool) []by
 		}
 		return append(dst, byte(cp))
 	case opts&jsonopt.UnescapedUnicode != 0:
-		return appendUTF8(dst, cp)
+		return jsonstr.AppendUTF8(dst, cp)
 	}
 	return appendUEscape(dst, cp, false)
 }
@@ -782,19 +783,6 @@ func appendUEscape(dst []byte, cp uint32, upper bool) []byte {
 		return one(one(dst, 0xD800+cp>>10), 0xDC00+cp&0x3FF)
 	}
 	return one(dst, cp)
-}
-
-// appendUTF8 is cp's shortest UTF-8 encoding (surrogates included, as bits) appended to dst.
-func appendUTF8(dst []byte, cp uint32) []byte {
-	switch {
-	case cp < 0x80:
-		return append(dst, byte(cp))
-	case cp < 0x800:
-		return append(dst, 0xC0|byte(cp>>6), 0x80|byte(cp&0x3F))
-	case cp < 0x10000:
-		return append(dst, 0xE0|byte(cp>>12), 0x80|byte(cp>>6&0x3F), 0x80|byte(cp&0x3F))
-	}
-	return append(dst, 0xF0|byte(cp>>18), 0x80|byte(cp>>12&0x3F), 0x80|byte(cp>>6&0x3F), 0x80|byte(cp&0x3F))
 }
 
 // split divides a stretch of several steps among them when the candidate's bytes read as one

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/difffuzz/difffuzz/internal/jsonstr"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 )
@@ -168,7 +168,7 @@ func localSkips(ds []Deviation, in []byte, stretch func([]byte) ([]byte, bool)) 
 				continue // the same bytes as the byte before
 			}
 			out, ok := stretch(append(append(buf[:0], in[d.In:k]...), in[k+1:d.InEnd]...))
-			if !ok || !bytes.Equal(unescaped(out), unescaped(d.Got)) {
+			if !ok || !bytes.Equal(jsonstr.Unescape(out), jsonstr.Unescape(d.Got)) {
 				continue
 			}
 			a, z := runOf(in, k)
@@ -196,53 +196,19 @@ func runOf(in []byte, k int) (a, z int) {
 	return a, z
 }
 
-// unescaped is a JSON string's escapes read back (\uXXXX in either case as its code unit in
-// UTF-8, the two-byte escapes as their byte), for comparing answers up to the form of their
-// characters; anything else is kept as it is.
-func unescaped(b []byte) []byte {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' || i+1 == len(b) {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch c = b[i]; c {
-		case 'u':
-			if i+5 <= len(b) {
-				if v, err := strconv.ParseUint(string(b[i+1:i+5]), 16, 16); err == nil {
-					out = utf8.AppendRune(out, rune(v))
-					i += 4
-					continue
-				}
-			}
-			out = append(out, '\\', c)
-		case 'b', 'f', 'n', 'r', 't':
-			out = append(out, "\b\f\n\r\t"[strings.IndexByte("bfnrt", c)])
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // escapeSkips are the skips (skipsOf) of a json_encode answer (got, its error and false), which
-// is PHP's for the input without the byte up to the form of its characters (unescaped: another
-// fault's \u00E9 for \u00e9, or raw control bytes, do not hide the skip). Where both answers
-// are strings (or numbers), the byte lost is between their first and last difference
+// is PHP's for the input without the byte up to the form of its characters (jsonstr.Unescape:
+// another fault's \u00E9 for \u00e9, or raw control bytes, do not hide the skip). Where both
+// answers are strings (or numbers), the byte lost is between their first and last difference
 // (skipRange); where PHP's is a string and the candidate fails, it is a byte >= 0x80 (losing
 // an ASCII byte leaves valid input valid); where PHP fails, it is at most four bytes from the
 // first failed step (losing it must end that failure).
 func escapeSkips(in []byte, opts jsonopt.Options, units []unit, want []byte, werr error, got []byte, gotErr int, gotFalse bool) []int {
 	fails := gotFalse || gotErr != 0
-	ug := unescaped(got)
+	ug := jsonstr.Unescape(got)
 	same := func(b []byte) bool {
 		out, err := oracle.Escape(nil, b, opts)
-		return (err != nil) == fails && (bytes.Equal(out, got) || bytes.Equal(unescaped(out), ug))
+		return (err != nil) == fails && (bytes.Equal(out, got) || bytes.Equal(jsonstr.Unescape(out), ug))
 	}
 	switch {
 	case werr == nil && !fails: // strings, or numbers (NUMERIC_CHECK)

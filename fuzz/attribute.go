@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/difffuzz/difffuzz/boundary"
+	"github.com/difffuzz/difffuzz/internal/jsonstr"
 	"github.com/difffuzz/difffuzz/jsonopt"
 	"github.com/difffuzz/difffuzz/oracle"
 )
@@ -372,7 +373,7 @@ func writes(sp oracle.Span, d int, want, got, in []byte, escape bool) bool {
 		if !escape {
 			return len(z) == 1
 		}
-		return len(z) > 0 && bytes.Equal(unescapeJSON(z), in[sp.In:sp.InEnd])
+		return len(z) > 0 && bytes.Equal(jsonstr.Unescape(z), in[sp.In:sp.InEnd])
 	}
 	switch {
 	case len(tail) == 0:
@@ -398,83 +399,6 @@ func writes(sp oracle.Span, d int, want, got, in []byte, escape bool) bool {
 		return is(rest)
 	}
 	return !found // no resumption in sight: nothing says the step before took its bytes
-}
-
-// unescapeJSON decodes the escapes of JSON string content (\" \\ \/ \b \f \n \r \t and
-// \uXXXX in either case, a surrogate pair joined, a lone surrogate as its three-byte form) and
-// keeps every other byte: the bytes a candidate's output stands for.
-func unescapeJSON(z []byte) []byte {
-	var out []byte
-	for i := 0; i < len(z); i++ {
-		c := z[i]
-		if c != '\\' || i+1 >= len(z) {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch z[i] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			u, ok := hex4(z[i+1:])
-			if !ok {
-				return append(out, z[i-1:]...)
-			}
-			i += 4
-			if u >= 0xD800 && u < 0xDC00 && i+6 < len(z) && z[i+1] == '\\' && z[i+2] == 'u' {
-				if lo, ok := hex4(z[i+3:]); ok && lo >= 0xDC00 && lo < 0xE000 {
-					u = 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)
-					i += 6
-				}
-			}
-			out = appendUTF8(out, u)
-		default:
-			out = append(out, z[i])
-		}
-	}
-	return out
-}
-
-func hex4(b []byte) (uint32, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var u uint32
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			u = u<<4 | uint32(c-'0')
-		case c >= 'a' && c <= 'f':
-			u = u<<4 | uint32(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			u = u<<4 | uint32(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return u, true
-}
-
-// appendUTF8 appends the UTF-8 form of u, a surrogate as the three bytes ED xx xx that a
-// candidate accepting them reads.
-func appendUTF8(b []byte, u uint32) []byte {
-	switch {
-	case u < 0x80:
-		return append(b, byte(u))
-	case u < 0x800:
-		return append(b, 0xC0|byte(u>>6), 0x80|byte(u&0x3F))
-	case u < 0x10000:
-		return append(b, 0xE0|byte(u>>12), 0x80|byte(u>>6&0x3F), 0x80|byte(u&0x3F))
-	}
-	return append(b, 0xF0|byte(u>>18), 0x80|byte(u>>12&0x3F), 0x80|byte(u>>6&0x3F), 0x80|byte(u&0x3F))
 }
 
 // opaque reports whether a step's output hides how many bytes it consumed.
