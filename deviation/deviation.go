@@ -372,12 +372,12 @@ func Escape(in []byte, opts jsonopt.Options, got []byte, gotErr int, gotFalse bo
 // deviations but those of form have that reading too (SkipKey, withSkips); else a deviation
 // whose stretch, without one byte, is what the candidate wrote there has it (localSkips).
 func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
-	ds := escapeExplained(in, opts, want, spans, werr, got, gotErr, gotFalse)
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	ds := escapeExplained(in, opts, want, spans, *pu, werr, got, gotErr, gotFalse)
 	if len(ds) == 0 {
 		return ds
 	}
-	pu := escapeUnits(spans, want)
-	defer putUnits(pu)
 	if at := escapeSkips(in, opts, *pu, want, werr, got, gotErr, gotFalse); len(at) > 0 {
 		return withSkips(ds, at)
 	}
@@ -387,8 +387,8 @@ func EscapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	})
 }
 
-// escapeExplained is EscapeExplained without the skip readings.
-func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
+// escapeExplained is EscapeExplained without the skip readings (units: the spans as units).
+func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracle.Span, units []unit, werr error, got []byte, gotErr int, gotFalse bool) []Deviation {
 	whole := func(w What, detail string, row string) []Deviation {
 		return []Deviation{{What: w, Detail: detail, Family: "string", Row: row, In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
@@ -423,9 +423,6 @@ func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 			return whole(ErrorCode, fmt.Sprint(gotErr), "")
 		}
 	}
-	pu := escapeUnits(spans, want)
-	defer putUnits(pu)
-	units := *pu
 	marker := []byte(nil)
 	switch {
 	case opts&jsonopt.InvalidUTF8Ignore != 0: // §1.5: IGNORE is tested before SUBSTITUTE
@@ -624,31 +621,30 @@ func UTF8Decode(in, got []byte) []Deviation {
 // withSkips); else a deviation whose stretch, without one byte, is what the candidate wrote
 // there has it (localSkips).
 func UTF8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
-	ds := utf8DecodeExplained(in, want, spans, got)
+	pu := escapeUnits(spans, want)
+	defer putUnits(pu)
+	ds := utf8DecodeExplained(in, want, spans, *pu, got)
 	if len(ds) == 0 {
 		return ds
 	}
-	pu := escapeUnits(spans, want)
-	defer putUnits(pu)
 	if at := utf8DecodeSkips(in, *pu, want, got); len(at) > 0 {
 		return withSkips(ds, at)
 	}
 	return localSkips(ds, in, func(b []byte) ([]byte, bool) { return oracle.UTF8Decode(nil, b), true })
 }
 
-// utf8DecodeExplained is UTF8DecodeExplained without the skip readings.
-func utf8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Deviation {
+// utf8DecodeExplained is UTF8DecodeExplained without the skip readings (units: the spans as
+// units).
+func utf8DecodeExplained(in, want []byte, spans []oracle.Span, units []unit, got []byte) []Deviation {
 	whole := func(detail string) []Deviation {
 		return []Deviation{{What: Lost, Detail: detail, Family: "string", In: 0, InEnd: len(in), Want: want, Got: got, CP: -1}}
 	}
 	var ds []Deviation
-	pu := escapeUnits(spans, want)
-	defer putUnits(pu)
-	t, cut := tailOf(in, *pu, want, got, "", utf8DecodeAgain)
+	t, cut := tailOf(in, units, want, got, "", utf8DecodeAgain)
 	if len(got) == 0 && (len(want) > 1 || endsInside(in, spans)) {
 		ds = whole("empty")
 	} else {
-		ds = read(*pu, in, got, subQuestion, 0, true)
+		ds = read(units, in, got, subQuestion, 0, true)
 	}
 	if len(want) > 0 && bytes.Equal(got, want[:len(want)-1]) {
 		// The answer cut one byte short, as substr($r, 0, -1) cuts it, where the steps read
@@ -674,7 +670,7 @@ func utf8DecodeExplained(in, want []byte, spans []oracle.Span, got []byte) []Dev
 	if len(got) == 0 {
 		return ds
 	}
-	return dropsToEnd(ds, *pu, in)
+	return dropsToEnd(ds, units, in)
 }
 
 // Step is the deviation of a candidate's php_next_utf8_char step got at pos from PHP's (none

@@ -338,6 +338,15 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 			}
 		}
 	}
+	skips := map[string]uint64{} // findings read as each skip over all of a candidate's keys
+	for key, s := range all {
+		impl, _, _ := strings.Cut(key, "\x00")
+		for a, n := range s.Alts {
+			if _, ok := deviation.SkipAt(a); ok {
+				skips[impl+"\x00"+a] += n
+			}
+		}
+	}
 	base := map[string]bool{} // confirmed keys without the length a class needs
 	for k := range confirmed {
 		b, _, _ := strings.Cut(k, "|len>=")
@@ -363,7 +372,7 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 			if all[impl+"\x00"+a] == nil && !skip || impl+"\x00"+a == key {
 				continue // no stat to file into (a skip is only ever another reading), or its own reading
 			}
-			if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && skipFirst(impl, a, b, all) {
+			if b, ok := out[key]; !ok || s.Alts[b] < n || s.Alts[b] == n && skipFirst(impl, a, b, skips) {
 				out[key] = a // the most shared, then the skip most shared over all keys, then the first in order
 			}
 		}
@@ -398,22 +407,15 @@ func foldedKeys(classes []*Class, confirmed map[string]bool) map[string]string {
 }
 
 // skipFirst breaks a tie between two other readings a and b of one key: a skip shared by more
-// findings over all the candidate's keys (all), then the first in order. Losing any byte of a
-// run of equal bytes gives the same input, so an answer that skips one reads as skipping each:
-// the offset the candidate's other answers agree on is the one it skips.
-func skipFirst(impl, a, b string, all map[string]*DevStat) bool {
+// findings over all the candidate's keys (skips, by "IMPL\x00KEY"), then the first in order.
+// Losing any byte of a run of equal bytes gives the same input, so an answer that skips one
+// reads as skipping each: the offset the candidate's other answers agree on is the one it
+// skips.
+func skipFirst(impl, a, b string, skips map[string]uint64) bool {
 	_, sa := deviation.SkipAt(a)
 	_, sb := deviation.SkipAt(b)
-	if sa && sb {
-		var na, nb uint64
-		for key, s := range all {
-			if strings.HasPrefix(key, impl+"\x00") {
-				na, nb = na+s.Alts[a], nb+s.Alts[b]
-			}
-		}
-		if na != nb {
-			return na > nb
-		}
+	if na, nb := skips[impl+"\x00"+a], skips[impl+"\x00"+b]; sa && sb && na != nb {
+		return na > nb
 	}
 	return a < b
 }
