@@ -3,6 +3,7 @@ package fuzz
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -37,18 +38,30 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 		}
 	case "extra-after-10": // writes an unsolicited line after its 10th answer in every process
-		w.after = func(k int) string {
+		w.after = func(k int, _ []byte) string {
 			if k == 11 {
 				return "unsolicited\n"
 			}
 			return ""
 		}
 	case "hello-twice": // says hello twice
-		w.after = func(k int) string {
+		w.after = func(k int, _ []byte) string {
 			if k == 1 {
 				return "difffuzz-target 1 escape decode utf8_decode\n"
 			}
 			return ""
+		}
+	case "debug-7e", "twice-7e":
+		// after an answer with a byte 7E ('~', never escaped: the input had one), writes a
+		// debug line ("debug-7e") or the answer again ("twice-7e")
+		w.after = func(k int, line []byte) string {
+			if k == 1 || !hasTilde(line) {
+				return ""
+			}
+			if name == "twice-7e" {
+				return string(line)
+			}
+			return "debug: saw a tilde\n"
 		}
 	case "slow-e0": // right, but 1,000× slower (20 ms) on inputs with an E0 byte
 		escape, decode := h.Escape, h.UTF8Decode
@@ -79,13 +92,25 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 	return w
 }
 
+// hasTilde reports whether a field of the answer line (before a '/', for decode's steps) is
+// hex with a byte 7E.
+func hasTilde(line []byte) bool {
+	for _, f := range strings.Fields(string(line)) {
+		f, _, _ = strings.Cut(f, "/")
+		if b, err := hex.DecodeString(f); err == nil && bytes.IndexByte(b, 0x7e) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // eachLine writes the lines it is given one at a time, calling before(k) before the k-th
-// and writing what after(k) returns after it.
+// and writing what after(k, line) returns after it.
 type eachLine struct {
 	w      *os.File
 	k      int
 	before func(k int)
-	after  func(k int) string
+	after  func(k int, line []byte) string
 }
 
 func (l *eachLine) Write(p []byte) (int, error) {
@@ -98,7 +123,7 @@ func (l *eachLine) Write(p []byte) (int, error) {
 			l.before(l.k)
 		}
 		if l.after != nil {
-			line = append(line, l.after(l.k)...)
+			line = append(line, l.after(l.k, line)...)
 		}
 		if _, err := l.w.Write(line); err != nil {
 			return 0, err
@@ -166,6 +191,50 @@ func TestTargetLimit(t *testing.T) {
 			assert.LessOrEqual(t, confirm, 3, "restarts to confirm")
 			assert.Less(t, time.Since(start), 30*time.Second)
 			t.Logf("%v; %d processes replaced, %d restarts, %v", f.Detail, renewed, failed+confirm, time.Since(start))
+		})
+	}
+}
+
+// TestTargetExtraLine: a target that writes a line after its answer to some inputs (a debug
+// line, or the answer twice) is a finding on such an input that says so, not a finding on the
+// next request, a limit "whatever they ask", or answers out of step; and the campaign checks
+// every case.
+func TestTargetExtraLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	for _, tc := range []struct{ name, says string }{
+		{"debug-7e", "writes a line after its answer: 'debug: saw a tilde'"},
+		{"twice-7e", "writes its answer twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := fakeTarget(t, tc.name)
+			tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+			spaces, total := limitSpaces()
+			rep, err := RunTarget(context.Background(), tg, spaces, nil)
+			require.NoError(t, err)
+			require.NotEmpty(t, rep.Findings)
+			ops := map[Op]bool{}
+			for _, f := range rep.Findings {
+				ops[f.Op] = true
+				assert.Equal(t, KindTargetProtocol, f.Kind, "%s", f.Detail)
+				assert.Equal(t, "~", string(f.Input), "%s %s", f.Op, f.Detail)
+				assert.Contains(t, f.Detail, tc.says)
+				assert.NotContains(t, f.Detail, "whatever they ask")
+			}
+			assert.Len(t, ops, 3, "escape, decode and utf8_decode: %v", rep.Findings)
+			assert.LessOrEqual(t, len(rep.Findings), 6, "%v", rep.Findings)
+			limit, _ := tg.Limit()
+			assert.Zero(t, limit)
+			var cases uint64
+			for _, s := range rep.Spaces {
+				assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+				cases += s.Cases + s.NotRun
+			}
+			assert.Equal(t, total, cases, "every case answered and compared, or not run (it has the witness)")
+			failed, confirm, _ := tg.RestartCounts()
+			assert.LessOrEqual(t, failed+confirm, 40, "restarts")
+			t.Logf("%d findings, %d + %d restarts; %s", len(rep.Findings), failed, confirm, rep.Findings[0].Detail)
 		})
 	}
 }

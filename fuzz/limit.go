@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/protocol"
@@ -34,11 +35,12 @@ type stall struct {
 type limitVerdict int
 
 const (
-	limitNone  limitVerdict = iota // no limit shown: handle the failure as usual
-	limitFound                     // a limit, found now: the finding says so; re-send the culprit
-	limitKnown                     // the known limit (perhaps lowered): re-send the culprit, no finding
-	limitBlame                     // the culprit failed again when asked first: the finding blames it
-	limitHeld                      // an unsolicited line, not reproducible alone: held (t.pending); re-send the culprit
+	limitNone   limitVerdict = iota // no limit shown: handle the failure as usual
+	limitFound                      // a limit, found now: the finding says so; re-send the culprit
+	limitKnown                      // the known limit (perhaps lowered): re-send the culprit, no finding
+	limitBlame                      // the culprit failed again when asked first: the finding blames it
+	limitHeld                       // an unsolicited line, not reproducible alone: held (t.pending); re-send the culprit
+	limitBefore                     // the line follows the answer to the request before the culprit: the finding blames that one; re-send the culprit
 )
 
 // ErrTargetUnusable is returned when every process of a target writes a line that is not an
@@ -49,9 +51,11 @@ var ErrTargetUnusable = errors.New("no answer can be read")
 func limitTolerance(n int) int { return n / 16 }
 
 // limitTest looks at a failure te of a process on culprit after n answers (the process is
-// closed). It may start a new process and ask it culprit first (a probe; its restart counts as
-// one to confirm a failure), which it leaves running when it answered.
-func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culprit Case, n int) (limitVerdict, *Finding, error) {
+// closed; before, if not nil, is the request answered before culprit). It may start a new
+// process and ask it culprit first (a probe; its restart counts as one to confirm a failure),
+// which it leaves running when it answered; and, for a line that is not an answer to a culprit
+// answered alone, ask before so (a line written after its answer stood for culprit's).
+func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culprit Case, before *Case, n int) (limitVerdict, *Finding, error) {
 	malformed := te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion
 	if n == 0 {
 		if !malformed || t.limit > 0 {
@@ -79,10 +83,26 @@ func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culpri
 	case t.limit > 0:
 		t.limit = min(t.limit, n)
 		return limitKnown, nil, nil
+	case match && te.Kind == protocol.TimedOut:
+		// Two stalls after as many answers may be slow answers (a target slow every so many
+		// answers): a limit only if a new process stops there with the longer wait too.
+		if stops, err := t.confirmLimit(ctx, culprit, min(prev.served, n), te.Timeout); err != nil || !stops {
+			return limitNone, nil, err
+		}
+		fallthrough
 	case match:
 		t.limit = min(prev.served, n)
 		t.pending = nil // the unsolicited line held was this limit's
 		return limitFound, t.limitFinding(te, culprit, prev), nil
+	}
+	if before != nil && malformed {
+		pb, err := t.probe(ctx, *before)
+		if err != nil {
+			return limitNone, nil, err
+		}
+		if pb != nil && pb.Kind == protocol.Malformed && pb.Index < 0 {
+			return limitBefore, targetFailure(t.Name, *before, pb), nil
+		}
 	}
 	// An unsolicited line on a request answered alone: a finding unless the next process
 	// shows it after as many answers (a limit); held until then (flushPending).
@@ -124,12 +144,14 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 	if err := t.start(ctx); err != nil {
 		return nil, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
 	}
-	_, err := t.do(ctx, []protocol.Request{cs.request()})
+	_, err := t.alone(ctx, cs)
 	if err == nil {
 		return nil, nil
 	}
-	_ = t.client.Close()
-	t.client = nil
+	if t.client != nil {
+		_ = t.client.Close()
+		t.client = nil
+	}
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
 	}
@@ -138,6 +160,86 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 		return nil, err
 	}
 	return te, nil
+}
+
+// alone asks the running process cs, then twice a follow-up request (the 1-byte input "a" of
+// cs's operation under no options, "b" when cs is that), and returns cs's answer. A line the
+// target writes after its answer to cs (a debug line, the answer again) then stands where the
+// first follow-up's answer should: that is a failure on cs, a *protocol.TargetError of Kind
+// Malformed and Index -1 (the line is not an answer in place of one; see Witness.line) whose
+// Detail says so, and the process, out of step, is closed. The follow-ups' own failures (a
+// target that hangs or exits after some answers whatever it is asked) are not cs's: the
+// process is closed and cs's answer returned.
+func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
+	g := Case{Op: cs.Op, Input: []byte("a")}
+	if sameCase(g, cs) {
+		g.Input = []byte("b")
+	}
+	reqs := []protocol.Request{cs.request(), g.request(), g.request()}
+	resps, err := t.do(ctx, reqs)
+	if len(resps) == 0 {
+		return protocol.Response{}, err
+	}
+	var te *protocol.TargetError
+	switch {
+	case err == nil && (len(resps) < 3 || sameAnswer(resps[1], resps[2])):
+		return resps[0], nil
+	case err == nil:
+		what := "writes a line after its answer: " + phplit.Quote(resps[1].AppendTo(nil))
+		if sameAnswer(resps[0], resps[1]) {
+			what = "writes its answer twice"
+		}
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: afterAnswer(what, g)}
+		_ = t.client.Close()
+		t.client = nil
+	case errors.As(err, &te) && te.Kind == protocol.Malformed && len(resps) == 1:
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: te.Target, Index: -1, Request: reqs[0].String(), Line: te.Line, TooLong: te.TooLong,
+			Detail: afterAnswer("writes a line after its answer: "+lineOf(te), g)}
+	default:
+		if t.client != nil {
+			_ = t.client.Close()
+			t.client = nil
+		}
+		if ctx.Err() != nil {
+			return resps[0], ctx.Err()
+		}
+		return resps[0], nil
+	}
+	return resps[0], te
+}
+
+// afterAnswer is the detail of a line written after an answer, found by asking g after it.
+func afterAnswer(what string, g Case) string {
+	return fmt.Sprintf("%s (asked alone in a new process and then %s of %s, the target answered the next request with that line)", what, g.Op, phplit.Quote(g.Input))
+}
+
+// confirmLimit asks a new process cs n times and then once more, with confirmHang's longer
+// wait: true when that answer does not come (the process stops after n answers), false when it
+// does (a slow answer). The process is closed.
+func (t *Target) confirmLimit(ctx context.Context, cs Case, n int, waited time.Duration) (bool, error) {
+	if t.client != nil {
+		t.client.Kill()
+		t.client = nil
+	}
+	t.extra++
+	if err := t.start(ctx); err != nil {
+		return false, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+	}
+	reqs := make([]protocol.Request, n+1)
+	for i := range reqs {
+		reqs[i] = cs.request()
+	}
+	_, err := t.do(ctx, reqs[:1]) // (a new process's first answer sets the timeout: observe)
+	if err == nil {
+		t.client.SetTimeout(min(max(10*waited, time.Second), t.cfg.Timeout))
+		_, err = t.do(ctx, reqs[1:])
+	}
+	_ = t.client.Close()
+	t.client = nil
+	if cerr := ctx.Err(); cerr != nil {
+		return false, cerr
+	}
+	return err != nil, nil
 }
 
 // limitFinding is the one finding of a limit shown by the failures prev and te (on culprit).

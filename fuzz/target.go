@@ -76,15 +76,16 @@ type Target struct {
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
 	slow      int             // stalls that were slow answers, not hangs (see Slow)
 
-	served  int                // answers of the running process, its first included
-	sent    []protocol.Request // the requests of the running Do (see do), answered up to sentAt
-	sentAt  int
-	limit   int      // > 0: every process stops answering after limit requests (see limit.go)
-	renewed int      // processes replaced on purpose, before they reach the limit
-	last    *stall   // the last failure of a process after an answer, for the limit test
-	pending *Finding // an unsolicited line not reproducible alone, held (see limitTest)
-	retired bool     // the process was ended on purpose (Retire): the next start is not a restart
-	slowest slowAnswers
+	served     int                // answers of the running process, its first included
+	sent       []protocol.Request // the requests of the running Do (see do), answered up to sentAt
+	sentAt     int
+	limit      int      // > 0: every process stops answering after limit requests (see limit.go)
+	renewed    int      // processes replaced on purpose, before they reach the limit
+	last       *stall   // the last failure of a process after an answer, for the limit test
+	pending    *Finding // an unsolicited line not reproducible alone, held (see limitTest)
+	stepProbes int      // probes of outOfStep that showed no line after an answer
+	retired    bool     // the process was ended on purpose (Retire): the next start is not a restart
+	slowest    slowAnswers
 
 	vs         *Target                      // the reference its answers are compared with (SetReference)
 	isRef      bool                         // it is a reference: kept holds its answers
@@ -466,15 +467,27 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			reqs[i] = cs.request()
 		}
 		resps, err := t.do(ctx, reqs)
+		first, mark := -1, len(out) // the first answer that differs, and its findings' start
 		for i := range resps {
 			if i >= n {
 				break
 			}
+			k := len(out)
 			out = t.compare(ctx, &c, out, batch[i], resps[i])
+			if first < 0 && len(out) > k {
+				first, mark = i, k
+			}
 		}
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
 		fresh := false // a new witness
+		if f, perr := t.outOfStep(ctx, batch, resps, first); perr != nil {
+			return t.flushPending(out), perr
+		} else if f != nil {
+			// The answers from first on were out of step: their findings are dropped, and
+			// they are asked again (the ones that hold the new witness are not).
+			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil
+		}
 		if err != nil {
 			out, answered, fresh, err = t.failed(ctx, &c, out, batch, answered, err)
 			if err != nil {
@@ -516,7 +529,11 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	_ = t.client.Close()
 	t.client = nil
 	culprit := batch[te.Index]
-	v, f, err := t.limitTest(ctx, te, culprit, served)
+	var before *Case // the request answered before it in this process, if in batch
+	if te.Index > 0 {
+		before = &batch[te.Index-1]
+	}
+	v, f, err := t.limitTest(ctx, te, culprit, before, served)
 	switch {
 	case v == limitFound:
 		return append(t.flushPending(out), f), te.Index, false, err
@@ -524,6 +541,10 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 		return out, answered, false, err
 	case v == limitKnown || v == limitHeld:
 		return out, te.Index, false, nil
+	case v == limitBefore:
+		// The line was written after the answer to the request before the culprit, which is
+		// sent again.
+		return append(t.flushPending(out), t.minimizeFailure(ctx, f)), te.Index, true, nil
 	case v == limitBlame:
 		return append(t.flushPending(out), t.minimizeFailure(ctx, f)), te.Index + 1, true, nil
 	}
@@ -546,6 +567,30 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	}
 	return append(out, t.minimizeFailure(ctx, f)), te.Index + k, true, nil
 }
+
+// outOfStep tells answers thrown out of step by a line the target wrote after an answer (its
+// answer twice) from answers that differ: when the first answer of a batch that differs,
+// resps[first], is the answer before it again, the request before it is asked alone in a new
+// process (probe); a line after its answer there is the finding returned (nil otherwise). A
+// target whose answers are so alike without such a line costs a process start each time, at
+// most maxStepProbes times.
+func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.Response, first int) (*Finding, error) {
+	if first < 1 || t.stepProbes >= maxStepProbes || resps[first].Malformed || !sameAnswer(resps[first], resps[first-1]) {
+		return nil, nil
+	}
+	pb, err := t.probe(ctx, batch[first-1])
+	if err != nil {
+		return nil, err
+	}
+	if pb == nil || pb.Kind != protocol.Malformed || pb.Index >= 0 {
+		t.stepProbes++
+		return nil, nil
+	}
+	return targetFailure(t.Name, batch[first-1], pb), nil
+}
+
+// maxStepProbes bounds the probes outOfStep makes that show no line after an answer.
+const maxStepProbes = 8
 
 // remember keeps the shortest answered request, which a new process answers first (see one).
 func (t *Target) remember(answered []Case) {
@@ -658,7 +703,11 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			if err := ctx.Err(); err != nil {
 				return out, nil, i, err // cancelled, not failed
 			}
-			switch v, f, err := t.limitTest(ctx, te, cases[i], served); {
+			var before *Case
+			if i > 0 {
+				before = &cases[i-1]
+			}
+			switch v, f, err := t.limitTest(ctx, te, cases[i], before, served); {
 			case v == limitFound:
 				return append(out, f), nil, i, err
 			case err != nil:
@@ -666,6 +715,8 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			case v == limitKnown || v == limitHeld:
 				i-- // not the culprit's fault: ask it again
 				continue
+			case v == limitBefore:
+				return out, f, i, nil // the one before wrote the line: ask the culprit again
 			case v == limitBlame:
 				return out, f, i + 1, nil
 			}
@@ -803,21 +854,23 @@ func (t *Target) one(ctx context.Context, cs Case, minimizing bool) []*Finding {
 		return nil
 	}
 	var c Checker
-	resps, err := t.do(ctx, []protocol.Request{cs.request()})
+	r, err := t.alone(ctx, cs)
 	var te *protocol.TargetError
 	if err != nil {
 		if !errors.As(err, &te) {
 			return nil
 		}
-		_ = t.client.Close()
-		t.client = nil
+		if t.client != nil {
+			_ = t.client.Close()
+			t.client = nil
+		}
 		if ctx.Err() != nil {
 			t.retired = true // cancelled, not failed: the next process is a renewal
 			return nil
 		}
 		return t.stamp([]*Finding{targetFailure(t.Name, cs, te)})
 	}
-	return t.stamp(t.compare(ctx, &c, nil, cs, resps[0]))
+	return t.stamp(t.compare(ctx, &c, nil, cs, r))
 }
 
 // Replay sends case cs alone, as `difffuzz repro --exec` does with a saved finding, and
