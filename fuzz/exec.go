@@ -92,6 +92,22 @@ func (c Case) request() protocol.Request {
 	return protocol.Request{Op: protocol.Op(c.Op), Flags: c.Flags, Input: c.Input}
 }
 
+// clipAnswer returns a copy of got, the result of r, for a finding, at most keepExtra bytes
+// past want's length (an answer of megabytes to a short input costs a finding no more), and a
+// detail that says how long the answer was when it was cut here or by the client
+// (protocol.Keep).
+func clipAnswer(r protocol.Response, got, want []byte) ([]byte, string) {
+	n := len(want) + keepExtra
+	full := max(len(got), r.Cut)
+	if full <= n && r.Cut == 0 {
+		return clone(got), ""
+	}
+	return clone(got[:min(n, len(got))]), fmt.Sprintf("the target's answer is %d bytes; its first %d are kept", full, min(n, len(got)))
+}
+
+// keepExtra is how many bytes of a target's answer past the oracle's a finding keeps.
+const keepExtra = 4 << 10
+
 // compareResponse compares one target answer with the oracle's.
 func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protocol.Response) []*Finding {
 	base := Finding{Op: cs.Op, Impl: name, Input: clone(cs.Input), Flags: cs.Flags, External: true}
@@ -113,12 +129,14 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 		switch {
 		case r.Err != wcode || (r.False != (werr != nil && len(want) == 0)):
 			f := base
-			f.Kind, f.Want, f.Got, f.WantErr, f.GotErr = KindError, clone(want), clone(got), wcode, r.Err
+			f.Kind, f.Want, f.WantErr, f.GotErr = KindError, clone(want), wcode, r.Err
+			f.Got, f.Detail = clipAnswer(r, got, want)
 			f.GotEmpty = !r.False && len(got) == 0
 			return append(out, &f)
 		case !bytes.Equal(got, want):
 			f := base
-			f.Kind, f.Want, f.Got, f.WantErr, f.GotErr = KindOutput, clone(want), clone(got), wcode, r.Err
+			f.Kind, f.Want, f.WantErr, f.GotErr = KindOutput, clone(want), wcode, r.Err
+			f.Got, f.Detail = clipAnswer(r, got, want)
 			return append(out, &f)
 		}
 	case OpDecode:
@@ -140,7 +158,7 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 		if i < len(r.Steps) {
 			f := base
 			f.Kind, f.Pos = KindStep, pos
-			f.Detail = fmt.Sprintf("the target answered %d steps, the oracle %d", len(r.Steps), i)
+			f.Detail = fmt.Sprintf("the target answered %d steps, the oracle %d", max(len(r.Steps), r.Cut), i)
 			return append(out, &f)
 		}
 	default:
@@ -148,7 +166,8 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 		c.want = want[:0]
 		if !bytes.Equal(r.Result, want) {
 			f := base
-			f.Kind, f.Want, f.Got = KindOutput, clone(want), clone(r.Result)
+			f.Kind, f.Want = KindOutput, clone(want)
+			f.Got, f.Detail = clipAnswer(r, r.Result, want)
 			return append(out, &f)
 		}
 	}

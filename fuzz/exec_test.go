@@ -550,3 +550,23 @@ func TestWithinMask(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeAnswerFinding: a finding keeps at most keepExtra bytes of a target's answer past the
+// oracle's, and says how long the answer was, whether the client cut it (Response.Cut) or not.
+func TestHugeAnswerFinding(t *testing.T) {
+	var c Checker
+	cs := Case{Op: OpEscape, Input: []byte("a")}
+	big := bytes.Repeat([]byte("A"), 20000)
+	for _, r := range []protocol.Response{
+		{Op: protocol.OpEscape, Result: big},
+		{Op: protocol.OpEscape, Result: big[:protocol.Keep(cs.request())], Cut: 20000},
+	} {
+		fs := c.compareResponse(nil, "t", cs, r)
+		require.Len(t, fs, 1)
+		assert.Len(t, fs[0].Got, len(`"a"`)+keepExtra)
+		assert.Contains(t, fs[0].Detail, "the target's answer is 20000 bytes; its first 4099 are kept")
+	}
+	fs := c.compareResponse(nil, "t", cs, protocol.Response{Op: protocol.OpEscape, Result: []byte(`"b"`)})
+	require.Len(t, fs, 1)
+	assert.Empty(t, fs[0].Detail, "a short wrong answer is kept whole, without a note")
+}

@@ -165,6 +165,9 @@ type Client struct {
 
 	timeout atomic.Int64 // Config.Timeout, changed by SetTimeout
 
+	held  atomic.Int64  // bytes of the lines in lines (see maxHeld)
+	freed chan struct{} // a line was taken from lines (cap 1)
+
 	mu       sync.Mutex
 	broken   error // set on the first TargetError, or by Close
 	quitOnce sync.Once
@@ -207,6 +210,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 		cmd:    cmd,
 		stderr: &tailBuffer{max: 16 << 10},
 		lines:  make(chan lineMsg, cfg.Window+1),
+		freed:  make(chan struct{}, 1),
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
@@ -241,6 +245,7 @@ func StartConfig(ctx context.Context, argv []string, cfg Config) (*Client, error
 	defer timer.Stop()
 	select {
 	case m, ok := <-c.lines:
+		c.took(m)
 		if ok && errors.Is(m.err, ErrLineTooLong) {
 			return nil, c.fail(&TargetError{Kind: Malformed, Index: -1, Detail: "its hello line is " + ErrLineTooLong.Error(), TooLong: true})
 		}
@@ -272,6 +277,7 @@ func (c *Client) read(stdout io.Reader) {
 		var err error
 		buf, err = readLine(br, buf[:0])
 		m := lineMsg{line: string(buf), err: err}
+		c.hold(int64(len(m.line)))
 		select {
 		case c.lines <- m:
 		case <-c.quit:
@@ -281,6 +287,36 @@ func (c *Client) read(stdout io.Reader) {
 		}
 	}
 	close(c.lines)
+}
+
+// maxHeld is about the most bytes of lines the reader holds for Do: a target that answers
+// megabytes to every request (MaxLine each) has its lines read as Do takes them, not a window
+// of them at once.
+const maxHeld = 64 << 20
+
+// hold waits until n more bytes of lines may be held (some line is always let through), or
+// until the client quits, and counts them.
+func (c *Client) hold(n int64) {
+	for {
+		if h := c.held.Load(); h == 0 || h+n <= maxHeld {
+			c.held.Add(n)
+			return
+		}
+		select {
+		case <-c.freed:
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+// took is called for each line taken from c.lines: its bytes are no longer held.
+func (c *Client) took(m lineMsg) {
+	c.held.Add(-int64(len(m.line)))
+	select {
+	case c.freed <- struct{}{}:
+	default:
+	}
 }
 
 // exitDetail says how a target that stopped answering ended: the write to its stdin that
@@ -397,6 +433,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 	for i := 0; i < len(reqs); {
 		select {
 		case m, ok := <-c.lines:
+			c.took(m)
 			if ok && errors.Is(m.err, ErrLineTooLong) {
 				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Detail: "its answer is " + ErrLineTooLong.Error(), TooLong: true})
 			}
@@ -404,6 +441,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 				return out, c.fail(&TargetError{Kind: Exited, Index: i, Request: abbreviate(reqs[i].String()), Detail: c.exitDetail(writeErr, m.err)})
 			}
 			resp, err := ParseResponse(reqs[i].Op, m.line)
+			resp = cut(reqs[i], resp)
 			if err != nil && c.cfg.InStep != nil && c.cfg.InStep(reqs[i].Op, m.line) {
 				resp, err = Response{Op: reqs[i].Op, Malformed: true, Line: m.line}, nil
 			}
@@ -531,6 +569,7 @@ func (c *Client) Bench(req Request, n int, wait time.Duration) (elapsed time.Dur
 	for {
 		select {
 		case m, ok := <-c.lines:
+			c.took(m)
 			if ok && errors.Is(m.err, ErrLineTooLong) {
 				return 0, Response{}, c.fail(&TargetError{Kind: Malformed, Index: -1, Request: reqLine, Detail: "its bench answer is " + ErrLineTooLong.Error(), TooLong: true})
 			}

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -122,6 +123,21 @@ func fakeTarget(mode string) int {
 		for {
 			if _, err := os.Stdout.Write(zeros); err != nil {
 				return 0
+			}
+		}
+	case "huge": // answers escape with 4 MiB of 'A' and decode with 1 Mi steps, whatever it is asked
+		os.Stdout.WriteString(hello)
+		big := strings.Repeat("41", 4<<20) + " 0\n"
+		steps := strings.TrimSuffix(strings.Repeat("41/1 ", 1<<20), " ") + "\n"
+		for {
+			line, err := readLine(in, nil)
+			if err != nil {
+				return 0
+			}
+			if bytes.HasPrefix(line, []byte("decode")) {
+				os.Stdout.WriteString(steps)
+			} else {
+				os.Stdout.WriteString(big)
 			}
 		}
 	case "garbage":
@@ -534,4 +550,25 @@ func BenchmarkClientRoundTrip(b *testing.B) {
 		n += len(batch)
 	}
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "req/s")
+}
+
+// TestClientCutsHugeAnswers: an answer longer than any right one (4 MiB for a 1-byte escape,
+// a million steps) keeps only its start (Keep), and says how long it was (Cut), so that a
+// batch of such answers costs bounded memory.
+func TestClientCutsHugeAnswers(t *testing.T) {
+	c, err := startFake(t, "huge", Config{Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	defer c.Close()
+	reqs := []Request{{Op: OpEscape, Input: []byte("a")}, {Op: OpDecode, Input: []byte("ab")}, {Op: OpEscape, Input: make([]byte, 1000)}}
+	resps, err := c.Do(reqs)
+	require.NoError(t, err)
+	require.Len(t, resps, 3)
+	assert.Equal(t, 4<<20, resps[0].Cut)
+	assert.Len(t, resps[0].Result, Keep(reqs[0]))
+	assert.Equal(t, 6+4096, Keep(reqs[0]))
+	assert.Equal(t, byte('A'), resps[0].Result[len(resps[0].Result)-1])
+	assert.LessOrEqual(t, cap(resps[0].Result), 2*Keep(reqs[0]), "a copy, not the 4 MiB array")
+	assert.Equal(t, 1<<20, resps[1].Cut)
+	assert.Len(t, resps[1].Steps, Keep(reqs[1]))
+	assert.Len(t, resps[2].Result, 6000+4096)
 }

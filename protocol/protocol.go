@@ -52,9 +52,11 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -187,6 +189,29 @@ type Response struct {
 	// (Config.InStep): Line holds it, and the other fields are unset.
 	Malformed bool
 	Line      string
+	// Cut is, for an answer longer than any right one that a Client cut (see Keep), how
+	// long it was: its result's bytes (escape, utf8_decode) or its steps (decode); Result or
+	// Steps hold its start. 0 for an answer kept whole.
+	Cut int
+}
+
+// Keep is how much of an answer to req a Client keeps: result bytes (escape, utf8_decode) or
+// steps (decode). Every right answer is shorter (json_encode writes at most 6 bytes per input
+// byte and its quotes, utf8_decode at most one, a decoder one step per byte): the rest of a
+// longer one is dropped (Response.Cut), so that an answer of megabytes to a short request
+// costs no more than its start.
+func Keep(req Request) int { return 6*len(req.Input) + 4096 }
+
+// cut drops what r holds past Keep(req), copying what it keeps (see Response.Cut).
+func cut(req Request, r Response) Response {
+	k := Keep(req)
+	if len(r.Result) > k {
+		r.Cut, r.Result = len(r.Result), bytes.Clone(r.Result[:k])
+	}
+	if len(r.Steps) > k {
+		r.Cut, r.Steps = len(r.Steps), slices.Clone(r.Steps[:k])
+	}
+	return r
 }
 
 // AppendTo appends the response line, without its newline, to b and returns the extended
