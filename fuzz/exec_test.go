@@ -135,6 +135,18 @@ func TestHelperTarget(t *testing.T) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	case "space-after": // writes a space at the end of every answer (not of its hello)
+		line := 0
+		w := &lineWriter{w: os.Stdout, edit: func(l []byte) []byte {
+			if line++; line == 1 {
+				return l
+			}
+			return append(bytes.TrimSuffix(l, []byte("\n")), " \n"...)
+		}}
+		if err := protocol.Serve(in, w, h); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	case "hang-after-50", "exit-after-40", "extra-after-10", "hello-twice", "slow-e0", "flaky-process", "debug-7e", "twice-7e":
 		if err := protocol.Serve(in, hostile(name, &h), h); err != nil {
 			os.Exit(1)

@@ -259,6 +259,23 @@ func TestTargetHelloTwice(t *testing.T) {
 	assert.LessOrEqual(t, tg.Restarts(), 2)
 }
 
+// TestTargetSpaceAfter: a target that writes every answer with a space after it (no two lines
+// alike) is one finding that says its answers are not the protocol's, and the run stops, instead
+// of a witness and a restart per input until the restart bound.
+func TestTargetSpaceAfter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "space-after")
+	spaces, _ := limitSpaces()
+	rep, err := RunTarget(context.Background(), tg, spaces, nil)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrTargetUnusable), "%v", err)
+	require.Len(t, rep.Findings, 1, "%v", rep.Findings)
+	assert.Contains(t, rep.Findings[0].Detail, "writes answers in a form that is not the protocol's (escape response has 3 field(s), want 2 (RESULT ERR)")
+	assert.LessOrEqual(t, tg.Restarts(), 2)
+}
+
 // TestTargetSlowClass: a target that is right but 1,000× slower on one class of inputs is
 // named: SlowAnswers counts them and keeps the slowest, an input of the class.
 func TestTargetSlowClass(t *testing.T) {

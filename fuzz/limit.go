@@ -122,12 +122,20 @@ func (t *Target) firstLine(ctx context.Context, te *protocol.TargetError, culpri
 		p.Input = []byte("b")
 	}
 	probe, err := t.probe(ctx, p)
-	if err != nil || probe == nil || probe.Line != te.Line || probe.Kind != te.Kind {
+	if err != nil || probe == nil || probe.Kind != te.Kind {
 		return limitNone, nil, err
 	}
 	f := targetFailure(t.Name, culprit, te)
-	f.Detail = fmt.Sprintf("writes a line that is not an answer (%s) after 0 requests in every process, whatever they ask: before its first answer (%s of %s too), so no answer can be read", lineOf(te), p.Op, phplit.Quote(p.Input))
-	return limitFound, f, fmt.Errorf("target %s: %w: every process writes %s before its first answer", t.Name, ErrTargetUnusable, lineOf(te))
+	switch {
+	case probe.Line == te.Line:
+		f.Detail = fmt.Sprintf("writes a line that is not an answer (%s) after 0 requests in every process, whatever they ask: before its first answer (%s of %s too), so no answer can be read", lineOf(te), p.Op, phplit.Quote(p.Input))
+		return limitFound, f, fmt.Errorf("target %s: %w: every process writes %s before its first answer", t.Name, ErrTargetUnusable, lineOf(te))
+	case te.Reason != "" && probe.Reason == te.Reason:
+		// Not one line, but the same fault in every first answer (a space after each).
+		f.Detail = fmt.Sprintf("writes answers in a form that is not the protocol's (%s: %s) after 0 requests in every process, whatever they ask: from its first answer on (%s of %s too: %s), so no answer can be read", te.Reason, lineOf(te), p.Op, phplit.Quote(p.Input), lineOf(probe))
+		return limitFound, f, fmt.Errorf("target %s: %w: its answers are not the protocol's (%s: %s)", t.Name, ErrTargetUnusable, te.Reason, lineOf(te))
+	}
+	return limitNone, nil, nil
 }
 
 // probe starts a new process and asks it cs first. It returns the process's failure on cs
@@ -167,15 +175,21 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // target writes after its answer to cs (a debug line, the answer again) then stands where the
 // first follow-up's answer should: that is a failure on cs, a *protocol.TargetError of Kind
 // Malformed and Index -1 (the line is not an answer in place of one; see Witness.line) whose
-// Detail says so, and the process, out of step, is closed. The follow-ups' own failures (a
-// target that hangs or exits after some answers whatever it is asked) are not cs's: the
-// process is closed and cs's answer returned.
+// Detail says so, and the process, out of step, is closed. Before the first such verdict for
+// an operation, a new process is asked the follow-up alone: when it does not answer it (a
+// target whose every answer is malformed), the operation's requests are asked alone without
+// follow-ups from then on. The follow-ups' own failures (a target that hangs or exits after
+// some answers whatever it is asked) are not cs's: the process is closed and cs's answer
+// returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
 	g := Case{Op: cs.Op, Input: []byte("a")}
 	if sameCase(g, cs) {
 		g.Input = []byte("b")
 	}
 	reqs := []protocol.Request{cs.request(), g.request(), g.request()}
+	if t.follow[cs.Op] == followBad {
+		reqs = reqs[:1]
+	}
 	resps, err := t.do(ctx, reqs)
 	if len(resps) == 0 {
 		return protocol.Response{}, err
@@ -190,22 +204,53 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 			what = "writes its answer twice"
 		}
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: afterAnswer(what, g)}
-		_ = t.client.Close()
-		t.client = nil
 	case errors.As(err, &te) && te.Kind == protocol.Malformed && len(resps) == 1:
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: te.Target, Index: -1, Request: reqs[0].String(), Line: te.Line, TooLong: te.TooLong,
 			Detail: afterAnswer("writes a line after its answer: "+lineOf(te), g)}
 	default:
-		if t.client != nil {
-			_ = t.client.Close()
-			t.client = nil
+		te = nil
+	}
+	if t.client != nil {
+		_ = t.client.Close()
+		t.client = nil
+	}
+	if ctx.Err() != nil {
+		return resps[0], ctx.Err()
+	}
+	if te != nil && t.follow[cs.Op] == followUnknown {
+		ok, err := t.answersAlone(ctx, g)
+		if err != nil {
+			return resps[0], err
 		}
-		if ctx.Err() != nil {
-			return resps[0], ctx.Err()
-		}
+		t.follow[cs.Op] = map[bool]int{true: followOK, false: followBad}[ok]
+	}
+	if te == nil || t.follow[cs.Op] != followOK {
 		return resps[0], nil
 	}
 	return resps[0], te
+}
+
+// What alone knows of its follow-up request for an operation (Target.follow).
+const (
+	followUnknown = iota // not checked
+	followOK             // a new process answers it alone
+	followBad            // it does not: no follow-ups
+)
+
+// answersAlone reports whether a new process answers g, asked alone, with an answer (the
+// process is then closed).
+func (t *Target) answersAlone(ctx context.Context, g Case) (bool, error) {
+	t.extra++
+	if err := t.start(ctx); err != nil {
+		return false, fmt.Errorf("target %s: restart failed: %v", t.Name, err)
+	}
+	_, err := t.do(ctx, []protocol.Request{g.request()})
+	_ = t.client.Close()
+	t.client = nil
+	if cerr := ctx.Err(); cerr != nil {
+		return false, cerr
+	}
+	return err == nil, nil
 }
 
 // afterAnswer is the detail of a line written after an answer, found by asking g after it.

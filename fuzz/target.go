@@ -79,12 +79,13 @@ type Target struct {
 	served     int                // answers of the running process, its first included
 	sent       []protocol.Request // the requests of the running Do (see do), answered up to sentAt
 	sentAt     int
-	limit      int      // > 0: every process stops answering after limit requests (see limit.go)
-	renewed    int      // processes replaced on purpose, before they reach the limit
-	last       *stall   // the last failure of a process after an answer, for the limit test
-	pending    *Finding // an unsolicited line not reproducible alone, held (see limitTest)
-	stepProbes int      // probes of outOfStep that showed no line after an answer
-	retired    bool     // the process was ended on purpose (Retire): the next start is not a restart
+	limit      int        // > 0: every process stops answering after limit requests (see limit.go)
+	renewed    int        // processes replaced on purpose, before they reach the limit
+	last       *stall     // the last failure of a process after an answer, for the limit test
+	pending    *Finding   // an unsolicited line not reproducible alone, held (see limitTest)
+	stepProbes int        // probes of outOfStep that showed no line after an answer
+	follow     map[Op]int // what alone knows of its follow-up request (followOK, ...)
+	retired    bool       // the process was ended on purpose (Retire): the next start is not a restart
 	slowest    slowAnswers
 
 	vs         *Target                      // the reference its answers are compared with (SetReference)
@@ -146,7 +147,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 	if name == "" {
 		name = command
 	}
-	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout}
+	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{}}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}

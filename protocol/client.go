@@ -101,6 +101,7 @@ type TargetError struct {
 	Index   int      // index of the request in the Do batch; -1 for the hello or Close
 	Request string   // the request line being answered, abbreviated; "" for the hello
 	Line    string   // the offending line, abbreviated (Malformed, WrongVersion)
+	Reason  string   // why the line is not an answer to the request (Malformed, by Do)
 	Status  string   // the exit status ("exit status 3", "signal: killed"), if known
 	Stderr  []string // the target's last stderr lines
 	Detail  string   // what exactly went wrong
@@ -446,7 +447,7 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 				resp, err = Response{Op: reqs[i].Op, Malformed: true, Line: m.line}, nil
 			}
 			if err != nil {
-				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Detail: "malformed response " + quoteField(m.line) + ": " + err.Error()})
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Reason: err.Error(), Detail: "malformed response " + quoteField(m.line) + ": " + err.Error()})
 			}
 			out = append(out, resp)
 			<-sem
