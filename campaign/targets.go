@@ -33,6 +33,9 @@ func StartTargets(ctx context.Context, execs []string, reference string, timeout
 			if name != "" && t.Name == name {
 				return nil, fmt.Errorf("%s %q: a target of that name was given already (name each one: --exec NAME=CMD)", flag, arg)
 			}
+			if name == "" && t.Name == cmd {
+				return nil, fmt.Errorf("%s %q: that command was given already (to check it twice, name each: --exec NAME=CMD)", flag, arg)
+			}
 		}
 		t, err := fuzz.StartTarget(ctx, cmd, fuzz.TargetConfig{Timeout: timeout, Sink: sink, Name: name, Flag: flag})
 		if err != nil {

@@ -2,8 +2,11 @@ package campaign
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -36,4 +39,26 @@ func TestJudge(t *testing.T) {
 	assert.Empty(t, w.String())
 	assert.Equal(t, Unfinished, Judge(&fuzz.Report{}, nil, 1, 2, &w))
 	assert.Equal(t, "difffuzz: nothing was compared: shard 1/2 holds no work (random inputs are checked on shard 0 only; the exhaustive and boundary spaces may be too small for 2 shards: fewer shards, or a larger --max-len), or no candidate offers the operations asked for (--ops)\n", w.String())
+}
+
+// StartTargets refuses a command or a name given twice (the report could not tell their
+// findings apart), before it starts the second.
+func TestStartTargetsRefusesTwice(t *testing.T) {
+	hello := `sh -c "echo difffuzz-target 1 escape; exec cat >/dev/null"`
+	for _, tc := range []struct {
+		execs []string
+		want  string
+	}{
+		{[]string{hello, hello}, "that command was given already (to check it twice, name each: --exec NAME=CMD)"},
+		{[]string{"a=" + hello, "a=" + hello}, "a target of that name was given already"},
+	} {
+		_, targets, closeAll, err := StartTargets(context.Background(), tc.execs, "", time.Second, nil, io.Discard)
+		closeAll()
+		assert.ErrorContains(t, err, tc.want)
+		assert.Len(t, targets, 1, "the first was started")
+	}
+	_, targets, closeAll, err := StartTargets(context.Background(), []string{"a=" + hello, "b=" + hello}, "", time.Second, nil, io.Discard)
+	closeAll()
+	assert.NoError(t, err)
+	assert.Len(t, targets, 2, "one command twice under two names")
 }

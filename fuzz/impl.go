@@ -27,7 +27,8 @@ const (
 var AllOps = []Op{OpEscape, OpDecode, OpUTF8Decode}
 
 // ParseOps reads a comma-separated list of operations ("escape,decode"; "utf8-decode" is
-// accepted for utf8_decode); "" or "all" is every operation.
+// accepted for utf8_decode; empty entries are skipped, as Candidates does); "" or "all" is
+// every operation.
 func ParseOps(s string) ([]Op, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "all" {
@@ -37,6 +38,7 @@ func ParseOps(s string) ([]Op, error) {
 	for _, f := range strings.Split(s, ",") {
 		op := Op(strings.ReplaceAll(strings.TrimSpace(f), "-", "_"))
 		switch op {
+		case "":
 		case OpEscape, OpDecode, OpUTF8Decode:
 			seen[op] = true
 		default:
@@ -48,6 +50,9 @@ func ParseOps(s string) ([]Op, error) {
 		if seen[op] {
 			ops = append(ops, op)
 		}
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("no operation named in %q", s)
 	}
 	return ops, nil
 }
