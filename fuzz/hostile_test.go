@@ -63,6 +63,16 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: saw a tilde\n"
 		}
+	case "alternate-a": // escapes "a" as "A" every other time it is asked, in any process
+		escape, odd := h.Escape, false
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			if string(src) == "a" {
+				if odd = !odd; odd {
+					return append(dst, `"A"`...), nil
+				}
+			}
+			return escape(dst, src, o)
+		}
 	case "slow-e0": // right, but 1,000× slower (20 ms) on inputs with an E0 byte
 		escape, decode := h.Escape, h.UTF8Decode
 		slow := func(src []byte) {
@@ -257,6 +267,33 @@ func TestTargetHelloTwice(t *testing.T) {
 	assert.Contains(t, rep.Findings[0].Detail, "after 0 requests in every process, whatever they ask: before its first answer")
 	assert.Contains(t, rep.Findings[0].Replay(), "| head -n 1 |")
 	assert.LessOrEqual(t, tg.Restarts(), 2)
+}
+
+// TestTargetAlternating: a target that answers the follow-up request of alone otherwise each
+// time is not taken for one that writes a line after its answers: its findings are of "a" and
+// of what it answers.
+func TestTargetAlternating(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "alternate-a")
+	rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:4]), nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	for _, f := range rep.Findings {
+		assert.Equal(t, KindOutput, f.Kind, "%v", f)
+		assert.Equal(t, "a", string(f.Input), "%v", f)
+	}
+	// Asked alone (as a replay, or minimization, does), with follow-ups that alternate too.
+	for _, flags := range []jsonopt.Options{0, jsonopt.HexTag} {
+		for range 4 {
+			fs, err := tg.Replay(context.Background(), Case{Op: OpEscape, Input: []byte("a"), Flags: flags})
+			require.NoError(t, err)
+			for _, f := range fs {
+				assert.Equal(t, KindOutput, f.Kind, "%v", f)
+			}
+		}
+	}
 }
 
 // TestTargetSpaceAfter: a target that writes every answer with a space after it (no two lines

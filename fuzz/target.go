@@ -482,6 +482,9 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
 		fresh := false // a new witness
+		if err != nil {
+			first = -1 // (failed has the process's count: no probe before it)
+		}
 		if f, perr := t.outOfStep(ctx, batch, resps, first); perr != nil {
 			return t.flushPending(out), perr
 		} else if f != nil {
