@@ -109,6 +109,9 @@ func Title(op string, d Deviation, rows []string) string {
 			}
 			return "returns false for valid UTF-8, where PHP writes the string"
 		case "last-byte":
+			if d.Family == "string" {
+				return "writes the answer without its last byte (the string's closing quote)"
+			}
 			return "writes the answer without its last byte (a string's closing quote, a number's last digit, the l of null)"
 		case Tail:
 			return tailTitle(rows)
@@ -176,7 +179,7 @@ func quote(b []byte) string {
 func formTitle(detail, where string) string {
 	switch detail {
 	case "upper-hex":
-		return "writes upper-case hex digits in the \\uXXXX it computes (control bytes, code points, \\ufffd), where PHP writes lower case"
+		return "writes upper-case hex digits in the \\uXXXX it computes (not the JSON_HEX_* literals), where PHP writes lower case"
 	case "lower-hex":
 		return "writes lower-case hex digits in HEX_* escapes (\\u003c), where PHP writes the upper-case literals (\\u003C, \\u003E)"
 	case "escapes":

@@ -697,6 +697,9 @@ func (d *Defect) devTitle() string {
 	}
 	if _, n, ok := strings.Cut(d.Cause, "|len>="); ok {
 		t += "; only in strings of " + n + " bytes or more (the witness's filler cannot go, and the bytes fail at any offset in it)"
+	} else if w := d.Dev.Witness; d.Dev.Dev.Key() != tailKey && w != nil && w.Minimized && len(w.Input) > 2 && len(bytes.Trim(w.Input, "a")) == 0 {
+		// A witness of filler alone, minimized: its length is what fails.
+		t += fmt.Sprintf("; in strings of %d bytes or more (the minimized witness has %d)", len(w.Input), len(w.Input))
 	}
 	if m := d.model; m != "" {
 		t += "; every finding is answered as " + reference.Texts[m] + " answers"

@@ -365,7 +365,14 @@ func answer(f *fuzz.Finding, oracleSide bool) string {
 		}
 		return fuzz.StepText(f.GotStep)
 	case fuzz.KindOutput, fuzz.KindError:
-		return f.AnswerText(oracleSide, 40)
+		// Past 40 bytes, from 20 bytes before the first difference, so that it shows.
+		lo := fuzz.FirstDiff(f.Want, f.Got) - 20
+		if lo <= 0 || f.WantErr != 0 && len(f.Want) == 0 || f.GotFalse() {
+			return f.AnswerText(oracleSide, 40)
+		}
+		g := *f
+		g.Want, g.Got = f.Want[min(lo, len(f.Want)):], f.Got[min(lo, len(f.Got)):]
+		return "…" + g.AnswerText(oracleSide, 40)
 	}
 	return ""
 }

@@ -111,3 +111,24 @@ func TestWindowsAligned(t *testing.T) {
 	assert.Contains(t, out, "\n    oracle   …'aaaaaaaa\\/\"'  ", out)
 	assert.Contains(t, out, "\n    x        …'aaaaaaaa/\"'  ", out)
 }
+
+// detailKey takes numbers out of a target's detail (its counts, its offsets), not the digits of
+// a word (utf8_decode, u00e9).
+func TestDetailKeyNumbers(t *testing.T) {
+	f := &fuzz.Finding{Kind: fuzz.KindTargetProtocol, Impl: "python3 x.py", Detail: "writes a line after its answer: 'x' (then utf8_decode of 'a', after 10 answers, 3.5 s, \\u00e9)"}
+	assert.Equal(t, "writes a line after its answer: 'x' (then utf8_decode of 'a', after # answers, #.# s, \\u00e9)", detailKey(f))
+}
+
+// An example's answers past 40 bytes are shown from just before their first difference, so
+// that the two differ on the page.
+func TestAnswerShowsTheDifference(t *testing.T) {
+	want := []byte(`"` + strings.Repeat("a", 60) + `\/b"`)
+	got := []byte(`"` + strings.Repeat("a", 60) + `/b"`)
+	f := &fuzz.Finding{Kind: fuzz.KindOutput, Op: fuzz.OpEscape, Want: want, Got: got}
+	o, g := answer(f, true), answer(f, false)
+	assert.NotEqual(t, o, g)
+	assert.True(t, strings.HasPrefix(o, "…") && strings.Contains(o, `\/b"`), o)
+	assert.True(t, strings.HasPrefix(g, "…") && strings.Contains(g, `a/b"`), g)
+	f.Want, f.Got = []byte(`"\/"`), []byte(`"/"`)
+	assert.Equal(t, `'"\/"'`, answer(f, true), "short answers whole")
+}

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
@@ -286,9 +287,9 @@ func detailKey(f *fuzz.Finding) string {
 	d := strings.ReplaceAll(f.Detail, f.Impl, "IMPL")
 	d, _, _ = strings.Cut(d, " (request #")
 	var b strings.Builder
-	digits := false
+	digits, word := false, false // in a number; after a letter (the 8 of utf8_decode is no number)
 	for _, r := range d {
-		isDigit := r >= '0' && r <= '9'
+		isDigit := r >= '0' && r <= '9' && (digits || !word)
 		if isDigit && !digits {
 			b.WriteByte('#')
 		}
@@ -296,6 +297,7 @@ func detailKey(f *fuzz.Finding) string {
 			b.WriteRune(r)
 		}
 		digits = isDigit
+		word = r == '_' || unicode.IsLetter(r) || !isDigit && r >= '0' && r <= '9'
 		if b.Len() >= 100 {
 			break
 		}
