@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -290,6 +291,9 @@ func (c *Client) read(stdout io.Reader) {
 	close(c.lines)
 }
 
+// reasonUnasked is the Reason of a line read while no request waited for an answer.
+const reasonUnasked = "more lines than requests"
+
 // maxHeld is about the most bytes of lines the reader holds for Do: a target that answers
 // megabytes to every request (MaxLine each) has its lines read as Do takes them, not a window
 // of them at once.
@@ -449,8 +453,15 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 			if err != nil {
 				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Reason: err.Error(), Detail: "malformed response " + quoteField(m.line) + ": " + err.Error()})
 			}
+			select {
+			case <-sem: // request i was sent (the writer takes a token first)
+			default:
+				// A line while no request waits for one: the target writes more lines than it
+				// is asked (and, the writer being done or blocked, no token would come).
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Reason: reasonUnasked,
+					Detail: "wrote " + quoteField(m.line) + " before request #" + strconv.Itoa(i) + " was sent: " + reasonUnasked})
+			}
 			out = append(out, resp)
-			<-sem
 			i++
 			if c.cfg.OnAnswer != nil {
 				now := time.Now()

@@ -125,6 +125,14 @@ func fakeTarget(mode string) int {
 				return 0
 			}
 		}
+	case "double": // answers every request with two lines
+		os.Stdout.WriteString(hello)
+		for {
+			if _, err := readLine(in, nil); err != nil {
+				return 0
+			}
+			os.Stdout.WriteString("- 0\n- 0\n")
+		}
 	case "huge": // answers escape with 4 MiB of 'A' and decode with 1 Mi steps, whatever it is asked
 		os.Stdout.WriteString(hello)
 		big := strings.Repeat("41", 4<<20) + " 0\n"
@@ -571,4 +579,32 @@ func TestClientCutsHugeAnswers(t *testing.T) {
 	assert.Equal(t, 1<<20, resps[1].Cut)
 	assert.Len(t, resps[1].Steps, Keep(reqs[1]))
 	assert.Len(t, resps[2].Result, 6000+4096)
+}
+
+// TestClientMoreLinesThanRequests: a target that writes two lines for every request is a
+// failure of Do, not a deadlock (the writer blocked on the target's full stdin, the target on
+// its stdout, Do waiting for a request to be sent) that no signal ends.
+func TestClientMoreLinesThanRequests(t *testing.T) {
+	c, err := startFake(t, "double", Config{Timeout: 5 * time.Second, Window: 16})
+	require.NoError(t, err)
+	defer c.Close()
+	reqs := make([]Request, 100000)
+	for i := range reqs {
+		reqs[i] = Request{Op: OpEscape}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Do(reqs)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var te *TargetError
+		require.ErrorAs(t, err, &te)
+		assert.Equal(t, Malformed, te.Kind)
+		assert.Equal(t, "more lines than requests", te.Reason)
+		assert.Contains(t, err.Error(), "before request #")
+	case <-time.After(20 * time.Second):
+		t.Fatal("Do did not return")
+	}
 }
