@@ -895,7 +895,8 @@ func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, o
 		if w := widen(units, got, r, marker); widened(units, got, r, w, region{}) {
 			r = w
 		}
-		return dedupe(classifyBack(units, in, got, r, region{}, marker, opts, decode))
+		ds, _ := classifyNext(units, in, got, r, region{}, len(units), marker, opts, decode)
+		return dedupe(ds)
 	}
 	out := make([]Deviation, 0, len(rs))
 	prev := region{}
@@ -903,17 +904,37 @@ func classifyRegions(units []unit, in, got []byte, rs []region, marker []byte, o
 		if w := widen(units, got, r, marker); widened(units, got, r, w, prev) {
 			r = w
 		}
+		next := region{len(units), len(units), len(got), len(got)}
+		if k+1 < len(rs) {
+			next = rs[k+1]
+		}
 		if len(marker) > 0 {
-			next := region{len(units), len(units), len(got), len(got)}
-			if k+1 < len(rs) {
-				next = rs[k+1]
-			}
 			r = markerRun(units, got, r, prev, next, marker)
 		}
-		out = append(out, classifyBack(units, in, got, r, prev, marker, opts, decode)...)
+		var ds []Deviation
+		ds, r = classifyNext(units, in, got, r, prev, next.i, marker, opts, decode)
+		out = append(out, ds...)
 		prev = r
 	}
 	return dedupe(out)
+}
+
+// classifyNext is classifyBack, and when that reads as no known behaviour, the stretch with
+// the step after it too (one got matched, before the next stretch), if that reads better: bytes
+// a candidate adds before a step's writing (the \ of \/ where PHP writes /) go to the stretch
+// before it when that one deviates too, and the two then read as nothing PHP writes
+// ("\u061C\" for "\u061c"), where each step alone reads as what the candidate does. It
+// returns the stretch read.
+func classifyNext(units []unit, in, got []byte, r, prev region, end int, marker []byte, opts jsonopt.Options, decode bool) ([]Deviation, region) {
+	ds := classifyBack(units, in, got, r, prev, marker, opts, decode)
+	if vagueness(ds) < 3 || r.j >= end || !bytes.HasPrefix(got[r.q:], units[r.j].want) {
+		return ds, r
+	}
+	n := region{r.i, r.j + 1, r.p, r.q + len(units[r.j].want)}
+	if nds := classifyAll(units, in, got, n, marker, opts, decode); vagueness(nds) < vagueness(ds) {
+		return nds, n
+	}
+	return ds, r
 }
 
 // classifyBack is classifyAll, and when that reads as no known behaviour, the stretch with the

@@ -132,6 +132,10 @@ func TestEscape(t *testing.T) {
 		{"raw control, no closing quote", "\x02\xd6", uu | ign, "\"\x02", false, "raw-copy||1.3-control ; lost|last-byte|string"},
 		{"decoded, no closing quote", "\xd0\xff", sub, `"\u043f`, false, "accepted|bits|bad-sequence ; lost|last-byte|string"},
 		// The first failed step written as U+FFFD and a later one decoded: two faults.
+		// Two faults side by side, the added byte of the second ending the first's stretch: each
+		// reads as what it does, in either order.
+		{"upper hex, then slash escaped", "\xd8\x9c/", jsonopt.UnescapedSlashes, `"\u061C\/"`, false, "escape-form|upper-hex| ; escape-form|escapes|1.3-slash-raw"},
+		{"slash escaped, then upper hex", "/\xd8\x9c", jsonopt.UnescapedSlashes, `"\/\u061C"`, false, "escape-form|escapes|1.3-slash-raw ; escape-form|upper-hex|"},
 		{"fffd, then overlong decoded, where false", "\xa5ab\xf0\x87\xb4\xa9", uu, "\"\xef\xbf\xbdab\xf0\x87\xb4\xa9\"", false, "not-false|fffd|failed ; accepted|bits|overlong"},
 	} {
 		got := keys(Escape([]byte(tc.in), tc.opts, []byte(tc.got), map[bool]int{true: 5}[tc.gotFalse], tc.gotFalse))
