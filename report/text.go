@@ -365,9 +365,10 @@ func answer(f *fuzz.Finding, oracleSide bool) string {
 		}
 		return fuzz.StepText(f.GotStep)
 	case fuzz.KindOutput, fuzz.KindError:
-		// Past 40 bytes, from 20 bytes before the first difference, so that it shows.
+		// A long answer whose first difference lies past 30 bytes: from 20 bytes before it, so
+		// that it shows in the 40 kept.
 		lo := fuzz.FirstDiff(f.Want, f.Got) - 20
-		if lo <= 0 || f.WantErr != 0 && len(f.Want) == 0 || f.GotFalse() {
+		if lo < 10 || len(f.Want) <= 40 && len(f.Got) <= 40 || f.WantErr != 0 && len(f.Want) == 0 || f.GotFalse() {
 			return f.AnswerText(oracleSide, 40)
 		}
 		g := *f

@@ -131,4 +131,6 @@ func TestAnswerShowsTheDifference(t *testing.T) {
 	assert.True(t, strings.HasPrefix(g, "…") && strings.Contains(g, `a/b"`), g)
 	f.Want, f.Got = []byte(`"\/"`), []byte(`"/"`)
 	assert.Equal(t, `'"\/"'`, answer(f, true), "short answers whole")
+	f.Want, f.Got = []byte(`"`+strings.Repeat("a", 32)+`\/"`), []byte(`"`+strings.Repeat("a", 32)+`/"`)
+	assert.Equal(t, `'"`+strings.Repeat("a", 32)+`\/"'`, answer(f, true), "answers of 40 bytes or less whole")
 }
