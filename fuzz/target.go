@@ -492,12 +492,18 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 		answered := len(resps)
 		t.remember(batch[:min(answered, n)])
 		fresh := false // a new witness
-		if err != nil {
-			first = -1 // (failed has the process's count: no probe before it)
+		var te *protocol.TargetError
+		if err != nil && !(errors.As(err, &te) && te.Reason == protocol.ReasonUnasked) {
+			// Only a line read before its request was sent, which answers out of step lead
+			// to, is looked into here; failed has the rest.
+			first = -1
 		}
+		served := t.served // (the failed process's, for failed: outOfStep may start another)
 		if f, perr := t.outOfStep(ctx, batch, resps, first); perr != nil {
 			return t.flushPending(out), perr
-		} else if f != nil {
+		} else if f == nil {
+			t.served = served
+		} else {
 			// The answers from first on were out of step: their findings are dropped, and
 			// they are asked again (the ones that hold the new witness are not).
 			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil

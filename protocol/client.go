@@ -291,8 +291,8 @@ func (c *Client) read(stdout io.Reader) {
 	close(c.lines)
 }
 
-// reasonUnasked is the Reason of a line read while no request waited for an answer.
-const reasonUnasked = "more lines than requests"
+// ReasonUnasked is the Reason of a line read while no request waited for an answer.
+const ReasonUnasked = "more lines than requests"
 
 // maxHeld is about the most bytes of lines the reader holds for Do: a target that answers
 // megabytes to every request (MaxLine each) has its lines read as Do takes them, not a window
@@ -458,8 +458,8 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 			default:
 				// A line while no request waits for one: the target writes more lines than it
 				// is asked (and, the writer being done or blocked, no token would come).
-				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Reason: reasonUnasked,
-					Detail: "wrote " + quoteField(m.line) + " before request #" + strconv.Itoa(i) + " was sent: " + reasonUnasked})
+				return out, c.fail(&TargetError{Kind: Malformed, Index: i, Request: abbreviate(reqs[i].String()), Line: abbreviate(m.line), Reason: ReasonUnasked,
+					Detail: "wrote " + quoteField(m.line) + " before request #" + strconv.Itoa(i) + " was sent: " + ReasonUnasked})
 			}
 			out = append(out, resp)
 			i++
