@@ -183,10 +183,7 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // some answers whatever it is asked) are not cs's: the process is closed and cs's answer
 // returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
-	g := Case{Op: cs.Op, Input: []byte("a")}
-	if string(cs.Input) == "a" { // (under any options: its answer may be cs's)
-		g.Input = []byte("b")
-	}
+	g := followUp(cs.Op, cs.Input)
 	reqs := []protocol.Request{cs.request(), g.request(), g.request()}
 	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
@@ -227,6 +224,15 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 		return resps[0], nil
 	}
 	return resps[0], te
+}
+
+// followUp is the request alone asks after a request of op with input in: "a" under no
+// options, "b" when in is "a" (under any options: its answer may be the same).
+func followUp(op Op, in []byte) Case {
+	if string(in) == "a" {
+		return Case{Op: op, Input: []byte("b")}
+	}
+	return Case{Op: op, Input: []byte("a")}
 }
 
 // What alone knows of its follow-up request for an operation (Target.follow).

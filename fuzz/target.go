@@ -404,10 +404,7 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		// Followed by two requests of "a" (see alone), so that a line the target writes
 		// after its answer to it is not taken for the next case's answer: such a request is
 		// not used again.
-		g := protocol.Request{Op: t.good.Op, Input: []byte("a")}
-		if string(t.good.Input) == "a" {
-			g.Input = []byte("b")
-		}
+		g := followUp(Op(t.good.Op), t.good.Input).request()
 		if rs, err := t.client.Do([]protocol.Request{*t.good, g, g}); err != nil || !sameAnswer(rs[1], rs[2]) {
 			_ = t.client.Close()
 			if err == nil {
