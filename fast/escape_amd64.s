@@ -15719,11 +15719,108 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three
-	// bytes >= 0x80: back to Go (as escapeMBAVX2).
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K1/K2 = the same.
 	POPCNTQ CX, DX
-	CMPQ    DX, $0x03
-	JB      ret
+
+	// sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0
+	// goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or
+	// 65 with a lead at 63).
+	CMPQ      DX, $0x08
+	JA        sp_dense
+	VMOVDQU64 Z0, (DI)
+	ORQ       AX, CX
+	MOVQ      DI, R14
+	MOVL      $0x00000040, R13
+
+sp_event:
+	BSFQ    CX, R12
+	MOVWLZX (SI)(R12*1), BX
+	CMPB    BL, $0x80
+	JB      sp_esc
+	MOVL    BX, DX
+	ANDL    $0x0000c0e0, DX
+	CMPL    DX, $0x000080c0
+	JNE     sp_stop
+	TESTL   $0x0000001e, BX
+	JZ      sp_stop
+	MOVL    BX, DX
+	ANDL    $0x1f, DX
+	SHLL    $0x06, DX
+	SHRL    $0x08, BX
+	ANDL    $0x3f, BX
+	ORL     DX, BX
+
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (R14)(R12*1)
+	ADDQ   $0x04, R14
+
+	// Both bytes of the sequence done; the window takes byte 64 for a lead at 63.
+	MOVL      $0x00000003, AX
+	SHLXQ     R12, AX, AX
+	ANDNQ     CX, AX, CX
+	LEAQ      2(R12), AX
+	CMPQ      AX, R13
+	CMOVQGT   AX, R13
+	VMOVDQU64 2(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 2(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+	JMP       sp_done
+
+sp_esc:
+	// An escaped ASCII byte (the block path's step).
+	MOVBLZX   BL, DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (R14)(R12*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(R14)(BX*1), R14
+	BTRQ      R12, CX
+	VMOVDQU64 1(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 1(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+
+sp_done:
+	ADDQ R13, SI
+	LEAQ (R14)(R13*1), DI
+	JMP  loop
+
+sp_stop:
+	// Not a valid 2-byte sequence at R12: the window ends there, unless that is byte 0.
+	TESTQ R12, R12
+	JZ    sp_first
+	ADDQ  R12, SI
+	LEAQ  (R14)(R12*1), DI
+	JMP   loop
+
+sp_first:
+	KMOVQ   K1, AX
+	KMOVQ   K2, CX
+	POPCNTQ CX, DX
+
+sp_dense:
+	// Fewer than three bytes >= 0x80: back to Go (as escapeMBAVX2).
+	CMPQ DX, $0x03
+	JB   ret
 
 	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
@@ -16207,11 +16304,108 @@ dirty:
 	JMP       block
 
 mb:
-	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three
-	// bytes >= 0x80: back to Go (as escapeMBAVX2).
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K1/K2 = the same.
 	POPCNTQ CX, DX
-	CMPQ    DX, $0x03
-	JB      ret
+
+	// sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0
+	// goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or
+	// 65 with a lead at 63).
+	CMPQ      DX, $0x08
+	JA        sp_dense
+	VMOVDQU64 Z0, (DI)
+	ORQ       AX, CX
+	MOVQ      DI, R14
+	MOVL      $0x00000040, R13
+
+sp_event:
+	BSFQ    CX, R12
+	MOVWLZX (SI)(R12*1), BX
+	CMPB    BL, $0x80
+	JB      sp_esc
+	MOVL    BX, DX
+	ANDL    $0x0000c0e0, DX
+	CMPL    DX, $0x000080c0
+	JNE     sp_stop
+	TESTL   $0x0000001e, BX
+	JZ      sp_stop
+	MOVL    BX, DX
+	ANDL    $0x1f, DX
+	SHLL    $0x06, DX
+	SHRL    $0x08, BX
+	ANDL    $0x3f, BX
+	ORL     DX, BX
+
+	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
+	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
+	MOVL   BX, DX
+	SHLL   $0x08, DX
+	ORL    DX, BX
+	ANDL   $0x00ff00ff, BX
+	MOVL   BX, DX
+	SHLL   $0x04, DX
+	ORL    DX, BX
+	ANDL   $0x0f0f0f0f, BX
+	LEAL   101058054(BX), DX
+	SHRL   $0x04, DX
+	ANDL   $0x01010101, DX
+	LEAL   (DX)(DX*4), AX
+	LEAL   (BX)(AX*8), BX
+	SUBL   DX, BX
+	ADDL   $0x30303030, BX
+	BSWAPL BX
+	SHLQ   $0x10, BX
+	ORQ    $0x0000755c, BX
+	MOVQ   BX, (R14)(R12*1)
+	ADDQ   $0x04, R14
+
+	// Both bytes of the sequence done; the window takes byte 64 for a lead at 63.
+	MOVL      $0x00000003, AX
+	SHLXQ     R12, AX, AX
+	ANDNQ     CX, AX, CX
+	LEAQ      2(R12), AX
+	CMPQ      AX, R13
+	CMOVQGT   AX, R13
+	VMOVDQU64 2(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 2(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+	JMP       sp_done
+
+sp_esc:
+	// An escaped ASCII byte (the block path's step).
+	MOVBLZX   BL, DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (R14)(R12*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(R14)(BX*1), R14
+	BTRQ      R12, CX
+	VMOVDQU64 1(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 1(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+
+sp_done:
+	ADDQ R13, SI
+	LEAQ (R14)(R13*1), DI
+	JMP  loop
+
+sp_stop:
+	// Not a valid 2-byte sequence at R12: the window ends there, unless that is byte 0.
+	TESTQ R12, R12
+	JZ    sp_first
+	ADDQ  R12, SI
+	LEAQ  (R14)(R12*1), DI
+	JMP   loop
+
+sp_first:
+	KMOVQ   K1, AX
+	KMOVQ   K2, CX
+	POPCNTQ CX, DX
+
+sp_dense:
+	// Fewer than three bytes >= 0x80: back to Go (as escapeMBAVX2).
+	CMPQ DX, $0x03
+	JB   ret
 
 	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.

@@ -6,5 +6,5 @@ package fast
 func testMBKernels() []mbTestKernel {
 	return []mbTestKernel{{"escapeMBNEON", 16, func(dst, src []byte, c *escCtx) (int, int) {
 		return escapeMBNEON(dst, src, &c.kt, c.esc)
-	}, false}} // sparse text is turned away in Go (mbDense)
+	}, sparseInGo}}
 }

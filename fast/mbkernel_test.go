@@ -3,7 +3,9 @@
 package fast
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -18,8 +20,17 @@ type mbTestKernel struct {
 	name   string
 	w      int
 	f      func(dst, src []byte, c *escCtx) (int, int)
-	sparse bool // it returns at a window with fewer than three bytes >= 0x80
+	sparse sparseRule
 }
+
+// sparseRule is what a multi-byte kernel does with a window of few bytes >= 0x80.
+type sparseRule int
+
+const (
+	sparseInGo   sparseRule = iota // it gets none: sparse text is turned away in Go (mbDense)
+	sparseBack                     // it returns at a window with fewer than three bytes >= 0x80
+	sparseWrites                   // it writes a window of at most 8, in 2-byte sequences
+)
 
 // TestMBKernelProgress checks the multi-byte kernels' stopping rules directly, which Escape's
 // output alone cannot show (Go finishes whatever a kernel leaves): a window of w bytes is
@@ -55,13 +66,20 @@ func TestMBKernelProgress(t *testing.T) {
 				t.Fatalf("%s(%d bytes of ж) = %d, %q; want %d, %d escapes", k.name, n, got, out, want, want/2)
 			}
 		}
-		if k.sparse {
+		ascii := strings.Repeat("a", 200)
+		switch k.sparse {
+		case sparseBack:
 			// One 2-byte character in a window is sparse (back to Go at once); one 3-byte
 			// character is not.
-			ascii := strings.Repeat("a", 200)
 			if got, _ := run(k, "é"+ascii); got != 0 {
 				t.Errorf("%s(é and 200 ASCII bytes) went on to %d; want a return at 0 (sparse)", k.name, got)
 			}
+		case sparseWrites:
+			if got, out := run(k, "é"+ascii); got < k.w || out != mbRef(("é" + ascii)[:got]) {
+				t.Errorf("%s(é and 200 ASCII bytes) = %d, %q; want at least a window (%d), escaped", k.name, got, out, k.w)
+			}
+		}
+		if k.sparse != sparseInGo {
 			if got, _ := run(k, "€"+ascii); got < k.w {
 				t.Errorf("%s(€ and 200 ASCII bytes) stopped at %d; want at least a window (%d)", k.name, got, k.w)
 			}
@@ -228,4 +246,73 @@ func TestMBTwoByteWindows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMBSparseWindows checks the multi-byte kernels on ASCII text (escaped bytes among it)
+// with a few sequences in a window: valid 2-byte ones (the AVX-512 kernel's sparseWindow
+// writes a window of up to 8 bytes >= 0x80 in them), and now and then a 3- or 4-byte one, a
+// lead at a window's last byte, or a defect (overlong lead, lead before ASCII or before
+// another lead, stray continuation byte). A kernel must write the reference escape of what
+// it consumes and never consume an invalid byte; one that writes sparse windows must also
+// consume valid text of ASCII and 2-byte sequences up to its last two windows.
+func TestMBSparseWindows(t *testing.T) {
+	ks := testMBKernels()
+	if len(ks) == 0 {
+		t.Skip("no multi-byte kernel runs on this CPU")
+	}
+	r := rand.New(rand.NewPCG(36, 8))
+	seqs := []string{"é", "ß", "\u0080", "\u07ff", "Ω"}
+	odd := []string{"€", "😀", "\xc0\xa0", "\xc1\xbf", "\xc3a", "\xc3\xc3\xa9", "a\xa9", "a\x80", "\xc3\""}
+	for _, k := range ks {
+		for _, ci := range []int{ctxIndex(0), ctxIndex(jsonopt.HexTag | jsonopt.HexQuot)} {
+			c := &ctxs[ci]
+			if c.tag != strings.HasSuffix(k.name, "Tag") {
+				continue
+			}
+			for iter := 0; iter < 3000; iter++ {
+				src, bad := sparseText(r, 130+r.IntN(300), seqs, odd, iter%3 == 0)
+				dst := make([]byte, 6*len(src)+64+k.w)
+				got, nd := k.f(dst, src, c)
+				ref := kernelRef(src[:got], c)
+				switch {
+				case bad >= 0 && got > bad:
+					t.Fatalf("%s, ctx %d: consumed %d bytes of %q, past the invalid byte at %d", k.name, ci, got, src, bad)
+				case ref == nil || string(dst[:nd]) != string(ref):
+					t.Fatalf("%s, ctx %d: wrote %q for the %d bytes it consumed of %q; want %q", k.name, ci, dst[:nd], got, src, ref)
+				case k.sparse == sparseWrites && bad < 0 && !bytes.ContainsFunc(src, func(r rune) bool { return r > 0x7ff }) && got < len(src)-2*k.w:
+					t.Fatalf("%s, ctx %d: stopped at %d of %d bytes of valid sparse 2-byte text %q", k.name, ci, got, len(src), src)
+				}
+			}
+		}
+	}
+}
+
+// sparseText is n bytes or so of ASCII prose with escaped bytes (quotes, backslashes, '<',
+// a newline) and about one character in 20 from seqs; with odd, now and then one from odd
+// too, and a 2-byte sequence put where a 64-byte window ends. bad is the offset of the
+// first invalid byte (-1: none).
+func sparseText(r *rand.Rand, n int, seqs, odd []string, withOdd bool) (src []byte, bad int) {
+	bad = -1
+	for len(src) < n {
+		switch x := r.IntN(100); {
+		case x < 5:
+			src = append(src, seqs[r.IntN(len(seqs))]...)
+		case x < 7 && withOdd:
+			s := odd[r.IntN(len(odd))]
+			if bad < 0 && !utf8.ValidString(s) {
+				bad = len(src) + strings.IndexFunc(s, func(r rune) bool { return r == utf8.RuneError })
+			}
+			src = append(src, s...)
+		case x < 9:
+			src = append(src, `"\<`[r.IntN(3)])
+		case x < 10:
+			src = append(src, '\n')
+		case x < 12 && len(src)%64 > 56:
+			src = append(src, bytes.Repeat([]byte{'a'}, 63-len(src)%64)...)
+			src = append(src, "é"...)
+		default:
+			src = append(src, "abcdefghij klmnopqrstuvwxyz"[r.IntN(27)])
+		}
+	}
+	return src, bad
 }

@@ -106,9 +106,10 @@ func escapeMBAVX512(tag bool) {
 	JMP(LabelRef("block"))
 
 	Label("mb")
-	Comment("AX = escaped ASCII bytes, CX = bytes >= 0x80, K2 = the same. Fewer than three",
-		"bytes >= 0x80: back to Go (as escapeMBAVX2).")
+	Comment("AX = escaped ASCII bytes, CX = bytes >= 0x80, K1/K2 = the same.")
 	POPCNTQ(RCX, RDX)
+	sparseWindow(RDX)
+	Comment("Fewer than three bytes >= 0x80: back to Go (as escapeMBAVX2).")
 	CMPQ(RDX, U8(3))
 	JB(LabelRef("ret"))
 	twoByteWindow()
@@ -457,4 +458,78 @@ func cutAtFirst(mask, tmp Register, skip string) {
 	CMPQ(tmp, R13)
 	CMOVQLT(tmp, R13)
 	Label(skip)
+}
+
+// sparseMax is the most bytes >= 0x80 a window may have for sparseWindow.
+const sparseMax = 8
+
+// sparseWindow emits escapeMBAVX512's path for a window with few bytes >= 0x80 (count, at
+// most sparseMax; French prose, ASCII with an accented letter now and then), which the byte
+// triples would write at the cost of a dense window: the window is stored, then each event in
+// order, an escaped ASCII byte or a 2-byte sequence, is written in general registers (its
+// escape from esc, or seq2 and hexU's \u0XXX) and the rest of the window stored again after
+// it (the block path's way). A lead at byte 63 takes its continuation byte in the next window
+// along. At the first byte >= 0x80 that does not start a valid 2-byte sequence (spec §2.2) the
+// window ends before it; when that is byte 0 the code goes on with AX, CX and count as they
+// were (from K1 and K2). At entry Z0 = the window, AX = its escaped ASCII bytes, CX = its
+// bytes >= 0x80.
+func sparseWindow(count Register) {
+	Comment("sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0",
+		"goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or",
+		"65 with a lead at 63).")
+	CMPQ(count, U8(sparseMax))
+	JA(LabelRef("sp_dense"))
+	VMOVDQU64(Z0, mem(rDI, 0))
+	ORQ(RAX, RCX)
+	MOVQ(rDI, R14)
+	MOVL(U32(64), R13L)
+	Label("sp_event")
+	BSFQ(RCX, R12)
+	MOVWLZX(memi(rSI, R12, 0), EBX)
+	CMPB(BL, U8(0x80))
+	JB(LabelRef("sp_esc"))
+	seq2(LabelRef("sp_stop"))
+	hexU()
+	MOVQ(RBX, memi(R14, R12, 0))
+	ADDQ(U8(4), R14)
+	Comment("Both bytes of the sequence done; the window takes byte 64 for a lead at 63.")
+	MOVL(U32(3), EAX)
+	SHLXQ(R12, RAX, RAX)
+	ANDNQ(RCX, RAX, RCX)
+	LEAQ(mem(R12, 2), RAX)
+	CMPQ(RAX, R13)
+	CMOVQGT(RAX, R13)
+	VMOVDQU64(memi(rSI, R12, 2), Z1)
+	VMOVDQU64(Z1, memi(R14, R12, 2))
+	TESTQ(RCX, RCX)
+	JNZ(LabelRef("sp_event"))
+	JMP(LabelRef("sp_done"))
+	Label("sp_esc")
+	Comment("An escaped ASCII byte (the block path's step).")
+	MOVBLZX(BL, EDX)
+	MOVQ(Mem{Base: rEsc, Index: RDX, Scale: 8}, RBX)
+	MOVQ(RBX, memi(R14, R12, 0))
+	SHRQ(U8(56), RBX)
+	LEAQ(Mem{Base: R14, Index: RBX, Scale: 1, Disp: -1}, R14)
+	BTRQ(R12, RCX)
+	VMOVDQU64(memi(rSI, R12, 1), Z1)
+	VMOVDQU64(Z1, memi(R14, R12, 1))
+	TESTQ(RCX, RCX)
+	JNZ(LabelRef("sp_event"))
+	Label("sp_done")
+	ADDQ(R13, rSI)
+	LEAQ(memi(R14, R13, 0), rDI)
+	JMP(LabelRef("loop"))
+	Label("sp_stop")
+	Comment("Not a valid 2-byte sequence at R12: the window ends there, unless that is byte 0.")
+	TESTQ(R12, R12)
+	JZ(LabelRef("sp_first"))
+	ADDQ(R12, rSI)
+	LEAQ(memi(R14, R12, 0), rDI)
+	JMP(LabelRef("loop"))
+	Label("sp_first")
+	KMOVQ(K1, RAX)
+	KMOVQ(K2, RCX)
+	POPCNTQ(RCX, count)
+	Label("sp_dense")
 }
