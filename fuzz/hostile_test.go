@@ -429,3 +429,72 @@ func TestMinimizeNondeterministic(t *testing.T) {
 	assert.False(t, ok, g.Detail)
 	assert.True(t, g.Minimized)
 }
+
+// TestTimeLeavesStep: a campaign's calibration (Time) does not compare answers, so a line the
+// target wrote after one of them there must not throw the campaign's answers out of step: the
+// cases checked after it (without the input that makes the line) are all answered right.
+func TestTimeLeavesStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "twice-7e")
+	var timed, checked []Case
+	for b := 0x20; b < 0x7f; b++ {
+		timed = append(timed, Case{Op: OpEscape, Input: []byte{byte(b), 'x'}})
+		if b != '~' {
+			checked = append(checked, Case{Op: OpEscape, Input: []byte{'x', byte(b)}})
+		}
+	}
+	timed[40].Input[0] = '~' // the rest of calibration's answers out of step
+	_, n, err := tg.Time(context.Background(), timed)
+	require.NoError(t, err)
+	require.Equal(t, len(timed), n)
+	fs, answered, err := tg.Check(context.Background(), checked, nil)
+	require.NoError(t, err)
+	assert.Empty(t, fs, "findings after calibration")
+	assert.Equal(t, len(checked), answered)
+}
+
+// TestExtraLineEndsBatch: a line the target writes after its answer to the last request of a
+// batch is the next batch's first answer: one finding on that request, which says so, not
+// findings on the requests of the next batch.
+func TestExtraLineEndsBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "twice-7e")
+	tg.cfg.Batch = 8
+	var cases []Case
+	for b := 0x20; b < 0x60; b++ {
+		cases = append(cases, Case{Op: OpEscape, Input: []byte{'x', byte(b)}})
+	}
+	cases[7].Input[1] = '~'
+	fs, answered, err := tg.Check(context.Background(), cases, nil)
+	require.NoError(t, err)
+	require.Len(t, fs, 1, "%v", fs)
+	assert.Equal(t, KindTargetProtocol, fs[0].Kind)
+	assert.Equal(t, "~", string(fs[0].Input), "minimized")
+	assert.Contains(t, fs[0].Detail, "writes its answer twice")
+	assert.Equal(t, len(cases), answered)
+}
+
+// TestConstantAnswersNotOutOfStep: a target that answers every request alike ("" here) gives
+// the answer before a batch's first again at every batch, which is no line written after an
+// answer: it costs no probe (no process start), and every answer is a finding.
+func TestConstantAnswersNotOutOfStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a target process")
+	}
+	tg, err := StartTarget(context.Background(), `sh -c 'echo difffuzz-target 1 escape; while read l; do echo 2222 0; done'`, TargetConfig{Timeout: 5 * time.Second, Batch: 16})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tg.Close() })
+	var cases []Case
+	for b := 'b'; b <= 'z'; b++ {
+		cases = append(cases, Case{Op: OpEscape, Input: []byte{byte(b)}})
+	}
+	fs, answered, err := tg.Check(context.Background(), cases, nil)
+	require.NoError(t, err)
+	assert.Len(t, fs, len(cases))
+	assert.Equal(t, len(cases), answered)
+	assert.Zero(t, tg.Restarts(), "process starts")
+}

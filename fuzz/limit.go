@@ -183,7 +183,7 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // some answers whatever it is asked) are not cs's: the process is closed and cs's answer
 // returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
-	g := followUp(cs.Op, cs.Input)
+	g := t.followUp(cs.Op, cs.Input)
 	reqs := []protocol.Request{cs.request(), g.request(), g.request()}
 	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
@@ -227,12 +227,17 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 }
 
 // followUp is the request alone asks after a request of op with input in: "a" under no
-// options, "b" when in is "a" (under any options: its answer may be the same).
-func followUp(op Op, in []byte) Case {
-	if string(in) == "a" {
-		return Case{Op: op, Input: []byte("b")}
+// options, "b" when in is "a" (under any options: its answer may be the same), and past a
+// witness of the target's that holds it (a request it answers twice would throw the
+// follow-ups out of step) the next of "b", "c" that is neither in nor held.
+func (t *Target) followUp(op Op, in []byte) Case {
+	for _, s := range []string{"a", "b", "c"} {
+		g := Case{Op: op, Input: []byte(s)}
+		if s != string(in) && t.holder(g) == nil {
+			return g
+		}
 	}
-	return Case{Op: op, Input: []byte("a")}
+	return Case{Op: op, Input: []byte("d")}
 }
 
 // What alone knows of its follow-up request for an operation (Target.follow).
@@ -350,10 +355,21 @@ func (t *Target) do(ctx context.Context, reqs []protocol.Request) ([]protocol.Re
 			n = min(n, t.limit-t.served)
 		}
 		at := len(out)
+		if at == 0 {
+			t.priorAns = lastAnswer{}
+			if t.lastAns.client == t.client {
+				t.priorAns = t.lastAns
+			}
+		}
 		t.sent, t.sentAt = reqs[at:at+n], 0
 		r, err := t.client.Do(reqs[at : at+n])
 		t.sent = nil
 		out = append(out, r...)
+		if len(r) > 0 {
+			q := reqs[at+len(r)-1]
+			q.Input = clone(q.Input)
+			t.lastAns = lastAnswer{t.client, q, r[len(r)-1]}
+		}
 		if err == nil && len(t.slowest.at) > 0 {
 			t.retime(ctx, reqs[at:at+n])
 		}

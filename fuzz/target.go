@@ -84,6 +84,8 @@ type Target struct {
 	last       *stall     // the last failure of a process after an answer, for the limit test
 	pending    *Finding   // an unsolicited line not reproducible alone, held (see limitTest)
 	stepProbes int        // probes of outOfStep that showed no line after an answer
+	lastAns    lastAnswer // the last answer of the running process (see do)
+	priorAns   lastAnswer // the answer before the first of do's last call, by the same process
 	follow     map[Op]int // what alone knows of its follow-up request (followOK, ...)
 	retired    bool       // the process was ended on purpose (Retire): the next start is not a restart
 	slowest    slowAnswers
@@ -404,7 +406,7 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		// Followed by two requests of "a" (see alone), so that a line the target writes
 		// after its answer to it is not taken for the next case's answer: such a request is
 		// not used again.
-		g := followUp(Op(t.good.Op), t.good.Input).request()
+		g := t.followUp(Op(t.good.Op), t.good.Input).request()
 		if rs, err := t.client.Do([]protocol.Request{*t.good, g, g}); err != nil || !sameAnswer(rs[1], rs[2]) {
 			_ = t.client.Close()
 			if err == nil {
@@ -413,6 +415,10 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 			if err := t.start(ctx); err != nil {
 				return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
 			}
+		} else {
+			// (A line after the last one's answer is then the next batch's first answer:
+			// outOfStep.)
+			t.lastAns = lastAnswer{t.client, g, rs[2]}
 		}
 	}
 	return nil
@@ -475,6 +481,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			reqs[i] = cs.request()
 		}
 		resps, err := t.do(ctx, reqs)
+		prior := t.priorAns         // (compare may ask the target again)
 		first, mark := -1, len(out) // the first answer that differs, and its findings' start
 		for i := range resps {
 			if i >= n {
@@ -496,7 +503,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			first = -1
 		}
 		served := t.served // (the failed process's, for failed: outOfStep may start another)
-		if f, perr := t.outOfStep(ctx, batch, resps, first); perr != nil {
+		if f, perr := t.outOfStep(ctx, batch, resps, first, prior); perr != nil {
 			return t.flushPending(out), perr
 		} else if f == nil {
 			t.served = served
@@ -506,7 +513,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil
 		}
 		if err != nil {
-			out, answered, fresh, err = t.failed(ctx, &c, out, batch, answered, err)
+			out, answered, fresh, err = t.failed(ctx, &c, out, batch, answered, err, prior)
 			if err != nil {
 				st.answered += uint64(answered)
 				return t.flushPending(out), err
@@ -529,8 +536,8 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 // failed handles the failure err of a Do of batch, after answered answers: a limit of the
 // target (see limitTest), a malformed line (a finding, minimized), or a crash or hang
 // (isolate finds the culprit). It returns how many cases of batch were answered or consumed,
-// and whether a new witness was recorded.
-func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch []Case, answered int, err error) ([]*Finding, int, bool, error) {
+// and whether a new witness was recorded. prior is the answer the process gave before batch.
+func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch []Case, answered int, err error, prior lastAnswer) ([]*Finding, int, bool, error) {
 	var te *protocol.TargetError
 	if !errors.As(err, &te) || te.Index < 0 || te.Index >= len(batch) {
 		return out, answered, false, err
@@ -546,9 +553,12 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	_ = t.client.Close()
 	t.client = nil
 	culprit := batch[te.Index]
-	var before *Case // the request answered before it in this process, if in batch
+	var before *Case // the request answered before it in this process (prior: before batch)
 	if te.Index > 0 {
 		before = &batch[te.Index-1]
+	} else if prior.client != nil {
+		p := prior.asCase()
+		before = &p
 	}
 	v, f, err := t.limitTest(ctx, te, culprit, before, served)
 	switch {
@@ -585,17 +595,39 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	return append(out, t.minimizeFailure(ctx, f)), te.Index + k, true, nil
 }
 
+// lastAnswer is a request a process answered and its answer (client: that process).
+type lastAnswer struct {
+	client *protocol.Client
+	req    protocol.Request
+	resp   protocol.Response
+}
+
+// asCase is the request as a Case.
+func (a lastAnswer) asCase() Case {
+	return Case{Op: Op(a.req.Op), Input: a.req.Input, Flags: a.req.Flags}
+}
+
 // outOfStep tells answers thrown out of step by a line the target wrote after an answer (its
 // answer twice) from answers that differ: when the first answer of a batch that differs,
-// resps[first], is the answer before it again, the request before it is asked alone in a new
+// resps[first], is the answer before it again (for the batch's first answer, prior: the one
+// the same process gave before the batch), the request before it is asked alone in a new
 // process (probe); a line after its answer there is the finding returned (nil otherwise). A
 // target whose answers are so alike without such a line costs a process start each time, at
 // most maxStepProbes times.
-func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.Response, first int) (*Finding, error) {
-	if first < 1 || t.stepProbes >= maxStepProbes || resps[first].Malformed || !sameAnswer(resps[first], resps[first-1]) {
+func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.Response, first int, prior lastAnswer) (*Finding, error) {
+	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed || alike(resps[first:]) {
 		return nil, nil
 	}
-	pb, err := t.probe(ctx, batch[first-1])
+	var before Case
+	switch {
+	case first > 0 && sameAnswer(resps[first], resps[first-1]):
+		before = batch[first-1]
+	case first == 0 && prior.client != nil && sameAnswer(resps[0], prior.resp):
+		before = prior.asCase()
+	default:
+		return nil, nil
+	}
+	pb, err := t.probe(ctx, before)
 	if err != nil {
 		return nil, err
 	}
@@ -603,7 +635,18 @@ func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.R
 		t.stepProbes++
 		return nil, nil
 	}
-	return targetFailure(t.Name, batch[first-1], pb), nil
+	return targetFailure(t.Name, before, pb), nil
+}
+
+// alike reports whether rs are two or more answers, all the same: those of a target that
+// answers everything alike, which are not out of step.
+func alike(rs []protocol.Response) bool {
+	for _, r := range rs[min(1, len(rs)):] {
+		if !sameAnswer(r, rs[0]) {
+			return false
+		}
+	}
+	return len(rs) > 1
 }
 
 // maxStepProbes bounds the probes outOfStep makes that show no line after an answer.
@@ -661,6 +704,14 @@ func (t *Target) drop(c Case) any {
 		t.unchecked |= c.Flags &^ t.caps.Options
 		return errCannot
 	}
+	if w := t.holder(c); w != nil {
+		return w
+	}
+	return nil
+}
+
+// holder is a witness that holds case c, or nil.
+func (t *Target) holder(c Case) *Witness {
 	for _, w := range t.witnesses {
 		if w.holds(c) {
 			return w
