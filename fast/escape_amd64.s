@@ -15774,12 +15774,17 @@ sp_event:
 	ADDQ   $0x04, R14
 
 	// Both bytes of the sequence done; the window takes byte 64 for a lead at 63.
-	MOVL      $0x00000003, AX
-	SHLXQ     R12, AX, AX
-	ANDNQ     CX, AX, CX
-	LEAQ      2(R12), AX
-	CMPQ      AX, R13
-	CMOVQGT   AX, R13
+	MOVL    $0x00000003, AX
+	SHLXQ   R12, AX, AX
+	ANDNQ   CX, AX, CX
+	LEAQ    2(R12), AX
+	CMPQ    AX, R13
+	CMOVQGT AX, R13
+
+	// A lead at 63 is the window's last event, and its rest is the next window's (a load
+	// from SI+65 would read past the 128 bytes the loop may read).
+	CMPL      R12, $0x3f
+	JEQ       sp_done
 	VMOVDQU64 2(SI)(R12*1), Z1
 	VMOVDQU64 Z1, 2(R14)(R12*1)
 	TESTQ     CX, CX
@@ -16359,12 +16364,17 @@ sp_event:
 	ADDQ   $0x04, R14
 
 	// Both bytes of the sequence done; the window takes byte 64 for a lead at 63.
-	MOVL      $0x00000003, AX
-	SHLXQ     R12, AX, AX
-	ANDNQ     CX, AX, CX
-	LEAQ      2(R12), AX
-	CMPQ      AX, R13
-	CMOVQGT   AX, R13
+	MOVL    $0x00000003, AX
+	SHLXQ   R12, AX, AX
+	ANDNQ   CX, AX, CX
+	LEAQ    2(R12), AX
+	CMPQ    AX, R13
+	CMOVQGT AX, R13
+
+	// A lead at 63 is the window's last event, and its rest is the next window's (a load
+	// from SI+65 would read past the 128 bytes the loop may read).
+	CMPL      R12, $0x3f
+	JEQ       sp_done
 	VMOVDQU64 2(SI)(R12*1), Z1
 	VMOVDQU64 Z1, 2(R14)(R12*1)
 	TESTQ     CX, CX

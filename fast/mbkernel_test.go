@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/difffuzz/difffuzz/boundary"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
@@ -260,6 +262,18 @@ func TestMBSparseWindows(t *testing.T) {
 	if len(ks) == 0 {
 		t.Skip("no multi-byte kernel runs on this CPU")
 	}
+	// Each input flush against a guard page: a read past its end faults.
+	buf, err := boundary.NewBuffer(1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = buf.Free() }()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	guarded := func(s []byte) []byte {
+		in := buf.Input(boundary.EndFlush, len(s), 0)
+		copy(in, s)
+		return in
+	}
 	r := rand.New(rand.NewPCG(36, 8))
 	seqs := []string{"é", "ß", "\u0080", "\u07ff", "Ω"}
 	odd := []string{"€", "😀", "\xc0\xa0", "\xc1\xbf", "\xc3a", "\xc3\xc3\xa9", "a\xa9", "a\x80", "\xc3\""}
@@ -269,8 +283,21 @@ func TestMBSparseWindows(t *testing.T) {
 			if c.tag != strings.HasSuffix(k.name, "Tag") {
 				continue
 			}
-			for iter := 0; iter < 3000; iter++ {
-				src, bad := sparseText(r, 130+r.IntN(300), seqs, odd, iter%3 == 0)
+			// One sequence at every offset of inputs of 128 to 200 bytes (a lead at a
+			// window's last byte, its continuation the next window's first, among them),
+			// then random text.
+			for iter := 0; iter < 73*200+3000; iter++ {
+				var src []byte
+				bad := -1
+				if n, p := 128+iter/200, iter%200; iter < 73*200 {
+					if p+2 > n {
+						continue
+					}
+					src = []byte(strings.Repeat("a", p) + "é" + strings.Repeat("b", n-p-2))
+				} else {
+					src, bad = sparseText(r, 130+r.IntN(300), seqs, odd, iter%3 == 0)
+				}
+				src = guarded(src)
 				dst := make([]byte, 6*len(src)+64+k.w)
 				got, nd := k.f(dst, src, c)
 				ref := kernelRef(src[:got], c)

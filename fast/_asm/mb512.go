@@ -469,7 +469,7 @@ const sparseMax = 8
 // order, an escaped ASCII byte or a 2-byte sequence, is written in general registers (its
 // escape from esc, or seq2 and hexU's \u0XXX) and the rest of the window stored again after
 // it (the block path's way). A lead at byte 63 takes its continuation byte in the next window
-// along. At the first byte >= 0x80 that does not start a valid 2-byte sequence (spec §2.2) the
+// along (and is the last event: nothing of the window is left to store again). At the first byte >= 0x80 that does not start a valid 2-byte sequence (spec §2.2) the
 // window ends before it; when that is byte 0 the code goes on with AX, CX and count as they
 // were (from K1 and K2). At entry Z0 = the window, AX = its escaped ASCII bytes, CX = its
 // bytes >= 0x80.
@@ -499,6 +499,10 @@ func sparseWindow(count Register) {
 	LEAQ(mem(R12, 2), RAX)
 	CMPQ(RAX, R13)
 	CMOVQGT(RAX, R13)
+	Comment("A lead at 63 is the window's last event, and its rest is the next window's (a load",
+		"from SI+65 would read past the 128 bytes the loop may read).")
+	CMPL(R12L, U8(63))
+	JEQ(LabelRef("sp_done"))
 	VMOVDQU64(memi(rSI, R12, 2), Z1)
 	VMOVDQU64(Z1, memi(R14, R12, 2))
 	TESTQ(RCX, RCX)
