@@ -229,7 +229,8 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 // followUp is the request alone asks after a request of op with input in: "a" under no
 // options, "b" when in is "a" (under any options: its answer may be the same), and past a
 // witness of the target's that holds it (a request it answers twice would throw the
-// follow-ups out of step) the next of "b", "c" that is neither in nor held.
+// follow-ups out of step) the next of "b", "c" that is neither in nor held (when all are,
+// "a", or "b" for "a").
 func (t *Target) followUp(op Op, in []byte) Case {
 	for _, s := range []string{"a", "b", "c"} {
 		g := Case{Op: op, Input: []byte(s)}
@@ -237,7 +238,10 @@ func (t *Target) followUp(op Op, in []byte) Case {
 			return g
 		}
 	}
-	return Case{Op: op, Input: []byte("d")}
+	if string(in) == "a" {
+		return Case{Op: op, Input: []byte("b")}
+	}
+	return Case{Op: op, Input: []byte("a")}
 }
 
 // What alone knows of its follow-up request for an operation (Target.follow).
@@ -371,7 +375,9 @@ func (t *Target) do(ctx context.Context, reqs []protocol.Request) ([]protocol.Re
 			t.lastAns = lastAnswer{t.client, q, r[len(r)-1]}
 		}
 		if err == nil && len(t.slowest.at) > 0 {
+			p := t.priorAns // (retime asks again through do: this call's prior stands)
 			t.retime(ctx, reqs[at:at+n])
+			t.priorAns = p
 		}
 		if err != nil {
 			t.slowest.at = nil

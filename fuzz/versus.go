@@ -288,13 +288,13 @@ func (t *Target) Time(ctx context.Context, cases []Case) (time.Duration, int, er
 }
 
 // inStepAfter asks the running process two follow-up requests of last (see alone), g and h
-// (inputs "a" and "b" as a rule), as g, h, g, h, and reports whether their answers come in
-// that pattern (the first and third alike, the second and fourth), as they do from a process
-// that answers in step, and not, as a rule, from one still answering earlier requests (a line
-// it wrote after an answer before).
+// (inputs "a" and "b" as a rule), as g, h, h, g, and reports whether their answers come in
+// that pattern (the first and last alike, the two between them), as they do from a process
+// that answers in step; one still answering earlier requests (a line it wrote after an answer
+// before) gives g's answer where h's should be, and fails it unless it answers g and h alike.
 func (t *Target) inStepAfter(ctx context.Context, last protocol.Request) bool {
-	g := t.followUp(Op(last.Op), last.Input)
-	h := t.followUp(g.Op, g.Input).request()
-	rs, err := t.do(ctx, []protocol.Request{g.request(), h, g.request(), h})
-	return err == nil && len(rs) == 4 && sameAnswer(rs[0], rs[2]) && sameAnswer(rs[1], rs[3])
+	g := t.followUp(Op(last.Op), last.Input).request()
+	h := t.followUp(Op(g.Op), g.Input).request()
+	rs, err := t.do(ctx, []protocol.Request{g, h, h, g})
+	return err == nil && len(rs) == 4 && sameAnswer(rs[0], rs[3]) && sameAnswer(rs[1], rs[2])
 }
