@@ -403,9 +403,9 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		// so that its warming up is not taken for a hang on the next case (nor a hang on the
 		// next case made to cost the whole Timeout). If it cannot, the next case gets the
 		// whole Timeout instead.
-		// Followed by two requests of "a" (see alone), so that a line the target writes
-		// after its answer to it is not taken for the next case's answer: such a request is
-		// not used again.
+		// Followed by two follow-up requests ("a" as a rule; see alone), so that a line the
+		// target writes after its answer to it is not taken for the next case's answer: such
+		// a request is not used again.
 		g := t.followUp(Op(t.good.Op), t.good.Input).request()
 		if rs, err := t.client.Do([]protocol.Request{*t.good, g, g}); err != nil || !sameAnswer(rs[1], rs[2]) {
 			_ = t.client.Close()

@@ -469,10 +469,10 @@ const sparseMax = 8
 // order, an escaped ASCII byte or a 2-byte sequence, is written in general registers (its
 // escape from esc, or seq2 and hexU's \u0XXX) and the rest of the window stored again after
 // it (the block path's way). A lead at byte 63 takes its continuation byte in the next window
-// along (and is the last event: nothing of the window is left to store again). At the first byte >= 0x80 that does not start a valid 2-byte sequence (spec §2.2) the
-// window ends before it; when that is byte 0 the code goes on with AX, CX and count as they
-// were (from K1 and K2). At entry Z0 = the window, AX = its escaped ASCII bytes, CX = its
-// bytes >= 0x80.
+// along (and is the last event: nothing of the window is left to store again). At the first
+// byte >= 0x80 that does not start a valid 2-byte sequence (spec §2.2) the window ends before
+// it; when that is byte 0 the code goes on with AX, CX and count as they were (from K1 and
+// K2). At entry Z0 = the window, AX = its escaped ASCII bytes, CX = its bytes >= 0x80.
 func sparseWindow(count Register) {
 	Comment("sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0",
 		"goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or",
