@@ -51,15 +51,19 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return ""
 		}
-	case "debug-7e", "twice-7e":
+	case "debug-7e", "twice-7e", "extra-7e":
 		// after an answer with a byte 7E ('~', never escaped: the input had one), writes a
-		// debug line ("debug-7e") or the answer again ("twice-7e")
+		// debug line ("debug-7e"), the answer again ("twice-7e") or an answer of another
+		// input ("extra-7e": escape's of "bbb", a malformed line to the other operations)
 		w.after = func(k int, line []byte) string {
 			if k == 1 || !hasTilde(line) {
 				return ""
 			}
-			if name == "twice-7e" {
+			switch name {
+			case "twice-7e":
 				return string(line)
+			case "extra-7e":
+				return "22626262 0\n"
 			}
 			return "debug: saw a tilde\n"
 		}
@@ -216,6 +220,7 @@ func TestTargetExtraLine(t *testing.T) {
 	for _, tc := range []struct{ name, says string }{
 		{"debug-7e", "writes a line after its answer: 'debug: saw a tilde'"},
 		{"twice-7e", "writes its answer twice"},
+		{"extra-7e", "writes a line after its answer: '22626262 0'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := fakeTarget(t, tc.name)

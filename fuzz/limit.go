@@ -170,11 +170,12 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 	return te, nil
 }
 
-// alone asks the running process cs, then twice a follow-up request (the 1-byte input "a" of
-// cs's operation under no options, "b" when cs's input is "a"), and returns cs's answer. A line the
-// target writes after its answer to cs (a debug line that is not an answer, or the answer
-// again) then stands where the first follow-up's answer should: that is a failure on cs, a
-// *protocol.TargetError of Kind
+// alone asks the running process cs, then three times a follow-up request (the 1-byte input
+// "a" of cs's operation under no options, "b" when cs's input is "a"; see followUp), and
+// returns cs's answer. A line the target writes after its answer to cs (a debug line that is
+// not an answer, the answer again, or another answer: the last two follow-ups' answers agree,
+// the first's is neither theirs nor cs's) then stands where the first follow-up's answer
+// should: that is a failure on cs, a *protocol.TargetError of Kind
 // Malformed and Index -1 (the line is not an answer in place of one; see Witness.line) whose
 // Detail says so, and the process, out of step, is closed. Before the first such verdict for
 // an operation, a new process is asked the follow-up alone: when it does not answer it (a
@@ -184,7 +185,7 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
 	g := t.followUp(cs.Op, cs.Input)
-	reqs := []protocol.Request{cs.request(), g.request(), g.request()}
+	reqs := []protocol.Request{cs.request(), g.request(), g.request(), g.request()}
 	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
 	}
@@ -194,9 +195,14 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	}
 	var te *protocol.TargetError
 	switch {
+	case err == nil && len(resps) == 4 && !sameAnswer(resps[0], resps[1]) && !sameAnswer(resps[1], resps[2]) && sameAnswer(resps[2], resps[3]):
+		line := string(resps[1].AppendTo(nil))
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
+			Detail: afterAnswer("writes a line after its answer: "+phplit.Quote([]byte(line)), g)}
 	case err == nil && (len(resps) < 3 || sameAnswer(resps[1], resps[2]) || !sameAnswer(resps[0], resps[1])):
-		// (Two answers to the follow-up that differ but for a repeat of cs's answer say
-		// nothing certain of cs: a target may answer a request otherwise each time.)
+		// (Answers to the follow-up that differ, but for a repeat of cs's answer or the
+		// last two agreeing, say nothing certain of cs: a target may answer a request
+		// otherwise each time.)
 		return resps[0], nil
 	case err == nil:
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: afterAnswer("writes its answer twice", g)}

@@ -503,7 +503,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			first = -1
 		}
 		served := t.served // (the failed process's, for failed: outOfStep may start another)
-		if f, perr := t.outOfStep(ctx, batch, resps, first, prior); perr != nil {
+		if f, perr := t.outOfStep(ctx, &c, batch, resps, first, prior); perr != nil {
 			return t.flushPending(out), perr
 		} else if f == nil {
 			t.served = served
@@ -608,21 +608,22 @@ func (a lastAnswer) asCase() Case {
 }
 
 // outOfStep tells answers thrown out of step by a line the target wrote after an answer (its
-// answer twice) from answers that differ: when the first answer of a batch that differs,
-// resps[first], is the answer before it again (for the batch's first answer, prior: the one
-// the same process gave before the batch), the request before it is asked alone in a new
+// answer twice, or another line) from answers that differ: when the first answer of a batch
+// that differs, resps[first], is the answer before it again (for the batch's first answer,
+// prior: the one the same process gave before the batch), or the answers after it are shifted
+// (the right ones to the requests before theirs), the request before it is asked alone in a new
 // process (probe); a line after its answer there is the finding returned (nil otherwise). A
 // target whose answers are so alike without such a line costs a process start each time, at
 // most maxStepProbes times.
-func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.Response, first int, prior lastAnswer) (*Finding, error) {
+func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps []protocol.Response, first int, prior lastAnswer) (*Finding, error) {
 	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed || alike(resps[first:]) {
 		return nil, nil
 	}
 	var before Case
 	switch {
-	case first > 0 && sameAnswer(resps[first], resps[first-1]):
+	case first > 0 && (sameAnswer(resps[first], resps[first-1]) || shifted(c, t.Name, batch, resps, first)):
 		before = batch[first-1]
-	case first == 0 && prior.client != nil && sameAnswer(resps[0], prior.resp):
+	case first == 0 && prior.client != nil && (sameAnswer(resps[0], prior.resp) || shifted(c, t.Name, batch, resps, 0)):
 		before = prior.asCase()
 	default:
 		return nil, nil
@@ -636,6 +637,28 @@ func (t *Target) outOfStep(ctx context.Context, batch []Case, resps []protocol.R
 		return nil, nil
 	}
 	return targetFailure(t.Name, before, pb), nil
+}
+
+// shifted reports whether answers from resps[first] on (up to 16) look out of step: at least
+// two that are wrong for their own request (c's oracle) are right for one of the three before
+// it. (A line written after an answer puts each later answer of the process one or more
+// places late; requests with the same answer in a row hide the shift, so one place is not
+// enough.)
+func shifted(c *Checker, name string, batch []Case, resps []protocol.Response, first int) bool {
+	late := 0
+	for k := first; k < min(first+16, len(resps), len(batch)) && late < 2; k++ {
+		r := resps[k]
+		if r.Malformed || len(c.compareResponse(nil, name, batch[k], r)) == 0 {
+			continue
+		}
+		for j := k - 1; j >= max(0, k-3); j-- {
+			if len(c.compareResponse(nil, name, batch[j], r)) == 0 {
+				late++
+				break
+			}
+		}
+	}
+	return late >= 2
 }
 
 // alike reports whether rs are two or more answers, all the same: those of a target that
