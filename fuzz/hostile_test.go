@@ -67,6 +67,14 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: saw a tilde\n"
 		}
+	case "twice-a": // writes its answer twice to a request of input "a" ("a" may be a follow-up)
+		w.after = func(k int, line []byte) string {
+			switch string(line) { // the answers of escape, decode and utf8_decode of "a" only
+			case "226122 0\n", "61/1\n", "61\n":
+				return string(line)
+			}
+			return ""
+		}
 	case "alternate-a": // escapes "a" as "A" every other time it is asked, in any process
 		escape, odd := h.Escape, false
 		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
@@ -217,10 +225,12 @@ func TestTargetExtraLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts target processes")
 	}
-	for _, tc := range []struct{ name, says string }{
-		{"debug-7e", "writes a line after its answer: 'debug: saw a tilde'"},
-		{"twice-7e", "writes its answer twice"},
-		{"extra-7e", "writes a line after its answer: '22626262 0'"},
+	for _, tc := range []struct{ name, says, input string }{
+		{"debug-7e", "writes a line after its answer: 'debug: saw a tilde'", "~"},
+		{"twice-7e", "writes its answer twice", "~"},
+		{"extra-7e", "writes a line after its answer: '22626262 0'", "~"},
+		// The follow-up request's own input: vetFollowUp passes over it.
+		{"twice-a", "writes its answer twice", "a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := fakeTarget(t, tc.name)
@@ -233,7 +243,7 @@ func TestTargetExtraLine(t *testing.T) {
 			for _, f := range rep.Findings {
 				ops[f.Op] = true
 				assert.Equal(t, KindTargetProtocol, f.Kind, "%s", f.Detail)
-				assert.Equal(t, "~", string(f.Input), "%s %s", f.Op, f.Detail)
+				assert.Equal(t, tc.input, string(f.Input), "%s %s", f.Op, f.Detail)
 				assert.Contains(t, f.Detail, tc.says)
 				assert.NotContains(t, f.Detail, "whatever they ask")
 			}

@@ -171,8 +171,8 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 }
 
 // alone asks the running process cs, then three times a follow-up request (the 1-byte input
-// "a" of cs's operation under no options, "b" when cs's input is "a"; see followUp), and
-// returns cs's answer. A line the target writes after its answer to cs (a debug line that is
+// "a" of cs's operation under no options as a rule, vetted; see followUp; none when there is
+// no vetted one), and returns cs's answer. A line the target writes after its answer to cs (a debug line that is
 // not an answer, the answer again, or another answer: the last two follow-ups' answers agree,
 // the first's is neither theirs nor cs's) then stands where the first follow-up's answer
 // should: that is a failure on cs, a *protocol.TargetError of Kind
@@ -184,9 +184,9 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // some answers whatever it is asked) are not cs's: the process is closed and cs's answer
 // returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
-	g := t.followUp(cs.Op, cs.Input)
+	g, vetted := t.followUp(ctx, cs.Op, cs.Input)
 	reqs := []protocol.Request{cs.request(), g.request(), g.request(), g.request()}
-	if t.follow[cs.Op] == followBad {
+	if t.follow[cs.Op] == followBad || !vetted {
 		reqs = reqs[:1]
 	}
 	resps, err := t.do(ctx, reqs)
@@ -232,22 +232,99 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	return resps[0], te
 }
 
-// followUp is the request alone asks after a request of op with input in: "a" under no
-// options, "b" when in is "a" (under any options: its answer may be the same), and past a
-// witness of the target's that holds it (a request it answers twice would throw the
-// follow-ups out of step) the next of "b", "c" that is neither in nor held (when all are,
-// "a", or "b" for "a").
-func (t *Target) followUp(op Op, in []byte) Case {
-	for _, s := range []string{"a", "b", "c"} {
+// followUp is the request alone asks after a request of op with input in, and true: the first
+// of "a", "b", "c", "d" under no options that is not in, that no witness of the target's
+// holds, and that passed vetFollowUp. When none is left (a target that fails on every one,
+// or ctx was cancelled), it returns false and "a" ("b" for "a"): there is no follow-up.
+func (t *Target) followUp(ctx context.Context, op Op, in []byte) (Case, bool) {
+	for _, s := range followInputs {
 		g := Case{Op: op, Input: []byte(s)}
-		if s != string(in) && t.holder(g) == nil {
-			return g
+		if s != string(in) && t.holder(g) == nil && t.vetFollowUp(ctx, g) {
+			return g, true
 		}
 	}
 	if string(in) == "a" {
-		return Case{Op: op, Input: []byte("b")}
+		return Case{Op: op, Input: []byte("b")}, false
 	}
-	return Case{Op: op, Input: []byte("a")}
+	return Case{Op: op, Input: []byte("a")}, false
+}
+
+// followInputs are the inputs a follow-up request may have, in the order they are tried.
+var followInputs = []string{"a", "b", "c", "d"}
+
+// vetFollowUp reports whether g may follow another request: a new process asked g and then
+// another follow-up input h answers h as a new process asked h alone does. A target that
+// writes a line after its answer to g (its answer twice, a debug line), or that hangs, exits
+// or answers otherwise on g, fails it: used as a follow-up, g would throw every later answer
+// of the process out of step and make findings of innocent requests. The verdict is kept
+// (each check costs one process start or two, not counted as restarts); one that ctx cut
+// short is not. An h the target does not answer alone, or answers as it answered g (the check
+// would say nothing), gives way to the next.
+func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
+	key := string(g.Op) + " " + string(g.Input)
+	if ok, done := t.vetted[key]; done {
+		return ok
+	}
+	for _, s := range followInputs {
+		h := Case{Op: g.Op, Input: []byte(s)}
+		if s == string(g.Input) {
+			continue
+		}
+		ref, ok := t.aloneAnswer(ctx, h)
+		if !ok {
+			continue
+		}
+		rs, err := t.askNew(ctx, []protocol.Request{g.request(), h.request()})
+		if ctx.Err() != nil {
+			return false
+		}
+		if err == nil && len(rs) == 2 && sameAnswer(rs[0], ref) {
+			continue
+		}
+		ok = err == nil && len(rs) == 2 && sameAnswer(rs[1], ref)
+		t.vetted[key] = ok
+		return ok
+	}
+	if ctx.Err() == nil {
+		t.vetted[key] = false
+	}
+	return false
+}
+
+// aloneAnswer is the target's answer to h asked alone in a new process, and false when it gave
+// none (either is kept).
+func (t *Target) aloneAnswer(ctx context.Context, h Case) (protocol.Response, bool) {
+	key := string(h.Op) + " " + string(h.Input)
+	if r, done := t.aloneRefs[key]; done {
+		return deref(r), r != nil
+	}
+	rs, err := t.askNew(ctx, []protocol.Request{h.request()})
+	if ctx.Err() != nil {
+		return protocol.Response{}, false
+	}
+	var r *protocol.Response
+	if err == nil && len(rs) == 1 {
+		r = &rs[0]
+	}
+	t.aloneRefs[key] = r
+	return deref(r), r != nil
+}
+
+func deref(r *protocol.Response) protocol.Response {
+	if r == nil {
+		return protocol.Response{}
+	}
+	return *r
+}
+
+// askNew asks reqs of a new process of the target, apart from the running one, and closes it.
+func (t *Target) askNew(ctx context.Context, reqs []protocol.Request) ([]protocol.Response, error) {
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Kill()
+	return c.Do(reqs)
 }
 
 // What alone knows of its follow-up request for an operation (Target.follow).

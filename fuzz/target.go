@@ -79,15 +79,17 @@ type Target struct {
 	served     int                // answers of the running process, its first included
 	sent       []protocol.Request // the requests of the running Do (see do), answered up to sentAt
 	sentAt     int
-	limit      int        // > 0: every process stops answering after limit requests (see limit.go)
-	renewed    int        // processes replaced on purpose, before they reach the limit
-	last       *stall     // the last failure of a process after an answer, for the limit test
-	pending    *Finding   // an unsolicited line not reproducible alone, held (see limitTest)
-	stepProbes int        // probes of outOfStep that showed no line after an answer
-	lastAns    lastAnswer // the last answer of the running process (see do)
-	priorAns   lastAnswer // the answer before the first of do's last call, by the same process
-	follow     map[Op]int // what alone knows of its follow-up request (followOK, ...)
-	retired    bool       // the process was ended on purpose (Retire): the next start is not a restart
+	limit      int                           // > 0: every process stops answering after limit requests (see limit.go)
+	renewed    int                           // processes replaced on purpose, before they reach the limit
+	last       *stall                        // the last failure of a process after an answer, for the limit test
+	pending    *Finding                      // an unsolicited line not reproducible alone, held (see limitTest)
+	stepProbes int                           // probes of outOfStep that showed no line after an answer
+	lastAns    lastAnswer                    // the last answer of the running process (see do)
+	priorAns   lastAnswer                    // the answer before the first of do's last call, by the same process
+	follow     map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
+	vetted     map[string]bool               // follow-up requests vetted (see vetFollowUp), by op and input
+	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by op and input
+	retired    bool                          // the process was ended on purpose (Retire): the next start is not a restart
 	slowest    slowAnswers
 
 	vs         *Target                      // the reference its answers are compared with (SetReference)
@@ -113,6 +115,9 @@ type Witness struct {
 	// F1) and that fail the same way under the witness's options: cases that contain one are
 	// not sent either.
 	also [][]byte
+	// exact: found on exactly its bytes (minimization changed nothing), so clean 'a' bytes
+	// are the culprit, not a stand-in for any content (see holds).
+	exact bool
 }
 
 // StartTarget starts the target command (split by SplitCommand) and reads its hello. An
@@ -149,7 +154,8 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 	if name == "" {
 		name = command
 	}
-	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{}}
+	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{},
+		vetted: map[string]bool{}, aloneRefs: map[string]*protocol.Response{}}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -265,6 +271,7 @@ type WitnessState struct {
 	Line          string // the malformed line it is answered with alone (HasLine)
 	HasLine       bool
 	Also          [][]byte // culprits kept with it (Witness.also)
+	Exact         bool     `json:",omitempty"` // found on exactly its bytes (Witness.exact)
 }
 
 // WitnessStates are the witnesses found so far as a checkpoint keeps them.
@@ -272,7 +279,7 @@ func (t *Target) WitnessStates() []WitnessState {
 	out := make([]WitnessState, len(t.witnesses))
 	for i, w := range t.witnesses {
 		out[i] = WitnessState{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, Line: w.line, HasLine: w.hasLine,
-			Also: slices.Clone(w.also)}
+			Also: slices.Clone(w.also), Exact: w.exact}
 	}
 	return out
 }
@@ -284,7 +291,7 @@ func (t *Target) RestoreWitnesses(ws []WitnessState) {
 	t.witnesses = t.witnesses[:0]
 	for _, w := range ws {
 		t.witnesses = append(t.witnesses, &Witness{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, line: w.Line,
-			hasLine: w.HasLine, also: slices.Clone(w.Also)})
+			hasLine: w.HasLine, also: slices.Clone(w.Also), exact: w.Exact})
 	}
 }
 
@@ -405,9 +412,13 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		// whole Timeout instead.
 		// Followed by two follow-up requests ("a" as a rule; see alone), so that a line the
 		// target writes after its answer to it is not taken for the next case's answer: such
-		// a request is not used again.
-		g := t.followUp(Op(t.good.Op), t.good.Input).request()
-		if rs, err := t.client.Do([]protocol.Request{*t.good, g, g}); err != nil || !sameAnswer(rs[1], rs[2]) {
+		// a request is not used again. (Without a vetted follow-up, it is asked alone.)
+		reqs := []protocol.Request{*t.good}
+		g, vetted := t.followUp(ctx, Op(t.good.Op), t.good.Input)
+		if vetted {
+			reqs = append(reqs, g.request(), g.request())
+		}
+		if rs, err := t.client.Do(reqs); err != nil || vetted && !sameAnswer(rs[1], rs[2]) {
 			_ = t.client.Close()
 			if err == nil {
 				t.good = nil
@@ -418,7 +429,7 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		} else {
 			// (A line after the last one's answer is then the next batch's first answer:
 			// outOfStep.)
-			t.lastAns = lastAnswer{t.client, g, rs[2]}
+			t.lastAns = lastAnswer{t.client, reqs[len(reqs)-1], rs[len(rs)-1]}
 		}
 	}
 	return nil
@@ -747,7 +758,8 @@ func (t *Target) holder(c Case) *Witness {
 // bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty
 // input (it must not stop every input); a witness of clean 'a' bytes alone, which minimization
 // leaves when the content does not matter, holds every input at least as long (a target that
-// crashes on long input).
+// crashes on long input), unless it was found on exactly those bytes (exact: a target that
+// fails on "a" itself).
 func (w *Witness) holds(c Case) bool {
 	f := w.Finding
 	if f.Op != c.Op || c.Flags&f.Flags != f.Flags {
@@ -761,7 +773,7 @@ func (w *Witness) holds(c Case) bool {
 	switch {
 	case len(f.Input) == 0:
 		return len(c.Input) == 0
-	case len(bytes.Trim(f.Input, "a")) == 0:
+	case len(bytes.Trim(f.Input, "a")) == 0 && !w.exact:
 		return len(c.Input) >= len(f.Input)
 	}
 	return bytes.Contains(c.Input, f.Input)
@@ -902,7 +914,9 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 	if g.Minimized && ctx.Err() == nil {
 		// Reproduced alone: inputs that contain it are not sent again. (One that is not
 		// reproducible is a finding, not a filter.)
+		n := len(t.witnesses)
 		w := t.witness(g)
+		w.exact = bytes.Equal(f.Input, g.Input) && (len(t.witnesses) > n || w.exact)
 		if g.malformed != nil {
 			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
 		}

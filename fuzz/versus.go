@@ -293,8 +293,12 @@ func (t *Target) Time(ctx context.Context, cases []Case) (time.Duration, int, er
 // that answers in step; one still answering earlier requests (a line it wrote after an answer
 // before) gives g's answer where h's should be, and fails it unless it answers g and h alike.
 func (t *Target) inStepAfter(ctx context.Context, last protocol.Request) bool {
-	g := t.followUp(Op(last.Op), last.Input).request()
-	h := t.followUp(Op(g.Op), g.Input).request()
+	gc, ok := t.followUp(ctx, Op(last.Op), last.Input)
+	hc, ok2 := t.followUp(ctx, gc.Op, gc.Input)
+	if !ok || !ok2 {
+		return true // no vetted follow-ups to ask: nothing to go by
+	}
+	g, h := gc.request(), hc.request()
 	rs, err := t.do(ctx, []protocol.Request{g, h, h, g})
 	return err == nil && len(rs) == 4 && sameAnswer(rs[0], rs[3]) && sameAnswer(rs[1], rs[2])
 }
