@@ -450,7 +450,7 @@ func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	if cut {
 		return withTail(read(units, in, got, marker, opts, false), t)
 	}
-	return dropsToEnd(read(units, in, got, marker, opts, false), units, in)
+	return emptyCut(dropsToEnd(read(units, in, got, marker, opts, false), units, in), units, in, got, []byte(`""`))
 }
 
 // lastByte reports whether the candidate's answer is PHP's without its last byte, with the
@@ -552,7 +552,8 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 		}
 	}
 	// A step decoded after the first failed one is a fault of its own beside the answer.
-	return dropsToEnd(dedupe(append(append([]Deviation{nf}, decs...), rest...)), units, in)
+	ds := dropsToEnd(dedupe(append(append([]Deviation{nf}, decs...), rest...)), units, in)
+	return emptyCut(ds, units, in, got, []byte(`""`))
 }
 
 // notFalseDetail names how a candidate wrote the first step PHP fails on: U+FFFD in any form
@@ -662,7 +663,7 @@ func utf8DecodeExplained(in, want []byte, spans []oracle.Span, units []unit, got
 			// early in json_encode as well is filed there).
 			ds[0].Alts = append(ds[0].Alts, t.Key())
 		}
-		return ds
+		return emptyCut(ds, units, in, got, nil)
 	}
 	if cut {
 		return withTail(ds, t)

@@ -1,9 +1,12 @@
 package deviation
 
 import (
-	"github.com/stretchr/testify/assert"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -169,6 +172,38 @@ func TestTitle(t *testing.T) {
 	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
 		t.Errorf("Title = %q", got)
 	}
+}
+
+// TestEmptyCut: an answer that is PHP's for the empty input, to an input PHP reads as one step,
+// has the input cut short as its other reading (json_encode in error mode and under
+// INVALID_UTF8_SUBSTITUTE, utf8_decode), and says what the candidate wrote ("nothing", not a
+// substitute of no bytes); an input of two steps does not.
+func TestEmptyCut(t *testing.T) {
+	tail := Deviation{What: Lost, Detail: Tail, Family: "string"}.Key()
+	for _, tc := range []struct {
+		name, in string
+		ds       []Deviation
+		cut      bool
+	}{
+		{"escape, PHP false", "\xc3", Escape([]byte("\xc3"), 0, []byte(`""`), 0, false), true},
+		{"escape SUBSTITUTE", "\xc3", Escape([]byte("\xc3"), jsonopt.InvalidUTF8Substitute, []byte(`""`), 0, false), true},
+		{"utf8_decode", "\xc3", UTF8Decode([]byte("\xc3"), nil), true},
+		{"escape, two steps", "\xc3\xc3", Escape([]byte("\xc3\xc3"), 0, []byte(`""`), 0, false), false},
+	} {
+		require.Len(t, tc.ds, 1, tc.name)
+		assert.Equal(t, tc.cut, slices.Contains(tc.ds[0].Alts, tail), "%s: %+v", tc.name, tc.ds[0])
+	}
+	d := Escape([]byte("\xc3"), 0, []byte(`""`), 0, false)[0]
+	assert.Equal(t, "has an answer for invalid UTF-8 (writes the first failed step as: nothing, as INVALID_UTF8_IGNORE does), where PHP returns false (json_last_error()=5)",
+		Title("escape", d, nil))
+}
+
+// TestStepsCut: decode steps that end early, each PHP's, are the input cut there.
+func TestStepsCut(t *testing.T) {
+	d := StepsCut([]byte("a\xc3"), 1)
+	require.Len(t, d, 1)
+	assert.Equal(t, Deviation{What: Lost, Detail: Tail, Family: "string", Row: "last", In: 1, InEnd: 2, CP: -1}, d[0])
+	assert.Equal(t, "first 0", StepsCut([]byte("a\xc3"), 0)[0].Row)
 }
 
 // TestTail: an answer that is PHP's answer for the input cut at a step boundary is one Lost

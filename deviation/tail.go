@@ -144,3 +144,39 @@ func lastStepCut(in, want, got []byte, opts jsonopt.Options) (Deviation, bool) {
 	}
 	return Deviation{What: Lost, Detail: Tail, Family: "string", Row: "last", In: k, InEnd: len(in), Want: want, Got: got, CP: -1}, true
 }
+
+// emptyCut gives the one deviation of an answer that is PHP's answer for the empty input (got
+// equal to empty), to an input PHP reads as one step, the input cut short as its other
+// reading: a candidate that loses the last step of every input loses all of such an input,
+// which reads as that step written as nothing too. The report files the findings under the
+// cut when the candidate shows a cut elsewhere (a confirmed Tail of its own).
+func emptyCut(ds []Deviation, units []unit, in, got, empty []byte) []Deviation {
+	if len(ds) != 1 || len(in) == 0 || !bytes.Equal(got, empty) || ds[0].Detail == Tail {
+		return ds
+	}
+	steps := 0
+	for _, u := range units {
+		if u.inEnd > u.in {
+			steps++
+		}
+	}
+	k := Deviation{What: Lost, Detail: Tail, Family: "string"}.Key()
+	if steps == 1 && !slices.Contains(ds[0].Alts, k) {
+		ds[0].Alts = append(ds[0].Alts, k)
+	}
+	return ds
+}
+
+// StepsCut is the deviation of a decode answer whose steps, each PHP's, end at pos before the
+// end of in: the Tail of a candidate that stops early, "last" when PHP has one step from
+// pos on, "first K" (K = pos) when more.
+func StepsCut(in []byte, pos int) []Deviation {
+	row, steps := "last", 0
+	for p := pos; p < len(in); steps++ {
+		p += oracle.NextChar(in, p).Advance
+	}
+	if steps > 1 {
+		row = fmt.Sprintf("first %d", pos)
+	}
+	return []Deviation{{What: Lost, Detail: Tail, Family: "string", Row: row, In: pos, InEnd: len(in), CP: -1}}
+}

@@ -122,8 +122,11 @@ func Title(op string, d Deviation, rows []string) string {
 			return "returns the empty string for invalid UTF-8, where PHP returns false (json_last_error()=5)"
 		}
 		how := strings.ReplaceAll(d.Detail, ":", " ")
-		if d.Detail == "fffd" {
+		switch d.Detail {
+		case "fffd":
 			how = "U+FFFD, as INVALID_UTF8_SUBSTITUTE does"
+		case "substitute:":
+			how = "nothing, as INVALID_UTF8_IGNORE does" // a substitute of no bytes
 		}
 		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step as: %s), where PHP returns false (json_last_error()=5)", how)
 	case ErrorCode:

@@ -149,7 +149,7 @@ func (c *Checker) compareResponse(out []*Finding, name string, cs Case, r protoc
 				if i < len(r.Steps) {
 					f.GotStep = r.Steps[i]
 				} else {
-					f.Detail = fmt.Sprintf("the target's answer ends after %d steps", len(r.Steps))
+					f.Detail = fmt.Sprintf(StepsEnded+" %d steps", len(r.Steps))
 				}
 				return append(out, &f)
 			}

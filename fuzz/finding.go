@@ -25,6 +25,10 @@ const (
 )
 
 // Finding is one difference between a candidate and the oracle on one input.
+// StepsEnded begins the Detail of a decode finding whose target answered fewer steps than
+// the input has (GotStep is then the zero Step): "… after N steps".
+const StepsEnded = "the target's answer ends after"
+
 type Finding struct {
 	Kind  Kind            `json:"kind"`
 	Op    Op              `json:"op"`

@@ -526,3 +526,24 @@ func TestHexCaseOneDefect(t *testing.T) {
 	assert.Equal(t, "", deviation.HexCase([]byte(`"\u00e9"`), []byte(`"\U00e9"`)), "not a hex digit")
 	assert.Equal(t, "", deviation.HexCase([]byte(`"\u003C\u00e9"`), []byte(`"\u003c\u00E9"`)), "both directions")
 }
+
+// TestDropLastLeadOneDefect: a target that drops a lead byte at the end of the input (no
+// output, no decode step for it) is one defect named by what it does, in escape, decode and
+// utf8_decode alike: the input lost its last step. It was six, named by what PHP does there
+// ("has an answer for invalid UTF-8", "splits one failed step into several", "writes nothing
+// where PHP writes \ufffd", ...): an input of that lead alone answered as the empty string,
+// and decode's missing step, did not read as a cut.
+func TestDropLastLeadOneDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a target campaign")
+	}
+	_, classes, _ := targetCampaign(t, planted.DropLastLead)
+	defects := Defects(classes)
+	var titles []string
+	for _, d := range defects {
+		titles = append(titles, d.Title())
+	}
+	require.Len(t, defects, 1, "%s", strings.Join(titles, "\n"))
+	assert.Contains(t, titles[0], "loses the last character of the input")
+	assert.Contains(t, titles[0], "(escape, decode, utf8_decode)")
+}

@@ -10,6 +10,7 @@
 package planted
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -96,6 +97,10 @@ const (
 	// FFFDNotFalse writes invalid UTF-8 as \ufffd where json_encode returns false (no
 	// INVALID_UTF8_* option), as if JSON_INVALID_UTF8_SUBSTITUTE.
 	FFFDNotFalse Fault = "fffd-not-false"
+	// DropLastLead drops a lead byte C2..F4 that ends the input before any operation reads it
+	// (Serve only: decode answers no step for it), as a port whose loop stops one byte early
+	// when a sequence cannot fit does: "a" and C3 answered as "a" is, C3 as the empty string.
+	DropLastLead Fault = "drop-last-lead"
 	// Hang never answers a request whose input contains EF BF BD (U+FFFD) (Serve only).
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
@@ -110,7 +115,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, DropLastLead, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -395,6 +400,9 @@ func (p *Impl) Handler() protocol.Handler {
 // Serve serves target protocol v1 on r and w for p with its target faults (Handler), and
 // with Unflushed holds back everything written after the hello until the end of input.
 func (p *Impl) Serve(r io.Reader, w io.Writer) error {
+	if p.faults[DropLastLead] {
+		r = dropLastLead(r)
+	}
 	if !p.faults[Unflushed] {
 		return protocol.Serve(r, w, p.Handler())
 	}
@@ -404,6 +412,29 @@ func (p *Impl) Serve(r io.Reader, w io.Writer) error {
 	}
 	_, err := w.Write(h.held.Bytes())
 	return err
+}
+
+// dropLastLead is r with the last byte of each request's input left out when it is a lead
+// C2..F4 (lines that are not requests pass as they are).
+func dropLastLead(r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<30)
+		var err error
+		for sc.Scan() && err == nil {
+			line := sc.Text()
+			if req, perr := protocol.ParseRequest(line); perr == nil {
+				if n := len(req.Input); n > 0 && req.Input[n-1] >= 0xC2 && req.Input[n-1] <= 0xF4 {
+					req.Input = req.Input[:n-1]
+					line = req.String()
+				}
+			}
+			_, err = io.WriteString(pw, line+"\n")
+		}
+		pw.CloseWithError(sc.Err())
+	}()
+	return pr
 }
 
 // holdWriter passes its first line (the hello) through and keeps the rest.
