@@ -14,17 +14,36 @@ import (
 // SaveWitnesses saves each class's witness under dir (--out) and says so on stderr, with the
 // command that replays it; the first failure is said and ends it.
 func SaveWitnesses(dir string, classes []*Class, stderr io.Writer) {
-	for _, cl := range classes {
-		ff, tf, err := fuzz.SaveFinding(dir, cl.Witness)
+	saved := map[string]bool{}
+	save := func(label string, w *fuzz.Finding) bool {
+		k := fmt.Sprintf("%s\x00%s\x00%d\x00%x", w.Impl, w.Op, w.Flags, w.Input)
+		if saved[k] {
+			return true
+		}
+		saved[k] = true
+		ff, tf, err := fuzz.SaveFinding(dir, w)
 		if err != nil {
 			fmt.Fprintf(stderr, "difffuzz: --out: %v\n", err)
-			return
+			return false
 		}
 		how := ""
-		if cl.Witness.External {
+		if w.External {
 			how = ", through the --exec command it records"
 		}
-		fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: go run ./cmd/difffuzz repro %s%s)\n", cl.ID, ff, tf, tf, how)
+		fmt.Fprintf(stderr, "difffuzz: %s: saved %s and %s (replay: difffuzz repro %s%s)\n", label, ff, tf, tf, how)
+		return true
+	}
+	for _, cl := range classes {
+		if !save(cl.ID, cl.Witness) {
+			return
+		}
+	}
+	// A defect's witness where none of the classes has it (its findings filed under classes
+	// another fault's witness stands for): saved too, so that no defect is left out.
+	for i, d := range Defects(classes) {
+		if d.Dev != nil && d.Dev.Witness != nil && !save(fmt.Sprintf("DEFECT %d", i+1), d.Dev.Witness) {
+			return
+		}
 	}
 }
 

@@ -154,7 +154,7 @@ func newCampaignArgs(args []string, stderr io.Writer) *campaignArgs {
 	a.checkpointFile = fs.String("checkpoint", "", "write the campaign's position to `FILE` (and its findings to FILE.findings) every 30s and when it ends or is interrupted; the same command with the same FILE continues where it stopped, and its report covers the whole run")
 	a.junitFile = fs.String("junit", "", "write the checks (space × operation × candidate) to `FILE` as JUnit XML, a failure per failed check with its defect classes' witnesses and replay lines")
 	a.phptDir = fs.String("phpt", "", "write a .phpt test (php-src's run-tests format) of each escape and utf8_decode defect class to `DIR`: its witness asked of json_encode() or utf8_decode(), expecting PHP 8.2's answer")
-	a.outDir = fs.String("out", "", "save the witness of each defect class as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
+	a.outDir = fs.String("out", "", "save the witness of each defect class (and of each defect no class stands for) as DIR/<Target>/<id> (go test fuzz v1) and DIR/<id>.txt")
 	for _, m := range modes {
 		m.addFlags(fs)
 	}
