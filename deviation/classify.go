@@ -634,7 +634,7 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 	case bytes.Equal(g, src) && !decode && cp&^1 == 0x2028 && opts&jsonopt.UnescapedUnicode != 0:
 		// U+2028 or U+2029 raw under UNESCAPED_UNICODE: as if UNESCAPED_LINE_TERMINATORS; or,
 		// for a candidate that writes all non-ASCII raw whatever the options, that.
-		d.What, d.Detail, d.Family = Form, "unescaped-lt", ""
+		d.What, d.Detail, d.Family, d.Row = Form, "unescaped-lt", "", fmt.Sprintf("U+%04X", cp)
 		d.Alts = append(d.Alts, Deviation{What: Form, Detail: "unescaped"}.Key())
 	case bytes.Equal(g, src) && !decode:
 		d.What, d.Detail, d.Family = Form, "unescaped", "" // as if UNESCAPED_UNICODE

@@ -450,6 +450,9 @@ func escapeExplained(in []byte, opts jsonopt.Options, want []byte, spans []oracl
 	if cut {
 		return withTail(read(units, in, got, marker, opts, false), t)
 	}
+	if ds, ok := formTail(in, units, want, got, opts); ok {
+		return ds
+	}
 	return emptyCut(dropsToEnd(read(units, in, got, marker, opts, false), units, in), units, in, got, []byte(`""`))
 }
 

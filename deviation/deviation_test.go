@@ -172,6 +172,17 @@ func TestTitle(t *testing.T) {
 	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
 		t.Errorf("Title = %q", got)
 	}
+	// What the candidate was seen doing, not every row of the spec's family: the overlong
+	// sequences of one lead row, one of U+2028 and U+2029.
+	over := Deviation{What: Accepted, Detail: "bits", Family: "overlong"}
+	assert.Contains(t, Title("decode", over, []string{"E0..EF"}), "an overlong sequence (§2.2: E0 80..9F xx) as")
+	assert.Contains(t, Title("decode", over, []string{"E0..EF", "F0..F4"}), "(§2.2: E0 80..9F xx, F0 80..8F xx xx)")
+	ds := Escape([]byte("\xe2\x80\xa9"), jsonopt.UnescapedUnicode, []byte("\"\xe2\x80\xa9\""), 0, false)
+	require.Len(t, ds, 1)
+	assert.Equal(t, "U+2029", ds[0].Row)
+	assert.Equal(t, `writes U+2029 raw under JSON_UNESCAPED_UNICODE, where PHP writes \u2029 (as if JSON_UNESCAPED_LINE_TERMINATORS were set)`,
+		Title("escape", ds[0], []string{ds[0].Row}))
+	assert.Contains(t, Title("escape", ds[0], []string{"U+2028", "U+2029"}), "writes U+2028 and U+2029 raw")
 }
 
 // TestEmptyCut: an answer that is PHP's for the empty input, to an input PHP reads as one step,
@@ -196,6 +207,19 @@ func TestEmptyCut(t *testing.T) {
 	d := Escape([]byte("\xc3"), 0, []byte(`""`), 0, false)[0]
 	assert.Equal(t, "has an answer for invalid UTF-8 (writes the first failed step as: nothing, as INVALID_UTF8_IGNORE does), where PHP returns false (json_last_error()=5)",
 		Title("escape", d, nil))
+}
+
+// TestFormTail: an answer that is PHP's for the input cut short up to the form of its
+// characters reads as both faults, the form and the cut, not as one third thing ("writes
+// '\uFFFD"' where PHP writes '\ufffd\ufffd"'").
+func TestFormTail(t *testing.T) {
+	ds := Escape([]byte("\x80\xc3"), jsonopt.InvalidUTF8Substitute, []byte(`"\uFFFD"`), 0, false)
+	assert.Equal(t, "escape-form|upper-hex| ; lost|tail|string", keys(ds))
+	require.Len(t, ds, 2)
+	assert.Equal(t, 1, ds[1].In)
+	assert.Equal(t, "last", ds[1].Row)
+	// Cut elsewhere than at a step boundary: not a cut.
+	assert.NotContains(t, keys(Escape([]byte("\x80\xc3"), jsonopt.InvalidUTF8Substitute, []byte(`"\uFFF"`), 0, false)), "tail")
 }
 
 // TestStepsCut: decode steps that end early, each PHP's, are the input cut there.

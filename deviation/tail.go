@@ -180,3 +180,72 @@ func StepsCut(in []byte, pos int) []Deviation {
 	}
 	return []Deviation{{What: Lost, Detail: Tail, Family: "string", Row: row, In: pos, InEnd: len(in), CP: -1}}
 }
+
+// formTail is the reading of a json_encode answer that is PHP's answer for the input cut at a
+// step boundary up to the case of the hex digits of its \uXXXX escapes (another fault's
+// \uFFFD for \ufffd does not hide the cut, nor the cut the other fault): the deviations of
+// got from PHP's answer for the cut input, and the cut (Tail). The last two boundaries before
+// the end are tried (tailOf's), and only when got has upper-case hex digits.
+func formTail(in []byte, units []unit, want, got []byte, opts jsonopt.Options) ([]Deviation, bool) {
+	lg := lowerHexEscapes(got)
+	if bytes.Equal(lg, got) || len(lg) >= len(want) || !bytes.HasPrefix(want, lg[:len(lg)-1]) {
+		return nil, false
+	}
+	tried := 0
+	for i := len(units) - 1; i >= 0 && tried < 2; i-- {
+		k := units[i].inEnd
+		if k <= 0 || k >= len(in) || units[i].inEnd == units[i].in {
+			continue
+		}
+		tried++
+		a := escapeAgain(opts)(in[:k])
+		if a == nil || !bytes.Equal(a, lg) {
+			continue
+		}
+		ds := Escape(in[:k], opts, got, 0, false)
+		if len(ds) == 0 {
+			return nil, false
+		}
+		row, lost := "last", 0
+		for _, u := range units {
+			if u.in >= k && u.in < len(in) {
+				lost++
+			}
+		}
+		if lost > 1 {
+			row = fmt.Sprintf("first %d", k)
+		}
+		t := Deviation{What: Lost, Detail: Tail, Family: "string", Row: row, In: k, InEnd: len(in),
+			Want: want[len(a)-1 : len(want)-1], CP: -1}
+		return append(ds, t), true
+	}
+	return nil, false
+}
+
+// lowerHexEscapes is b with the hex digits of its \uXXXX escapes in lower case (b itself when
+// it has none in upper case).
+func lowerHexEscapes(b []byte) []byte {
+	var out []byte
+	for i := 0; i+5 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // \\ and the other two-byte escapes
+			continue
+		}
+		for j := i + 2; j < i+6; j++ {
+			if c := b[j]; c >= 'A' && c <= 'F' {
+				if out == nil {
+					out = slices.Clone(b)
+				}
+				out[j] = c + 'a' - 'A'
+			}
+		}
+		i += 5
+	}
+	if out == nil {
+		return b
+	}
+	return out
+}

@@ -50,12 +50,19 @@ func hexText(h string) string {
 	return strings.Join(parts, " ")
 }
 
+// overlongRows are the overlong sequences of each lead row (§2.2).
+var overlongRows = map[string]string{"E0..EF": "E0 80..9F xx", "F0..F4": "F0 80..8F xx xx"}
+
 // Title says what the candidate does, then what PHP does, for the deviations of one key in one
 // operation ("escape", "decode", "utf8_decode"); rows lists the spec rows they were seen in.
 func Title(op string, d Deviation, rows []string) string {
 	where := FamilyText(d.Family)
 	if len(rows) > 0 && (d.Family == "failed" || d.Family == "valid") {
 		where += " (rows " + strings.Join(rows, ", ") + ")"
+	}
+	if d.Family == "overlong" && len(rows) == 1 && overlongRows[rows[0]] != "" {
+		// Seen in one lead row only: that row's overlong sequences, not both rows'.
+		where = "an overlong sequence (§2.2: " + overlongRows[rows[0]] + ")"
 	}
 	if d.What == Lost && strings.HasPrefix(d.Detail, SkipPrefix) {
 		return skipText(d.Detail)
@@ -100,6 +107,11 @@ func Title(op string, d Deviation, rows []string) string {
 	case Rejected:
 		return fmt.Sprintf("fails on %s, where PHP decodes it", where)
 	case Form:
+		if d.Detail == "unescaped-lt" && len(rows) == 1 && strings.HasPrefix(rows[0], "U+") {
+			// One of the two seen (the row is the code point): that one.
+			return fmt.Sprintf("writes %s raw under JSON_UNESCAPED_UNICODE, where PHP writes \\u%s (as if JSON_UNESCAPED_LINE_TERMINATORS were set)",
+				rows[0], strings.ToLower(rows[0][2:]))
+		}
 		return formTitle(d.Detail, where)
 	case Lost:
 		switch d.Detail {
