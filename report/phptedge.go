@@ -44,7 +44,7 @@ func WriteEdgePHPT(dir string) ([]EdgeTest, error) {
 // PHPTHint says how to run the .phpt tests written into dir.
 func PHPTHint(dir string) string {
 	dir = filepath.Clean(dir)
-	return fmt.Sprintf("(run them: sapi/cli/php run-tests.php %s, or %s PHP %s)", dir, runPHPT(), filepath.Join(dir, "*.phpt"))
+	return fmt.Sprintf("(run them: sapi/cli/php run-tests.php -p sapi/cli/php %s, or %s PHP %s)", dir, runPHPT(), filepath.Join(dir, "*.phpt"))
 }
 
 // runPHPT is where adapters/php/run-phpt is as the user would type it: beside the difffuzz

@@ -573,7 +573,10 @@ func writeDevBlock(w io.Writer, d *Defect) {
 	if dev.In >= 0 && dev.InEnd >= dev.In && dev.InEnd <= len(f.Input) && f.Kind != fuzz.KindStep && dev.What != "lost" && !(dev.What == deviation.NotFalse && dev.Detail == "empty") {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
 		oracle := "the oracle writes " + quoteClip(dev.Want, 40)
-		if f.Op == fuzz.OpEscape && f.WantErr != 0 {
+		switch {
+		case f.Op == fuzz.OpEscape && f.WantErr != 0 && len(dev.Want) == 0:
+			oracle = "the oracle fails the string" // (a deviation of the whole answer: no stretch of PHP's)
+		case f.Op == fuzz.OpEscape && f.WantErr != 0:
 			// PHP's answer is false: the stretch was read against INVALID_UTF8_SUBSTITUTE's.
 			oracle = "the oracle fails the string (under INVALID_UTF8_SUBSTITUTE it would write " + quoteClip(dev.Want, 40) + ")"
 		}
