@@ -336,8 +336,13 @@ func (sp TargetSpace) Within(mask jsonopt.Options) TargetSpace {
 }
 
 // MaskOptions is opts projected onto mask (o & mask), duplicates dropped, in order: the option
-// sets a target that implements only mask's bits can be asked.
+// sets a target that implements only mask's bits can be asked. Without NUMERIC_CHECK in mask,
+// PRESERVE_ZERO_FRACTION goes too: it changes a string's answer only with NUMERIC_CHECK (§1.7),
+// so the sets with it would ask every case again.
 func MaskOptions(opts []jsonopt.Options, mask jsonopt.Options) []jsonopt.Options {
+	if mask&jsonopt.NumericCheck == 0 {
+		mask &^= jsonopt.PreserveZeroFraction
+	}
 	out := make([]jsonopt.Options, 0, len(opts))
 	for _, o := range opts {
 		if !slices.Contains(out, o&mask) {

@@ -582,3 +582,17 @@ func TestHugeAnswerFinding(t *testing.T) {
 	require.Len(t, fs, 1)
 	assert.Empty(t, fs[0].Detail, "a short wrong answer is kept whole, without a note")
 }
+
+// TestMaskOptions: a target's announced options= projects the option sets onto its bits, and
+// without NUMERIC_CHECK drops PRESERVE_ZERO_FRACTION too (it changes nothing then: every case
+// would be asked twice).
+func TestMaskOptions(t *testing.T) {
+	all := AllCombos()
+	assert.Len(t, MaskOptions(all, ^jsonopt.Options(0)), len(all))
+	noNum := MaskOptions(all, jsonopt.StringPath&^jsonopt.NumericCheck)
+	assert.Len(t, noNum, len(all)/2)
+	for _, o := range noNum {
+		assert.Zero(t, o&(jsonopt.NumericCheck|jsonopt.PreserveZeroFraction), "%v", o)
+	}
+	assert.Equal(t, []jsonopt.Options{0, jsonopt.HexTag}, MaskOptions([]jsonopt.Options{0, jsonopt.HexTag, jsonopt.HexTag | jsonopt.HexAmp}, jsonopt.HexTag|jsonopt.NumericCheck))
+}
