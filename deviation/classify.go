@@ -685,6 +685,11 @@ func shortEscape(c byte) []byte {
 	return shortEscapes[c]
 }
 
+// cEscapes are the escapes of control bytes that C, PHP and JavaScript string literals have
+// and JSON has not (a port that writes 0B as \v): writings split tells apart from a
+// neighbour's fault.
+var cEscapes = [256][]byte{0x00: []byte(`\0`), 0x07: []byte(`\a`), 0x0B: []byte(`\v`), 0x1B: []byte(`\e`)}
+
 var shortEscapes = func() (t [256][]byte) {
 	for _, e := range []string{`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`} {
 		c := map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[e[1]]
@@ -952,6 +957,9 @@ func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield fu
 		}
 		if s := shortEscape(byte(cp)); s != nil && cp < 0x80 && !try(s) {
 			return
+		}
+		if s := cEscapes[byte(cp)]; s != nil && cp < 0x80 && !try(s) {
+			return // another language's escape of a control byte (\v for 0B)
 		}
 	}
 	if u.failed() && len(src) == 1 && src[0] >= 0x80 && !try([]byte{src[0] & 0x7F}) {

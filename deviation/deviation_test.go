@@ -222,6 +222,23 @@ func TestFormTail(t *testing.T) {
 	assert.NotContains(t, keys(Escape([]byte("\x80\xc3"), jsonopt.InvalidUTF8Substitute, []byte(`"\uFFF"`), 0, false)), "tail")
 }
 
+// TestNeighbourFaultsApart: a control byte written in another language's escape (\v for 0B)
+// beside another fault is two deviations, not one stretch; and beside a failed step PHP
+// drops under INVALID_UTF8_IGNORE it is the \v alone, not "bytes other than PHP's where PHP
+// writes nothing". The title names the bytes of an ASCII rule when few.
+func TestNeighbourFaultsApart(t *testing.T) {
+	ds := Escape([]byte("\x7f\x0b"), 0, []byte(`"\u007f\v"`), 0, false)
+	assert.Equal(t, "escape-form|escapes|1.3-clean ; wrong|ascii|1.3-control", keys(ds))
+	ds = Escape([]byte("\x0b\x80"), jsonopt.InvalidUTF8Ignore, []byte(`"\v"`), 0, false)
+	assert.Equal(t, "wrong|ascii|1.3-control", keys(ds))
+	require.Len(t, ds, 1)
+	assert.Equal(t, `writes '\v' for the byte 0b (§1.3 rule 1.3-control), where PHP writes '\u000b'`, Title("escape", ds[0], []string{ds[0].Row}))
+	d := Escape([]byte("\x7f"), 0, []byte(`"\u007f"`), 0, false)[0]
+	assert.Equal(t, "escapes the bytes 1f, 7f (§1.3 rule 1.3-clean), where PHP writes it raw", Title("escape", d, []string{"1f", "7f"}))
+	many := []string{"00", "01", "02", "03", "04"}
+	assert.Equal(t, "escapes the §1.3 rule 1.3-clean, where PHP writes it raw", Title("escape", d, many))
+}
+
 // TestStepsCut: decode steps that end early, each PHP's, are the input cut there.
 func TestStepsCut(t *testing.T) {
 	d := StepsCut([]byte("a\xc3"), 1)

@@ -60,6 +60,14 @@ func Title(op string, d Deviation, rows []string) string {
 	if len(rows) > 0 && (d.Family == "failed" || d.Family == "valid") {
 		where += " (rows " + strings.Join(rows, ", ") + ")"
 	}
+	if manyByteRules[d.Family] && len(rows) > 0 && len(rows) <= 4 && byteRows(rows) {
+		// The bytes seen, when few, of a rule of many bytes: DEL escaped is not every byte
+		// of 1.3-clean.
+		where = "the byte " + strings.Join(rows, ", ") + " (" + where[len("the "):] + ")"
+		if len(rows) > 1 {
+			where = "the bytes" + where[len("the byte"):]
+		}
+	}
 	if d.Family == "overlong" && len(rows) == 1 && overlongRows[rows[0]] != "" {
 		// Seen in one lead row only: that row's overlong sequences, not both rows'.
 		where = "an overlong sequence (§2.2: " + overlongRows[rows[0]] + ")"
@@ -226,4 +234,17 @@ func phpWrites(op string, d Deviation) string {
 		return "\\uXXXX"
 	}
 	return "its escape"
+}
+
+// manyByteRules are the §1.3 rules of more than one or two bytes.
+var manyByteRules = map[string]bool{"1.3-clean": true, "1.3-control": true, "1.3-short-escape": true, "1.3-hex-off": true}
+
+// byteRows reports whether every row is a byte in hex ("7f"), as an ASCII rule's rows are.
+func byteRows(rows []string) bool {
+	for _, r := range rows {
+		if len(r) != 2 || strings.Trim(r, "0123456789abcdef") != "" {
+			return false
+		}
+	}
+	return true
 }
