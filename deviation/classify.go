@@ -901,10 +901,11 @@ func (s *splitter) walk(k, x, drops int) bool {
 	found := false
 	writings(u, s.in[u.in:u.inEnd], s.got[x:r.q], s.opts, s.decode, func(n int) bool {
 		left := drops
-		if n == 0 && len(u.want) > 0 && u.inEnd > u.in {
+		if n == 0 && len(u.want) > 0 && u.inEnd > u.in && !afterIgnored(units, k) {
 			// Nothing is a writing of a quote (dropped) or of a step PHP drops, not of
 			// another — but for one valid character when the rest divides no other way
-			// (a dropped default-ignorable character beside another fault).
+			// (a dropped default-ignorable character beside another fault), and for the
+			// step after a failed one PHP drops (the failure swallowed it: ignoreSwallows).
 			if drops == 0 || !u.multiByte() {
 				return true
 			}
@@ -921,6 +922,12 @@ func (s *splitter) walk(k, x, drops int) bool {
 		s.dead[b/64] |= 1 << (b % 64)
 	}
 	return found
+}
+
+// afterIgnored reports whether the step before units[k] is a failed one PHP drops
+// (INVALID_UTF8_IGNORE).
+func afterIgnored(units []unit, k int) bool {
+	return k > 0 && units[k-1].failed() && len(units[k-1].want) == 0 && units[k-1].inEnd > units[k-1].in
 }
 
 // maxSplit bounds the steps of a stretch split divides.

@@ -722,7 +722,7 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
 	writes, divides := writesFor(in), dividesFor(units, in, got, opts, decode)
 	rs := align(units, got, false, writes, divides)
-	ds := classifyRegions(units, in, got, rs, marker, opts, decode)
+	ds := ignoreSwallows(classifyRegions(units, in, got, rs, marker, opts, decode), units)
 	if v := vagueness(ds); len(rs) < 2 && v < 2 || len(marker) == 0 && v == len(ds) {
 		return ds // one definite deviation, or definite ones and no run of markers to read otherwise
 	}
@@ -734,8 +734,31 @@ func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, dec
 		if ps == nil || slices.Equal(ps, rs) {
 			continue
 		}
-		if pds := classifyRegions(units, in, got, ps, marker, opts, decode); vagueness(pds) < vagueness(ds) {
+		if pds := ignoreSwallows(classifyRegions(units, in, got, ps, marker, opts, decode), units); vagueness(pds) < vagueness(ds) {
 			rs, ds = ps, pds
+		}
+	}
+	return ds
+}
+
+// ignoreSwallows reads a step written as nothing right after a failed step PHP drops
+// (INVALID_UTF8_IGNORE) as that failure swallowing it, as the same answer reads under
+// SUBSTITUTE, where PHP's marker shows where the failure ends: a decoder that resumes one
+// step late drops the character after every failure, whatever it is.
+func ignoreSwallows(ds []Deviation, units []unit) []Deviation {
+	for i, d := range ds {
+		if d.What != Substitute || d.Detail != "" {
+			continue
+		}
+		for k := 1; k < len(units); k++ {
+			u, p := units[k], units[k-1]
+			// The stretch is the step after the dropped failure, or both.
+			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.failed() && len(p.want) == 0 && p.inEnd == u.in && p.inEnd > p.in {
+				// Whatever failed: the failure's family does not matter to the fault.
+				ds[i] = Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: p.exit.Row(), In: p.in, InEnd: u.inEnd,
+					Want: d.Want, Got: d.Got, CP: -1, Alts: d.Alts}
+				break
+			}
 		}
 	}
 	return ds

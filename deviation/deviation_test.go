@@ -239,6 +239,23 @@ func TestNeighbourFaultsApart(t *testing.T) {
 	assert.Equal(t, "escapes the §1.3 rule 1.3-clean, where PHP writes it raw", Title("escape", d, many))
 }
 
+// TestIgnoreSwallows: under INVALID_UTF8_IGNORE a step written as nothing right after a failed
+// one PHP drops is that failure swallowing it (as the same fault reads under SUBSTITUTE), of
+// any failure alike: not "drops ASCII bytes" or "drops valid code points", one defect per
+// kind of character lost.
+func TestIgnoreSwallows(t *testing.T) {
+	for _, tc := range []struct{ in, got string }{
+		{"x\x80ab", `"xb"`},
+		{"x\xe0\x80\x80\xc3\xa9b", `"xb"`},
+		{"\x80Ea", `"a"`},
+	} {
+		ds := Escape([]byte(tc.in), jsonopt.InvalidUTF8Ignore, []byte(tc.got), 0, false)
+		assert.Equal(t, "advance|swallows|failed", keys(ds), "%q", tc.in)
+	}
+	// A step dropped elsewhere stays a drop.
+	assert.Equal(t, "substitute||ascii (or lost|tail|string)", keys(Escape([]byte("x\x80ab"), jsonopt.InvalidUTF8Ignore, []byte(`"xa"`), 0, false)))
+}
+
 // TestStepsCut: decode steps that end early, each PHP's, are the input cut there.
 func TestStepsCut(t *testing.T) {
 	d := StepsCut([]byte("a\xc3"), 1)
