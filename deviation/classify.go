@@ -651,10 +651,32 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 		d.What = Rejected
 	case !decode && bytes.Equal(g, uEscape(cp, false)):
 		d.What, d.Detail = Form, "escapes"
+	case !decode && cp > 0xFFFF && len(g) == 12 && isUEscape(g) && isUEscape(g[6:]):
+		// A pair of \u escapes for a code point above U+FFFF: which half is wrong (§1.4).
+		d.What, d.Detail = Wrong, "code-point"
+		switch hi, lo := bytes.EqualFold(g[:6], u.want[:6]), bytes.EqualFold(g[6:], u.want[6:]); {
+		case hi && !lo:
+			d.Detail = "low-surrogate"
+		case lo && !hi:
+			d.Detail = "high-surrogate"
+		}
 	default:
 		d.What, d.Detail = Wrong, "code-point"
 	}
 	return []Deviation{d}
+}
+
+// isUEscape reports whether b starts with a \uXXXX escape (hex digits in either case).
+func isUEscape(b []byte) bool {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return false
+	}
+	for _, c := range b[2:6] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiStretch describes an ASCII byte written otherwise.
@@ -967,6 +989,9 @@ func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield fu
 		}
 		if s := cEscapes[byte(cp)]; s != nil && cp < 0x80 && !try(s) {
 			return // another language's escape of a control byte (\v for 0B)
+		}
+		if !decode && cp > 0xFFFF && len(b) >= 12 && isUEscape(b) && isUEscape(b[6:]) && !yield(12) {
+			return // a surrogate pair of other values (one half computed wrong)
 		}
 	}
 	if u.failed() && len(src) == 1 && src[0] >= 0x80 && !try([]byte{src[0] & 0x7F}) {

@@ -256,6 +256,20 @@ func TestIgnoreSwallows(t *testing.T) {
 	assert.Equal(t, "substitute||ascii (or lost|tail|string)", keys(Escape([]byte("x\x80ab"), jsonopt.InvalidUTF8Ignore, []byte(`"xa"`), 0, false)))
 }
 
+// TestSurrogateHalf: a code point above U+FFFF written as a pair with one half wrong names the
+// half (one defect whatever the code point), also beside a failed step PHP drops, which is not
+// read into it.
+func TestSurrogateHalf(t *testing.T) {
+	ds := Escape([]byte("a\xf1\x80\x80\x80b"), 0, []byte(`"a\ud900\udc00b"`), 0, false)
+	assert.Equal(t, "wrong|high-surrogate|valid", keys(ds))
+	ds = Escape([]byte("\xf1\x80\x80\x80\x80"), jsonopt.InvalidUTF8Ignore, []byte(`"\ud900\udc00"`), 0, false)
+	assert.Equal(t, "wrong|high-surrogate|valid", keys(ds))
+	ds = Escape([]byte("\xf0\x9f\x98\x80"), 0, []byte(`"\ud83d\ude01"`), 0, false)
+	assert.Equal(t, "wrong|low-surrogate|valid", keys(ds))
+	require.Len(t, ds, 1)
+	assert.Contains(t, Title("escape", ds[0], nil), "writes a wrong low surrogate (the second \\uXXXX of the pair) for code points above U+FFFF")
+}
+
 // TestStepsCut: decode steps that end early, each PHP's, are the input cut there.
 func TestStepsCut(t *testing.T) {
 	d := StepsCut([]byte("a\xc3"), 1)

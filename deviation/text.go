@@ -163,6 +163,14 @@ func Title(op string, d Deviation, rows []string) string {
 		}
 		return fmt.Sprintf("writes bytes PHP does not write (%s)", hexClip(d.Got))
 	}
+	if d.What == Wrong && (d.Detail == "high-surrogate" || d.Detail == "low-surrogate") {
+		wrong, right, which := "high", "low", "first"
+		if d.Detail == "low-surrogate" {
+			wrong, right, which = "low", "high", "second"
+		}
+		return fmt.Sprintf("writes a wrong %s surrogate (the %s \\uXXXX of the pair) for code points above U+FFFF, the %s one as PHP does (§1.4: %s where PHP writes %s)",
+			wrong, which, right, quote(d.Got), quote(d.Want))
+	}
 	return fmt.Sprintf("writes %s for %s, where PHP writes %s", quote(d.Got), where, quote(d.Want))
 }
 

@@ -683,7 +683,7 @@ func (d *Defect) devTitle() string {
 	if len(ops) > 0 {
 		op = ops[0]
 	}
-	rows := d.Dev.RowList()
+	rows := d.Dev.TitleRows()
 	if d.Dev.Dev.Key() == tailKey {
 		rows = tailRows(d.Dev.Rows)
 	}

@@ -372,6 +372,23 @@ func (s *DevStat) RowList() []string {
 	return sortedKeys(s.Rows, rowOrder)
 }
 
+// TitleRows is RowList without the rows that hold under 1 % of the deviation's findings: a
+// row seen in a few long answers read some other way (a fault of another step next to it) is
+// not one the candidate breaks, and a title that names it claims more than it does.
+func (s *DevStat) TitleRows() []string {
+	var total uint64
+	for _, n := range s.Rows {
+		total += n
+	}
+	var out []string
+	for _, r := range s.RowList() {
+		if s.Rows[r]*100 >= total {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // rowOrder is the order of the spec's rows in a list.
 var rowOrder = []string{"00..7F", "80..C1", "C2..DF", "E0..EF", "F0..F4", "F5..FF", "wide", "end"}
 

@@ -134,3 +134,13 @@ func TestAnswerShowsTheDifference(t *testing.T) {
 	f.Want, f.Got = []byte(`"`+strings.Repeat("a", 32)+`\/"`), []byte(`"`+strings.Repeat("a", 32)+`/"`)
 	assert.Equal(t, `'"`+strings.Repeat("a", 32)+`\/"'`, answer(f, true), "answers of 40 bytes or less whole")
 }
+
+// TestTitleRows: a title names the rows a deviation holds a real share of its findings in, not
+// a row a few misread long answers put it in.
+func TestTitleRows(t *testing.T) {
+	s := &DevStat{Rows: map[string]uint64{"F0..F4": 13090, "C2..DF": 11, "E0..EF": 7}}
+	assert.Equal(t, []string{"C2..DF", "E0..EF", "F0..F4"}, s.RowList())
+	assert.Equal(t, []string{"F0..F4"}, s.TitleRows())
+	s.Rows["C2..DF"] = 500
+	assert.Equal(t, []string{"C2..DF", "F0..F4"}, s.TitleRows())
+}
