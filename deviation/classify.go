@@ -3,6 +3,7 @@ package deviation
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/difffuzz/difffuzz/internal/jsonstr"
@@ -651,7 +652,7 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 		d.What = Rejected
 	case !decode && bytes.Equal(g, uEscape(cp, false)):
 		d.What, d.Detail = Form, "escapes"
-	case !decode && cp > 0xFFFF && len(g) == 12 && isUEscape(g) && isUEscape(g[6:]):
+	case !decode && cp > 0xFFFF && len(g) == 12 && len(u.want) == 12 && isSurrogates(g) && isSurrogates(u.want):
 		// A pair of \u escapes for a code point above U+FFFF: which half is wrong (§1.4).
 		d.What, d.Detail = Wrong, "code-point"
 		switch hi, lo := bytes.EqualFold(g[:6], u.want[:6]), bytes.EqualFold(g[6:], u.want[6:]); {
@@ -664,6 +665,16 @@ func validStretch(u unit, src, g []byte, d Deviation, marker []byte, opts jsonop
 		d.What, d.Detail = Wrong, "code-point"
 	}
 	return []Deviation{d}
+}
+
+// isSurrogates reports whether b starts with two \uXXXX escapes of UTF-16 surrogates
+// (D800..DFFF, hex digits in either case): a pair, or one whose high half is computed wrong
+// (0xD800 | cp >> 10 without the 0x10000 gives DC00 for U+100000).
+func isSurrogates(b []byte) bool {
+	if len(b) < 12 || !isUEscape(b) || !isUEscape(b[6:]) || b[2]|0x20 != 'd' || b[8]|0x20 != 'd' {
+		return false
+	}
+	return strings.IndexByte("89abcdefABCDEF", b[3]) >= 0 && strings.IndexByte("89abcdefABCDEF", b[9]) >= 0
 }
 
 // isUEscape reports whether b starts with a \uXXXX escape (hex digits in either case).
@@ -990,7 +1001,7 @@ func writings(u unit, src, b []byte, opts jsonopt.Options, decode bool, yield fu
 		if s := cEscapes[byte(cp)]; s != nil && cp < 0x80 && !try(s) {
 			return // another language's escape of a control byte (\v for 0B)
 		}
-		if !decode && cp > 0xFFFF && len(b) >= 12 && isUEscape(b) && isUEscape(b[6:]) && !yield(12) {
+		if !decode && cp > 0xFFFF && isSurrogates(b) && !yield(12) {
 			return // a surrogate pair of other values (one half computed wrong)
 		}
 	}

@@ -755,8 +755,10 @@ func ignoreSwallows(ds []Deviation, units []unit) []Deviation {
 			// The stretch is the step after the dropped failure, or both.
 			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.failed() && len(p.want) == 0 && p.inEnd == u.in && p.inEnd > p.in {
 				// Whatever failed: the failure's family does not matter to the fault.
+				// The drop stays its other reading: a candidate that drops the character
+				// (a default-ignorable one) wherever it is is filed there.
 				ds[i] = Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: p.exit.Row(), In: p.in, InEnd: u.inEnd,
-					Want: d.Want, Got: d.Got, CP: -1, Alts: d.Alts}
+					Want: d.Want, Got: d.Got, CP: -1, Alts: append(slices.Clip(d.Alts), d.Key())}
 				break
 			}
 		}

@@ -214,6 +214,9 @@ func formTitle(detail, where string) string {
 	case "lower-hex":
 		return "writes lower-case hex digits in HEX_* escapes (\\u003c), where PHP writes the upper-case literals (\\u003C, \\u003E)"
 	case "escapes":
+		if strings.HasPrefix(where, "the bytes ") {
+			return "escapes " + where + ", where PHP writes them raw"
+		}
 		return "escapes " + where + ", where PHP writes it raw"
 	case "unescaped":
 		return "writes non-ASCII raw, where PHP writes \\uXXXX (as if JSON_UNESCAPED_UNICODE were set)"

@@ -25,10 +25,6 @@ const (
 )
 
 // Finding is one difference between a candidate and the oracle on one input.
-// StepsEnded begins the Detail of a decode finding whose target answered fewer steps than
-// the input has (GotStep is then the zero Step): "… after N steps".
-const StepsEnded = "the target's answer ends after"
-
 type Finding struct {
 	Kind  Kind            `json:"kind"`
 	Op    Op              `json:"op"`
@@ -309,3 +305,7 @@ func opIndex(op Op) int {
 	}
 	return len(AllOps)
 }
+
+// StepsEnded begins the Detail of a decode finding whose target answered fewer steps than
+// the input has (GotStep is then the zero Step): "… after N steps".
+const StepsEnded = "the target's answer ends after"

@@ -67,6 +67,13 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: saw a tilde\n"
 		}
+	case "debug-all": // writes a debug line after every answer (a notice a PHP adapter prints)
+		w.after = func(k int, _ []byte) string {
+			if k == 1 {
+				return ""
+			}
+			return "debug: hi\n"
+		}
 	case "twice-a": // writes its answer twice to a request of input "a" ("a" may be a follow-up)
 		w.after = func(k int, line []byte) string {
 			switch string(line) { // the answers of escape, decode and utf8_decode of "a" only
@@ -262,6 +269,29 @@ func TestTargetExtraLine(t *testing.T) {
 			t.Logf("%d findings, %d + %d restarts; %s", len(rep.Findings), failed, confirm, rep.Findings[0].Detail)
 		})
 	}
+}
+
+// TestTargetDebugEveryAnswer: a target that writes a line after every answer fails every
+// follow-up's check (vetFollowUp), and is still found as writing a line after its answer —
+// not a malformed answer "not reproducible alone" with thousands of process starts.
+func TestTargetDebugEveryAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "debug-all")
+	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spaces, _ := limitSpaces()
+	rep, _ := RunTarget(ctx, tg, spaces, nil)
+	require.NoError(t, ctx.Err(), "the campaign ends on its own")
+	require.NotEmpty(t, rep.Findings)
+	for _, f := range rep.Findings {
+		assert.NotContains(t, f.Detail, "not reproducible alone")
+	}
+	assert.Contains(t, rep.Findings[0].Detail, "writes a line after its answer: 'debug: hi'")
+	failed, confirm, _ := tg.RestartCounts()
+	assert.Less(t, failed+confirm, 1000, "process starts")
 }
 
 // TestTargetHelloTwice: a target that writes a line that is not an answer before its first

@@ -171,8 +171,8 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 }
 
 // alone asks the running process cs, then three times a follow-up request (the 1-byte input
-// "a" of cs's operation under no options as a rule, vetted; see followUp; none when there is
-// no vetted one), and returns cs's answer. A line the target writes after its answer to cs (a debug line that is
+// "a" of cs's operation under no options as a rule, vetted; see followUp), and returns cs's
+// answer. A line the target writes after its answer to cs (a debug line that is
 // not an answer, the answer again, or another answer: the last two follow-ups' answers agree,
 // the first's is neither theirs nor cs's) then stands where the first follow-up's answer
 // should: that is a failure on cs, a *protocol.TargetError of Kind
@@ -184,9 +184,9 @@ func (t *Target) probe(ctx context.Context, cs Case) (*protocol.TargetError, err
 // some answers whatever it is asked) are not cs's: the process is closed and cs's answer
 // returned.
 func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) {
-	g, vetted := t.followUp(ctx, cs.Op, cs.Input)
+	g := t.followUp(ctx, cs.Op, cs.Input)
 	reqs := []protocol.Request{cs.request(), g.request(), g.request(), g.request()}
-	if t.follow[cs.Op] == followBad || !vetted {
+	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
 	}
 	resps, err := t.do(ctx, reqs)
@@ -232,21 +232,28 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	return resps[0], te
 }
 
-// followUp is the request alone asks after a request of op with input in, and true: the first
-// of "a", "b", "c", "d" under no options that is not in, that no witness of the target's
-// holds, and that passed vetFollowUp. When none is left (a target that fails on every one,
-// or ctx was cancelled), it returns false and "a" ("b" for "a"): there is no follow-up.
-func (t *Target) followUp(ctx context.Context, op Op, in []byte) (Case, bool) {
+// followUp is the request alone asks after a request of op with input in: the first of "a",
+// "b", "c", "d" under no options that is not in, that no witness of the target's holds, and
+// that passed vetFollowUp. When none passed (a target that writes a line after every answer,
+// or ctx was cancelled), the first of "a", "b", "c" that is neither in nor held, or "a" ("b"
+// for "a"), as before the check: the line after an answer is then what alone finds.
+func (t *Target) followUp(ctx context.Context, op Op, in []byte) Case {
 	for _, s := range followInputs {
 		g := Case{Op: op, Input: []byte(s)}
 		if s != string(in) && t.holder(g) == nil && t.vetFollowUp(ctx, g) {
-			return g, true
+			return g
+		}
+	}
+	for _, s := range followInputs[:3] {
+		g := Case{Op: op, Input: []byte(s)}
+		if s != string(in) && t.holder(g) == nil {
+			return g
 		}
 	}
 	if string(in) == "a" {
-		return Case{Op: op, Input: []byte("b")}, false
+		return Case{Op: op, Input: []byte("b")}
 	}
-	return Case{Op: op, Input: []byte("a")}, false
+	return Case{Op: op, Input: []byte("a")}
 }
 
 // followInputs are the inputs a follow-up request may have, in the order they are tried.

@@ -412,13 +412,10 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		// whole Timeout instead.
 		// Followed by two follow-up requests ("a" as a rule; see alone), so that a line the
 		// target writes after its answer to it is not taken for the next case's answer: such
-		// a request is not used again. (Without a vetted follow-up, it is asked alone.)
-		reqs := []protocol.Request{*t.good}
-		g, vetted := t.followUp(ctx, Op(t.good.Op), t.good.Input)
-		if vetted {
-			reqs = append(reqs, g.request(), g.request())
-		}
-		if rs, err := t.client.Do(reqs); err != nil || vetted && !sameAnswer(rs[1], rs[2]) {
+		// a request is not used again.
+		g := t.followUp(ctx, Op(t.good.Op), t.good.Input)
+		reqs := []protocol.Request{*t.good, g.request(), g.request()}
+		if rs, err := t.client.Do(reqs); err != nil || !sameAnswer(rs[1], rs[2]) {
 			_ = t.client.Close()
 			if err == nil {
 				t.good = nil
@@ -916,7 +913,11 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 		// reproducible is a finding, not a filter.)
 		n := len(t.witnesses)
 		w := t.witness(g)
-		w.exact = bytes.Equal(f.Input, g.Input) && (len(t.witnesses) > n || w.exact)
+		if len(t.witnesses) > n {
+			// (Kept once set: another finding minimized to it through clean 'a' bytes may
+			// be another fault's, and must not make it hold every input.)
+			w.exact = bytes.Equal(f.Input, g.Input)
+		}
 		if g.malformed != nil {
 			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
 		}

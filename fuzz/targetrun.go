@@ -128,6 +128,9 @@ func (t *Target) fit(sp TargetSpace) TargetSpace {
 	if sp.within != nil && sp.Op == OpEscape && t.Has(sp.Op) && t.caps.Options != ^jsonopt.Options(0) {
 		sp = sp.Within(t.caps.Options)
 		t.unchecked |= jsonopt.StringPath &^ t.caps.Options
+		if t.caps.Options&jsonopt.NumericCheck == 0 {
+			t.unchecked |= jsonopt.StringPath & jsonopt.PreserveZeroFraction // not asked without it (MaskOptions)
+		}
 	}
 	return sp
 }

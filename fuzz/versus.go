@@ -293,12 +293,8 @@ func (t *Target) Time(ctx context.Context, cases []Case) (time.Duration, int, er
 // that answers in step; one still answering earlier requests (a line it wrote after an answer
 // before) gives g's answer where h's should be, and fails it unless it answers g and h alike.
 func (t *Target) inStepAfter(ctx context.Context, last protocol.Request) bool {
-	gc, ok := t.followUp(ctx, Op(last.Op), last.Input)
-	hc, ok2 := t.followUp(ctx, gc.Op, gc.Input)
-	if !ok || !ok2 {
-		return true // no vetted follow-ups to ask: nothing to go by
-	}
-	g, h := gc.request(), hc.request()
+	gc := t.followUp(ctx, Op(last.Op), last.Input)
+	g, h := gc.request(), t.followUp(ctx, gc.Op, gc.Input).request()
 	rs, err := t.do(ctx, []protocol.Request{g, h, h, g})
 	return err == nil && len(rs) == 4 && sameAnswer(rs[0], rs[3]) && sameAnswer(rs[1], rs[2])
 }
