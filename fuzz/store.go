@@ -177,7 +177,7 @@ func (f *Finding) text(path string) []byte {
 	fmt.Fprintf(&b, "replay: %s\n", f.Replay())
 	if path != "" {
 		// (an external target's finding through the command above)
-		fmt.Fprintf(&b, "repro: go run ./cmd/difffuzz repro %s\n", path)
+		fmt.Fprintf(&b, "repro: difffuzz repro %s\n", path)
 	}
 	b.WriteString("#\n")
 	for _, l := range strings.Split(strings.TrimRight(f.String(), "\n"), "\n") {

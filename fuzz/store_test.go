@@ -164,7 +164,7 @@ func TestSaveExternal(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := os.ReadFile(tf)
-	if !strings.Contains(string(text), "repro: go run ./cmd/difffuzz repro "+tf) || !strings.Contains(string(text), "replay: printf ") ||
+	if !strings.Contains(string(text), "repro: difffuzz repro "+tf) || !strings.Contains(string(text), "replay: printf ") ||
 		!strings.Contains(string(text), "| php target.php") || !strings.Contains(string(text), "\ncommand: php target.php\n") {
 		t.Errorf("record of an external target's finding:\n%s", text)
 	}

@@ -153,7 +153,7 @@ func restartNotes(w io.Writer, t *fuzz.Target) {
 			why = append(why, fmt.Sprintf("%s after a crash, hang or malformed line of a campaign input", Count(uint64(failed))))
 		}
 		if confirm > 0 {
-			why = append(why, fmt.Sprintf("%s to minimize one or confirm what caused it", Count(uint64(confirm))))
+			why = append(why, fmt.Sprintf("%s to ask a finding's input alone (to confirm or minimize it)", Count(uint64(confirm))))
 		}
 		if renewed > 0 {
 			why = append(why, fmt.Sprintf("%s replaced on purpose (before it would stop answering, or to re-check findings in a new process)", Count(uint64(renewed))))

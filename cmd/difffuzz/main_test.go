@@ -278,7 +278,7 @@ func TestExecHelloTwice(t *testing.T) {
 	assert.Contains(t, out, "0 passed, 1 failed")
 	assert.Contains(t, errs, "not checked: the rest of exhaustive escape, exhaustive decode, exhaustive utf8_decode")
 	assert.NotContains(t, errs, "too many restarts")
-	assert.Contains(t, errs, "started again 1 time: 1 to minimize one or confirm what caused it\n", "a probe, and no restart per input")
+	assert.Contains(t, errs, "started again 1 time: 1 to ask a finding's input alone (to confirm or minimize it)\n", "a probe, and no restart per input")
 }
 
 // --shard splits an external target's spaces as it does the built-in ones: the parts of all
