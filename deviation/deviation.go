@@ -753,7 +753,7 @@ func ignoreSwallows(ds []Deviation, units []unit) []Deviation {
 		for k := 1; k < len(units); k++ {
 			u, p := units[k], units[k-1]
 			// The stretch is the step after the dropped failure, or both.
-			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.failed() && len(p.want) == 0 && p.inEnd == u.in && p.inEnd > p.in {
+			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.inEnd == u.in && afterIgnored(units, k) {
 				// Whatever failed: the failure's family does not matter to the fault.
 				// The drop stays its other reading: a candidate that drops the character
 				// (a default-ignorable one) wherever it is is filed there.

@@ -104,6 +104,21 @@ func withTail(ds []Deviation, t Deviation) []Deviation {
 	return []Deviation{t}
 }
 
+// cutRow is the Row of the input of n bytes cut at k: "last" when PHP's steps (units) lose one
+// step there, "first K" (K = k) when more.
+func cutRow(units []unit, k, n int) string {
+	lost := 0
+	for _, u := range units {
+		if u.in >= k && u.in < n {
+			lost++
+		}
+	}
+	if lost > 1 {
+		return fmt.Sprintf("first %d", k)
+	}
+	return "last"
+}
+
 // dropsToEnd reads a drop that reaches the end of the input (PHP's last steps written as
 // nothing) beside other deviations as the input cut there, as withTail reads an answer that
 // is PHP's for a prefix: one step lost keeps the drop, with the cut as its other reading;
@@ -114,18 +129,12 @@ func dropsToEnd(ds []Deviation, units []unit, in []byte) []Deviation {
 		if d.What != Substitute || d.Detail != "" || d.InEnd != len(in) || d.In <= 0 || len(ds) < 2 {
 			continue
 		}
-		lost := 0
-		for _, u := range units {
-			if u.in >= d.In && u.in < len(in) {
-				lost++
-			}
-		}
-		t := Deviation{What: Lost, Detail: Tail, Family: "string", Row: "last", In: d.In, InEnd: len(in), Want: d.Want, CP: -1}
-		if lost == 1 {
+		t := Deviation{What: Lost, Detail: Tail, Family: "string", Row: cutRow(units, d.In, len(in)), In: d.In, InEnd: len(in), Want: d.Want, CP: -1}
+		if t.Row == "last" {
 			ds[i].Alts = append(ds[i].Alts, t.Key())
 			continue
 		}
-		t.Row, t.Alts = fmt.Sprintf("first %d", d.In), []string{d.Key()}
+		t.Alts = []string{d.Key()}
 		ds[i] = t
 	}
 	return ds
@@ -206,16 +215,7 @@ func formTail(in []byte, units []unit, want, got []byte, opts jsonopt.Options) (
 		if len(ds) == 0 {
 			return nil, false
 		}
-		row, lost := "last", 0
-		for _, u := range units {
-			if u.in >= k && u.in < len(in) {
-				lost++
-			}
-		}
-		if lost > 1 {
-			row = fmt.Sprintf("first %d", k)
-		}
-		t := Deviation{What: Lost, Detail: Tail, Family: "string", Row: row, In: k, InEnd: len(in),
+		t := Deviation{What: Lost, Detail: Tail, Family: "string", Row: cutRow(units, k, len(in)), In: k, InEnd: len(in),
 			Want: want[len(a)-1 : len(want)-1], CP: -1}
 		return append(ds, t), true
 	}

@@ -268,7 +268,7 @@ var followInputs = []string{"a", "b", "c", "d"}
 // short is not. An h the target does not answer alone, or answers as it answered g (the check
 // would say nothing), gives way to the next.
 func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
-	key := string(g.Op) + " " + string(g.Input)
+	key := caseKey(g)
 	if ok, done := t.vetted[key]; done {
 		return ok
 	}
@@ -301,7 +301,7 @@ func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
 // aloneAnswer is the target's answer to h asked alone in a new process, and false when it gave
 // none (either is kept).
 func (t *Target) aloneAnswer(ctx context.Context, h Case) (protocol.Response, bool) {
-	key := string(h.Op) + " " + string(h.Input)
+	key := caseKey(h)
 	if r, done := t.aloneRefs[key]; done {
 		return deref(r), r != nil
 	}

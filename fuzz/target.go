@@ -87,8 +87,8 @@ type Target struct {
 	lastAns    lastAnswer                    // the last answer of the running process (see do)
 	priorAns   lastAnswer                    // the answer before the first of do's last call, by the same process
 	follow     map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
-	vetted     map[string]bool               // follow-up requests vetted (see vetFollowUp), by op and input
-	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by op and input
+	vetted     map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
+	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
 	retired    bool                          // the process was ended on purpose (Retire): the next start is not a restart
 	slowest    slowAnswers
 
