@@ -523,6 +523,40 @@ func TestExtraLineEndsBatch(t *testing.T) {
 	assert.Equal(t, len(cases), answered)
 }
 
+// TestOutOfStepCutBatch: the answers to four requests of '~' in a row (four option sets), each
+// given twice, put the next four answers four places late; when the batch ends on the next
+// line read before its request was sent (a writer the scheduler held back, as in a busy CI),
+// the answers from the first that differs on are all the same ('"~"'), which is not a target
+// that answers everything alike: outOfStep still asks '~' alone and finds the second answer.
+func TestOutOfStepCutBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "twice-7e")
+	var batch []Case
+	var resps []protocol.Response
+	for _, in := range []byte{'~', 0x7f} {
+		for _, o := range AllCombos()[:4] {
+			batch = append(batch, Case{Op: OpEscape, Input: []byte{in}, Flags: o})
+			r, err := protocol.ParseResponse(protocol.OpEscape, "227e22 0") // '"~"'
+			require.NoError(t, err)
+			resps = append(resps, r)
+		}
+	}
+	var c Checker
+	first := 4 // escape of 7f answered '"~"'
+	require.NotEmpty(t, c.compareResponse(nil, tg.Name, batch[first], resps[first]))
+	f, err := tg.outOfStep(context.Background(), &c, batch, resps, first, lastAnswer{}, false)
+	require.NoError(t, err)
+	assert.Nil(t, f, "a whole batch of alike answers is not out of step")
+	f, err = tg.outOfStep(context.Background(), &c, batch, resps, first, lastAnswer{}, true)
+	require.NoError(t, err)
+	require.NotNil(t, f, "a batch cut by a line before its request")
+	assert.Equal(t, KindTargetProtocol, f.Kind)
+	assert.Equal(t, "~", string(f.Input))
+	assert.Contains(t, f.Detail, "writes its answer twice")
+}
+
 // TestConstantAnswersNotOutOfStep: a target that answers every request alike ("" here) gives
 // the answer before a batch's first again at every batch, which is no line written after an
 // answer: it costs no probe (no process start), and every answer is a finding.

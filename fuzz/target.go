@@ -511,7 +511,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			first = -1
 		}
 		served := t.served // (the failed process's, for failed: outOfStep may start another)
-		if f, perr := t.outOfStep(ctx, &c, batch, resps, first, prior); perr != nil {
+		if f, perr := t.outOfStep(ctx, &c, batch, resps, first, prior, err != nil); perr != nil {
 			return t.flushPending(out), perr
 		} else if f == nil {
 			t.served = served
@@ -622,9 +622,11 @@ func (a lastAnswer) asCase() Case {
 // (the right ones to the requests before theirs), the request before it is asked alone in a new
 // process (probe); a line after its answer there is the finding returned (nil otherwise). A
 // target whose answers are so alike without such a line costs a process start each time, at
-// most maxStepProbes times.
-func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps []protocol.Response, first int, prior lastAnswer) (*Finding, error) {
-	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed || alike(resps[first:]) {
+// most maxStepProbes times. unasked says the batch ended on a line read before its request was
+// sent: answers certainly out of step, whose last ones may all be alike (the answer to four
+// requests in a row, each given twice), so alike does not count then.
+func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps []protocol.Response, first int, prior lastAnswer, unasked bool) (*Finding, error) {
+	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed || (!unasked && alike(resps[first:])) {
 		return nil, nil
 	}
 	var before Case
