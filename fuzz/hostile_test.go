@@ -74,6 +74,13 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: hi\n"
 		}
+	case "twice-all": // writes every answer twice
+		w.after = func(k int, line []byte) string {
+			if k == 1 {
+				return ""
+			}
+			return string(line)
+		}
 	case "twice-a": // writes its answer twice to a request of input "a" ("a" may be a follow-up)
 		w.after = func(k int, line []byte) string {
 			switch string(line) { // the answers of escape, decode and utf8_decode of "a" only
@@ -271,27 +278,47 @@ func TestTargetExtraLine(t *testing.T) {
 	}
 }
 
-// TestTargetDebugEveryAnswer: a target that writes a line after every answer fails every
-// follow-up's check (vetFollowUp), and is still found as writing a line after its answer —
-// not a malformed answer "not reproducible alone" with thousands of process starts.
+// TestTargetDebugEveryAnswer: a target that writes a line after every answer (a notice its
+// runtime prints, a debug line) or writes every answer twice fails every follow-up's check
+// (vetFollowUp); that is one finding per operation that says so, whatever it is asked, and no
+// other case of the operation is sent: not a finding, a restart and a minimization for each
+// input until the restarts run out (101 findings and "too many restarts" after 144 s before).
 func TestTargetDebugEveryAnswer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts target processes")
 	}
-	tg := fakeTarget(t, "debug-all")
-	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	spaces, _ := limitSpaces()
-	rep, _ := RunTarget(ctx, tg, spaces, nil)
-	require.NoError(t, ctx.Err(), "the campaign ends on its own")
-	require.NotEmpty(t, rep.Findings)
-	for _, f := range rep.Findings {
-		assert.NotContains(t, f.Detail, "not reproducible alone")
+	for _, tc := range []struct{ name, says string }{
+		{"debug-all", "writes a line after every answer: 'debug: hi' after its answer to "},
+		{"twice-all", "writes every answer twice: its answer to "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := fakeTarget(t, tc.name)
+			tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+			spaces, total := limitSpaces()
+			rep, err := RunTarget(context.Background(), tg, spaces, nil)
+			require.NoError(t, err)
+			ops := map[Op]bool{}
+			for _, f := range rep.Findings {
+				ops[f.Op] = true
+				assert.Equal(t, KindTargetProtocol, f.Kind)
+				assert.Contains(t, f.Detail, tc.says)
+				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd' (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
+			}
+			assert.Len(t, rep.Findings, 3, "one per operation: %v", rep.Findings)
+			assert.Len(t, ops, 3)
+			var cases, notRun uint64
+			for _, s := range rep.Spaces {
+				assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+				cases += s.Cases
+				notRun += s.NotRun
+			}
+			assert.Equal(t, total, cases+notRun, "every case answered or not run for the witness")
+			assert.Greater(t, notRun, total/2)
+			failed, confirm, _ := tg.RestartCounts()
+			assert.LessOrEqual(t, failed+confirm, 12, "process starts")
+			t.Logf("%d cases answered, %d not run, %d + %d restarts; %s", cases, notRun, failed, confirm, rep.Findings[0].Detail)
+		})
 	}
-	assert.Contains(t, rep.Findings[0].Detail, "writes a line after its answer: 'debug: hi'")
-	failed, confirm, _ := tg.RestartCounts()
-	assert.Less(t, failed+confirm, 1000, "process starts")
 }
 
 // TestTargetHelloTwice: a target that writes a line that is not an answer before its first

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
@@ -198,17 +199,17 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	case err == nil && len(resps) == 4 && !sameAnswer(resps[0], resps[1]) && !sameAnswer(resps[1], resps[2]) && sameAnswer(resps[2], resps[3]):
 		line := string(resps[1].AppendTo(nil))
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
-			Detail: afterAnswer("writes a line after its answer: "+phplit.Quote([]byte(line)), g)}
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), false, cs, g)}
 	case err == nil && (len(resps) < 3 || sameAnswer(resps[1], resps[2]) || !sameAnswer(resps[0], resps[1])):
 		// (Answers to the follow-up that differ, but for a repeat of cs's answer or the
 		// last two agreeing, say nothing certain of cs: a target may answer a request
 		// otherwise each time.)
 		return resps[0], nil
 	case err == nil:
-		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: afterAnswer("writes its answer twice", g)}
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: t.afterDetail("", true, cs, g)}
 	case errors.As(err, &te) && te.Kind == protocol.Malformed && len(resps) == 1:
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: te.Target, Index: -1, Request: reqs[0].String(), Line: te.Line, TooLong: te.TooLong,
-			Detail: afterAnswer("writes a line after its answer: "+lineOf(te), g)}
+			Detail: t.afterDetail(lineOf(te), false, cs, g)}
 	default:
 		te = nil
 	}
@@ -244,6 +245,7 @@ func (t *Target) followUp(ctx context.Context, op Op, in []byte) Case {
 			return g
 		}
 	}
+	t.noteEveryAfter(op)
 	for _, s := range followInputs[:3] {
 		g := Case{Op: op, Input: []byte(s)}
 		if s != string(in) && t.holder(g) == nil {
@@ -290,12 +292,77 @@ func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
 		}
 		ok = err == nil && len(rs) == 2 && sameAnswer(rs[1], ref)
 		t.vetted[key] = ok
+		t.vetLine[key] = !ok && lineAfterFirst(rs, err)
 		return ok
 	}
 	if ctx.Err() == nil {
 		t.vetted[key] = false
 	}
 	return false
+}
+
+// lineAfterFirst reports whether the answers rs (and the error err) of a new process asked two
+// requests show a line after the first answer: a line that is not an answer in place of the
+// second one, or the first answer again.
+func lineAfterFirst(rs []protocol.Response, err error) bool {
+	var te *protocol.TargetError
+	if errors.As(err, &te) {
+		return te.Kind == protocol.Malformed && te.Index == 1 && len(rs) == 1
+	}
+	return err == nil && len(rs) == 2 && sameAnswer(rs[1], rs[0])
+}
+
+// noteEveryAfter records that the target writes a line after every answer of op (a debug line
+// or a notice its runtime prints after each, every answer twice) when at least three follow-up
+// inputs were vetted and every one failed so (vetFollowUp): alone then says so of the request
+// it finds such a line after, and that finding's witness holds every case of op
+// (minimizeFailure), instead of a finding, a restart and a minimization for each input.
+func (t *Target) noteEveryAfter(op Op) {
+	n := 0
+	for _, s := range followInputs {
+		key := caseKey(Case{Op: op, Input: []byte(s)})
+		if _, done := t.vetted[key]; !done {
+			continue
+		}
+		if !t.vetLine[key] {
+			return
+		}
+		n++
+	}
+	t.everyAfter[op] = n >= 3
+}
+
+// everyAnswer is in the detail of a line after every answer, and only there (see afterDetail).
+const everyAnswer = ", whatever it is asked: no other "
+
+// EveryAnswer reports whether f says that its target writes a line after every answer of
+// f.Op, whatever it is asked (no input is to blame for it: see noteEveryAfter).
+func EveryAnswer(f *Finding) bool {
+	return f.External && f.Kind == KindTargetProtocol && strings.Contains(f.Detail, everyAnswer)
+}
+
+// afterDetail is the detail of a line written after the answer to cs, found by asking g after
+// it: what was seen (the line, or the answer twice), and, when the target writes one after
+// every answer of the operation (noteEveryAfter), that it does so whatever it is asked.
+func (t *Target) afterDetail(line string, twice bool, cs, g Case) string {
+	if !t.everyAfter[cs.Op] {
+		if twice {
+			return afterAnswer("writes its answer twice", g)
+		}
+		return afterAnswer("writes a line after its answer: "+line, g)
+	}
+	var vetted []string
+	for _, s := range followInputs {
+		if t.vetLine[caseKey(Case{Op: cs.Op, Input: []byte(s)})] {
+			vetted = append(vetted, phplit.Quote([]byte(s)))
+		}
+	}
+	what := "writes a line after every answer: " + line + " after its answer to %s of %s, and one after those to %s"
+	if twice {
+		what = "writes every answer twice: its answer to %s of %s, and those to %s"
+	}
+	return fmt.Sprintf(what+" (each asked first in a new process)"+everyAnswer+"%s request was sent",
+		cs.Op, phplit.Quote(cs.Input), strings.Join(vetted, ", "), cs.Op)
 }
 
 // aloneAnswer is the target's answer to h asked alone in a new process, and false when it gave

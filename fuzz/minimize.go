@@ -67,8 +67,8 @@ func MinimizeWith(f *Finding, im Impl, check CheckOne, opt MinimizeOptions) *Fin
 	if check == nil {
 		check = OneCheck(DefaultCheck)
 	}
-	if _, ok := LimitOf(f); ok {
-		return f // its target fails after so many requests whatever they ask: no input to shrink
+	if _, ok := LimitOf(f); ok || EveryAnswer(f) {
+		return f // its target fails after so many requests, or every answer, whatever they ask: no input to shrink
 	}
 	m := &minimizer{f: f, im: im, check: check, same: opt.Same}
 	opts := f.Flags

@@ -88,6 +88,8 @@ type Target struct {
 	priorAns   lastAnswer                    // the answer before the first of do's last call, by the same process
 	follow     map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
 	vetted     map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
+	vetLine    map[string]bool               // ... those that failed with a line after their answer
+	everyAfter map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
 	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
 	retired    bool                          // the process was ended on purpose (Retire): the next start is not a restart
 	slowest    slowAnswers
@@ -118,6 +120,9 @@ type Witness struct {
 	// exact: found on exactly its bytes (minimization changed nothing), so clean 'a' bytes
 	// are the culprit, not a stand-in for any content (see holds).
 	exact bool
+	// every: a line after every answer of its operation (noteEveryAfter): it holds every
+	// case of the operation, whatever its bytes and options.
+	every bool
 }
 
 // StartTarget starts the target command (split by SplitCommand) and reads its hello. An
@@ -155,7 +160,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		name = command
 	}
 	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{},
-		vetted: map[string]bool{}, aloneRefs: map[string]*protocol.Response{}}
+		vetted: map[string]bool{}, vetLine: map[string]bool{}, everyAfter: map[Op]bool{}, aloneRefs: map[string]*protocol.Response{}}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -272,6 +277,7 @@ type WitnessState struct {
 	HasLine       bool
 	Also          [][]byte // culprits kept with it (Witness.also)
 	Exact         bool     `json:",omitempty"` // found on exactly its bytes (Witness.exact)
+	Every         bool     `json:",omitempty"` // a line after every answer (Witness.every)
 }
 
 // WitnessStates are the witnesses found so far as a checkpoint keeps them.
@@ -279,7 +285,7 @@ func (t *Target) WitnessStates() []WitnessState {
 	out := make([]WitnessState, len(t.witnesses))
 	for i, w := range t.witnesses {
 		out[i] = WitnessState{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, Line: w.line, HasLine: w.hasLine,
-			Also: slices.Clone(w.also), Exact: w.exact}
+			Also: slices.Clone(w.also), Exact: w.exact, Every: w.every}
 	}
 	return out
 }
@@ -291,7 +297,7 @@ func (t *Target) RestoreWitnesses(ws []WitnessState) {
 	t.witnesses = t.witnesses[:0]
 	for _, w := range ws {
 		t.witnesses = append(t.witnesses, &Witness{Finding: w.Finding, NotRun: w.NotRun, Again: w.Again, line: w.Line,
-			hasLine: w.HasLine, also: slices.Clone(w.Also), exact: w.Exact})
+			hasLine: w.HasLine, also: slices.Clone(w.Also), exact: w.Exact, every: w.Every})
 	}
 }
 
@@ -761,6 +767,9 @@ func (t *Target) holder(c Case) *Witness {
 // fails on "a" itself).
 func (w *Witness) holds(c Case) bool {
 	f := w.Finding
+	if w.every {
+		return f.Op == c.Op
+	}
 	if f.Op != c.Op || c.Flags&f.Flags != f.Flags {
 		return false
 	}
@@ -901,6 +910,12 @@ func (t *Target) confirmHang(ctx context.Context, cs Case, waited time.Duration)
 // is not recorded twice; the culprit as found is kept with it when minimization changed its
 // bytes and it fails the same way under the witness's options.
 func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
+	if EveryAnswer(f) && t.everyAfter[f.Op] {
+		// A line after every answer: no input is smaller or more to blame than another, and
+		// no other case of the operation is sent.
+		t.witness(f).every = true
+		return f
+	}
 	budget := t.extra + t.cfg.MaxRestarts
 	check := func(op Op, _ Impl, src []byte, opts jsonopt.Options) []*Finding {
 		if t.extra >= budget && t.client == nil {

@@ -48,11 +48,11 @@ func SaveWitnesses(dir string, classes []*Class, stderr io.Writer) {
 }
 
 // FlakyNotes puts the note of a witness whose target answered otherwise when asked again
-// (fuzz.Flaky) on its class, and says it on w; and says of a target's limit (fuzz.LimitOf)
-// why it was not minimized.
+// (fuzz.Flaky) on its class, and says it on w; and says of a target's limit (fuzz.LimitOf) or
+// line after every answer (fuzz.EveryAnswer) why it was not minimized.
 func FlakyNotes(w io.Writer, classes []*Class) {
 	for _, cl := range classes {
-		if _, ok := fuzz.LimitOf(cl.Witness); ok && !cl.Minimized {
+		if _, ok := fuzz.LimitOf(cl.Witness); (ok || fuzz.EveryAnswer(cl.Witness)) && !cl.Minimized {
 			cl.Note = "not minimized: no input is to blame (see detail)"
 		}
 		note, ok := fuzz.Flaky(cl.Witness)

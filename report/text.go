@@ -172,7 +172,10 @@ func kindsText(c *Class) string {
 func WriteBlock(w io.Writer, c *Class) {
 	f := c.Witness
 	fmt.Fprintln(w, classTitle(c))
-	if c.NotRun > 0 {
+	switch {
+	case c.NotRun > 0 && fuzz.EveryAnswer(f):
+		fmt.Fprintf(w, "    not run  %s more inputs of %s were not sent (a line after every answer)\n", Count(c.NotRun), f.Op)
+	case c.NotRun > 0:
 		fmt.Fprintf(w, "    not run  %s more inputs that contain this witness (under at least its options) were not sent\n", Count(c.NotRun))
 	}
 	lab := max(len("oracle"), len(side(f)), len("witness"))
@@ -392,7 +395,10 @@ func WriteCompact(w io.Writer, c *Class) {
 			line += "   " + detailText(f, 100)
 		}
 	}
-	if c.NotRun > 0 {
+	switch {
+	case c.NotRun > 0 && fuzz.EveryAnswer(f):
+		line += fmt.Sprintf("   (%s more inputs not run)", Count(c.NotRun))
+	case c.NotRun > 0:
 		line += fmt.Sprintf("   (%s inputs containing it not run)", Count(c.NotRun))
 	}
 	fmt.Fprintf(w, "    %s\n", line)
