@@ -104,6 +104,8 @@ type WitnessRecord struct {
 	Line    string               `json:"line,omitempty"`
 	HasLine bool                 `json:"has_line,omitempty"`
 	Also    []string             `json:"also,omitempty"` // hex
+	Exact   bool                 `json:"exact,omitempty"`
+	Every   bool                 `json:"every,omitempty"`
 }
 
 // Checksum is the SHA-256 of st as saved, with Sum empty.
@@ -399,7 +401,8 @@ func (ck *Checkpoint) keepWitnesses(t *fuzz.Target) {
 	}
 	recs := make([]WitnessRecord, len(ws))
 	for i, w := range ws {
-		recs[i] = WitnessRecord{Finding: report.FactsOf(w.Finding), NotRun: w.NotRun, Again: w.Again, Line: w.Line, HasLine: w.HasLine}
+		recs[i] = WitnessRecord{Finding: report.FactsOf(w.Finding), NotRun: w.NotRun, Again: w.Again, Line: w.Line, HasLine: w.HasLine,
+			Exact: w.Exact, Every: w.Every}
 		for _, a := range w.Also {
 			recs[i].Also = append(recs[i].Also, hex.EncodeToString(a))
 		}
@@ -425,7 +428,7 @@ func (ck *Checkpoint) RestoreWitnesses(t *fuzz.Target) {
 	ws := make([]fuzz.WitnessState, len(recs))
 	for i, r := range recs {
 		f, _ := r.Finding.Finding() // cannot fail: checkWitnesses decoded every one
-		ws[i] = fuzz.WitnessState{Finding: f, NotRun: r.NotRun, Again: r.Again, Line: r.Line, HasLine: r.HasLine}
+		ws[i] = fuzz.WitnessState{Finding: f, NotRun: r.NotRun, Again: r.Again, Line: r.Line, HasLine: r.HasLine, Exact: r.Exact, Every: r.Every}
 		for _, a := range r.Also {
 			b, _ := hex.DecodeString(a)
 			ws[i].Also = append(ws[i].Also, b)
