@@ -97,7 +97,7 @@ type region struct{ i, j, p, q int }
 
 // maxSkip bounds the search for a resynchronisation point (units plus bytes skipped); past it
 // the rest of both answers is one stretch.
-const maxSkip = 64
+const maxSkip = 128
 
 // align matches the units' outputs against got from the left and returns the stretches that
 // differ. At a mismatch it looks for the nearest point (fewest of PHP's steps and bytes of got
@@ -108,7 +108,7 @@ const maxSkip = 64
 // removes or only adds whole steps' bytes is moved as far left as it can go (as a variant
 // caller normalises an indel): "?aaaa" against "?a" lost the "aaa" after the failure, not at
 // the end.
-func align(units []unit, got []byte, paired bool, writes func(unit, []byte) bool, divides func(region) bool) []region {
+func align(units []unit, got []byte, paired, esc bool, writes func(unit, []byte) bool, divides func(region) bool) []region {
 	var out []region
 	i, p, done := 0, 0, 0
 	for i < len(units) || p < len(got) {
@@ -119,10 +119,10 @@ func align(units []unit, got []byte, paired bool, writes func(unit, []byte) bool
 			i++
 			continue
 		}
-		r, ok := resync(units, got, i, p, paired, resumeSteps)
+		r, ok := resync(units, got, i, p, paired, esc, resumeSteps)
 		if !ok && len(units)-i > maxSplit {
 			// Too far to divide step by step (classifyAll): resume where one step matches.
-			r, _ = resync(units, got, i, p, paired, 1)
+			r, _ = resync(units, got, i, p, paired, esc, 1)
 		}
 		// Steps PHP drops (INVALID_UTF8_IGNORE) where the stretch ends belong to it when it
 		// has bytes: they may be what the candidate wrote for them.
@@ -176,8 +176,9 @@ const resumeSteps = 3
 // not as many (each step paired with bytes written otherwise, the rest added or lost): three
 // stray bytes written 1A 1A 1A where PHP writes ??? are three steps written otherwise, not
 // one written as 1A 1A 1A and two '?' lost at the end. Of points as near, the one that
-// consumes more steps, then the one with more bytes.
-func resync(units []unit, got []byte, i, p int, paired bool, steps int) (region, bool) {
+// consumes more steps, then the one with more bytes. With esc (json_encode's answers), no
+// point cuts a \uXXXX of got: its last hex digit 'a' is not PHP's next 'a'.
+func resync(units []unit, got []byte, i, p int, paired, esc bool, steps int) (region, bool) {
 	// first[dj] is the first byte PHP writes from unit i+dj on (-1: nothing, up to the end):
 	// a point where got holds another byte is no point, found without asking resumesAt.
 	var first [maxSkip + 1]int16
@@ -201,7 +202,7 @@ func resync(units []unit, got []byte, i, p int, paired bool, steps int) (region,
 		if b := first[dj]; b < 0 && p+dq != len(got) || b >= 0 && (p+dq == len(got) || int16(got[p+dq]) != b) {
 			return false
 		}
-		return resumesAt(units, got, i+dj, p+dq, steps)
+		return (!esc || !inUEscape(got, p+dq)) && resumesAt(units, got, i+dj, p+dq, steps)
 	}
 	for c := 1; c <= maxSkip; c++ {
 		if paired {
@@ -233,6 +234,30 @@ func resync(units []unit, got []byte, i, p int, paired bool, steps int) (region,
 	}
 	return region{i, len(units), p, len(got)}, false
 }
+
+// inUEscape reports whether offset q of a JSON string's bytes lies inside a \uXXXX, after its
+// 'u' and before its fourth hex digit.
+func inUEscape(b []byte, q int) bool {
+	for k := q - 2; k >= max(0, q-5); k-- {
+		if b[k] != '\\' || b[k+1] != 'u' {
+			continue
+		}
+		n := 0 // backslashes before k: an odd count escapes b[k]
+		for n < k && b[k-1-n] == '\\' {
+			n++
+		}
+		for _, c := range b[k+2 : q] {
+			if !isHex(c) {
+				return false
+			}
+		}
+		return n%2 == 0
+	}
+	return false
+}
+
+// isHex reports whether c is a hex digit, of either case.
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f' }
 
 // ascii reports whether u is an ASCII byte's step: its output says which step it is. (A '?'
 // of utf8_decode or a \ufffd may be any failed step's, or a code point's.)
@@ -513,7 +538,7 @@ func notFalse(in []byte, opts jsonopt.Options, spans []oracle.Span, got []byte) 
 	var rest, decs []Deviation
 	matchedFirst := true
 	prev := region{}
-	for _, r := range align(units, got, false, writesFor(in), dividesFor(units, in, got, sub, false)) {
+	for _, r := range align(units, got, false, true, writesFor(in), dividesFor(units, in, got, sub, false)) {
 		if w := widen(units, got, r, marker); widened(units, got, r, w, prev) {
 			r = w
 		}
@@ -721,12 +746,12 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 // gone wrong, each a known behaviour, is the likelier.
 func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, decode bool) []Deviation {
 	writes, divides := writesFor(in), dividesFor(units, in, got, opts, decode)
-	rs := align(units, got, false, writes, divides)
-	ds := ignoreSwallows(classifyRegions(units, in, got, rs, marker, opts, decode), units)
+	rs := align(units, got, false, !decode, writes, divides)
+	ds := ignoreSwallows(classifyRegions(units, in, got, rs, marker, opts, decode), units, in, opts, decode)
 	if v := vagueness(ds); len(rs) < 2 && v < 2 || len(marker) == 0 && v == len(ds) {
 		return ds // one definite deviation, or definite ones and no run of markers to read otherwise
 	}
-	alts := [][]region{align(units, got, true, writes, divides)}
+	alts := [][]region{align(units, got, true, !decode, writes, divides)}
 	if decode {
 		alts = append(alts, alignBytes(units, got))
 	}
@@ -734,7 +759,7 @@ func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, dec
 		if ps == nil || slices.Equal(ps, rs) {
 			continue
 		}
-		if pds := ignoreSwallows(classifyRegions(units, in, got, ps, marker, opts, decode), units); vagueness(pds) < vagueness(ds) {
+		if pds := ignoreSwallows(classifyRegions(units, in, got, ps, marker, opts, decode), units, in, opts, decode); vagueness(pds) < vagueness(ds) {
 			rs, ds = ps, pds
 		}
 	}
@@ -744,26 +769,124 @@ func read(units []unit, in, got []byte, marker []byte, opts jsonopt.Options, dec
 // ignoreSwallows reads a step written as nothing right after a failed step PHP drops
 // (INVALID_UTF8_IGNORE) as that failure swallowing it, as the same answer reads under
 // SUBSTITUTE, where PHP's marker shows where the failure ends: a decoder that resumes one
-// step late drops the character after every failure, whatever it is.
-func ignoreSwallows(ds []Deviation, units []unit) []Deviation {
+// step late drops the character after every failure, whatever it is. So does a longer
+// stretch from there that such a decoder writes as the candidate did (cascade): resuming a
+// byte late inside a character makes its other bytes fail in turn, each swallowing the next.
+func ignoreSwallows(ds []Deviation, units []unit, in []byte, opts jsonopt.Options, decode bool) []Deviation {
 	for i, d := range ds {
 		if d.What != Substitute || d.Detail != "" {
 			continue
 		}
 		for k := 1; k < len(units); k++ {
 			u, p := units[k], units[k-1]
-			// The stretch is the step after the dropped failure, or both.
-			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.inEnd == u.in && afterIgnored(units, k) {
+			// The stretch is the step after the dropped failure, or both; or from that step
+			// on, what a decoder that swallows after every failure writes.
+			one := (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd
+			if !one && !decode && u.in == d.In && u.inEnd < d.InEnd && afterIgnored(units, k) {
+				one = cascades(in, d.In, d.InEnd, d.Got, opts)
+			}
+			if one && p.inEnd == u.in && afterIgnored(units, k) {
 				// Whatever failed: the failure's family does not matter to the fault.
 				// The drop stays its other reading: a candidate that drops the character
 				// (a default-ignorable one) wherever it is is filed there.
-				ds[i] = Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: p.exit.Row(), In: p.in, InEnd: u.inEnd,
+				ds[i] = Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: p.exit.Row(), In: p.in, InEnd: d.InEnd,
 					Want: d.Want, Got: d.Got, CP: -1, Alts: append(slices.Clip(d.Alts), d.Key())}
 				break
 			}
 		}
 	}
+	if !decode {
+		for i, d := range ds {
+			if d.What == Substitute && d.Detail == "" || d.What == Wrong && d.Detail == "failed-step" {
+				if w, ok := cascadeAround(d, ds, units, in, opts); ok {
+					ds[i] = w
+				}
+			}
+		}
+	}
 	return ds
+}
+
+// maxCascade bounds the steps cascadeAround widens a stretch by, each way.
+const maxCascade = 8
+
+// cascadeAround reads a stretch d that does not start right after a failed step PHP drops as
+// such a failure's cascade (see cascades) when widened to start there and to end a few steps
+// later: repeated bytes ("80 61 61 61 80 61", written "aa") let the alignment put the dropped
+// ones elsewhere than where the swallows took them. The steps it takes in match PHP's (no
+// other deviation lies there), so the candidate wrote PHP's bytes for them.
+func cascadeAround(d Deviation, ds []Deviation, units []unit, in []byte, opts jsonopt.Options) (Deviation, bool) {
+	i0 := slices.IndexFunc(units, func(u unit) bool { return u.in == d.In })
+	k := i0
+	for k > 0 && !afterIgnored(units, k) {
+		if units[k-1].failed() || i0-k >= maxCascade {
+			return d, false
+		}
+		k--
+	}
+	j := slices.IndexFunc(units, func(u unit) bool { return u.in == d.InEnd })
+	if k <= 0 || j < 0 {
+		return d, false
+	}
+	from := units[k].in
+	for _, o := range ds {
+		if o.In != d.In && o.In < d.In && o.InEnd > from {
+			return d, false
+		}
+	}
+	var pre, suf []byte
+	for _, u := range units[k:i0] {
+		pre = append(pre, u.want...)
+	}
+	for e := j; e <= min(len(units), j+maxCascade); e++ {
+		end := d.InEnd
+		if e > j {
+			end = units[e-1].inEnd
+			if slices.ContainsFunc(ds, func(o Deviation) bool { return o.In >= units[e-1].in && o.In < end }) {
+				break
+			}
+			suf = append(suf, units[e-1].want...)
+		}
+		got := slices.Concat(pre, d.Got, suf)
+		if cascades(in, from, end, got, opts) {
+			return Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: units[k-1].exit.Row(), In: units[k-1].in, InEnd: end,
+				Want: slices.Concat(pre, d.Want, suf), Got: got, CP: -1, Alts: append(slices.Clip(d.Alts), d.Key())}, true
+		}
+	}
+	return d, false
+}
+
+// cascades reports whether a decoder that resumes one byte or one step late after each failed
+// step (IGNORE: it writes nothing for it) writes got for in[from:to], where from follows a
+// failed step, and its steps end at to.
+func cascades(in []byte, from, to int, got []byte, opts jsonopt.Options) bool {
+	for _, byByte := range []bool{true, false} {
+		var out []byte
+		pos, ok := from, true
+		skip := true // the failure before from swallows what follows it
+		for ok && pos < to {
+			st := oracle.NextChar(in, pos)
+			switch {
+			case skip && byByte:
+				pos, skip = pos+1, false
+			case skip:
+				pos, skip = pos+max(1, st.Advance), false
+			case !st.OK:
+				pos, skip = pos+max(1, st.Advance), true
+			default:
+				e, err := oracle.Escape(nil, in[pos:pos+st.Advance], opts&^(jsonopt.NumericCheck|jsonopt.PartialOutputOnError))
+				ok = err == nil && len(e) >= 2
+				if ok {
+					out = append(out, e[1:len(e)-1]...)
+				}
+				pos += st.Advance
+			}
+		}
+		if ok && pos == to && bytes.Equal(out, got) {
+			return true
+		}
+	}
+	return false
 }
 
 // vagueness scores a reading: one for each deviation, three for one that names no known

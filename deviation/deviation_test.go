@@ -1,6 +1,7 @@
 package deviation
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -242,15 +243,23 @@ func TestNeighbourFaultsApart(t *testing.T) {
 // TestIgnoreSwallows: under INVALID_UTF8_IGNORE a step written as nothing right after a failed
 // one PHP drops is that failure swallowing it (as the same fault reads under SUBSTITUTE), of
 // any failure alike: not "drops ASCII bytes" or "drops valid code points", one defect per
-// kind of character lost.
+// kind of character lost; so is the cascade of a decoder that resumes a byte late (the
+// character it swallows into fails in turn), however the alignment places the bytes lost.
 func TestIgnoreSwallows(t *testing.T) {
 	for _, tc := range []struct{ in, got string }{
 		{"x\x80ab", `"xb"`},
 		{"x\xe0\x80\x80\xc3\xa9b", `"xb"`},
 		{"\x80Ea", `"a"`},
+		// The cascade of a decoder one byte late: the swallowed lead leaves its continuation
+		// byte to fail, which swallows the next byte in turn; or one step late.
+		{"\x80\xc3\x80aa", `"a"`},
+		{"\xff\xf3\xad\xa7\xbaWdyqg", `"dyqg"`},
+		{"\xc2\xf5\xc4\x83`[\r", `"[\r"`},
+		// Repeated bytes let the alignment put the lost ones elsewhere (cascadeAround).
+		{"\x80aaa\x80a\xc3\x80", `"aa\u00c0"`},
 	} {
 		ds := Escape([]byte(tc.in), jsonopt.InvalidUTF8Ignore, []byte(tc.got), 0, false)
-		assert.True(t, strings.HasPrefix(keys(ds), "advance|swallows|failed (or substitute||"), "%q: %s", tc.in, keys(ds))
+		assert.True(t, strings.HasPrefix(keys(ds), "advance|swallows|failed (or "), "%q: %s", tc.in, keys(ds))
 	}
 	// A step dropped elsewhere stays a drop.
 	assert.Equal(t, "substitute||ascii (or lost|tail|string)", keys(Escape([]byte("x\x80ab"), jsonopt.InvalidUTF8Ignore, []byte(`"xa"`), 0, false)))
@@ -258,7 +267,8 @@ func TestIgnoreSwallows(t *testing.T) {
 
 // TestSurrogateHalf: a code point above U+FFFF written as a pair with one half wrong names the
 // half (one defect whatever the code point), also beside a failed step PHP drops, which is not
-// read into it.
+// read into it, beside an 'a' that the pair's last hex digit could stand for, and in a run of
+// pairs longer than the resynchronisation bound used to be (64).
 func TestSurrogateHalf(t *testing.T) {
 	ds := Escape([]byte("a\xf1\x80\x80\x80b"), 0, []byte(`"a\ud900\udc00b"`), 0, false)
 	assert.Equal(t, "wrong|high-surrogate|valid", keys(ds))
@@ -268,6 +278,13 @@ func TestSurrogateHalf(t *testing.T) {
 	assert.Equal(t, "wrong|low-surrogate|valid", keys(ds))
 	require.Len(t, ds, 1)
 	assert.Contains(t, Title("escape", ds[0], nil), "writes a wrong low surrogate (the second \\uXXXX of the pair) for code points above U+FFFF")
+	// The pair's last hex digit 'a' is not the input's 'a' after it (inUEscape).
+	ds = Escape([]byte("\xf1\x80\x80\xaaaaa\xf1\x80\x80\x80"), 0, []byte(`"\ud900\udc2aaaa\ud900\udc00"`), 0, false)
+	assert.Equal(t, "wrong|high-surrogate|valid", keys(ds))
+	// Five pairs in a row, each 12 bytes: PHP's answer resumes 65 steps and bytes on.
+	in := append(bytes.Repeat([]byte("\xf1\x80\x80\x80"), 5), bytes.Repeat([]byte("a"), 59)...)
+	got := `"` + strings.Repeat(`\ud900\udc00`, 5) + strings.Repeat("a", 59) + `"`
+	assert.Equal(t, "wrong|high-surrogate|valid", keys(Escape(in, 0, []byte(got), 0, false)))
 }
 
 // TestSurrogateOddAnswers: a pair where PHP writes raw bytes (UNESCAPED_UNICODE) reads without
