@@ -157,6 +157,30 @@ func TestSkipAmongFaults(t *testing.T) {
 	assert.Less(t, j.lines, 300)
 }
 
+// TestSwallowAndSurrogateAmongFaults: a candidate whose failed steps under
+// JSON_INVALID_UTF8_IGNORE swallow the byte after them (inside a character its other bytes
+// then fail and swallow in turn) and that computes the high surrogate from the code point is
+// one defect per fault, with six others whose answers overlap them: an upper-case \uXXXX of
+// the same pair, a failure split where the swallow starts, raw controls and slashes beside the
+// bytes swallowed. Before the cascade was read as one, the swallow alone made three defects
+// ("drops valid code points" among them), and the surrogate's hex digit 'a' beside an input
+// 'a' or a run of pairs past the resynchronisation bound two more.
+func TestSwallowAndSurrogateAmongFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of eight faults")
+	}
+	faults := []planted.Fault{planted.IgnoreNext, planted.HighSurrogate, planted.UpperUnicode, planted.SplitBadSequence, planted.ControlRaw,
+		planted.RawSlash, planted.LowerHexTag, planted.Sub1A}
+	j := judge(t, faults)
+	t.Logf("%s", strings.Join(j.table, "\n"))
+	assert.Empty(t, j.unnamed, "defects that name no single fault")
+	for _, f := range faults {
+		assert.Len(t, j.named[f], 1, "fault %s", f)
+	}
+	assert.LessOrEqual(t, j.off*20, j.examples, "%d of %d examples show another fault set than their defect", j.off, j.examples)
+	assert.Less(t, j.lines, 300)
+}
+
 // TestCutAndQuoteTwoDefects: a candidate that loses the last character of long strings and the
 // closing quote of every string is two defects, each named by what one fault does, not a
 // dozen "position-dependent" blocks at the offsets the last character takes (its answer,
@@ -185,7 +209,8 @@ func TestSingleFaultOneDefect(t *testing.T) {
 		t.Skip("a campaign per fault")
 	}
 	for _, f := range []planted.Fault{planted.SplitBadSequence, planted.LongC080, planted.Sub1A, planted.WideRaw, planted.TrailAnd7F,
-		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse, planted.LastLost16, planted.Stop40} {
+		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse, planted.LastLost16, planted.Stop40,
+		planted.IgnoreNext, planted.HighSurrogate} {
 		t.Run(string(f), func(t *testing.T) {
 			classes, _, _ := inProcess(t, plantedImpl(f))
 			var titles []string

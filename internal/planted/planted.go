@@ -97,6 +97,13 @@ const (
 	// FFFDNotFalse writes invalid UTF-8 as \ufffd where json_encode returns false (no
 	// INVALID_UTF8_* option), as if JSON_INVALID_UTF8_SUBSTITUTE.
 	FFFDNotFalse Fault = "fffd-not-false"
+	// IgnoreNext lets a failed step that json_encode drops under JSON_INVALID_UTF8_IGNORE
+	// swallow the byte after it, whatever it is: a decoder that resumes one byte late after a
+	// failure it skips (and so, inside a character, fails on its next byte in turn).
+	IgnoreNext Fault = "ignore-next"
+	// HighSurrogate computes the high surrogate of a code point above U+FFFF from the code
+	// point itself, 0xD800 | cp >> 10, not from cp - 0x10000: U+10000 is \ud840\udc00.
+	HighSurrogate Fault = "high-surrogate"
 	// DropLastLead drops a lead byte C2..F4 that ends the input before any operation reads it
 	// (Serve only: decode answers no step for it), as a port whose loop stops one byte early
 	// when a sequence cannot fit does: "a" and C3 answered as "a" is, C3 as the empty string.
@@ -115,7 +122,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, DropLastLead, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, DropLastLead, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -275,6 +282,9 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 		st := p.NextChar(src, pos)
 		switch {
 		case !st.OK && opts&jsonopt.InvalidUTF8Ignore != 0:
+			if p.faults[IgnoreNext] {
+				pos++
+			}
 		case !st.OK && opts&jsonopt.UnescapedUnicode != 0:
 			dst = append(dst, 0xEF, 0xBF, 0xBD)
 		case !st.OK:
@@ -283,7 +293,11 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			dst = append(dst, src[pos:pos+st.Advance]...)
 		case st.CP >= 0x10000:
 			v := st.CP - 0x10000
-			dst = p.appendU(p.appendU(dst, 0xD800|v>>10), 0xDC00|v&0x3FF)
+			hi := 0xD800 | v>>10
+			if p.faults[HighSurrogate] {
+				hi = 0xD800 | st.CP>>10
+			}
+			dst = p.appendU(p.appendU(dst, hi), 0xDC00|v&0x3FF)
 		default:
 			dst = p.appendU(dst, st.CP)
 		}
