@@ -74,6 +74,14 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: hi\n"
 		}
+	case "debug-abcd": // writes a debug line after its answers to "a", "b", "c" and "d" only
+		w.after = func(k int, line []byte) string {
+			switch string(line) { // escape's, decode's and utf8_decode's answers of a..d
+			case "226122 0\n", "226222 0\n", "226322 0\n", "226422 0\n", "61/1\n", "62/1\n", "63/1\n", "64/1\n", "61\n", "62\n", "63\n", "64\n":
+				return "debug: a letter\n"
+			}
+			return ""
+		}
 	case "twice-all": // writes every answer twice
 		w.after = func(k int, line []byte) string {
 			if k == 1 {
@@ -302,7 +310,7 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 				ops[f.Op] = true
 				assert.Equal(t, KindTargetProtocol, f.Kind)
 				assert.Contains(t, f.Detail, tc.says)
-				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd' (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
+				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\" (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
 			}
 			assert.Len(t, rep.Findings, 3, "one per operation: %v", rep.Findings)
 			assert.Len(t, ops, 3)
@@ -318,6 +326,37 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 			assert.LessOrEqual(t, failed+confirm, 12, "process starts")
 			t.Logf("%d cases answered, %d not run, %d + %d restarts; %s", cases, notRun, failed, confirm, rep.Findings[0].Detail)
 		})
+	}
+}
+
+// TestTargetDebugSomeAnswers: a target that writes a line after its answers to "a" to "d" only
+// fails every follow-up's check too, but not é's (noteEveryAfter): its findings are on those
+// inputs, none says "after every answer", and every other case is answered and compared.
+func TestTargetDebugSomeAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "debug-abcd")
+	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+	spaces, total := limitSpaces()
+	rep, err := RunTarget(context.Background(), tg, spaces, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	for _, f := range rep.Findings {
+		assert.NotContains(t, f.Detail, "after every answer")
+		assert.Contains(t, []string{"a", "b", "c", "d"}, string(f.Input), "%s %s", f.Op, f.Detail)
+	}
+	var cases, notRun uint64
+	for _, s := range rep.Spaces {
+		assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+		cases += s.Cases
+		notRun += s.NotRun
+	}
+	assert.Equal(t, total, cases+notRun)
+	assert.LessOrEqual(t, notRun, uint64(4*4+8), "the inputs a..d alone (escape under four option sets)")
+	t.Logf("%d findings, %d cases, %d not run", len(rep.Findings), cases, notRun)
+	for _, w := range tg.Witnesses() {
+		t.Logf("witness %s %q %d exact=%v every=%v notrun=%d: %s", w.Finding.Op, w.Finding.Input, w.Finding.Flags, w.exact, w.every, w.NotRun, w.Finding.Detail)
 	}
 }
 

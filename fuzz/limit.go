@@ -245,7 +245,7 @@ func (t *Target) followUp(ctx context.Context, op Op, in []byte) Case {
 			return g
 		}
 	}
-	t.noteEveryAfter(op)
+	t.noteEveryAfter(ctx, op)
 	for _, s := range followInputs[:3] {
 		g := Case{Op: op, Input: []byte(s)}
 		if s != string(in) && t.holder(g) == nil {
@@ -314,10 +314,11 @@ func lineAfterFirst(rs []protocol.Response, err error) bool {
 
 // noteEveryAfter records that the target writes a line after every answer of op (a debug line
 // or a notice its runtime prints after each, every answer twice) when at least three follow-up
-// inputs were vetted and every one failed so (vetFollowUp): alone then says so of the request
-// it finds such a line after, and that finding's witness holds every case of op
-// (minimizeFailure), instead of a finding, a restart and a minimization for each input.
-func (t *Target) noteEveryAfter(op Op) {
+// inputs were vetted and every one failed so (vetFollowUp), and so does an input of another
+// shape, é (C3 A9: two bytes, not ASCII): alone then says so of the request it finds such a
+// line after, and that finding's witness holds every case of op (minimizeFailure), instead of
+// a finding, a restart and a minimization for each input.
+func (t *Target) noteEveryAfter(ctx context.Context, op Op) {
 	n := 0
 	for _, s := range followInputs {
 		key := caseKey(Case{Op: op, Input: []byte(s)})
@@ -329,8 +330,12 @@ func (t *Target) noteEveryAfter(op Op) {
 		}
 		n++
 	}
-	t.everyAfter[op] = n >= 3
+	other := Case{Op: op, Input: []byte(everyProbe)}
+	t.everyAfter[op] = n >= 3 && t.holder(other) == nil && !t.vetFollowUp(ctx, other) && t.vetLine[caseKey(other)]
 }
+
+// everyProbe is the input noteEveryAfter asks besides the follow-up inputs.
+const everyProbe = "\xc3\xa9"
 
 // everyAnswer is in the detail of a line after every answer, and only there (see afterDetail).
 const everyAnswer = ", whatever it is asked: no other "
@@ -352,7 +357,7 @@ func (t *Target) afterDetail(line string, twice bool, cs, g Case) string {
 		return afterAnswer("writes a line after its answer: "+line, g)
 	}
 	var vetted []string
-	for _, s := range followInputs {
+	for _, s := range append(followInputs[:len(followInputs):len(followInputs)], everyProbe) {
 		if t.vetLine[caseKey(Case{Op: cs.Op, Input: []byte(s)})] {
 			vetted = append(vetted, phplit.Quote([]byte(s)))
 		}
