@@ -239,6 +239,18 @@ func TestTargetLimit(t *testing.T) {
 	}
 }
 
+// runFake runs limitSpaces' campaign against the fake target name, with a 300 ms timeout, and
+// returns the target, its report and the campaign's cases.
+func runFake(t *testing.T, name string) (*Target, *Report, uint64) {
+	t.Helper()
+	tg := fakeTarget(t, name)
+	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+	spaces, total := limitSpaces()
+	rep, err := RunTarget(context.Background(), tg, spaces, nil)
+	require.NoError(t, err)
+	return tg, rep, total
+}
+
 // TestTargetExtraLine: a target that writes a line after its answer to some inputs (a debug
 // line, or the answer twice) is a finding on such an input that says so, not a finding on the
 // next request, a limit "whatever they ask", or answers out of step; and the campaign checks
@@ -255,11 +267,7 @@ func TestTargetExtraLine(t *testing.T) {
 		{"twice-a", "writes its answer twice", "a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := fakeTarget(t, tc.name)
-			tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
-			spaces, total := limitSpaces()
-			rep, err := RunTarget(context.Background(), tg, spaces, nil)
-			require.NoError(t, err)
+			tg, rep, total := runFake(t, tc.name)
 			require.NotEmpty(t, rep.Findings)
 			ops := map[Op]bool{}
 			for _, f := range rep.Findings {
@@ -300,11 +308,7 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 		{"twice-all", "writes every answer twice: its answer to "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := fakeTarget(t, tc.name)
-			tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
-			spaces, total := limitSpaces()
-			rep, err := RunTarget(context.Background(), tg, spaces, nil)
-			require.NoError(t, err)
+			tg, rep, total := runFake(t, tc.name)
 			ops := map[Op]bool{}
 			for _, f := range rep.Findings {
 				ops[f.Op] = true
@@ -336,11 +340,7 @@ func TestTargetDebugSomeAnswers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts target processes")
 	}
-	tg := fakeTarget(t, "debug-abcd")
-	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
-	spaces, total := limitSpaces()
-	rep, err := RunTarget(context.Background(), tg, spaces, nil)
-	require.NoError(t, err)
+	tg, rep, total := runFake(t, "debug-abcd")
 	require.NotEmpty(t, rep.Findings)
 	for _, f := range rep.Findings {
 		assert.NotContains(t, f.Detail, "after every answer")
