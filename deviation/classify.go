@@ -496,6 +496,9 @@ func advanceOf(us []unit, d Deviation, first unit, marker []byte, decode bool, n
 		a.Detail = ""
 	}
 	if a.Detail == "merged" || a.Detail == "swallows" {
+		// Whatever failed: a decoder that merges failed steps, or resumes late after one,
+		// does so after a failure of any family (as ignoreSwallows reads it).
+		a.Family = "failed"
 		if v, ok := droppedValid(us, d, decode); ok && !failedBefore(us) {
 			// Fewer '?' than a run holding a multi-byte code point with no failed step
 			// before it that could have swallowed it: the code point dropped (a fault

@@ -717,7 +717,7 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 		d.What, d.Detail, d.CP = Accepted, "bits", rune(got.CP)
 		d.Family = acceptedFamily(got.CP, in[pos:min(pos+got.Advance, len(in))], d.Family)
 	case !want.OK && got.OK && got.Advance > want.Advance && swallowsValid(in, pos+want.Advance, pos+got.Advance):
-		d.What, d.Detail = Advance, "swallows"
+		d.What, d.Detail, d.Family = Advance, "swallows", "failed"
 	case !want.OK && got.OK:
 		d.What, d.Detail, d.CP = Accepted, "other", rune(got.CP)
 	case want.OK && !got.OK:
@@ -726,7 +726,9 @@ func Step(in []byte, pos int, got jsonopt.Step) []Deviation {
 		d.What, d.Detail = Advance, "split"
 	case !want.OK:
 		// Longer than PHP's failure: over bytes PHP fails as well (merged) or decodes (swallows).
-		d.What, d.Detail = Advance, "merged"
+		// Of any family, as classify reads them in a string (the fault is where the step
+		// ends, not what failed).
+		d.What, d.Detail, d.Family = Advance, "merged", "failed"
 		if swallowsValid(in, pos+want.Advance, pos+got.Advance) {
 			d.Detail = "swallows"
 		}
@@ -782,8 +784,8 @@ func ignoreSwallows(ds []Deviation, units []unit, in []byte, opts jsonopt.Option
 			// The stretch is the step after the dropped failure, or both; or from that step
 			// on, what a decoder that swallows after every failure writes.
 			one := (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd
-			if !one && !decode && u.in == d.In && u.inEnd < d.InEnd && afterIgnored(units, k) {
-				one = cascades(in, d.In, d.InEnd, d.Got, opts)
+			if !one && u.in == d.In && u.inEnd < d.InEnd && afterIgnored(units, k) {
+				one = cascades(in, p.in, d.InEnd, d.Got, opts, decode)
 			}
 			if one && p.inEnd == u.in && afterIgnored(units, k) {
 				// Whatever failed: the failure's family does not matter to the fault.
@@ -795,11 +797,18 @@ func ignoreSwallows(ds []Deviation, units []unit, in []byte, opts jsonopt.Option
 			}
 		}
 	}
-	if !decode {
-		for i, d := range ds {
-			if d.What == Substitute && d.Detail == "" || d.What == Wrong && d.Detail == "failed-step" {
-				if w, ok := cascadeAround(d, ds, units, in, opts); ok {
-					ds[i] = w
+	for i := 0; i < len(ds); i++ {
+		// (A split failure in escape shows its \ufffd apart: there a cascade is read from the
+		// stretch after it, which takes the split in.)
+		if d := ds[i]; d.What == Substitute || d.What == Rejected || d.What == Wrong && d.Detail == "failed-step" || decode && d.What == Advance && d.Detail == "split" {
+			if w, o, ok := cascadeAround(d, ds, units, in, opts, decode); ok {
+				if o >= 0 { // the failure's own stretch, now in w: its readings are w's too
+					w.Alts = append(append(w.Alts, ds[o].Key()), ds[o].Alts...)
+				}
+				ds[i] = w
+				if o >= 0 {
+					ds = slices.Delete(ds, o, o+1)
+					i--
 				}
 			}
 		}
@@ -810,33 +819,53 @@ func ignoreSwallows(ds []Deviation, units []unit, in []byte, opts jsonopt.Option
 // maxCascade bounds the steps cascadeAround widens a stretch by, each way.
 const maxCascade = 8
 
-// cascadeAround reads a stretch d that does not start right after a failed step PHP drops as
-// such a failure's cascade (see cascades) when widened to start there and to end a few steps
-// later: repeated bytes ("80 61 61 61 80 61", written "aa") let the alignment put the dropped
-// ones elsewhere than where the swallows took them. The steps it takes in match PHP's (no
-// other deviation lies there), so the candidate wrote PHP's bytes for them.
-func cascadeAround(d Deviation, ds []Deviation, units []unit, in []byte, opts jsonopt.Options) (Deviation, bool) {
+// cascadeAround reads a stretch d after a failed step (IGNORE or SUBSTITUTE) as that failure's
+// cascade (see cascades), widened to start at the failure and to end a few steps later:
+// repeated bytes ("80 61 61 61 80 61", written "aa") let the alignment put the dropped ones
+// elsewhere than where the swallows took them, and under SUBSTITUTE the failure's \ufffd
+// matches PHP's, so the stretch begins after it ("F1 80 80 C3 80" written "\ufffd\ufffd": the
+// swallowed lead's continuation byte fails on its own). The steps it takes in beside d match
+// PHP's (no other deviation lies there), so the candidate wrote PHP's bytes for them; but for
+// a deviation of the failure itself, right before d (its marker written twice: "split"),
+// which it takes in too, and returns the index of (o; -1 when none).
+func cascadeAround(d Deviation, ds []Deviation, units []unit, in []byte, opts jsonopt.Options, decode bool) (Deviation, int, bool) {
 	i0 := slices.IndexFunc(units, func(u unit) bool { return u.in == d.In })
-	k := i0
-	for k > 0 && !afterIgnored(units, k) {
-		if units[k-1].failed() || i0-k >= maxCascade {
-			return d, false
-		}
-		k--
-	}
 	j := slices.IndexFunc(units, func(u unit) bool { return u.in == d.InEnd })
-	if k <= 0 || j < 0 {
-		return d, false
+	if j < 0 && len(units) > 0 && units[len(units)-1].inEnd == d.InEnd {
+		j = len(units) // d runs to the end (utf8_decode has no closing quote's step)
 	}
-	from := units[k].in
-	for _, o := range ds {
-		if o.In != d.In && o.In < d.In && o.InEnd > from {
-			return d, false
+	if i0 < 0 || j < 0 {
+		return d, -1, false
+	}
+	// The failure the cascade starts at: d's own first step, or one before it, nearest first.
+	for f := i0; f >= max(0, i0-maxCascade); f-- {
+		if u := units[f]; !u.failed() || u.inEnd == u.in {
+			continue
+		}
+		if w, o, ok := cascadeFrom(d, ds, units, in, opts, decode, f, i0, j); ok {
+			return w, o, true
 		}
 	}
+	return d, -1, false
+}
+
+// cascadeFrom is cascadeAround's test of a cascade from the failed step units[f] (f <= i0, the
+// step d starts at; j: the step it ends before).
+func cascadeFrom(d Deviation, ds []Deviation, units []unit, in []byte, opts jsonopt.Options, decode bool, f, i0, j int) (Deviation, int, bool) {
+	from := units[f].in
 	var pre, suf []byte
-	for _, u := range units[k:i0] {
+	for _, u := range units[f:i0] {
 		pre = append(pre, u.want...)
+	}
+	o := -1
+	for n, e := range ds {
+		switch {
+		case e.In >= d.In || e.InEnd <= from:
+		case e.In == from && e.InEnd == d.In && f+1 == i0:
+			o, pre = n, e.Got
+		default:
+			return d, -1, false
+		}
 	}
 	for e := j; e <= min(len(units), j+maxCascade); e++ {
 		end := d.InEnd
@@ -848,45 +877,73 @@ func cascadeAround(d Deviation, ds []Deviation, units []unit, in []byte, opts js
 			suf = append(suf, units[e-1].want...)
 		}
 		got := slices.Concat(pre, d.Got, suf)
-		if cascades(in, from, end, got, opts) {
-			return Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: units[k-1].exit.Row(), In: units[k-1].in, InEnd: end,
-				Want: slices.Concat(pre, d.Want, suf), Got: got, CP: -1, Alts: append(slices.Clip(d.Alts), d.Key())}, true
+		if cascades(in, from, end, got, opts, decode) {
+			want := slices.Concat(units[f].want, d.Want, suf)
+			if o < 0 {
+				want = slices.Concat(pre, d.Want, suf)
+			}
+			return Deviation{What: Advance, Detail: "swallows", Family: "failed", Row: units[f].exit.Row(), In: from, InEnd: end,
+				Want: want, Got: got, CP: -1, Alts: append(slices.Clip(d.Alts), d.Key())}, o, true
 		}
 	}
-	return d, false
+	return d, -1, false
 }
 
-// cascades reports whether a decoder that resumes one byte or one step late after each failed
-// step (IGNORE: it writes nothing for it) writes got for in[from:to], where from follows a
-// failed step, and its steps end at to.
-func cascades(in []byte, from, to int, got []byte, opts jsonopt.Options) bool {
-	for _, byByte := range []bool{true, false} {
-		var out []byte
-		pos, ok := from, true
-		skip := true // the failure before from swallows what follows it
-		for ok && pos < to {
-			st := oracle.NextChar(in, pos)
-			switch {
-			case skip && byByte:
-				pos, skip = pos+1, false
-			case skip:
-				pos, skip = pos+max(1, st.Advance), false
-			case !st.OK:
-				pos, skip = pos+max(1, st.Advance), true
-			default:
-				e, err := oracle.Escape(nil, in[pos:pos+st.Advance], opts&^(jsonopt.NumericCheck|jsonopt.PartialOutputOnError))
-				ok = err == nil && len(e) >= 2
-				if ok {
-					out = append(out, e[1:len(e)-1]...)
-				}
-				pos += st.Advance
-			}
-		}
-		if ok && pos == to && bytes.Equal(out, got) {
+// cascades reports whether a decoder whose failed step at from (a failure PHP's decoder sees
+// too) resumes one byte or one step late writes got for in[from:to], its steps ending at to:
+// each failure written as PHP writes one under opts (nothing under IGNORE, U+FFFD under
+// SUBSTITUTE), every later failure resuming late as well or only the first.
+func cascades(in []byte, from, to int, got []byte, opts jsonopt.Options, decode bool) bool {
+	var marker []byte
+	switch {
+	case decode:
+		marker = subQuestion // utf8_decode's '?'
+	case opts&jsonopt.InvalidUTF8Ignore != 0:
+	case opts&jsonopt.InvalidUTF8Substitute == 0:
+		return false // the string fails: nothing is written
+	case opts&jsonopt.UnescapedUnicode != 0:
+		marker = subFFFDRaw
+	default:
+		marker = subFFFD
+	}
+	for v := range 4 {
+		byByte, every := v&1 == 0, v&2 == 0
+		out, ok := cascade(in, from, to, marker, opts, decode, byByte, every)
+		if ok && bytes.Equal(out, got) {
 			return true
 		}
 	}
 	return false
+}
+
+// cascade is what cascades' decoder writes for in[from:to] (one way it may resume), and
+// whether its steps end at to.
+func cascade(in []byte, from, to int, marker []byte, opts jsonopt.Options, decode, byByte, every bool) ([]byte, bool) {
+	var out []byte
+	pos, first, skip := from, true, false
+	for pos < to {
+		st := oracle.NextChar(in, pos)
+		switch {
+		case skip && byByte:
+			pos, skip = pos+1, false
+		case skip:
+			pos, skip = pos+max(1, st.Advance), false
+		case !st.OK:
+			out = append(out, marker...)
+			pos, skip, first = pos+max(1, st.Advance), first || every, false
+		case decode:
+			out = appendEncode(out, st.CP, opts, true)
+			pos += st.Advance
+		default:
+			e, err := oracle.Escape(nil, in[pos:pos+st.Advance], opts&^(jsonopt.NumericCheck|jsonopt.PartialOutputOnError))
+			if err != nil || len(e) < 2 {
+				return nil, false
+			}
+			out = append(out, e[1:len(e)-1]...)
+			pos += st.Advance
+		}
+	}
+	return out, pos == to
 }
 
 // vagueness scores a reading: one for each deviation, three for one that names no known

@@ -35,10 +35,10 @@ func TestUTF8Decode(t *testing.T) {
 		{"substitute byte for wide and failed", "\xe2\x82\xac\x80", "\x1a\x1a", "substitute|1a|?"},
 		{"split", "\xe1\x80", "??", "advance|split|bad-sequence"},
 		// PHP's answer cut one byte short reads as its steps do, with the cut the other reading.
-		{"merged, or cut", "\xc3\xc3", "?", "advance|merged|bad-sequence (or lost|last-byte|string or lost|tail|string)"},
-		{"swallows, or cut", "\xe1a", "?", "advance|swallows|bad-sequence (or lost|last-byte|string or lost|tail|string)"},
-		{"merged", "\xc3\xc3a", "?a", "advance|merged|bad-sequence"},
-		{"swallows", "\xe1ab", "?b", "advance|swallows|bad-sequence"},
+		{"merged, or cut", "\xc3\xc3", "?", "advance|merged|failed (or lost|last-byte|string or lost|tail|string)"},
+		{"swallows, or cut", "\xe1a", "?", "advance|swallows|failed (or lost|last-byte|string or lost|tail|string)"},
+		{"merged", "\xc3\xc3a", "?a", "advance|merged|failed"},
+		{"swallows", "\xe1ab", "?b", "advance|swallows|failed"},
 		{"the b dropped, or cut", "ab", "a", "substitute||ascii (or lost|last-byte|string or lost|tail|string)"},
 		{"the € dropped, or cut", "a\x80\xc3\xa9\xe2\x82\xac", "a?\xe9", "substitute||valid (or lost|last-byte|string or lost|tail|string)"},
 		{"overlong accepted", "\xc0\x80", "\x00", "accepted|bits|overlong"},
@@ -52,11 +52,11 @@ func TestUTF8Decode(t *testing.T) {
 		{"valid dropped", "a\xc2\xadb", "ab", "substitute||valid"},
 		// PHP's answer for the first steps only: the input cut, whatever the steps lost were.
 		{"stops after 2 bytes", "ab\xc3\xa9\x80c", "ab", "lost|tail|string"},
-		{"stops after a failed step", "a\x80bc\xe2\x82\xac", "a?", "lost|tail|string (or advance|swallows|never-a-lead)"},
+		{"stops after a failed step", "a\x80bc\xe2\x82\xac", "a?", "lost|tail|string (or advance|swallows|failed)"},
 		{"lost", "a\xc3", "", "lost|empty|string"},
 		{"surrogate decoded and written raw", "a\xed\xa0\x80", "a\xed\xa0\x80", "accepted|bits|surrogate ; raw-copy||?"},
 		{"two faults", "a\x80b\xe2\x82\xac", "a\x1ab\xe2\x82\xac", "substitute|1a|? ; raw-copy||?"},
-		{"substitute and merge", "\xc3\xc3a", "\x1aa", "substitute|1a|? ; advance|merged|bad-sequence"},
+		{"substitute and merge", "\xc3\xc3a", "\x1aa", "substitute|1a|? ; advance|merged|failed"},
 		{"stray trail as byte&0x7f", "a\x85b", "a\x05b", "substitute|low-7-bits|?"},
 		// 9A & 0x7F is 0x1A: the constant SUB, with the masked byte as the other reading.
 		{"stray 9A as 1A", "a\x9ab", "a\x1ab", "substitute|1a|? (or substitute|low-7-bits|?)"},
@@ -159,7 +159,7 @@ func TestStep(t *testing.T) {
 		{"\xc3a", jsonopt.Step{CP: 0xe1, Advance: 2, OK: true}, "accepted|bits|bad-sequence"},
 		{"\xed\xa0\x80", jsonopt.Step{CP: 0xD800, Advance: 3, OK: true}, "accepted|bits|surrogate"},
 		{"\xc3\xa9", jsonopt.Step{Advance: 1}, "rejected||valid"},
-		{"\xe1\x80a", jsonopt.Step{Advance: 3}, "advance|swallows|bad-sequence"},
+		{"\xe1\x80a", jsonopt.Step{Advance: 3}, "advance|swallows|failed"},
 		{"\xc3\xa9", jsonopt.Step{CP: 0xE9, Advance: 2, OK: true}, ""},
 	} {
 		if got := keys(Step([]byte(tc.in), 0, tc.got)); got != tc.want {
@@ -263,6 +263,36 @@ func TestIgnoreSwallows(t *testing.T) {
 	}
 	// A step dropped elsewhere stays a drop.
 	assert.Equal(t, "substitute||ascii (or lost|tail|string)", keys(Escape([]byte("x\x80ab"), jsonopt.InvalidUTF8Ignore, []byte(`"xa"`), 0, false)))
+}
+
+// TestCascadeMarkers: a failure that resumes late, under SUBSTITUTE or in utf8_decode (a
+// marker for each failure), is the same swallow as under IGNORE: the swallowed lead's
+// continuation bytes fail on their own (F1 80 80 then C3 80 written as two \ufffd, not "fails
+// on a valid multi-byte sequence"; utf8_decode's "???" for PHP's "??" not "splits one failed
+// step"). A split that is not one stays a split. Failures merged, or swallowing, are one
+// deviation whatever failed ("failed", not the family of the first).
+func TestCascadeMarkers(t *testing.T) {
+	sub := jsonopt.InvalidUTF8Substitute
+	for _, tc := range []struct {
+		in, got string
+		decode  bool
+	}{
+		{"\xf1\x80\x80\xc3\x80", `"\ufffd\ufffd"`, false},
+		{"\xf1\x80\x80\xe1\x80\x80", `"\ufffd\ufffd\ufffd"`, false},
+		{"\xf1\x80\x80\xe1\x80\x80", "???", true},
+	} {
+		var ds []Deviation
+		if tc.decode {
+			ds = UTF8Decode([]byte(tc.in), []byte(tc.got))
+		} else {
+			ds = Escape([]byte(tc.in), sub, []byte(tc.got), 0, false)
+		}
+		assert.True(t, strings.HasPrefix(keys(ds), "advance|swallows|failed (or "), "%q: %s", tc.in, keys(ds))
+	}
+	assert.Equal(t, "advance|split|bad-sequence", keys(UTF8Decode([]byte("\xe1\x80a"), []byte("??a"))))
+	for _, in := range []string{"\x80\x80", "\xed\xb8\x80\x80"} {
+		assert.True(t, strings.HasPrefix(keys(Escape([]byte(in), sub, []byte(`"\ufffd"`), 0, false)), "advance|merged|failed"), "%q", in)
+	}
 }
 
 // TestSurrogateHalf: a code point above U+FFFF written as a pair with one half wrong names the

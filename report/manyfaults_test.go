@@ -150,21 +150,20 @@ func TestSkipAmongFaults(t *testing.T) {
 	eachNamedOnce(t, faults)
 }
 
-// TestSwallowAndSurrogateAmongFaults: a candidate whose failed steps under
-// JSON_INVALID_UTF8_IGNORE swallow the byte after them (inside a character its other bytes
-// then fail and swallow in turn) and that computes the high surrogate from the code point is
-// one defect per fault, with six others whose answers overlap them: an upper-case \uXXXX of
-// the same pair, a failure split where the swallow starts, raw controls and slashes beside the
-// bytes swallowed. Before the cascade was read as one, the swallow alone made three defects
-// ("drops valid code points" among them), and the surrogate's hex digit 'a' beside an input
-// 'a' or a run of pairs past the resynchronisation bound two more.
-func TestSwallowAndSurrogateAmongFaults(t *testing.T) {
+// TestResumeFaultsAmongOthers: a failure under JSON_INVALID_UTF8_IGNORE that swallows the byte
+// after it (inside a character its other bytes then fail and swallow in turn) and a high
+// surrogate computed from the code point are one defect each, with six other faults whose
+// answers overlap them: an upper-case \uXXXX of the same pair, a failure split where the
+// swallow starts, raw controls and slashes beside the bytes swallowed. Before the cascade was
+// read as one, the swallow alone made three defects ("drops valid code points" among them),
+// and the surrogate's hex digit 'a' beside an input 'a' or a run of pairs past the
+// resynchronisation bound two more.
+func TestResumeFaultsAmongOthers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a campaign of eight faults")
 	}
-	faults := []planted.Fault{planted.IgnoreNext, planted.HighSurrogate, planted.UpperUnicode, planted.SplitBadSequence, planted.ControlRaw,
-		planted.RawSlash, planted.LowerHexTag, planted.Sub1A}
-	eachNamedOnce(t, faults)
+	eachNamedOnce(t, []planted.Fault{planted.IgnoreNext, planted.HighSurrogate, planted.UpperUnicode, planted.SplitBadSequence,
+		planted.ControlRaw, planted.RawSlash, planted.LowerHexTag, planted.Sub1A})
 }
 
 // eachNamedOnce runs the in-process campaign against faults and checks judge's bar: each fault
@@ -204,14 +203,17 @@ func TestCutAndQuoteTwoDefects(t *testing.T) {
 // bound), for the faults whose deviations overlap in many combinations (TestPlantedFaults
 // checks the others, with their rules). utf8_decode writes '?' for a failed step and for a
 // code point above U+00FF alike, so a run of '?' reads several ways; each must come out as
-// the fault's own deviation, not as a second defect.
+// the fault's own deviation, not as a second defect. merge-substitute was five defects (one
+// per family of the first failure merged) and swallow-4 four (its cascades under SUBSTITUTE
+// and in utf8_decode read as "fails on a valid multi-byte sequence" and "splits one failed
+// step into several").
 func TestSingleFaultOneDefect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a campaign per fault")
 	}
 	for _, f := range []planted.Fault{planted.SplitBadSequence, planted.LongC080, planted.Sub1A, planted.WideRaw, planted.TrailAnd7F,
 		planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse, planted.LastLost16, planted.Stop40,
-		planted.IgnoreNext, planted.HighSurrogate} {
+		planted.IgnoreNext, planted.HighSurrogate, planted.MergeSubstitute, planted.Swallow4} {
 		t.Run(string(f), func(t *testing.T) {
 			classes, _, _ := inProcess(t, plantedImpl(f))
 			var titles []string

@@ -104,6 +104,14 @@ const (
 	// HighSurrogate computes the high surrogate of a code point above U+FFFF from the code
 	// point itself, 0xD800 | cp >> 10, not from cp - 0x10000: U+10000 is \ud840\udc00.
 	HighSurrogate Fault = "high-surrogate"
+	// MergeSubstitute writes one U+FFFD for a run of failed steps with nothing valid between
+	// them under JSON_INVALID_UTF8_SUBSTITUTE (Go's bytes.ToValidUTF8 does so), where PHP
+	// writes one for each.
+	MergeSubstitute Fault = "merge-substitute"
+	// Swallow4 ends the failure of a lead F0..F4 whose first two continuation bytes are there
+	// but whose third byte is not one a byte later, with that byte (ASCII or a lead): a 4-byte
+	// branch that does not test the fourth byte before it skips it.
+	Swallow4 Fault = "swallow-4"
 	// DropLastLead drops a lead byte C2..F4 that ends the input before any operation reads it
 	// (Serve only: decode answers no step for it), as a port whose loop stops one byte early
 	// when a sequence cannot fit does: "a" and C3 answered as "a" is, C3 as the empty string.
@@ -122,7 +130,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, DropLastLead, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -178,6 +186,10 @@ func (p *Impl) NextChar(s []byte, pos int) jsonopt.Step {
 		return st
 	}
 	c := s[pos]
+	trail := func(k int) bool { return pos+k < len(s) && s[pos+k] >= 0x80 && s[pos+k] <= 0xBF }
+	if p.faults[Swallow4] && c >= 0xF0 && c <= 0xF4 && st.Advance == 3 && pos+3 < len(s) && trail(1) && trail(2) && !trail(3) {
+		return jsonopt.Step{Advance: 4}
+	}
 	if p.faults[LongC080] && len(s) >= 16 && c == 0xC0 && pos+1 < len(s) && s[pos+1] == 0x80 {
 		return jsonopt.Step{CP: 0, Advance: 2, OK: true}
 	}
@@ -257,9 +269,11 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	}
 	dst = append(dst, '"')
 	var piece []byte
+	merge := false // MergeSubstitute: the last step was a failure written as U+FFFD
 	for pos := 0; pos < len(src); {
 		c := src[pos]
 		if c < 0x80 {
+			merge = false
 			switch {
 			case pos%16 == 15 && p.faults[LaneLast16]:
 				dst = append(dst, c)
@@ -280,11 +294,14 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			continue
 		}
 		st := p.NextChar(src, pos)
+		merged := merge
+		merge = !st.OK && opts&jsonopt.InvalidUTF8Ignore == 0 && p.faults[MergeSubstitute]
 		switch {
 		case !st.OK && opts&jsonopt.InvalidUTF8Ignore != 0:
 			if p.faults[IgnoreNext] {
 				pos++
 			}
+		case !st.OK && merged:
 		case !st.OK && opts&jsonopt.UnescapedUnicode != 0:
 			dst = append(dst, 0xEF, 0xBF, 0xBD)
 		case !st.OK:
