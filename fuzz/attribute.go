@@ -410,6 +410,32 @@ func opaque(r oracle.Rule) bool {
 	return false
 }
 
+// AddedOptions are the string option bits b not among an escape finding's options for which
+// the oracle, asked under the options with b, gives exactly the candidate's answer: the
+// candidate answers as if b were set (a slash written raw: as if JSON_UNESCAPED_SLASHES; a '
+// escaped under JSON_HEX_QUOT: as if JSON_HEX_APOS, a test of the wrong bit). 0 when none does,
+// when the answer is PHP's own, and for other findings.
+func AddedOptions(f *Finding) jsonopt.Options {
+	if f == nil || f.Op != OpEscape || f.Kind != KindOutput {
+		return 0
+	}
+	base, err := oracle.Escape(nil, f.Input, f.Flags)
+	if err == nil && bytes.Equal(base, f.Got) {
+		return 0
+	}
+	var out jsonopt.Options
+	var buf []byte
+	for rest := jsonopt.StringOptions &^ (f.Flags | jsonopt.NumericCheck); rest != 0; rest &= rest - 1 {
+		b := rest & -rest
+		want, err := oracle.Escape(buf[:0], f.Input, f.Flags|b)
+		buf = want
+		if err == nil && bytes.Equal(want, f.Got) {
+			out |= b
+		}
+	}
+	return out
+}
+
 // IgnoredOptions are the option bits b of an escape finding's options for which the oracle,
 // asked under the options without b, gives exactly the candidate's answer: the candidate
 // answers as if b were not set. When no single bit explains the answer but the oracle's answer

@@ -691,6 +691,10 @@ func (d *Defect) devTitle() string {
 	if len(ops) > 1 {
 		t += " (" + strings.Join(ops, ", ") + ")"
 	}
+	if a := fuzz.AddedOptions(d.Dev.Witness); a != 0 && !strings.Contains(t, "were set") {
+		// Where the answer is PHP's under one more option: the bit a test reads wrongly.
+		t += " · answers as if " + a.String() + " were set"
+	}
 	if d.Dev.Dev.Key() == tailKey && d.Dev.Witness != nil && d.Dev.Witness.Minimized && rows[0] == "last" && len(d.Dev.Witness.Input) > 2 {
 		// Where a cut that keeps K bytes is seen, the title says K; a lost last step says no length.
 		t += fmt.Sprintf("; in strings of %d bytes or more (the minimized witness has %d)", len(d.Dev.Witness.Input), len(d.Dev.Witness.Input))

@@ -141,7 +141,7 @@ func TestTriageJSON(t *testing.T) {
 		if c.Rule == "1.3-slash" {
 			assert.Equal(t, "2f", c.Witness["input"])
 			assert.Contains(t, c.RuleSpec, "§1.3 row 0x2F")
-			assert.Equal(t, "copies the input bytes raw for the §1.3 rule 1.3-slash, where PHP writes its escape", c.Title)
+			assert.Equal(t, "copies the input bytes raw for the §1.3 rule 1.3-slash, where PHP writes its escape · answers as if JSON_UNESCAPED_SLASHES were set", c.Title)
 		}
 		assert.Contains(t, []int{1, 2}, c.Defect, "two faults, two defects")
 	}
