@@ -82,6 +82,13 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return ""
 		}
+	case "debug-short": // writes a debug line after its answers of at most 12 bytes (most, not all)
+		w.after = func(k int, line []byte) string {
+			if k == 1 || len(line) > 12 {
+				return ""
+			}
+			return "debug: short\n"
+		}
 	case "twice-all": // writes every answer twice
 		w.after = func(k int, line []byte) string {
 			if k == 1 {
@@ -314,7 +321,7 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 				ops[f.Op] = true
 				assert.Equal(t, KindTargetProtocol, f.Kind)
 				assert.Contains(t, f.Detail, tc.says)
-				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\" (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
+				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\", a 40-byte string (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
 			}
 			assert.Len(t, rep.Findings, 3, "one per operation: %v", rep.Findings)
 			assert.Len(t, ops, 3)
@@ -358,6 +365,41 @@ func TestTargetDebugSomeAnswers(t *testing.T) {
 	for _, w := range tg.Witnesses() {
 		t.Logf("witness %s %q %d exact=%v every=%v notrun=%d: %s", w.Finding.Op, w.Finding.Input, w.Finding.Flags, w.exact, w.every, w.NotRun, w.Finding.Detail)
 	}
+}
+
+// TestTargetDebugMostAnswers: a target that writes a line after most answers, but not all (so
+// not every follow-up probe shows it), is findings on the inputs it does so after until
+// manyLines of an operation, and then one that says no other case of it was sent: bounded, and
+// every operation checked, not a finding and a restart per input until the restarts run out.
+func TestTargetDebugMostAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg, rep, total := runFake(t, "debug-short")
+	perOp := map[Op]int{}
+	stopped := map[Op]bool{}
+	for _, f := range rep.Findings {
+		perOp[f.Op]++
+		assert.Equal(t, KindTargetProtocol, f.Kind)
+		assert.Contains(t, f.Detail, "writes a line after its answer: 'debug: short'")
+		if EveryAnswer(f) {
+			stopped[f.Op] = true
+			assert.Contains(t, f.Detail, "8 inputs of "+string(f.Op)+" have had a line after their answer, so no other "+string(f.Op)+" request was sent")
+		}
+	}
+	for _, op := range []Op{OpEscape, OpDecode, OpUTF8Decode} {
+		assert.LessOrEqual(t, perOp[op], manyLines, "%s", op)
+		assert.True(t, stopped[op], "%s: no other case sent after manyLines", op)
+	}
+	var cases uint64
+	for _, s := range rep.Spaces {
+		assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+		cases += s.Cases + s.NotRun
+	}
+	assert.Equal(t, total, cases)
+	failed, confirm, _ := tg.RestartCounts()
+	assert.Less(t, failed+confirm, 200, "process starts")
+	t.Logf("%d findings, %d + %d restarts", len(rep.Findings), failed, confirm)
 }
 
 // TestTargetHelloTwice: a target that writes a line that is not an answer before its first
@@ -594,6 +636,8 @@ func TestExtraLineEndsBatch(t *testing.T) {
 // line read before its request was sent (a writer the scheduler held back, as in a busy CI),
 // the answers from the first that differs on are all the same ('"~"'), which is not a target
 // that answers everything alike: outOfStep still asks '~' alone and finds the second answer.
+// Alike answers in a batch that ended as usual (every answer of 00 under 2,048 option sets
+// written twice) get one such probe per target.
 func TestOutOfStepCutBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts target processes")
@@ -614,7 +658,10 @@ func TestOutOfStepCutBatch(t *testing.T) {
 	require.NotEmpty(t, c.compareResponse(nil, tg.Name, batch[first], resps[first]))
 	f, err := tg.outOfStep(context.Background(), &c, batch, resps, first, lastAnswer{}, false)
 	require.NoError(t, err)
-	assert.Nil(t, f, "a whole batch of alike answers is not out of step")
+	require.NotNil(t, f, "the one probe of alike answers a target gets")
+	f, err = tg.outOfStep(context.Background(), &c, batch, resps, first, lastAnswer{}, false)
+	require.NoError(t, err)
+	assert.Nil(t, f, "alike answers again: no second probe")
 	f, err = tg.outOfStep(context.Background(), &c, batch, resps, first, lastAnswer{}, true)
 	require.NoError(t, err)
 	require.NotNil(t, f, "a batch cut by a line before its request")

@@ -196,6 +196,12 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	}
 	var te *protocol.TargetError
 	switch {
+	case err == nil && len(resps) >= 2 && t.everyAfter[cs.Op]:
+		// A line after every answer (noteEveryAfter): the second line is cs's, whatever it is
+		// (an answer of another input too, which the check below cannot tell from one).
+		line, twice := string(resps[1].AppendTo(nil)), sameAnswer(resps[0], resps[1])
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), twice, cs, g)}
 	case err == nil && len(resps) == 4 && !sameAnswer(resps[0], resps[1]) && !sameAnswer(resps[1], resps[2]) && sameAnswer(resps[2], resps[3]):
 		line := string(resps[1].AppendTo(nil))
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
@@ -262,7 +268,8 @@ func (t *Target) followUp(ctx context.Context, op Op, in []byte) Case {
 var followInputs = []string{"a", "b", "c", "d"}
 
 // vetFollowUp reports whether g may follow another request: a new process asked g and then
-// another follow-up input h answers h as a new process asked h alone does. A target that
+// another follow-up input h twice answers h both times as a new process asked h alone does,
+// for two such h (a line after g's answer that is one h's answer passes with that h). A target that
 // writes a line after its answer to g (its answer twice, a debug line), or that hangs, exits
 // or answers otherwise on g, fails it: used as a follow-up, g would throw every later answer
 // of the process out of step and make findings of innocent requests. The verdict is kept
@@ -274,6 +281,7 @@ func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
 	if ok, done := t.vetted[key]; done {
 		return ok
 	}
+	passed := 0
 	for _, s := range followInputs {
 		h := Case{Op: g.Op, Input: []byte(s)}
 		if s == string(g.Input) {
@@ -283,33 +291,40 @@ func (t *Target) vetFollowUp(ctx context.Context, g Case) bool {
 		if !ok {
 			continue
 		}
-		rs, err := t.askNew(ctx, []protocol.Request{g.request(), h.request()})
+		rs, err := t.askNew(ctx, []protocol.Request{g.request(), h.request(), h.request()})
 		if ctx.Err() != nil {
 			return false
 		}
-		if err == nil && len(rs) == 2 && sameAnswer(rs[0], ref) {
+		if err == nil && len(rs) == 3 && sameAnswer(rs[0], ref) {
 			continue
 		}
-		ok = err == nil && len(rs) == 2 && sameAnswer(rs[1], ref)
-		t.vetted[key] = ok
-		t.vetLine[key] = !ok && lineAfterFirst(rs, err)
-		return ok
+		if ok = err == nil && len(rs) == 3 && sameAnswer(rs[1], ref) && sameAnswer(rs[2], ref); !ok {
+			t.vetted[key], t.vetLine[key] = false, lineAfterFirst(rs, err, ref)
+			return false
+		}
+		// Passed with h; a second h must agree (a line after g's answer that is h's answer
+		// would pass with that h alone).
+		if passed++; passed == 2 {
+			t.vetted[key] = true
+			return true
+		}
 	}
 	if ctx.Err() == nil {
-		t.vetted[key] = false
+		t.vetted[key] = passed > 0
 	}
-	return false
+	return passed > 0
 }
 
-// lineAfterFirst reports whether the answers rs (and the error err) of a new process asked two
-// requests show a line after the first answer: a line that is not an answer in place of the
-// second one, or the first answer again.
-func lineAfterFirst(rs []protocol.Response, err error) bool {
+// lineAfterFirst reports whether the answers rs (and the error err) of a new process asked g
+// and then h twice show a line after g's answer: a line that is not an answer in place of h's
+// first, or any other line there with h's own answer (ref) after it (g's answer again, an
+// answer of another input), where a target whose state g changed answers h otherwise twice.
+func lineAfterFirst(rs []protocol.Response, err error, ref protocol.Response) bool {
 	var te *protocol.TargetError
 	if errors.As(err, &te) {
 		return te.Kind == protocol.Malformed && te.Index == 1 && len(rs) == 1
 	}
-	return err == nil && len(rs) == 2 && sameAnswer(rs[1], rs[0])
+	return err == nil && len(rs) == 3 && !sameAnswer(rs[1], ref) && sameAnswer(rs[2], ref)
 }
 
 // noteEveryAfter records that the target writes a line after every answer of op (a debug line
@@ -330,20 +345,30 @@ func (t *Target) noteEveryAfter(ctx context.Context, op Op) {
 		}
 		n++
 	}
-	other := Case{Op: op, Input: []byte(everyProbe)}
-	t.everyAfter[op] = n >= 3 && t.holder(other) == nil && !t.vetFollowUp(ctx, other) && t.vetLine[caseKey(other)]
+	if n < 3 {
+		return
+	}
+	for _, p := range everyProbes {
+		other := Case{Op: op, Input: []byte(p)}
+		if t.holder(other) != nil || t.vetFollowUp(ctx, other) || !t.vetLine[caseKey(other)] {
+			return
+		}
+	}
+	t.everyAfter[op] = true
 }
 
-// everyProbe is the input noteEveryAfter asks besides the follow-up inputs.
-const everyProbe = "\xc3\xa9"
+// everyProbes are the inputs noteEveryAfter asks besides the follow-up inputs: é, and 40 bytes
+// of ASCII with two-, three- and four-byte characters (past a 32-byte edge).
+var everyProbes = []string{"\xc3\xa9", "the quick brown \xc3\xa9 fox \xe2\x82\xac jumps \xf0\x9f\x98\x80 ok"}
 
 // everyAnswer is in the detail of a line after every answer, and only there (see afterDetail).
 const everyAnswer = ", whatever it is asked: no other "
 
 // EveryAnswer reports whether f says that its target writes a line after every answer of
-// f.Op, whatever it is asked (no input is to blame for it: see noteEveryAfter).
+// f.Op, whatever it is asked (no input is to blame for it: see noteEveryAfter), or after so
+// many that no other case of f.Op was sent (manyAfter).
 func EveryAnswer(f *Finding) bool {
-	return f.External && f.Kind == KindTargetProtocol && strings.Contains(f.Detail, everyAnswer)
+	return f.External && f.Kind == KindTargetProtocol && (strings.Contains(f.Detail, everyAnswer) || strings.Contains(f.Detail, manyTail+string(f.Op)+" request was sent"))
 }
 
 // afterDetail is the detail of a line written after the answer to cs, found by asking g after
@@ -357,8 +382,12 @@ func (t *Target) afterDetail(line string, twice bool, cs, g Case) string {
 		return afterAnswer("writes a line after its answer: "+line, g)
 	}
 	var vetted []string
-	for _, s := range append(followInputs[:len(followInputs):len(followInputs)], everyProbe) {
-		if t.vetLine[caseKey(Case{Op: cs.Op, Input: []byte(s)})] {
+	for _, s := range append(followInputs[:len(followInputs):len(followInputs)], everyProbes...) {
+		switch {
+		case !t.vetLine[caseKey(Case{Op: cs.Op, Input: []byte(s)})]:
+		case len(s) > 4:
+			vetted = append(vetted, fmt.Sprintf("a %d-byte string", len(s)))
+		default:
 			vetted = append(vetted, phplit.Quote([]byte(s)))
 		}
 	}

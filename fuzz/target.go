@@ -76,23 +76,25 @@ type Target struct {
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
 	slow      int             // stalls that were slow answers, not hangs (see Slow)
 
-	served     int                // answers of the running process, its first included
-	sent       []protocol.Request // the requests of the running Do (see do), answered up to sentAt
-	sentAt     int
-	limit      int                           // > 0: every process stops answering after limit requests (see limit.go)
-	renewed    int                           // processes replaced on purpose, before they reach the limit
-	last       *stall                        // the last failure of a process after an answer, for the limit test
-	pending    *Finding                      // an unsolicited line not reproducible alone, held (see limitTest)
-	stepProbes int                           // probes of outOfStep that showed no line after an answer
-	lastAns    lastAnswer                    // the last answer of the running process (see do)
-	priorAns   lastAnswer                    // the answer before the first of do's last call, by the same process
-	follow     map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
-	vetted     map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
-	vetLine    map[string]bool               // ... those that failed with a line after their answer
-	everyAfter map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
-	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
-	retired    bool                          // the process was ended on purpose (Retire): the next start is not a restart
-	slowest    slowAnswers
+	served      int                // answers of the running process, its first included
+	sent        []protocol.Request // the requests of the running Do (see do), answered up to sentAt
+	sentAt      int
+	limit       int                           // > 0: every process stops answering after limit requests (see limit.go)
+	renewed     int                           // processes replaced on purpose, before they reach the limit
+	last        *stall                        // the last failure of a process after an answer, for the limit test
+	pending     *Finding                      // an unsolicited line not reproducible alone, held (see limitTest)
+	stepProbes  int                           // probes of outOfStep that showed no line after an answer
+	alikeProbed bool                          // outOfStep probed a batch of alike answers once
+	lastAns     lastAnswer                    // the last answer of the running process (see do)
+	priorAns    lastAnswer                    // the answer before the first of do's last call, by the same process
+	follow      map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
+	vetted      map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
+	vetLine     map[string]bool               // ... those that failed with a line after their answer
+	everyAfter  map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
+	lineAfters  map[Op]int                    // witnesses of a line after an answer, by operation (see manyAfter)
+	aloneRefs   map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
+	retired     bool                          // the process was ended on purpose (Retire): the next start is not a restart
+	slowest     slowAnswers
 
 	vs         *Target                      // the reference its answers are compared with (SetReference)
 	isRef      bool                         // it is a reference: kept holds its answers
@@ -160,7 +162,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		name = command
 	}
 	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{},
-		vetted: map[string]bool{}, vetLine: map[string]bool{}, everyAfter: map[Op]bool{}, aloneRefs: map[string]*protocol.Response{}}
+		vetted: map[string]bool{}, vetLine: map[string]bool{}, everyAfter: map[Op]bool{}, lineAfters: map[Op]int{}, aloneRefs: map[string]*protocol.Response{}}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
@@ -632,8 +634,18 @@ func (a lastAnswer) asCase() Case {
 // sent: answers certainly out of step, whose last ones may all be alike (the answer to four
 // requests in a row, each given twice), so alike does not count then.
 func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps []protocol.Response, first int, prior lastAnswer, unasked bool) (*Finding, error) {
-	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed || (!unasked && alike(resps[first:])) {
+	if first < 0 || ctx.Err() != nil || t.stepProbes >= maxStepProbes || resps[first].Malformed {
 		return nil, nil
+	}
+	if !unasked && alike(resps[first:]) {
+		// A target that answers everything alike is not out of step; nor, as a rule, is one
+		// whose answers from the first that differs are alike. But every answer written twice
+		// after a run of inputs with one answer (byte 00 under 2,048 option sets) looks so
+		// too: one probe per target tells them apart.
+		if t.alikeProbed {
+			return nil, nil
+		}
+		t.alikeProbed = true
 	}
 	var before Case
 	switch {
@@ -936,6 +948,7 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 			// be another fault's, and must not make it hold every input.)
 			w.exact = bytes.Equal(f.Input, g.Input)
 		}
+		t.manyAfter(w, g) // (each finding: those on other inputs often minimize to one witness)
 		if g.malformed != nil {
 			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
 		}
@@ -945,6 +958,31 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 	}
 	return g
 }
+
+// manyLines is how many findings of a line after an answer an operation may have before no
+// other case of it is sent (manyAfter).
+const manyLines = 8
+
+// manyAfter counts a finding minimized to w when w is a line after an answer (alone's
+// findings); at the manyLines'th of its operation, w holds every case of it and that finding,
+// g, says why: a target that writes a
+// line after most answers (all but some inputs, or under an option) would otherwise be a
+// finding, a restart and a minimization per input until the restarts run out, and no other
+// operation checked.
+func (t *Target) manyAfter(w *Witness, g *Finding) {
+	f := w.Finding
+	if f.Kind != KindTargetProtocol || !strings.HasPrefix(f.Detail, "writes a line after its answer") && !strings.HasPrefix(f.Detail, "writes its answer twice") {
+		return
+	}
+	t.lineAfters[f.Op]++
+	if n := t.lineAfters[f.Op]; n >= manyLines && !w.every {
+		w.every = true
+		g.Detail += fmt.Sprintf("; %d inputs of %s have had a line after their answer%s%s request was sent", n, f.Op, manyTail, f.Op)
+	}
+}
+
+// manyTail ends the detail manyAfter gives (EveryAnswer knows it).
+const manyTail = ", so no other "
 
 // witness returns the witness of g's kind, operation, options and bytes, recording g as a new
 // one when there is none.

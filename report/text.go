@@ -174,7 +174,7 @@ func WriteBlock(w io.Writer, c *Class) {
 	fmt.Fprintln(w, classTitle(c))
 	switch {
 	case c.NotRun > 0 && fuzz.EveryAnswer(f):
-		fmt.Fprintf(w, "    not run  %s more inputs of %s were not sent (a line after every answer)\n", Count(c.NotRun), f.Op)
+		fmt.Fprintf(w, "    not run  %s more inputs of %s were not sent (a line after its answers)\n", Count(c.NotRun), f.Op)
 	case c.NotRun > 0:
 		fmt.Fprintf(w, "    not run  %s more inputs that contain this witness (under at least its options) were not sent\n", Count(c.NotRun))
 	}
