@@ -91,7 +91,7 @@ type Target struct {
 	vetted      map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
 	vetLine     map[string]bool               // ... those that failed with a line after their answer
 	everyAfter  map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
-	lineAfters  map[Op]int                    // witnesses of a line after an answer, by operation (see manyAfter)
+	lineAfters  map[Op]int                    // findings of a line after an answer, by operation (see manyAfter)
 	aloneRefs   map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
 	retired     bool                          // the process was ended on purpose (Retire): the next start is not a restart
 	slowest     slowAnswers
@@ -122,8 +122,8 @@ type Witness struct {
 	// exact: found on exactly its bytes (minimization changed nothing), so clean 'a' bytes
 	// are the culprit, not a stand-in for any content (see holds).
 	exact bool
-	// every: a line after every answer of its operation (noteEveryAfter): it holds every
-	// case of the operation, whatever its bytes and options.
+	// every: a line after every answer of its operation (noteEveryAfter), or after so many
+	// (manyAfter): it holds every case of the operation, whatever its bytes and options.
 	every bool
 }
 
@@ -965,10 +965,9 @@ const manyLines = 8
 
 // manyAfter counts a finding minimized to w when w is a line after an answer (alone's
 // findings); at the manyLines'th of its operation, w holds every case of it and that finding,
-// g, says why: a target that writes a
-// line after most answers (all but some inputs, or under an option) would otherwise be a
-// finding, a restart and a minimization per input until the restarts run out, and no other
-// operation checked.
+// g, says why: a target that writes a line after most answers (all but some inputs, or under
+// an option) would otherwise be a finding, a restart and a minimization per input until the
+// restarts run out, and no other operation checked.
 func (t *Target) manyAfter(w *Witness, g *Finding) {
 	f := w.Finding
 	if f.Kind != KindTargetProtocol || !strings.HasPrefix(f.Detail, "writes a line after its answer") && !strings.HasPrefix(f.Detail, "writes its answer twice") {
