@@ -781,13 +781,9 @@ func ignoreSwallows(ds []Deviation, units []unit, in []byte, opts jsonopt.Option
 		}
 		for k := 1; k < len(units); k++ {
 			u, p := units[k], units[k-1]
-			// The stretch is the step after the dropped failure, or both; or from that step
-			// on, what a decoder that swallows after every failure writes.
-			one := (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd
-			if !one && u.in == d.In && u.inEnd < d.InEnd && afterIgnored(units, k) {
-				one = cascades(in, p.in, d.InEnd, d.Got, opts, decode)
-			}
-			if one && p.inEnd == u.in && afterIgnored(units, k) {
+			// The stretch is the step after the dropped failure, or both (a longer one from
+			// there is cascadeAround's, below).
+			if (u.in == d.In || p.in == d.In) && u.inEnd == d.InEnd && p.inEnd == u.in && afterIgnored(units, k) {
 				// Whatever failed: the failure's family does not matter to the fault.
 				// The drop stays its other reading: a candidate that drops the character
 				// (a default-ignorable one) wherever it is is filed there.
