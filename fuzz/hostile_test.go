@@ -104,6 +104,29 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return ""
 		}
+	case "twice-90", "twice-90-slow-a0":
+		// writes its answer to utf8_decode of 90 twice ('?', as for every byte 80..FF, which
+		// hides the shift until the answers change); "-slow-a0": and answers A0 5 ms late
+		// (Answers are written a batch at a time: which one is 90's is kept in order.)
+		decode, twice := h.UTF8Decode, []bool(nil)
+		h.UTF8Decode = func(dst, src []byte) []byte {
+			twice = append(twice, string(src) == "\x90")
+			if name == "twice-90-slow-a0" && string(src) == "\xa0" {
+				time.Sleep(5 * time.Millisecond)
+			}
+			return decode(dst, src)
+		}
+		w.after = func(k int, line []byte) string {
+			if k == 1 || len(twice) == 0 {
+				return ""
+			}
+			again := twice[0]
+			twice = twice[1:]
+			if again {
+				return string(line)
+			}
+			return ""
+		}
 	case "alternate-a": // escapes "a" as "A" every other time it is asked, in any process
 		escape, odd := h.Escape, false
 		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
@@ -689,4 +712,77 @@ func TestConstantAnswersNotOutOfStep(t *testing.T) {
 	assert.Len(t, fs, len(cases))
 	assert.Equal(t, len(cases), answered)
 	assert.Zero(t, tg.Restarts(), "process starts")
+}
+
+// TestTargetHiddenShift: a target that writes its answer to utf8_decode of 90 twice puts every
+// later answer one place late, but the answers to 91..FF are all '?', as late ones are: the
+// first wrong answer comes many requests later (in the same batch, or in the next space), after
+// an innocent request. The finding is the line after 90's answer, found among the requests
+// answered alike (hiddenShift), not findings of the late answers nor one on the innocent
+// request; and it is not lost when the process ends before a late answer shows it (the last
+// answers of a space), nor when the requests retimed read the line ("-slow-a0").
+func TestTargetHiddenShift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	var run []Case // 88..9F then 41: the shift shows at 41, in the batch
+	for b := 0x88; b <= 0x9f; b++ {
+		run = append(run, Case{Op: OpUTF8Decode, Input: []byte{byte(b)}})
+	}
+	run = append(run, Case{Op: OpUTF8Decode, Input: []byte("A")})
+	inBatch := []TargetSpace{{Space: "run", Op: OpUTF8Decode, Total: uint64(len(run)), Seq: seqOf(run)}}
+	for _, tc := range []struct {
+		name, mode string
+		spaces     []TargetSpace
+	}{
+		{"in-batch", "twice-90", inBatch},
+		{"next-space", "twice-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
+		{"end-of-space", "twice-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 1, nil)},
+		{"retimed", "twice-90-slow-a0", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := fakeTarget(t, tc.mode)
+			rep, err := RunTarget(context.Background(), tg, tc.spaces, nil)
+			require.NoError(t, err)
+			require.Len(t, rep.Findings, 1, "%v", rep.Findings)
+			f := rep.Findings[0]
+			assert.Equal(t, KindTargetProtocol, f.Kind)
+			assert.Equal(t, OpUTF8Decode, f.Op)
+			assert.Equal(t, []byte{0x90}, f.Input)
+			assert.Contains(t, f.Detail, "writes its answer twice")
+		})
+	}
+}
+
+// TestRetimeFailedHiddenShift: a request retime asks again alone fails on the line written
+// after 90's answer (hidden by the alike answers of the batch), read before it was sent;
+// retimeFailed finds the request among the batch's run and holds the finding, which
+// would be lost with the process otherwise.
+func TestRetimeFailedHiddenShift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "twice-90")
+	ctx := context.Background()
+	require.NoError(t, tg.ensure(ctx, false))
+	var reqs []protocol.Request
+	for b := 0x88; b <= 0x9f; b++ {
+		reqs = append(reqs, Case{Op: OpUTF8Decode, Input: []byte{byte(b)}}.request())
+	}
+	rs, err := tg.do(ctx, reqs)
+	require.NoError(t, err)
+	require.Len(t, rs, len(reqs))
+	last := tg.lastAns
+	require.Len(t, last.run, len(reqs)-1, "the run of alike answers before the last")
+	// The line after 90's answer (or, once a request read it, that request's late answer)
+	// arrives unasked; read before the next request is sent, it fails that one.
+	for k := 0; k < 5 && err == nil; k++ {
+		time.Sleep(50 * time.Millisecond)
+		_, err = tg.timeOne(ctx, Case{Op: OpUTF8Decode, Input: []byte{0x9f}}.request())
+	}
+	require.Error(t, err)
+	tg.retimeFailed(ctx, err, last)
+	require.NotNil(t, tg.pending)
+	assert.Equal(t, []byte{0x90}, tg.pending.Input)
+	assert.Contains(t, tg.pending.Detail, "writes its answer twice")
 }

@@ -52,11 +52,13 @@ var ErrTargetUnusable = errors.New("no answer can be read")
 func limitTolerance(n int) int { return n / 16 }
 
 // limitTest looks at a failure te of a process on culprit after n answers (the process is
-// closed; before, if not nil, is the request answered before culprit). It may start a new
-// process and ask it culprit first (a probe; its restart counts as one to confirm a failure),
-// which it leaves running when it answered; and, for a line that is not an answer to a culprit
-// answered alone, ask before so (a line written after its answer stood for culprit's).
-func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culprit Case, before *Case, n int) (limitVerdict, *Finding, error) {
+// closed; earlier, oldest first, are requests the process answered before culprit, the last
+// right before it). It may start a new process and ask it culprit first (a probe; its restart
+// counts as one to confirm a failure), which it leaves running when it answered; and, for a
+// line that is not an answer to a culprit answered alone, ask the request before it so (a line
+// written after its answer stood for culprit's), then look among earlier for one whose line
+// the same answers after it hid (hiddenShift).
+func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culprit Case, earlier []Case, n int) (limitVerdict, *Finding, error) {
 	malformed := te.Kind == protocol.Malformed || te.Kind == protocol.WrongVersion
 	if n == 0 {
 		if !malformed || t.limit > 0 {
@@ -96,13 +98,22 @@ func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culpri
 		t.pending = nil // the unsolicited line held was this limit's
 		return limitFound, t.limitFinding(te, culprit, prev), nil
 	}
-	if before != nil && malformed {
-		pb, err := t.probe(ctx, *before)
+	if len(earlier) > 0 && malformed {
+		before := earlier[len(earlier)-1]
+		pb, err := t.probe(ctx, before)
 		if err != nil {
 			return limitNone, nil, err
 		}
 		if pb != nil && pb.Kind == protocol.Malformed && pb.Index < 0 {
-			return limitBefore, targetFailure(t.Name, *before, pb), nil
+			return limitBefore, targetFailure(t.Name, before, pb), nil
+		}
+		// A line read before its request was sent may be an answer thrown out of step by a
+		// line after an earlier one, hidden by the same answers after it (hiddenShift); a line
+		// that is no answer would have shown at once.
+		if te.Reason == protocol.ReasonUnasked {
+			if f, err := t.hiddenShift(ctx, earlier); err != nil || f != nil {
+				return limitBefore, f, err
+			}
 		}
 	}
 	// An unsolicited line on a request answered alone: a finding unless the next process
@@ -561,14 +572,16 @@ func (t *Target) do(ctx context.Context, reqs []protocol.Request) ([]protocol.Re
 		t.sent = nil
 		out = append(out, r...)
 		if len(r) > 0 {
-			q := reqs[at+len(r)-1]
-			q.Input = clone(q.Input)
-			t.lastAns = lastAnswer{t.client, q, r[len(r)-1]}
+			t.lastAns = t.nextLast(reqs[at:at+len(r)], r)
 		}
 		if err == nil && len(t.slowest.at) > 0 {
-			p := t.priorAns // (retime asks again through do: this call's prior stands)
-			t.retime(ctx, reqs[at:at+n])
+			// (retime asks again through do: this call's prior and last answers stand)
+			p, last := t.priorAns, t.lastAns
+			t.retime(ctx, reqs[at:at+n], last)
 			t.priorAns = p
+			if t.client == last.client {
+				t.lastAns = last
+			}
 		}
 		if err != nil {
 			t.slowest.at = nil

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/difffuzz/difffuzz/protocol"
@@ -66,8 +67,10 @@ func (t *Target) noteWait(i int, wait time.Duration) {
 }
 
 // retime times the requests of reqs from each noted index on, one at a time, until one takes
-// at least the slow threshold: that one is kept among the slowest. It stops at a failure.
-func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
+// at least the slow threshold: that one is kept among the slowest. It stops at a failure,
+// which may be a line the process wrote after an answer of the batch, hidden by the alike
+// answers after it: last (the batch's last answer) then says which requests to look among.
+func (t *Target) retime(ctx context.Context, reqs []protocol.Request, last lastAnswer) {
 	s := &t.slowest
 	at := s.at
 	s.at, s.retimed = nil, true
@@ -77,6 +80,7 @@ func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
 		for k := i; k < min(len(reqs), i+max(t.cfg.Window, protocol.DefaultWindow)); k++ {
 			wait, err := t.timeOne(ctx, reqs[k])
 			if err != nil {
+				t.retimeFailed(ctx, err, last)
 				return
 			}
 			if wait < t.slowOver() {
@@ -85,6 +89,7 @@ func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
 			// Once more, so that a hiccup of the machine is not taken for the slow one.
 			again, err := t.timeOne(ctx, reqs[k])
 			if err != nil {
+				t.retimeFailed(ctx, err, last)
 				return
 			}
 			if wait = min(wait, again); wait >= t.slowOver() {
@@ -92,6 +97,25 @@ func (t *Target) retime(ctx context.Context, reqs []protocol.Request) {
 				break
 			}
 		}
+	}
+}
+
+// retimeFailed looks into the failure err of a request retime asked again: a line the process
+// wrote that no request asked for, which is not retime's request's (answered before), but a
+// line after an answer of the batch that the alike answers after it hid (hiddenShift, among
+// last's run). Its finding is held (Target.pending) for the batch's findings: killed with the
+// process, it would be lost.
+func (t *Target) retimeFailed(ctx context.Context, err error, last lastAnswer) {
+	var te *protocol.TargetError
+	if !errors.As(err, &te) || te.Kind != protocol.Malformed || t.pending != nil || last.client == nil || ctx.Err() != nil {
+		return
+	}
+	cands := make([]Case, 0, len(last.run)+1)
+	for _, q := range last.run {
+		cands = append(cands, Case{Op: Op(q.Op), Input: q.Input, Flags: q.Flags})
+	}
+	if f, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), Op(last.req.Op))); f != nil {
+		t.pending = t.minimizeFailure(ctx, f)
 	}
 }
 

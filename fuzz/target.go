@@ -434,7 +434,7 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 		} else {
 			// (A line after the last one's answer is then the next batch's first answer:
 			// outOfStep.)
-			t.lastAns = lastAnswer{t.client, reqs[len(reqs)-1], rs[len(rs)-1]}
+			t.lastAns = lastAnswer{client: t.client, req: reqs[len(reqs)-1], resp: rs[len(rs)-1]}
 		}
 	}
 	return nil
@@ -529,7 +529,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil
 		}
 		if err != nil {
-			out, answered, fresh, err = t.failed(ctx, &c, out, batch, answered, err, prior)
+			out, answered, fresh, err = t.failed(ctx, &c, out, batch, resps[:min(answered, len(resps))], err, prior)
 			if err != nil {
 				st.answered += uint64(answered)
 				return t.flushPending(out), err
@@ -546,14 +546,18 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			send = t.filter(send, st, progress)
 		}
 	}
+	if f := t.stepCheck(ctx); f != nil {
+		out = append(out, f)
+	}
 	return t.flushPending(out), nil
 }
 
-// failed handles the failure err of a Do of batch, after answered answers: a limit of the
+// failed handles the failure err of a Do of batch, after the answers resps: a limit of the
 // target (see limitTest), a malformed line (a finding, minimized), or a crash or hang
 // (isolate finds the culprit). It returns how many cases of batch were answered or consumed,
 // and whether a new witness was recorded. prior is the answer the process gave before batch.
-func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch []Case, answered int, err error, prior lastAnswer) ([]*Finding, int, bool, error) {
+func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch []Case, resps []protocol.Response, err error, prior lastAnswer) ([]*Finding, int, bool, error) {
+	answered := len(resps)
 	var te *protocol.TargetError
 	if !errors.As(err, &te) || te.Index < 0 || te.Index >= len(batch) {
 		return out, answered, false, err
@@ -569,14 +573,7 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	_ = t.client.Close()
 	t.client = nil
 	culprit := batch[te.Index]
-	var before *Case // the request answered before it in this process (prior: before batch)
-	if te.Index > 0 {
-		before = &batch[te.Index-1]
-	} else if prior.client != nil {
-		p := prior.asCase()
-		before = &p
-	}
-	v, f, err := t.limitTest(ctx, te, culprit, before, served)
+	v, f, err := t.limitTest(ctx, te, culprit, earlierRun(batch, resps, te.Index, prior), served)
 	switch {
 	case v == limitFound:
 		return append(t.flushPending(out), f), te.Index, false, err
@@ -611,11 +608,15 @@ func (t *Target) failed(ctx context.Context, c *Checker, out []*Finding, batch [
 	return append(out, t.minimizeFailure(ctx, f)), te.Index + k, true, nil
 }
 
-// lastAnswer is a request a process answered and its answer (client: that process).
+// lastAnswer is a request a process answered and its answer (client: that process), with the
+// requests the process answered right before it (see nextLast).
 type lastAnswer struct {
 	client *protocol.Client
 	req    protocol.Request
 	resp   protocol.Response
+	// run: the requests before req whose answers were the same as resp, and the one before
+	// them, oldest first, at most maxRun (their inputs cloned).
+	run []protocol.Request
 }
 
 // asCase is the request as a Case.
@@ -661,6 +662,10 @@ func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps 
 		return nil, err
 	}
 	if pb == nil || pb.Kind != protocol.Malformed || pb.Index >= 0 {
+		// The line may have come after an earlier answer, hidden by the same answers after it.
+		if f, err := t.hiddenShift(ctx, runBefore(batch, resps, first, prior)); f != nil || err != nil {
+			return f, err
+		}
 		t.stepProbes++
 		return nil, nil
 	}
@@ -827,9 +832,9 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			if err := ctx.Err(); err != nil {
 				return out, nil, i, err // cancelled, not failed
 			}
-			var before *Case
+			var before []Case
 			if i > 0 {
-				before = &cases[i-1]
+				before = cases[i-1 : i]
 			}
 			switch v, f, err := t.limitTest(ctx, te, cases[i], before, served); {
 			case v == limitFound:
