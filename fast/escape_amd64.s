@@ -10088,8 +10088,7 @@ d64_seq:
 	ANDL     $0x3f, BX
 	ORL      DX, BX
 
-	// R12 = the escape (nonzero: this block was dirty, for the clean-run test), R14 = DI
-	// at lane L (DI + L + the escapes before it); SI moves past the sequence.
+	// R12 = the escape (nonzero: this block was dirty, for the clean-run test).
 	// The code point's four nibbles, highest first, one a byte; then hex digits: '0' plus
 	// the nibble, plus 39 more from 10 on ('a' - '0' - 10).
 	MOVL     BX, DX
@@ -10113,19 +10112,34 @@ d64_seq:
 	MOVQ     BX, R12
 	VPTESTMB Z1, Z1, K1
 	KMOVQ    K1, AX
-	BZHIQ    CX, AX, DX
-	POPCNTQ  DX, DX
-	ADDQ     CX, DX
-	LEAQ     (DI)(DX*1), R14
-	LEAQ     2(SI)(CX*1), SI
 	TESTQ    AX, AX
 	JNZ      d64_seqx
 
-	// No escape in the block: the lanes before L are the block's own bytes.
+	// No escape in the block: its lanes before L, the escape at DI + L, and its lanes
+	// after L+1, from a load at SI + L + 2 (within the 128 bytes left) stored after the
+	// escape (at most 64 bytes past the output). The next block is at SI + 64 as after
+	// any block: no address waits for L, and its loads, two blocks ahead, stand.
 	VMOVDQU64 Z0, (DI)
-	JMP       d64_seqw
+	MOVQ      R12, (DI)(CX*1)
+	VMOVDQU64 2(SI)(CX*1), Z2
+	VMOVDQU64 Z2, 6(DI)(CX*1)
+	ADDQ      $0x40, SI
+	ADDQ      $0x44, DI
+	LEAQ      128(SI), DX
+	CMPQ      DX, R10
+	JLS       d64
+	MOVL      $0x00000002, R12
+	JMP       d64t
 
 d64_seqx:
+	// Escapes too: R14 = DI at lane L (DI + L + the escapes before it); SI moves past
+	// the sequence, and the loop starts again there.
+	BZHIQ   CX, AX, DX
+	POPCNTQ DX, DX
+	ADDQ    CX, DX
+	LEAQ    (DI)(DX*1), R14
+	LEAQ    2(SI)(CX*1), SI
+
 	// Letters in the escaped lanes, the bytes themselves in the others.
 	VPBLENDMB     Z1, Z0, K1, Z2
 	MOVQ          $0x5555555555555555, BX
@@ -10152,17 +10166,15 @@ d64_seqx:
 	VMOVDQU64     Z5, (DI)
 	POPCNTL       AX, CX
 	LEAQ          32(DI)(CX*1), DI
-
-d64_seqw:
-	MOVQ      R14, DI
-	MOVQ      R12, (DI)
-	ADDQ      $0x06, DI
-	LEAQ      128(SI), DX
-	CMPQ      DX, R10
-	JHI       d64_seqt
-	VMOVDQU64 (SI), Z6
-	VMOVDQU64 64(SI), Z7
-	JMP       d64
+	MOVQ          R14, DI
+	MOVQ          R12, (DI)
+	ADDQ          $0x06, DI
+	LEAQ          128(SI), DX
+	CMPQ          DX, R10
+	JHI           d64_seqt
+	VMOVDQU64     (SI), Z6
+	VMOVDQU64     64(SI), Z7
+	JMP           d64
 
 d64_seqt:
 	MOVL $0x00000002, R12
