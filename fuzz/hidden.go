@@ -1,9 +1,12 @@
 package fuzz
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 
+	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/protocol"
 )
 
@@ -16,31 +19,32 @@ import (
 // maxRun bounds the requests of a run of alike answers kept across batches (lastAnswer.run).
 const maxRun = 256
 
+// leads is how many requests before a run of alike answers it is kept with: the line that
+// threw the run's answers late may have come after the one before it (the run then begins
+// with the line, the same as its answers: the answer twice) or after the one before that (the
+// line, another one, stood for the next request's answer).
+const leads = 2
+
 // nextLast is the lastAnswer of the running process after it answered reqs with rs (len(rs) >
 // 0, rs[i] the answer to reqs[i]): the last request and its answer, and the run before it of
 // requests answered alike (continuing t.lastAns's run when every answer in rs is the same as
-// its answer) with the request before that run.
+// its answer) with the leads requests before that run.
 func (t *Target) nextLast(reqs []protocol.Request, rs []protocol.Response) lastAnswer {
 	last := len(rs) - 1
 	i := last
 	for i > 0 && last-i < maxRun && sameAnswer(rs[i-1], rs[last]) {
 		i--
 	}
-	var run []protocol.Request
-	switch {
-	case i > 0:
-		run = append(run, reqs[i-1])
-	case t.lastAns.client == t.client && t.lastAns.client != nil:
-		if sameAnswer(t.lastAns.resp, rs[last]) {
-			run = append(run, t.lastAns.run...)
+	var run []protocol.Request // the older part: t.lastAns's, its inputs cloned before
+	if i < leads && t.lastAns.client == t.client && t.lastAns.client != nil {
+		h := append(slices.Clip(t.lastAns.run), t.lastAns.req)
+		if i > 0 || !sameAnswer(t.lastAns.resp, rs[last]) {
+			h = h[max(len(h)-(leads-i), 0):]
 		}
-		run = append(run, t.lastAns.req)
+		run = h
 	}
 	fresh := len(run)
-	if i > 0 {
-		fresh = 0 // reqs[i-1] is appended too: cloned below
-	}
-	run = append(run, reqs[i:last]...)
+	run = append(run, reqs[max(i-leads, 0):last]...)
 	if n := len(run) - maxRun; n > 0 {
 		run, fresh = run[n:], max(fresh-n, 0)
 	}
@@ -63,32 +67,31 @@ func (t *Target) nextLast(reqs []protocol.Request, rs []protocol.Response) lastA
 
 // runBefore is the requests of the process, oldest first, that may have written the line that
 // put resps[first] (an answer of batch) out of step unseen: those right before it answered as
-// it was (each one place late and right for its request), the one before them, and, when they
-// reach the start of batch, prior's run and prior. Only requests of batch[first]'s operation.
+// it was (each one place late and right for its request), and the leads requests before them,
+// from prior's run and prior when they reach the start of batch (all of prior's run when it
+// was answered alike too). Only requests of batch[first]'s operation.
 func runBefore(batch []Case, resps []protocol.Response, first int, prior lastAnswer) []Case {
 	i := first
 	for i > 0 && sameAnswer(resps[i-1], resps[first]) {
 		i--
 	}
 	var out []Case
-	switch {
-	case i > 0:
-		out = append(out, batch[i-1])
-	case prior.client != nil:
-		if sameAnswer(prior.resp, resps[first]) {
-			for _, q := range prior.run {
-				out = append(out, Case{Op: Op(q.Op), Input: q.Input, Flags: q.Flags})
-			}
+	if i < leads && prior.client != nil {
+		h := append(slices.Clip(prior.run), prior.req)
+		if i > 0 || !sameAnswer(prior.resp, resps[first]) {
+			h = h[max(len(h)-(leads-i), 0):]
 		}
-		out = append(out, prior.asCase())
+		for _, q := range h {
+			out = append(out, Case{Op: Op(q.Op), Input: q.Input, Flags: q.Flags})
+		}
 	}
-	return sameOp(append(out, batch[i:first]...), batch[first].Op)
+	return sameOp(append(out, batch[max(i-leads, 0):first]...), batch[first].Op)
 }
 
 // earlierRun is the requests of the process, oldest first, answered before batch[k] that may
 // have written a line read in place of its answer: the one right before it, and before that
-// one, the requests answered as it was and the one before them (see runBefore). resps are the
-// answers to batch (at least k of them).
+// one, the requests answered as it was and the leads before them (see runBefore). resps are
+// the answers to batch (at least k of them).
 func earlierRun(batch []Case, resps []protocol.Response, k int, prior lastAnswer) []Case {
 	switch {
 	case k > 0:
@@ -112,45 +115,83 @@ func sameOp(cs []Case, op Op) []Case {
 	return cs[k:]
 }
 
+// follows is how many follow-up requests hiddenShift and stepCheck ask after the requests they
+// look into: the last one's answer in step, the first's late, shows up to follows-1 lines
+// written after answers.
+const follows = 4
+
 // hiddenShift looks for the request of cands (requests a process answered in a row, oldest
-// first) after whose answer the target writes a line: a new process asked some of them and
-// then a follow-up request twice answers the first follow-up late when the line came after
-// one of them. Halving cands finds that request in about log2(len(cands)) process starts;
-// probe then confirms it alone, and the finding is returned. Nil when cands has fewer than
-// two requests, or the follow-up's answer alone is the same as their last one (a late answer
-// would not show), or no request is found.
-func (t *Target) hiddenShift(ctx context.Context, cands []Case) (*Finding, error) {
+// first) after whose answer the target writes a line (or more): a new process asked some of
+// them and then a follow-up request follows times answers the first follow-up late, and the
+// last in step, when the line came after one of them. Halving cands finds that request in
+// about log2(len(cands)) process starts (see findShift), and its finding is returned with the
+// requests of cands after it (answered late: their findings are not theirs). The requests
+// after it are then looked into again, for up to maxMore further ones, whose findings are held
+// (Target.more) for the batch's. Nil when cands has fewer than two requests, or the
+// follow-up's answer alone is the same as their last one (a late answer would not show), or
+// no request is found.
+func (t *Target) hiddenShift(ctx context.Context, cands []Case) (*Finding, []Case, error) {
 	if len(cands) < 2 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	g := t.followUp(ctx, cands[0].Op, nil)
 	ref, ok := t.aloneAnswer(ctx, g)
 	if !ok || ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	late := func(cs []Case) (bool, error) {
-		reqs := make([]protocol.Request, 0, len(cs)+2)
+	f, after, err := t.findShift(ctx, cands, g, ref)
+	if f == nil || err != nil {
+		return nil, nil, err
+	}
+	rest := after
+	for range maxMore {
+		rest = slices.DeleteFunc(slices.Clone(rest), func(c Case) bool { return bytes.Contains(c.Input, f.Input) })
+		more, next, err := t.findShift(ctx, rest, g, ref)
+		if more == nil || err != nil {
+			break
+		}
+		t.more = append(t.more, t.minimizeFailure(ctx, more))
+		rest = next
+	}
+	return f, after, nil
+}
+
+// maxMore bounds the further requests hiddenShift looks for after the first.
+const maxMore = 4
+
+// findShift is hiddenShift's search of cands with the follow-up g (ref: its answer alone):
+// the finding of the request the line came after, and the requests after it in cands; nil
+// when none is found. A process it leaves running after its probe is ended (it may be out of
+// step).
+func (t *Target) findShift(ctx context.Context, cands []Case, g Case, ref protocol.Response) (*Finding, []Case, error) {
+	late := func(cs []Case) ([]protocol.Response, bool, error) {
+		reqs := make([]protocol.Request, 0, len(cs)+follows)
 		for _, c := range cs {
 			reqs = append(reqs, c.request())
 		}
-		reqs = append(reqs, g.request(), g.request())
+		for range follows {
+			reqs = append(reqs, g.request())
+		}
 		t.extra++
 		rs, err := t.askNew(ctx, reqs)
 		if cerr := ctx.Err(); cerr != nil {
-			return false, cerr
+			return nil, false, cerr
 		}
 		n := len(cs)
-		return err == nil && len(rs) == n+2 && !sameAnswer(rs[n], ref) && sameAnswer(rs[n+1], ref), nil
+		return rs, err == nil && len(rs) == n+follows && !sameAnswer(rs[n], ref) && sameAnswer(rs[n+follows-1], ref), nil
 	}
-	if ok, err := late(cands); !ok || err != nil {
-		return nil, err
+	if len(cands) == 0 {
+		return nil, nil, nil
+	}
+	if _, ok, err := late(cands); !ok || err != nil {
+		return nil, nil, err
 	}
 	lo, hi := 0, len(cands) // the request is one of cands[lo:hi]
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		ok, err := late(cands[lo:mid])
+		_, ok, err := late(cands[lo:mid])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
 			hi = mid
@@ -158,56 +199,90 @@ func (t *Target) hiddenShift(ctx context.Context, cands []Case) (*Finding, error
 			lo = mid
 		}
 	}
-	pb, err := t.probe(ctx, cands[lo])
-	if err != nil || pb == nil || pb.Kind != protocol.Malformed || pb.Index >= 0 {
-		return nil, err
+	culprit, after := cands[lo], cands[lo+1:]
+	pb, err := t.probe(ctx, culprit)
+	if t.client != nil && (err != nil || pb == nil) {
+		_ = t.client.Close()
+		t.client, t.retired = nil, true
 	}
-	return targetFailure(t.Name, cands[lo], pb), nil
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case pb != nil && pb.Kind == protocol.Malformed && pb.Index < 0:
+		return targetFailure(t.Name, culprit, pb), after, nil
+	}
+	// More than one line after its answer (probe tells one): the follow-ups late show them.
+	rs, ok, err := late([]Case{culprit})
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	line := string(rs[1].AppendTo(nil))
+	te := &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: culprit.request().String(), Line: line,
+		Detail: t.afterDetail(phplit.Quote([]byte(line)), sameAnswer(rs[0], rs[1]), culprit, g)}
+	return targetFailure(t.Name, culprit, te), after, nil
 }
 
-// stepCheck asks the running process, after the last case of a Check, a follow-up request twice
-// (see followUp): a first answer late shows a line written after an answer that the alike
-// answers after it hid and that no later answer would show (the process ends with the space).
-// hiddenShift then looks for the request among the last answer's run; its finding, minimized,
-// is returned. Nil when the process is in step, or none is found.
-func (t *Target) stepCheck(ctx context.Context) *Finding {
+// stepCheck asks the running process, after the last case of a Check, a follow-up request
+// follows times (see followUp): the first answer late and the last in step show a line
+// written after an answer that the alike answers after it hid and that no later answer would
+// show (the process ends with the space). hiddenShift then looks for the request among the
+// last answer's run; its finding, minimized, is returned. A process out of step otherwise is
+// ended (its next answers would be late). Nil when the process is in step, or none is found.
+func (t *Target) stepCheck(ctx context.Context, out []*Finding, st *checkStats) []*Finding {
 	last := t.lastAns
 	if t.client == nil || last.client != t.client || t.limit > 0 || ctx.Err() != nil {
-		return nil // (a limit of the target explains its lines)
+		return out // (a limit of the target explains its lines)
 	}
 	op := Op(last.req.Op)
 	g := t.followUp(ctx, op, nil)
 	ref, ok := t.aloneAnswer(ctx, g)
 	if !ok || t.client != last.client || sameAnswer(ref, last.resp) {
-		return nil // (a late answer would not show)
+		return out // (a late answer would not show)
 	}
-	rs, err := t.do(ctx, []protocol.Request{g.request(), g.request()})
+	reqs := make([]protocol.Request, follows)
+	for i := range reqs {
+		reqs[i] = g.request()
+	}
+	rs, err := t.do(ctx, reqs)
 	var te *protocol.TargetError
-	switch {
-	case err == nil && (len(rs) < 2 || sameAnswer(rs[0], ref) || !sameAnswer(rs[1], ref)):
-		return nil
-	case err != nil && !(errors.As(err, &te) && te.Reason == protocol.ReasonUnasked):
-		// Another failure of the follow-ups (a limit the target has, a crash): not this
-		// check's to look into; the next request starts a new process.
-		if t.client != nil {
-			_ = t.client.Close()
-			t.client = nil
-			t.retired = true
-		}
-		return nil
+	inStep := err == nil && len(rs) == follows && sameAnswer(rs[0], ref) && sameAnswer(rs[follows-1], ref)
+	lateOnes := err == nil && len(rs) == follows && !sameAnswer(rs[0], ref) && sameAnswer(rs[follows-1], ref) ||
+		err != nil && errors.As(err, &te) && te.Reason == protocol.ReasonUnasked
+	if inStep {
+		return out
 	}
 	if t.client != nil {
+		// Ended on purpose: not a failure of a campaign input, whatever hiddenShift finds.
 		_ = t.client.Close()
 		t.client = nil
-		t.retired = true // (not a failure of a campaign input, whatever hiddenShift finds)
+		t.retired = true
+	}
+	if !lateOnes {
+		return out // (another failure of the follow-ups, a limit or a crash, is not this check's)
 	}
 	cands := make([]Case, 0, len(last.run)+1)
 	for _, q := range last.run {
 		cands = append(cands, Case{Op: Op(q.Op), Input: q.Input, Flags: q.Flags})
 	}
-	f, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), op))
+	f, after, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), op))
 	if f == nil {
-		return nil
+		return out
 	}
-	return t.minimizeFailure(ctx, f)
+	// The findings of the requests after it were of late answers: they are asked again.
+	var again []Case
+	out = slices.DeleteFunc(out, func(d *Finding) bool {
+		for _, c := range after {
+			if d.Op == c.Op && d.Flags == c.Flags && bytes.Equal(d.Input, c.Input) {
+				again = append(again, c)
+				return true
+			}
+		}
+		return false
+	})
+	out = append(out, t.minimizeFailure(ctx, f))
+	if len(again) > 0 {
+		more, _ := t.checkCases(ctx, again, nil, &checkStats{})
+		out = append(out, more...)
+	}
+	return out
 }

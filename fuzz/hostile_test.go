@@ -67,6 +67,14 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return "debug: saw a tilde\n"
 		}
+	case "answer-a-all": // writes escape's answer of "a" after every escape answer
+		w.after = func(k int, line []byte) string {
+			// (Escape's answers have two fields, decode's steps a '/', utf8_decode's one field.)
+			if k == 1 || bytes.Count(line, []byte(" ")) != 1 || bytes.Contains(line, []byte("/")) {
+				return ""
+			}
+			return "226122 0\n"
+		}
 	case "debug-all": // writes a debug line after every answer (a notice a PHP adapter prints)
 		w.after = func(k int, _ []byte) string {
 			if k == 1 {
@@ -104,28 +112,35 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return ""
 		}
-	case "twice-90", "twice-90-slow-a0":
+	case "twice-90", "twice-90-slow-a0", "twice-90-a0", "thrice-90", "other-90":
 		// writes its answer to utf8_decode of 90 twice ('?', as for every byte 80..FF, which
-		// hides the shift until the answers change); "-slow-a0": and answers A0 5 ms late
+		// hides the shift until the answers change); "-slow-a0": and answers A0 5 ms late;
+		// "-a0": and A0's twice too; "thrice-": three times; "other-": writes '41' after it
 		// (Answers are written a batch at a time: which one is 90's is kept in order.)
-		decode, twice := h.UTF8Decode, []bool(nil)
+		decode, extra := h.UTF8Decode, []string(nil)
 		h.UTF8Decode = func(dst, src []byte) []byte {
-			twice = append(twice, string(src) == "\x90")
+			var x string
+			switch {
+			case string(src) == "\x90" && name == "thrice-90":
+				x = "3f\n3f\n"
+			case string(src) == "\x90" && name == "other-90":
+				x = "41\n"
+			case string(src) == "\x90", string(src) == "\xa0" && name == "twice-90-a0":
+				x = "3f\n"
+			}
+			extra = append(extra, x)
 			if name == "twice-90-slow-a0" && string(src) == "\xa0" {
 				time.Sleep(5 * time.Millisecond)
 			}
 			return decode(dst, src)
 		}
 		w.after = func(k int, line []byte) string {
-			if k == 1 || len(twice) == 0 {
+			if k == 1 || len(extra) == 0 {
 				return ""
 			}
-			again := twice[0]
-			twice = twice[1:]
-			if again {
-				return string(line)
-			}
-			return ""
+			x := extra[0]
+			extra = extra[1:]
+			return x
 		}
 	case "alternate-a": // escapes "a" as "A" every other time it is asked, in any process
 		escape, odd := h.Escape, false
@@ -739,17 +754,31 @@ func TestTargetHiddenShift(t *testing.T) {
 		{"next-space", "twice-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
 		{"end-of-space", "twice-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 1, nil)},
 		{"retimed", "twice-90-slow-a0", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
+		// Two lines, after 90's and A0's answers (a second finding, A0, follows the first:
+		// the answers after 90's witness are asked again); three times; another answer.
+		{"two-in-a-run", "twice-90-a0", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
+		{"thrice", "thrice-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
+		{"other-answer", "other-90", ExhaustiveTargetSpaces([]Op{OpUTF8Decode}, 2, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg := fakeTarget(t, tc.mode)
 			rep, err := RunTarget(context.Background(), tg, tc.spaces, nil)
 			require.NoError(t, err)
-			require.Len(t, rep.Findings, 1, "%v", rep.Findings)
-			f := rep.Findings[0]
-			assert.Equal(t, KindTargetProtocol, f.Kind)
-			assert.Equal(t, OpUTF8Decode, f.Op)
-			assert.Equal(t, []byte{0x90}, f.Input)
-			assert.Contains(t, f.Detail, "writes its answer twice")
+			want := [][]byte{{0x90}}
+			if tc.mode == "twice-90-a0" {
+				want = append(want, []byte{0xa0})
+			}
+			require.Len(t, rep.Findings, len(want), "%v", rep.Findings)
+			for i, f := range rep.Findings {
+				assert.Equal(t, KindTargetProtocol, f.Kind)
+				assert.Equal(t, OpUTF8Decode, f.Op)
+				assert.Equal(t, want[i], f.Input)
+				if tc.mode == "other-90" {
+					assert.Contains(t, f.Detail, "writes a line after its answer: '41'")
+				} else {
+					assert.Contains(t, f.Detail, "writes its answer twice")
+				}
+			}
 		})
 	}
 }
@@ -785,4 +814,37 @@ func TestRetimeFailedHiddenShift(t *testing.T) {
 	require.NotNil(t, tg.pending)
 	assert.Equal(t, []byte{0x90}, tg.pending.Input)
 	assert.Contains(t, tg.pending.Detail, "writes its answer twice")
+}
+
+// TestTargetAnswerAfterEvery: a target that writes escape's answer of "a" after every escape
+// answer (a well-formed answer, not a debug line) throws each answer one place late, but the
+// late answers to requests answered alike (a byte under many option sets) are right: the
+// wrong ones are the same line, one every other answer (interleaved). That is one finding, a
+// line after every escape answer, not findings of the late answers (a false "writes '\u0000'
+// for 01"); decode and utf8_decode are checked whole.
+func TestTargetAnswerAfterEvery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	// Every byte under 256 option sets, in that order: most late answers are right (the
+	// same byte's answer under the option set before).
+	tg := fakeTarget(t, "answer-a-all")
+	tg.cfg.Timeout, tg.timeout = 300*time.Millisecond, 300*time.Millisecond
+	spaces := ExhaustiveTargetSpaces([]Op{OpEscape}, 1, AllCombos()[:256])
+	spaces = append(spaces, ExhaustiveTargetSpaces([]Op{OpDecode, OpUTF8Decode}, 1, nil)...)
+	rep, err := RunTarget(context.Background(), tg, spaces, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	for _, f := range rep.Findings {
+		assert.Equal(t, OpEscape, f.Op, "%s", f.Detail)
+		assert.True(t, EveryAnswer(f), "%v %s: %s", f.Kind, hex.EncodeToString(f.Input), f.Detail)
+	}
+	for _, sp := range rep.Spaces {
+		if sp.Op != OpEscape {
+			assert.True(t, sp.Complete, "%s %s", sp.Space, sp.Op)
+			assert.Zero(t, sp.Differences, "%s %s", sp.Space, sp.Op)
+		}
+	}
+	_, _, renewed := tg.RestartCounts()
+	t.Logf("%d findings: %s; %d restarts", len(rep.Findings), rep.Findings[0].Detail, tg.Restarts()+renewed)
 }

@@ -111,7 +111,7 @@ func (t *Target) limitTest(ctx context.Context, te *protocol.TargetError, culpri
 		// line after an earlier one, hidden by the same answers after it (hiddenShift); a line
 		// that is no answer would have shown at once.
 		if te.Reason == protocol.ReasonUnasked {
-			if f, err := t.hiddenShift(ctx, earlier); err != nil || f != nil {
+			if f, _, err := t.hiddenShift(ctx, earlier); err != nil || f != nil {
 				return limitBefore, f, err
 			}
 		}
@@ -217,6 +217,12 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 		line := string(resps[1].AppendTo(nil))
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
 			Detail: t.afterDetail(phplit.Quote([]byte(line)), false, cs, g)}
+	case err == nil && len(resps) == 4 && t.lateFollowUps(ctx, g, resps[1:]):
+		// More than one line after cs's answer (its answer three times): the first follow-up's
+		// answer is not g's alone, the last one's is.
+		line := string(resps[1].AppendTo(nil))
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), sameAnswer(resps[0], resps[1]), cs, g)}
 	case err == nil && (len(resps) < 3 || sameAnswer(resps[1], resps[2]) || !sameAnswer(resps[0], resps[1])):
 		// (Answers to the follow-up that differ, but for a repeat of cs's answer or the
 		// last two agreeing, say nothing certain of cs: a target may answer a request
@@ -248,6 +254,17 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 		return resps[0], nil
 	}
 	return resps[0], te
+}
+
+// lateFollowUps reports whether rs, the answers to follow-up requests g in a row, are late:
+// the first is not g's answer alone (aloneAnswer), the last is. It asks only when the first
+// two agree (the case alone's other tests leave: a line, or lines, the same as an answer).
+func (t *Target) lateFollowUps(ctx context.Context, g Case, rs []protocol.Response) bool {
+	if len(rs) < 2 || !sameAnswer(rs[0], rs[1]) {
+		return false
+	}
+	ref, ok := t.aloneAnswer(ctx, g)
+	return ok && !sameAnswer(rs[0], ref) && sameAnswer(rs[len(rs)-1], ref)
 }
 
 // followUp is the request alone asks after a request of op with input in: the first of "a",
@@ -613,8 +630,11 @@ func (t *Target) renew(ctx context.Context) error {
 	return nil
 }
 
-// flushPending appends the held finding of an unsolicited line that no limit explained.
+// flushPending appends the held finding of an unsolicited line that no limit explained, and
+// those of further lines after answers hiddenShift found.
 func (t *Target) flushPending(out []*Finding) []*Finding {
+	out = append(out, t.more...)
+	t.more = nil
 	if t.pending == nil {
 		return out
 	}

@@ -114,7 +114,7 @@ func (t *Target) retimeFailed(ctx context.Context, err error, last lastAnswer) {
 	for _, q := range last.run {
 		cands = append(cands, Case{Op: Op(q.Op), Input: q.Input, Flags: q.Flags})
 	}
-	if f, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), Op(last.req.Op))); f != nil {
+	if f, _, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), Op(last.req.Op))); f != nil {
 		t.pending = t.minimizeFailure(ctx, f)
 	}
 }

@@ -83,6 +83,7 @@ type Target struct {
 	renewed     int                           // processes replaced on purpose, before they reach the limit
 	last        *stall                        // the last failure of a process after an answer, for the limit test
 	pending     *Finding                      // an unsolicited line not reproducible alone, held (see limitTest)
+	more        []*Finding                    // further lines after answers hiddenShift found, held
 	stepProbes  int                           // probes of outOfStep that showed no line after an answer
 	alikeProbed bool                          // outOfStep probed a batch of alike answers once
 	lastAns     lastAnswer                    // the last answer of the running process (see do)
@@ -413,6 +414,9 @@ func (t *Target) ensure(ctx context.Context, minimizing bool) error {
 	if err := t.start(ctx); err != nil {
 		return fmt.Errorf("target %s: restart failed: %v", t.Name, err)
 	}
+	if t.good != nil && t.holder(Case{Op: Op(t.good.Op), Input: t.good.Input, Flags: t.good.Flags}) != nil {
+		t.good = nil // a witness holds it since (a line after every answer of its operation)
+	}
 	if t.good != nil && t.limit == 0 {
 		// A new process first answers a request it answered before, with the whole Timeout,
 		// so that its warming up is not taken for a hang on the next case (nor a hang on the
@@ -546,10 +550,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			send = t.filter(send, st, progress)
 		}
 	}
-	if f := t.stepCheck(ctx); f != nil {
-		out = append(out, f)
-	}
-	return t.flushPending(out), nil
+	return t.flushPending(t.stepCheck(ctx, out, st)), nil
 }
 
 // failed handles the failure err of a Do of batch, after the answers resps: a limit of the
@@ -650,9 +651,9 @@ func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps 
 	}
 	var before Case
 	switch {
-	case first > 0 && (sameAnswer(resps[first], resps[first-1]) || shifted(c, t.Name, batch, resps, first)):
+	case first > 0 && (sameAnswer(resps[first], resps[first-1]) || shifted(c, t.Name, batch, resps, first) || interleaved(c, t.Name, batch, resps, first)):
 		before = batch[first-1]
-	case first == 0 && prior.client != nil && (sameAnswer(resps[0], prior.resp) || shifted(c, t.Name, batch, resps, 0)):
+	case first == 0 && prior.client != nil && (sameAnswer(resps[0], prior.resp) || shifted(c, t.Name, batch, resps, 0) || interleaved(c, t.Name, batch, resps, 0)):
 		before = prior.asCase()
 	default:
 		return nil, nil
@@ -663,7 +664,7 @@ func (t *Target) outOfStep(ctx context.Context, c *Checker, batch []Case, resps 
 	}
 	if pb == nil || pb.Kind != protocol.Malformed || pb.Index >= 0 {
 		// The line may have come after an earlier answer, hidden by the same answers after it.
-		if f, err := t.hiddenShift(ctx, runBefore(batch, resps, first, prior)); f != nil || err != nil {
+		if f, _, err := t.hiddenShift(ctx, runBefore(batch, resps, first, prior)); f != nil || err != nil {
 			return f, err
 		}
 		t.stepProbes++
@@ -692,6 +693,35 @@ func shifted(c *Checker, name string, batch []Case, resps []protocol.Response, f
 		}
 	}
 	return late >= 2
+}
+
+// interleaved reports whether answers from resps[first] on (up to 16) look like one line the
+// target writes after its answers, the same each time, among late answers that are right for
+// their own requests too (the line an answer of another input, after every answer to requests
+// that are answered alike: shifted sees no late answer wrong): at least three wrong ones, all
+// the same line, each but the last followed by a right one, and every right one right for the
+// request before it too, as a late one may be. (A target that answers many requests in a row
+// with the same wrong line has no right answer between them; one wrong under every other
+// option set, JSON_HEX_TAG, has right ones that are not right for the request before.)
+func interleaved(c *Checker, name string, batch []Case, resps []protocol.Response, first int) bool {
+	wrong, last := 0, -1
+	for k := first; k < min(first+16, len(resps), len(batch)); k++ {
+		r := resps[k]
+		if r.Malformed {
+			continue
+		}
+		if len(c.compareResponse(nil, name, batch[k], r)) == 0 {
+			if k > first && len(c.compareResponse(nil, name, batch[k-1], r)) != 0 {
+				return false
+			}
+			continue
+		}
+		if !sameAnswer(r, resps[first]) || last == k-1 {
+			return false
+		}
+		wrong, last = wrong+1, k
+	}
+	return wrong >= 3
 }
 
 // alike reports whether rs are two or more answers, all the same: those of a target that
