@@ -143,13 +143,17 @@ func (t *Target) hiddenShift(ctx context.Context, cands []Case) (*Finding, []Cas
 	if f == nil || err != nil {
 		return nil, nil, err
 	}
-	rest := after
+	// The requests after it, but those that contain a request found (a witness holds them).
+	found, rest := [][]byte{f.Input}, after
 	for range maxMore {
-		rest = slices.DeleteFunc(slices.Clone(rest), func(c Case) bool { return bytes.Contains(c.Input, f.Input) })
+		rest = slices.DeleteFunc(slices.Clone(rest), func(c Case) bool {
+			return slices.ContainsFunc(found, func(in []byte) bool { return bytes.Contains(c.Input, in) })
+		})
 		more, next, err := t.findShift(ctx, rest, g, ref)
 		if more == nil || err != nil {
 			break
 		}
+		found = append(found, more.Input)
 		t.more = append(t.more, t.minimizeFailure(ctx, more))
 		rest = next
 	}
@@ -226,9 +230,11 @@ func (t *Target) findShift(ctx context.Context, cands []Case, g Case, ref protoc
 // follows times (see followUp): the first answer late and the last in step show a line
 // written after an answer that the alike answers after it hid and that no later answer would
 // show (the process ends with the space). hiddenShift then looks for the request among the
-// last answer's run; its finding, minimized, is returned. A process out of step otherwise is
-// ended (its next answers would be late). Nil when the process is in step, or none is found.
-func (t *Target) stepCheck(ctx context.Context, out []*Finding, st *checkStats) []*Finding {
+// last answer's run; its finding, minimized, is appended to out, and the findings in out of
+// the requests after it (late answers) are replaced by those of a new process asked them
+// again. A process out of step otherwise is ended (its next answers would be late). out is
+// returned as it was when the process is in step, or no request is found.
+func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
 	last := t.lastAns
 	if t.client == nil || last.client != t.client || t.limit > 0 || ctx.Err() != nil {
 		return out // (a limit of the target explains its lines)

@@ -533,7 +533,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil
 		}
 		if err != nil {
-			out, answered, fresh, err = t.failed(ctx, &c, out, batch, resps[:min(answered, len(resps))], err, prior)
+			out, answered, fresh, err = t.failed(ctx, &c, out, batch, resps, err, prior)
 			if err != nil {
 				st.answered += uint64(answered)
 				return t.flushPending(out), err
@@ -550,7 +550,7 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			send = t.filter(send, st, progress)
 		}
 	}
-	return t.flushPending(t.stepCheck(ctx, out, st)), nil
+	return t.flushPending(t.stepCheck(ctx, out)), nil
 }
 
 // failed handles the failure err of a Do of batch, after the answers resps: a limit of the
@@ -615,8 +615,8 @@ type lastAnswer struct {
 	client *protocol.Client
 	req    protocol.Request
 	resp   protocol.Response
-	// run: the requests before req whose answers were the same as resp, and the one before
-	// them, oldest first, at most maxRun (their inputs cloned).
+	// run: the requests before req whose answers were the same as resp, and the leads
+	// requests before them, oldest first, at most maxRun (their inputs cloned).
 	run []protocol.Request
 }
 
