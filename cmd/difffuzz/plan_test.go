@@ -63,10 +63,12 @@ func TestInterruptMinimizes(t *testing.T) {
 		hard, cancelHard := context.WithCancel(context.Background())
 		ctx := context.WithValue(soft, hardStopKey{}, hard)
 		// A target that answers "" to everything (wrong for every input), and marks its
-		// 6,000th answer: past calibration and the first batch, so there are findings to
-		// minimize when the interrupt comes, however slow the machine (-race).
+		// 20,000th answer: past the plan's calibration and the first batches, so there are
+		// findings to minimize when the interrupt comes, however slow or busy the machine
+		// (-race). Calibration takes 2,020 answers on an idle machine, but 5,500-6,500 on
+		// a busy one, where answers seem slow and are timed again one at a time (slow.go).
 		mark := filepath.Join(t.TempDir(), "mark")
-		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $i = 6000 ]; then : > ` + mark + `; fi; done'`
+		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $i = 20000 ]; then : > ` + mark + `; fi; done'`
 		go func() {
 			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				if _, err := os.Stat(mark); err == nil {
