@@ -222,7 +222,7 @@ func (t *Target) findShift(ctx context.Context, cands []Case, g Case, ref protoc
 	}
 	line := string(rs[1].AppendTo(nil))
 	te := &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: culprit.request().String(), Line: line,
-		Detail: t.afterDetail(phplit.Quote([]byte(line)), sameAnswer(rs[0], rs[1]), culprit, g)}
+		Detail: t.afterDetail(phplit.Quote([]byte(line)), answerTimes(rs, ref), culprit, g)}
 	return targetFailure(t.Name, culprit, te), after, nil
 }
 

@@ -773,9 +773,13 @@ func TestTargetHiddenShift(t *testing.T) {
 				assert.Equal(t, KindTargetProtocol, f.Kind)
 				assert.Equal(t, OpUTF8Decode, f.Op)
 				assert.Equal(t, want[i], f.Input)
-				if tc.mode == "other-90" {
+				switch tc.mode {
+				case "other-90":
 					assert.Contains(t, f.Detail, "writes a line after its answer: '41'")
-				} else {
+				case "thrice-90":
+					assert.Contains(t, f.Detail, "writes its answer three times")
+					assert.Contains(t, f.Detail, "answered the next 2 requests with those lines")
+				default:
 					assert.Contains(t, f.Detail, "writes its answer twice")
 				}
 			}
@@ -847,4 +851,28 @@ func TestTargetAnswerAfterEvery(t *testing.T) {
 	}
 	_, _, renewed := tg.RestartCounts()
 	t.Logf("%d findings: %s; %d restarts", len(rep.Findings), rep.Findings[0].Detail, tg.Restarts()+renewed)
+}
+
+// TestAnswerTimes: the times an answer was written, from the late follow-up answers after it
+// (the last in step): each line before the follow-up's own answer that is the answer again
+// adds one; another line among them makes it not the answer (0).
+func TestAnswerTimes(t *testing.T) {
+	ans := func(s string) protocol.Response { return protocol.Response{Op: "utf8_decode", Result: []byte(s)} }
+	q, a, x := ans("?"), ans("a"), ans("A")
+	for _, tc := range []struct {
+		rs   []protocol.Response
+		want int
+	}{
+		{[]protocol.Response{q, q, a, a, a}, 2},
+		{[]protocol.Response{q, q, q, a, a}, 3},
+		{[]protocol.Response{q, q, q, q, a}, 4},
+		{[]protocol.Response{q, x, a, a, a}, 0},
+		{[]protocol.Response{q, q, x, a, a}, 0},
+		{[]protocol.Response{q, a, a, a, a}, 1}, // nothing before the follow-up's answer
+	} {
+		assert.Equal(t, tc.want, answerTimes(tc.rs, a), "%v", tc.rs)
+	}
+	assert.Equal(t, "twice", timesWord(2))
+	assert.Equal(t, "three times", timesWord(3))
+	assert.Equal(t, "5 times", timesWord(5))
 }

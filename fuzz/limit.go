@@ -210,29 +210,32 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	case err == nil && len(resps) >= 2 && t.everyAfter[cs.Op]:
 		// A line after every answer (noteEveryAfter): the second line is cs's, whatever it is
 		// (an answer of another input too, which the check below cannot tell from one).
-		line, twice := string(resps[1].AppendTo(nil)), sameAnswer(resps[0], resps[1])
+		line, times := string(resps[1].AppendTo(nil)), 0
+		if sameAnswer(resps[0], resps[1]) {
+			times = 2
+		}
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
-			Detail: t.afterDetail(phplit.Quote([]byte(line)), twice, cs, g)}
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), times, cs, g)}
 	case err == nil && len(resps) == 4 && !sameAnswer(resps[0], resps[1]) && !sameAnswer(resps[1], resps[2]) && sameAnswer(resps[2], resps[3]):
 		line := string(resps[1].AppendTo(nil))
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
-			Detail: t.afterDetail(phplit.Quote([]byte(line)), false, cs, g)}
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), 0, cs, g)}
 	case err == nil && len(resps) == 4 && t.lateFollowUps(ctx, g, resps[1:]):
-		// More than one line after cs's answer (its answer three times): the first follow-up's
-		// answer is not g's alone, the last one's is.
+		// Two lines after cs's answer (its answer three times, as a rule): the first two
+		// follow-ups' answers are not g's alone (they agree), the last one's is.
 		line := string(resps[1].AppendTo(nil))
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: line,
-			Detail: t.afterDetail(phplit.Quote([]byte(line)), sameAnswer(resps[0], resps[1]), cs, g)}
+			Detail: t.afterDetail(phplit.Quote([]byte(line)), answerTimes(resps, resps[3]), cs, g)}
 	case err == nil && (len(resps) < 3 || sameAnswer(resps[1], resps[2]) || !sameAnswer(resps[0], resps[1])):
 		// (Answers to the follow-up that differ, but for a repeat of cs's answer or the
 		// last two agreeing, say nothing certain of cs: a target may answer a request
 		// otherwise each time.)
 		return resps[0], nil
 	case err == nil:
-		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: t.afterDetail("", true, cs, g)}
+		te = &protocol.TargetError{Kind: protocol.Malformed, Target: t.Command, Index: -1, Request: reqs[0].String(), Line: string(resps[1].AppendTo(nil)), Detail: t.afterDetail("", 2, cs, g)}
 	case errors.As(err, &te) && te.Kind == protocol.Malformed && len(resps) == 1:
 		te = &protocol.TargetError{Kind: protocol.Malformed, Target: te.Target, Index: -1, Request: reqs[0].String(), Line: te.Line, TooLong: te.TooLong,
-			Detail: t.afterDetail(lineOf(te), false, cs, g)}
+			Detail: t.afterDetail(lineOf(te), 0, cs, g)}
 	default:
 		te = nil
 	}
@@ -400,14 +403,15 @@ func EveryAnswer(f *Finding) bool {
 }
 
 // afterDetail is the detail of a line written after the answer to cs, found by asking g after
-// it: what was seen (the line, or the answer twice), and, when the target writes one after
-// every answer of the operation (noteEveryAfter), that it does so whatever it is asked.
-func (t *Target) afterDetail(line string, twice bool, cs, g Case) string {
+// it: what was seen (the line, or the answer written times times: 2 or more, 0 for a line that
+// is not the answer), and, when the target writes one after every answer of the operation
+// (noteEveryAfter), that it does so whatever it is asked.
+func (t *Target) afterDetail(line string, times int, cs, g Case) string {
 	if !t.everyAfter[cs.Op] {
-		if twice {
-			return afterAnswer("writes its answer twice", g)
+		if times >= 2 {
+			return afterAnswer(answerAgain+timesWord(times), times-1, g)
 		}
-		return afterAnswer("writes a line after its answer: "+line, g)
+		return afterAnswer(lineAfter+": "+line, 1, g)
 	}
 	var vetted []string
 	for _, s := range append(followInputs[:len(followInputs):len(followInputs)], everyProbes...) {
@@ -420,11 +424,46 @@ func (t *Target) afterDetail(line string, twice bool, cs, g Case) string {
 		}
 	}
 	what := "writes a line after every answer: " + line + " after its answer to %s of %s, and one after those to %s"
-	if twice {
-		what = "writes every answer twice: its answer to %s of %s, and those to %s"
+	if times >= 2 {
+		what = "writes every answer " + timesWord(times) + ": its answer to %s of %s, and those to %s"
 	}
 	return fmt.Sprintf(what+" (each asked first in a new process)"+everyAnswer+"%s request was sent",
 		cs.Op, phplit.Quote(cs.Input), strings.Join(vetted, ", "), cs.Op)
+}
+
+// answerAgain and lineAfter begin the details of alone's findings (manyAfter counts them).
+const (
+	answerAgain = "writes its answer " // twice, three times
+	lineAfter   = "writes a line after its answer"
+)
+
+// timesWord says n times in words: "twice", "three times", "4 times".
+func timesWord(n int) string {
+	switch n {
+	case 2:
+		return "twice"
+	case 3:
+		return "three times"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// answerTimes is how many times the target wrote rs[0], an answer that follow-up requests
+// whose answer alone is ref came after (rs[1:], late): 1 + the lines before the first answer
+// that is ref, when each of them is rs[0] again; 0 when one is another line. (1: none is
+// before it, or rs[0] is ref itself, and nothing can be told.)
+func answerTimes(rs []protocol.Response, ref protocol.Response) int {
+	n := 1
+	for _, r := range rs[1:] {
+		if sameAnswer(r, ref) {
+			break
+		}
+		if !sameAnswer(r, rs[0]) {
+			return 0
+		}
+		n++
+	}
+	return n
 }
 
 // aloneAnswer is the target's answer to h asked alone in a new process, and false when it gave
@@ -487,8 +526,12 @@ func (t *Target) answersAlone(ctx context.Context, g Case) (bool, error) {
 }
 
 // afterAnswer is the detail of a line written after an answer, found by asking g after it.
-func afterAnswer(what string, g Case) string {
-	return fmt.Sprintf("%s (asked alone in a new process and then %s of %s, the target answered the next request with that line)", what, g.Op, phplit.Quote(g.Input))
+func afterAnswer(what string, lines int, g Case) string {
+	next := "the next request with that line"
+	if lines > 1 {
+		next = fmt.Sprintf("the next %d requests with those lines", lines)
+	}
+	return fmt.Sprintf("%s (asked alone in a new process and then %s of %s, the target answered %s)", what, g.Op, phplit.Quote(g.Input), next)
 }
 
 // confirmLimit asks a new process cs n times and then once more, with confirmHang's longer

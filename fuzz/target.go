@@ -1005,7 +1005,7 @@ const manyLines = 8
 // restarts run out, and no other operation checked.
 func (t *Target) manyAfter(w *Witness, g *Finding) {
 	f := w.Finding
-	if f.Kind != KindTargetProtocol || !strings.HasPrefix(f.Detail, "writes a line after its answer") && !strings.HasPrefix(f.Detail, "writes its answer twice") {
+	if f.Kind != KindTargetProtocol || !strings.HasPrefix(f.Detail, lineAfter) && !strings.HasPrefix(f.Detail, answerAgain) {
 		return
 	}
 	t.lineAfters[f.Op]++
