@@ -104,6 +104,13 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return string(line)
 		}
+	case "twice-first": // writes the first answer of each process twice
+		w.after = func(k int, line []byte) string {
+			if k != 2 {
+				return ""
+			}
+			return string(line)
+		}
 	case "twice-a": // writes its answer twice to a request of input "a" ("a" may be a follow-up)
 		w.after = func(k int, line []byte) string {
 			switch string(line) { // the answers of escape, decode and utf8_decode of "a" only
@@ -351,6 +358,8 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 	for _, tc := range []struct{ name, says string }{
 		{"debug-all", "writes a line after every answer: 'debug: hi' after its answer to "},
 		{"twice-all", "writes every answer twice: its answer to "},
+		// Only the first answer of each process: not named a line after every answer.
+		{"twice-first", "writes the first answer of each process twice: its answer to "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg, rep, total := runFake(t, tc.name)
@@ -359,7 +368,11 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 				ops[f.Op] = true
 				assert.Equal(t, KindTargetProtocol, f.Kind)
 				assert.Contains(t, f.Detail, tc.says)
-				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\", a 40-byte string (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
+				each := ""
+				if tc.name == "twice-first" {
+					each = "; the later answers in step"
+				}
+				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\", a 40-byte string (each asked first in a new process"+each+"), whatever it is asked: no other "+string(f.Op)+" request was sent")
 			}
 			assert.Len(t, rep.Findings, 3, "one per operation: %v", rep.Findings)
 			assert.Len(t, ops, 3)

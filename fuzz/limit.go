@@ -386,6 +386,32 @@ func (t *Target) noteEveryAfter(ctx context.Context, op Op) {
 		}
 	}
 	t.everyAfter[op] = true
+	t.firstOnly[op] = t.onlyFirst(ctx, op)
+}
+
+// onlyFirst reports whether the line noteEveryAfter found after every answer of op comes
+// after the first answer of a process only (a banner or notice printed once, the first answer
+// twice): a new process asked the follow-up inputs g, h, g, h, g, h (answers alone that differ)
+// then gives g's answer, a line, and in step from there: h's, g's, h's, g's. A line after every
+// answer puts the fourth answer read out of step (h's again, or the line).
+func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
+	g, h := Case{Op: op, Input: []byte(followInputs[0])}, Case{Op: op, Input: []byte(followInputs[1])}
+	ga, ok1 := t.aloneAnswer(ctx, g)
+	ha, ok2 := t.aloneAnswer(ctx, h)
+	if !ok1 || !ok2 || sameAnswer(ga, ha) || ctx.Err() != nil {
+		return false
+	}
+	t.extra++
+	rs, err := t.askNew(ctx, []protocol.Request{g.request(), h.request(), g.request(), h.request(), g.request(), h.request()})
+	if err != nil || len(rs) != 6 || !sameAnswer(rs[0], ga) {
+		return false
+	}
+	for k := 2; k < 6; k++ {
+		if !sameAnswer(rs[k], map[bool]protocol.Response{true: ga, false: ha}[k%2 == 1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // everyProbes are the inputs noteEveryAfter asks besides the follow-up inputs: é, and 40 bytes
@@ -423,12 +449,16 @@ func (t *Target) afterDetail(line string, times int, cs, g Case) string {
 			vetted = append(vetted, phplit.Quote([]byte(s)))
 		}
 	}
-	what := "writes a line after every answer: " + line + " after its answer to %s of %s, and one after those to %s"
-	if times >= 2 {
-		what = "writes every answer " + timesWord(times) + ": its answer to %s of %s, and those to %s"
+	every, each := "every answer", ""
+	if t.firstOnly[cs.Op] {
+		every, each = "the first answer of each process", "; the later answers in step"
 	}
-	return fmt.Sprintf(what+" (each asked first in a new process)"+everyAnswer+"%s request was sent",
-		cs.Op, phplit.Quote(cs.Input), strings.Join(vetted, ", "), cs.Op)
+	what := "writes a line after " + every + ": " + line + " after its answer to %s of %s, and one after those to %s"
+	if times >= 2 {
+		what = "writes " + every + " " + timesWord(times) + ": its answer to %s of %s, and those to %s"
+	}
+	return fmt.Sprintf(what+" (each asked first in a new process%s)"+everyAnswer+"%s request was sent",
+		cs.Op, phplit.Quote(cs.Input), strings.Join(vetted, ", "), each, cs.Op)
 }
 
 // answerAgain and lineAfter begin the details of alone's findings (manyAfter counts them).

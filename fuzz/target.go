@@ -92,6 +92,7 @@ type Target struct {
 	vetted      map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
 	vetLine     map[string]bool               // ... those that failed with a line after their answer
 	everyAfter  map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
+	firstOnly   map[Op]bool                   // ... of a process's first answer only (see onlyFirst)
 	lineAfters  map[Op]int                    // findings of a line after an answer, by operation (see manyAfter)
 	aloneRefs   map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
 	retired     bool                          // the process was ended on purpose (Retire): the next start is not a restart
@@ -163,7 +164,7 @@ func StartTarget(ctx context.Context, command string, cfg TargetConfig) (*Target
 		name = command
 	}
 	t := &Target{Name: name, Command: command, argv: argv, cfg: cfg, timeout: cfg.Timeout, floor: cfg.MinTimeout, follow: map[Op]int{},
-		vetted: map[string]bool{}, vetLine: map[string]bool{}, everyAfter: map[Op]bool{}, lineAfters: map[Op]int{}, aloneRefs: map[string]*protocol.Response{}}
+		vetted: map[string]bool{}, vetLine: map[string]bool{}, everyAfter: map[Op]bool{}, firstOnly: map[Op]bool{}, lineAfters: map[Op]int{}, aloneRefs: map[string]*protocol.Response{}}
 	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
