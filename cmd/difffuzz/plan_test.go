@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,16 +63,27 @@ func TestInterruptMinimizes(t *testing.T) {
 		soft, cancelSoft := context.WithCancel(context.Background())
 		hard, cancelHard := context.WithCancel(context.Background())
 		ctx := context.WithValue(soft, hardStopKey{}, hard)
-		// A target that answers "" to everything (wrong for every input), and marks its
-		// 20,000th answer: past the plan's calibration and the first batches, so there are
-		// findings to minimize when the interrupt comes, however slow or busy the machine
-		// (-race). Calibration takes 2,020 answers on an idle machine, but 5,500-6,500 on
-		// a busy one, where answers seem slow and are timed again one at a time (slow.go).
+		// A target that answers "" to everything (wrong for every input) and writes its
+		// answer count to mark every 500 answers. The interrupt comes 2,000 answers after
+		// the random space began (its line on stderr), so there are findings to minimize
+		// however slow or busy the machine (-race): the plan's calibration before it takes
+		// 2,020 answers on an idle machine but 5,500-6,500 on a busy one, where answers seem
+		// slow and are timed again one at a time (slow.go), so no fixed count is past it.
 		mark := filepath.Join(t.TempDir(), "mark")
-		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $i = 20000 ]; then : > ` + mark + `; fi; done'`
+		target := `sh -c 'echo difffuzz-target 1 escape; i=0; while read l; do echo 2222 0; i=$((i+1)); if [ $((i % 500)) = 0 ]; then echo $i > ` + mark + `; fi; done'`
+		answers := func() int {
+			b, _ := os.ReadFile(mark)
+			n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return n
+		}
+		errb := &lockedBuffer{}
 		go func() {
+			base := -1
 			for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				if _, err := os.Stat(mark); err == nil {
+				if base < 0 && strings.Contains(errb.String(), "difffuzz: random: seed 1") {
+					base = answers()
+				}
+				if base >= 0 && answers() >= base+2000 {
 					break
 				}
 			}
@@ -80,8 +92,8 @@ func TestInterruptMinimizes(t *testing.T) {
 				cancelHard()
 			}
 		}()
-		var out, errb bytes.Buffer
-		code := run(ctx, []string{"--exec", target, "--random", "100000000x", "--seed", "1"}, strings.NewReader(""), &out, &errb)
+		var out bytes.Buffer
+		code := run(ctx, []string{"--exec", target, "--random", "100000000x", "--seed", "1"}, strings.NewReader(""), &out, errb)
 		cancelSoft()
 		cancelHard()
 		minimal := strings.Contains(out.String(), "   minimal")
@@ -93,4 +105,22 @@ func TestInterruptMinimizes(t *testing.T) {
 		// Nor is decode, which the target does not serve, a space the run did not begin.
 		assert.NotContains(t, errb.String(), "random decode", "interrupted twice=%v", twice)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a run writes while a test goroutine reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
