@@ -104,12 +104,21 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return string(line)
 		}
-	case "twice-first": // writes the first answer of each process twice
+	case "twice-first", "twice-first-ff": // writes the first answer of each process twice
 		w.after = func(k int, line []byte) string {
 			if k != 2 {
 				return ""
 			}
 			return string(line)
+		}
+		if name == "twice-first-ff" { // and decodes FF as 'X' (utf8_decode: '?')
+			decode := h.UTF8Decode
+			h.UTF8Decode = func(dst, src []byte) []byte {
+				if string(src) == "\xff" {
+					return append(dst, 'X')
+				}
+				return decode(dst, src)
+			}
 		}
 	case "twice-a": // writes its answer twice to a request of input "a" ("a" may be a follow-up)
 		w.after = func(k int, line []byte) string {
@@ -303,6 +312,41 @@ func runFake(t *testing.T, name string) (*Target, *Report, uint64) {
 	return tg, rep, total
 }
 
+// TestTargetFirstAnswerLine: a target that writes the first answer of each process twice
+// (a banner or notice printed once) is one finding that says so, not a line after every answer
+// (each follow-up input, asked first in a new process, shows it); each new process is asked a
+// request first from then on, and every case is checked (before: one finding per operation,
+// named "every answer twice", and no other case of any operation sent).
+func TestTargetFirstAnswerLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg, rep, total := runFake(t, "twice-first-ff")
+	// And a fault of its answers: utf8_decode of FF is 'X'.
+	require.Len(t, rep.Findings, 2, "%v", rep.Findings)
+	f, g := rep.Findings[0], rep.Findings[1]
+	if g.Kind == KindTargetProtocol {
+		f, g = g, f
+	}
+	assert.Equal(t, OpUTF8Decode, g.Op)
+	assert.Equal(t, []byte{0xff}, g.Input)
+	assert.Equal(t, "X", string(g.Got))
+	assert.Equal(t, KindTargetProtocol, f.Kind)
+	assert.Contains(t, f.Detail, "writes the first answer of each process twice: its answer to ")
+	assert.Contains(t, f.Detail, "(each asked first in a new process; the later answers in step), whatever it is asked: each new process is asked "+string(f.Op)+" of 'a' first")
+	assert.True(t, EveryAnswer(f), "no input is to blame")
+	var cases uint64
+	for _, s := range rep.Spaces {
+		assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+		assert.Zero(t, s.NotRun, "%s %s", s.Space, s.Op)
+		cases += s.Cases
+	}
+	assert.Equal(t, total, cases, "every case answered and compared")
+	failed, confirm, _ := tg.RestartCounts()
+	assert.LessOrEqual(t, failed+confirm, 30, "process starts")
+	t.Logf("%d cases, %d + %d restarts; %s", cases, failed, confirm, f.Detail)
+}
+
 // TestTargetExtraLine: a target that writes a line after its answer to some inputs (a debug
 // line, or the answer twice) is a finding on such an input that says so, not a finding on the
 // next request, a limit "whatever they ask", or answers out of step; and the campaign checks
@@ -358,8 +402,6 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 	for _, tc := range []struct{ name, says string }{
 		{"debug-all", "writes a line after every answer: 'debug: hi' after its answer to "},
 		{"twice-all", "writes every answer twice: its answer to "},
-		// Only the first answer of each process: not named a line after every answer.
-		{"twice-first", "writes the first answer of each process twice: its answer to "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tg, rep, total := runFake(t, tc.name)
@@ -368,11 +410,7 @@ func TestTargetDebugEveryAnswer(t *testing.T) {
 				ops[f.Op] = true
 				assert.Equal(t, KindTargetProtocol, f.Kind)
 				assert.Contains(t, f.Detail, tc.says)
-				each := ""
-				if tc.name == "twice-first" {
-					each = "; the later answers in step"
-				}
-				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\", a 40-byte string (each asked first in a new process"+each+"), whatever it is asked: no other "+string(f.Op)+" request was sent")
+				assert.Contains(t, f.Detail, "'a', 'b', 'c', 'd', \"\\xc3\\xa9\", a 40-byte string (each asked first in a new process), whatever it is asked: no other "+string(f.Op)+" request was sent")
 			}
 			assert.Len(t, rep.Findings, 3, "one per operation: %v", rep.Findings)
 			assert.Len(t, ops, 3)

@@ -418,14 +418,20 @@ func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
 // of ASCII with two-, three- and four-byte characters (past a 32-byte edge).
 var everyProbes = []string{"\xc3\xa9", "the quick brown \xc3\xa9 fox \xe2\x82\xac jumps \xf0\x9f\x98\x80 ok"}
 
-// everyAnswer is in the detail of a line after every answer, and only there (see afterDetail).
-const everyAnswer = ", whatever it is asked: no other "
+// everyAnswer is in the detail of a line after every answer, and only there, firstAnswer in
+// that of a line after the first answer of each process (see afterDetail).
+const (
+	everyAnswer = ", whatever it is asked: no other "
+	firstAnswer = ", whatever it is asked: each new process is asked "
+)
 
 // EveryAnswer reports whether f says that its target writes a line after every answer of
-// f.Op, whatever it is asked (no input is to blame for it: see noteEveryAfter), or after so
-// many that no other case of f.Op was sent (manyAfter).
+// f.Op, or after the first answer of each process, whatever it is asked (no input is to blame
+// for it: see noteEveryAfter), or after so many that no other case of f.Op was sent
+// (manyAfter).
 func EveryAnswer(f *Finding) bool {
-	return f.External && f.Kind == KindTargetProtocol && (strings.Contains(f.Detail, everyAnswer) || strings.Contains(f.Detail, manyTail+string(f.Op)+" request was sent"))
+	return f.External && f.Kind == KindTargetProtocol && (strings.Contains(f.Detail, everyAnswer) || strings.Contains(f.Detail, firstAnswer) ||
+		strings.Contains(f.Detail, manyTail+string(f.Op)+" request was sent"))
 }
 
 // afterDetail is the detail of a line written after the answer to cs, found by asking g after
@@ -449,15 +455,16 @@ func (t *Target) afterDetail(line string, times int, cs, g Case) string {
 			vetted = append(vetted, phplit.Quote([]byte(s)))
 		}
 	}
-	every, each := "every answer", ""
+	every, each, tail := "every answer", "", everyAnswer+"%s request was sent"
 	if t.firstOnly[cs.Op] {
 		every, each = "the first answer of each process", "; the later answers in step"
+		tail = firstAnswer + "%s of 'a' first from then on, its answer and the line set aside"
 	}
 	what := "writes a line after " + every + ": " + line + " after its answer to %s of %s, and one after those to %s"
 	if times >= 2 {
 		what = "writes " + every + " " + timesWord(times) + ": its answer to %s of %s, and those to %s"
 	}
-	return fmt.Sprintf(what+" (each asked first in a new process%s)"+everyAnswer+"%s request was sent",
+	return fmt.Sprintf(what+" (each asked first in a new process%s)"+tail,
 		cs.Op, phplit.Quote(cs.Input), strings.Join(vetted, ", "), each, cs.Op)
 }
 
@@ -529,6 +536,7 @@ func (t *Target) askNew(ctx context.Context, reqs []protocol.Request) ([]protoco
 		return nil, err
 	}
 	defer c.Kill()
+	t.warmUp(c)
 	return c.Do(reqs)
 }
 

@@ -494,6 +494,32 @@ func (c *Client) Do(reqs []Request) ([]Response, error) {
 	return out, nil
 }
 
+// Unasked waits at most wait for one line the target writes while no request waits for an
+// answer, one it is known to write (a line after the first answer of each process), and
+// returns it; false when none came in that time, the target's output ended, or the client
+// failed before (nothing is asked, and the client stays as it was: a line that comes later is
+// the next Do's first answer).
+func (c *Client) Unasked(wait time.Duration) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return "", false
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case m, ok := <-c.lines:
+		if !ok {
+			return "", false
+		}
+		c.took(m)
+		return m.line, m.err == nil
+	case <-timer.C:
+	case <-c.ctx.Done():
+	}
+	return "", false
+}
+
 // ErrNoBench is wrapped by the error of Client.Bench when the target did not announce bench.
 var ErrNoBench = errors.New("target does not announce bench")
 

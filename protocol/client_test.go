@@ -608,3 +608,30 @@ func TestClientMoreLinesThanRequests(t *testing.T) {
 		t.Fatal("Do did not return")
 	}
 }
+
+// TestClientUnasked: Unasked takes the line a target writes after an answer (here each
+// answer's second line), so that the next Do is in step; with no such line it waits its time
+// and takes nothing, and the client stays usable.
+func TestClientUnasked(t *testing.T) {
+	c, err := startFake(t, "double", Config{Timeout: 5 * time.Second, Window: 16})
+	require.NoError(t, err)
+	defer c.Close()
+	for range 3 {
+		rs, err := c.Do([]Request{{Op: OpEscape}})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		line, ok := c.Unasked(5 * time.Second)
+		assert.True(t, ok)
+		assert.Equal(t, "- 0", line)
+	}
+	start := time.Now()
+	line, ok := c.Unasked(50 * time.Millisecond)
+	assert.False(t, ok, "no line: %q", line)
+	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	rs, err := c.Do([]Request{{Op: OpEscape}})
+	require.NoError(t, err, "usable after a wait for nothing")
+	assert.Len(t, rs, 1)
+	c.Kill()
+	_, ok = c.Unasked(time.Second)
+	assert.False(t, ok, "a killed client")
+}
