@@ -147,7 +147,7 @@ func TestHelperTarget(t *testing.T) {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "hang-after-50", "exit-after-40", "extra-after-10", "hello-twice", "slow-e0", "flaky-process", "debug-7e", "twice-7e", "extra-7e", "twice-a", "debug-all", "twice-all", "twice-first", "twice-first-ff", "debug-abcd", "debug-short", "alternate-a", "twice-90", "twice-90-slow-a0", "twice-90-a0", "thrice-90", "other-90", "answer-a-all":
+	case "hang-after-50", "exit-after-40", "extra-after-10", "hello-twice", "slow-e0", "flaky-process", "debug-7e", "twice-7e", "extra-7e", "twice-a", "debug-all", "twice-all", "twice-first", "twice-first-ff", "banner-first", "debug-abcd", "debug-short", "alternate-a", "twice-90", "twice-90-slow-a0", "twice-90-a0", "thrice-90", "other-90", "answer-a-all":
 		if err := protocol.Serve(in, hostile(name, &h), h); err != nil {
 			os.Exit(1)
 		}

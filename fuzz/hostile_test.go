@@ -104,10 +104,14 @@ func hostile(name string, h *protocol.Handler) io.Writer {
 			}
 			return string(line)
 		}
-	case "twice-first", "twice-first-ff": // writes the first answer of each process twice
+	case "twice-first", "twice-first-ff", "banner-first":
+		// writes the first answer of each process twice ("banner-": a banner after it)
 		w.after = func(k int, line []byte) string {
-			if k != 2 {
+			switch {
+			case k != 2:
 				return ""
+			case name == "banner-first":
+				return "hello world\n"
 			}
 			return string(line)
 		}
@@ -321,30 +325,45 @@ func TestTargetFirstAnswerLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts target processes")
 	}
-	tg, rep, total := runFake(t, "twice-first-ff")
-	// And a fault of its answers: utf8_decode of FF is 'X'.
-	require.Len(t, rep.Findings, 2, "%v", rep.Findings)
-	f, g := rep.Findings[0], rep.Findings[1]
-	if g.Kind == KindTargetProtocol {
-		f, g = g, f
+	for _, tc := range []struct{ name, says string }{
+		// And a fault of its answers: utf8_decode of FF is 'X'.
+		{"twice-first-ff", "writes the first answer of each process twice: its answer to "},
+		// A banner is no answer: read as a line no request waits for.
+		{"banner-first", "writes a line after the first answer of each process: 'hello world' after its answer to "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, rep, total := runFake(t, tc.name)
+			want := 1
+			if tc.name == "twice-first-ff" {
+				want = 2
+			}
+			require.Len(t, rep.Findings, want, "%v", rep.Findings)
+			f := rep.Findings[0]
+			if want == 2 {
+				g := rep.Findings[1]
+				if g.Kind == KindTargetProtocol {
+					f, g = g, f
+				}
+				assert.Equal(t, OpUTF8Decode, g.Op)
+				assert.Equal(t, []byte{0xff}, g.Input)
+				assert.Equal(t, "X", string(g.Got))
+			}
+			assert.Equal(t, KindTargetProtocol, f.Kind)
+			assert.Contains(t, f.Detail, tc.says)
+			assert.Contains(t, f.Detail, "(each asked first in a new process; the later answers in step), whatever it is asked: each new process is asked "+string(f.Op)+" of 'a' first")
+			assert.True(t, EveryAnswer(f), "no input is to blame")
+			var cases uint64
+			for _, s := range rep.Spaces {
+				assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
+				assert.Zero(t, s.NotRun, "%s %s", s.Space, s.Op)
+				cases += s.Cases
+			}
+			assert.Equal(t, total, cases, "every case answered and compared")
+			failed, confirm, _ := tg.RestartCounts()
+			assert.LessOrEqual(t, failed+confirm, 30, "process starts")
+			t.Logf("%d cases, %d + %d restarts; %s", cases, failed, confirm, f.Detail)
+		})
 	}
-	assert.Equal(t, OpUTF8Decode, g.Op)
-	assert.Equal(t, []byte{0xff}, g.Input)
-	assert.Equal(t, "X", string(g.Got))
-	assert.Equal(t, KindTargetProtocol, f.Kind)
-	assert.Contains(t, f.Detail, "writes the first answer of each process twice: its answer to ")
-	assert.Contains(t, f.Detail, "(each asked first in a new process; the later answers in step), whatever it is asked: each new process is asked "+string(f.Op)+" of 'a' first")
-	assert.True(t, EveryAnswer(f), "no input is to blame")
-	var cases uint64
-	for _, s := range rep.Spaces {
-		assert.True(t, s.Complete, "%s %s", s.Space, s.Op)
-		assert.Zero(t, s.NotRun, "%s %s", s.Space, s.Op)
-		cases += s.Cases
-	}
-	assert.Equal(t, total, cases, "every case answered and compared")
-	failed, confirm, _ := tg.RestartCounts()
-	assert.LessOrEqual(t, failed+confirm, 30, "process starts")
-	t.Logf("%d cases, %d + %d restarts; %s", cases, failed, confirm, f.Detail)
 }
 
 // TestTargetExtraLine: a target that writes a line after its answer to some inputs (a debug

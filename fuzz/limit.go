@@ -391,9 +391,10 @@ func (t *Target) noteEveryAfter(ctx context.Context, op Op) {
 
 // onlyFirst reports whether the line noteEveryAfter found after every answer of op comes
 // after the first answer of a process only (a banner or notice printed once, the first answer
-// twice): a new process asked the follow-up inputs g, h, g, h, g, h (answers alone that differ)
-// then gives g's answer, a line, and in step from there: h's, g's, h's, g's. A line after every
-// answer puts the fourth answer read out of step (h's again, or the line).
+// twice): a new process asked the follow-up input g answers it, writes a line no request waits
+// for (read as such: a banner is no answer), and then answers h, g, h, g (inputs whose answers
+// alone differ) in step. A line after every answer puts the second of those out of step (h's
+// again, or the line).
 func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
 	g, h := Case{Op: op, Input: []byte(followInputs[0])}, Case{Op: op, Input: []byte(followInputs[1])}
 	ga, ok1 := t.aloneAnswer(ctx, g)
@@ -402,16 +403,19 @@ func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
 		return false
 	}
 	t.extra++
-	rs, err := t.askNew(ctx, []protocol.Request{g.request(), h.request(), g.request(), h.request(), g.request(), h.request()})
-	if err != nil || len(rs) != 6 || !sameAnswer(rs[0], ga) {
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	if err != nil {
 		return false
 	}
-	for k := 2; k < 6; k++ {
-		if !sameAnswer(rs[k], map[bool]protocol.Response{true: ga, false: ha}[k%2 == 1]) {
-			return false
-		}
+	defer c.Kill()
+	if rs, err := c.Do([]protocol.Request{g.request()}); err != nil || !sameAnswer(rs[0], ga) {
+		return false
 	}
-	return true
+	if _, ok := c.Unasked(min(max(t.timeout, time.Second), t.cfg.Timeout)); !ok {
+		return false
+	}
+	rs, err := c.Do([]protocol.Request{h.request(), g.request(), h.request(), g.request()})
+	return err == nil && len(rs) == 4 && sameAnswer(rs[0], ha) && sameAnswer(rs[1], ga) && sameAnswer(rs[2], ha) && sameAnswer(rs[3], ga)
 }
 
 // everyProbes are the inputs noteEveryAfter asks besides the follow-up inputs: é, and 40 bytes

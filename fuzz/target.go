@@ -982,9 +982,14 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 		if t.firstOnly[f.Op] && t.warmOp == "" {
 			// A line after the first answer of each process only: each new process is asked
 			// a request first from now on (warmUp), and the cases go on. The follow-ups
-			// are vetted again: every one failed for the line.
+			// are vetted again: every one failed for the line. (An operation with a line
+			// after every answer keeps its own verdict.)
 			t.warmOp, t.vetted, t.vetLine = f.Op, map[string]bool{}, map[string]bool{}
-			clear(t.everyAfter)
+			for op, first := range t.firstOnly {
+				if first {
+					delete(t.everyAfter, op)
+				}
+			}
 			return f
 		}
 		// A line after every answer: no input is smaller or more to blame than another, and
