@@ -201,7 +201,12 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
 	}
+	// (Its answers are not timed again: retime's requests, one at a time, would go to a
+	// process that a line after cs's answer may have put out of step.)
+	retimed := t.slowest.retimed
+	t.slowest.retimed = true
 	resps, err := t.do(ctx, reqs)
+	t.slowest.retimed = retimed
 	if len(resps) == 0 {
 		return protocol.Response{}, err
 	}
