@@ -408,7 +408,7 @@ func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
 		return false
 	}
 	t.extra++
-	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	c, err := t.apart(ctx)
 	if err != nil {
 		return false
 	}
@@ -416,7 +416,7 @@ func (t *Target) onlyFirst(ctx context.Context, op Op) bool {
 	if rs, err := c.Do([]protocol.Request{g.request()}); err != nil || !sameAnswer(rs[0], ga) {
 		return false
 	}
-	if _, ok := c.Unasked(min(max(t.timeout, time.Second), t.cfg.Timeout)); !ok {
+	if _, ok := c.Unasked(t.lineWait()); !ok {
 		return false
 	}
 	rs, err := c.Do([]protocol.Request{h.request(), g.request(), h.request(), g.request()})
@@ -540,13 +540,22 @@ func deref(r *protocol.Response) protocol.Response {
 
 // askNew asks reqs of a new process of the target, apart from the running one, and closes it.
 func (t *Target) askNew(ctx context.Context, reqs []protocol.Request) ([]protocol.Response, error) {
-	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	c, err := t.apart(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Kill()
-	t.warmUp(c)
 	return c.Do(reqs)
+}
+
+// apart starts a new process of the target apart from the running one (warmed up: warmUp);
+// the caller kills it.
+func (t *Target) apart(ctx context.Context) (*protocol.Client, error) {
+	c, err := protocol.StartConfig(ctx, t.argv, protocol.Config{Timeout: t.cfg.Timeout, Window: t.cfg.Window})
+	if err == nil {
+		t.warmUp(c)
+	}
+	return c, err
 }
 
 // What alone knows of its follow-up request for an operation (Target.follow).

@@ -79,27 +79,25 @@ type Target struct {
 	served      int                // answers of the running process, its first included
 	sent        []protocol.Request // the requests of the running Do (see do), answered up to sentAt
 	sentAt      int
-	limit       int             // > 0: every process stops answering after limit requests (see limit.go)
-	renewed     int             // processes replaced on purpose, before they reach the limit
-	last        *stall          // the last failure of a process after an answer, for the limit test
-	pending     *Finding        // an unsolicited line not reproducible alone, held (see limitTest)
-	more        []*Finding      // further lines after answers hiddenShift found, held
-	stepProbes  int             // probes of outOfStep that showed no line after an answer
-	alikeProbed bool            // outOfStep probed a batch of alike answers once
-	lastAns     lastAnswer      // the last answer of the running process (see do)
-	priorAns    lastAnswer      // the answer before the first of do's last call, by the same process
-	follow      map[Op]int      // what alone knows of its follow-up request (followOK, ...)
-	vetted      map[string]bool // follow-up requests vetted (see vetFollowUp), by caseKey
-	vetLine     map[string]bool // ... those that failed with a line after their answer
-	everyAfter  map[Op]bool     // a line after every answer of the operation (see noteEveryAfter)
-	firstOnly   map[Op]bool     // ... of a process's first answer only (see onlyFirst)
-	// warmOp, once that was found (a finding), is the operation each new process is asked
-	// first, its answer and the line after it set aside (warmUp); "" before.
-	warmOp     Op
-	lineAfters map[Op]int                    // findings of a line after an answer, by operation (see manyAfter)
-	aloneRefs  map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
-	retired    bool                          // the process was ended on purpose (Retire): the next start is not a restart
-	slowest    slowAnswers
+	limit       int                           // > 0: every process stops answering after limit requests (see limit.go)
+	renewed     int                           // processes replaced on purpose, before they reach the limit
+	last        *stall                        // the last failure of a process after an answer, for the limit test
+	pending     *Finding                      // an unsolicited line not reproducible alone, held (see limitTest)
+	more        []*Finding                    // further lines after answers hiddenShift found, held
+	stepProbes  int                           // probes of outOfStep that showed no line after an answer
+	alikeProbed bool                          // outOfStep probed a batch of alike answers once
+	lastAns     lastAnswer                    // the last answer of the running process (see do)
+	priorAns    lastAnswer                    // the answer before the first of do's last call, by the same process
+	follow      map[Op]int                    // what alone knows of its follow-up request (followOK, ...)
+	vetted      map[string]bool               // follow-up requests vetted (see vetFollowUp), by caseKey
+	vetLine     map[string]bool               // ... those that failed with a line after their answer
+	everyAfter  map[Op]bool                   // a line after every answer of the operation (see noteEveryAfter)
+	firstOnly   map[Op]bool                   // ... of a process's first answer only (see onlyFirst)
+	warmOp      Op                            // once that was found: the operation each new process is asked first (warmUp); "" before
+	lineAfters  map[Op]int                    // findings of a line after an answer, by operation (see manyAfter)
+	aloneRefs   map[string]*protocol.Response // answers of new processes asked one request alone (nil: none), by caseKey
+	retired     bool                          // the process was ended on purpose (Retire): the next start is not a restart
+	slowest     slowAnswers
 
 	vs         *Target                      // the reference its answers are compared with (SetReference)
 	isRef      bool                         // it is a reference: kept holds its answers
@@ -193,18 +191,22 @@ func (t *Target) start(ctx context.Context) error {
 
 // warmUp asks a new process, once the target is known to write a line after the first answer
 // of each process (warmOp), a follow-up input of that operation, and sets its answer and the
-// line aside, so that the line is found once rather than after the first answer of every
-// process. The line gets the current timeout, at least a second (a busy machine must not
-// leave it for the next answer), at most the whole Timeout. A process that fails the request
-// or writes no line in time is left as it is: its next answers show what it does.
+// line aside (lineWait), so that the line is found once rather than after the first answer of
+// every process. A process that fails the request or writes no line in time is left as it is:
+// its next answers show what it does.
 func (t *Target) warmUp(c *protocol.Client) {
 	if t.warmOp == "" {
 		return
 	}
 	if _, err := c.Do([]protocol.Request{{Op: protocol.Op(t.warmOp), Input: []byte(followInputs[0])}}); err == nil {
-		c.Unasked(min(max(t.timeout, time.Second), t.cfg.Timeout))
+		c.Unasked(t.lineWait())
 	}
 }
+
+// lineWait is the wait for a line after a process's first answer: the current timeout, at
+// least a second (a busy machine must not leave it for the next answer), at most the whole
+// Timeout.
+func (t *Target) lineWait() time.Duration { return min(max(t.timeout, time.Second), t.cfg.Timeout) }
 
 // observe records one answer's wait and, once enough were seen, recalibrates the timeout.
 func (t *Target) observe(wait time.Duration) {
