@@ -464,3 +464,90 @@ func IgnoredOptions(f *Finding) jsonopt.Options {
 	}
 	return out
 }
+
+// OptionMap is a misreading of two option bits by an escaper: the options it honours are
+// Apply of those it is given. With Swap it honours A where B is given and B where A is given
+// (the two bits' masks swapped); without, it honours B exactly when A is given (the test of B
+// reads A's bit), and A as given.
+type OptionMap struct {
+	A, B jsonopt.Options // single string-option bits, A != B
+	Swap bool
+}
+
+// Apply is the option set the candidate honours when it is given o.
+func (m OptionMap) Apply(o jsonopt.Options) jsonopt.Options {
+	a, b := o&m.A != 0, o&m.B != 0
+	out := o &^ m.B
+	if a {
+		out |= m.B
+	}
+	if m.Swap {
+		out &^= m.A
+		if b {
+			out |= m.A
+		}
+	}
+	return out
+}
+
+// Explains reports whether an escape finding's answer is the oracle's under the options m
+// makes of the finding's: PHP's answer to what the candidate read. A finding m leaves the
+// options of is not explained (its answer differs from PHP's under them).
+func (m OptionMap) Explains(f *Finding) bool {
+	if f == nil || f.Op != OpEscape || (f.Kind != KindOutput && f.Kind != KindError) {
+		return false
+	}
+	g := m.Apply(f.Flags)
+	if g == f.Flags {
+		return false
+	}
+	want, err := oracle.Escape(nil, f.Input, g)
+	return jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got)
+}
+
+// Needs reports, for a finding m explains, whether its answer needs a bit m sets (PHP's answer
+// without that bit is not the candidate's) and whether it needs a bit m clears (PHP's answer
+// with it is not): a bit m changes that the input does not care about is no evidence of m.
+func (m OptionMap) Needs(f *Finding) (set, clear bool) {
+	g := m.Apply(f.Flags)
+	is := func(o jsonopt.Options) bool {
+		want, err := oracle.Escape(nil, f.Input, o)
+		return jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got)
+	}
+	for _, b := range []jsonopt.Options{m.A, m.B} {
+		switch {
+		case g&b != 0 && f.Flags&b == 0:
+			set = set || !is(g&^b)
+		case g&b == 0 && f.Flags&b != 0:
+			clear = clear || !is(g|b)
+		}
+	}
+	return set, clear
+}
+
+// String says what the candidate does, in PHP's option names.
+func (m OptionMap) String() string {
+	if m.Swap {
+		return fmt.Sprintf("answers %v as %v and %v as %v: the two options swapped", m.A, m.B, m.B, m.A)
+	}
+	return fmt.Sprintf("honours %v when %v is given, whatever %v says: its test of %v reads %v's bit", m.B, m.A, m.B, m.B, m.A)
+}
+
+// OptionMaps are the maps of every ordered pair of distinct bits of bits among the string
+// options but JSON_NUMERIC_CHECK (which changes what is escaped, not how): each pair's
+// one-way map, and its swap once.
+func OptionMaps(bits jsonopt.Options) []OptionMap {
+	bits &= jsonopt.StringOptions &^ jsonopt.NumericCheck
+	var out []OptionMap
+	for ra := bits; ra != 0; ra &= ra - 1 {
+		a := ra & -ra
+		for rb := bits &^ a; rb != 0; rb &= rb - 1 {
+			b := rb & -rb
+			out = append(out, OptionMap{A: a, B: b})
+			if a < b {
+				out = append(out, OptionMap{A: a, B: b, Swap: true})
+			}
+		}
+	}
+	return out
+}

@@ -37,6 +37,10 @@ type Defect struct {
 	// candidate answers so in at least two deviations (one alone is weak evidence: a raw
 	// slash is JSON.stringify's answer for "/").
 	model string
+	// mapped is, for a defect of a misreading of two option bits (Cause "options MAP"), the
+	// map, and witnesses the witness of each defect or class it took (mergeOptionMaps).
+	mapped    *fuzz.OptionMap
+	witnesses []*fuzz.Finding
 }
 
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
@@ -190,6 +194,7 @@ func Defects(classes []*Class) []*Defect {
 		}
 	}
 	nameModels(out, supported)
+	out = mergeOptionMaps(out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
@@ -614,6 +619,9 @@ func (d *Defect) rowsText(family string) string {
 // Title says what the defect's classes have in common, for its block's first line: what the
 // candidate does, then what PHP does.
 func (d *Defect) Title() string {
+	if d.mapped != nil {
+		return d.mapped.String()
+	}
 	if d.Dev != nil {
 		return d.devTitle()
 	}

@@ -431,6 +431,11 @@ func WriteText(w io.Writer, classes []*Class) {
 			title += " in " + Plural(uint64(n), "class")
 		}
 		fmt.Fprintln(w, title)
+		if d.mapped != nil {
+			writeMapBlock(w, d)
+			fmt.Fprintln(w)
+			continue
+		}
 		if d.Dev != nil {
 			writeDevBlock(w, d)
 			fmt.Fprintln(w)
@@ -559,18 +564,7 @@ func writeDevBlock(w io.Writer, d *Defect) {
 		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, strings.TrimRight(fmt.Sprintf(format, a...), " "))
 	}
 	dev := d.Dev.Dev
-	wit := fmt.Sprintf("%d byte", len(f.Input))
-	if len(f.Input) != 1 {
-		wit += "s"
-	}
-	wit += ": " + window(f.Input, dev.In, witnessBytes(f))
-	if f.Op == fuzz.OpEscape {
-		wit += "   options " + optText(f.Flags, uint32(f.Flags))
-	}
-	if f.Minimized {
-		wit += "   minimal"
-	}
-	row("witness", "%s %s", f.Op, wit)
+	row("witness", "%s %s", f.Op, witnessText(f, dev.In))
 	answerRows(row, f)
 	if dev.What == deviation.Lost && dev.Detail == deviation.Tail && dev.In > 0 && dev.In < len(f.Input) {
 		where := fuzz.Attribution{In: dev.In, InEnd: dev.InEnd}.Where()
@@ -598,6 +592,48 @@ func writeDevBlock(w io.Writer, d *Defect) {
 			label = "more"
 		}
 		row(label, "%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false)) // (each part clipped)
+	}
+	row("replay", "%s", replayText(f))
+	phpRow(row, f)
+	classesRows(row, d)
+}
+
+// witnessText is a defect's witness f for its witness line: its length, its bytes (around
+// input offset at when long), its options, and whether it is minimal.
+func witnessText(f *fuzz.Finding, at int) string {
+	wit := fmt.Sprintf("%d byte", len(f.Input))
+	if len(f.Input) != 1 {
+		wit += "s"
+	}
+	wit += ": " + window(f.Input, at, witnessBytes(f))
+	if f.Op == fuzz.OpEscape {
+		wit += "   options " + optText(f.Flags, uint32(f.Flags))
+	}
+	if f.Minimized {
+		wit += "   minimal"
+	}
+	return wit
+}
+
+// writeMapBlock writes the block of a defect of a misreading of two option bits
+// (mergeOptionMaps): the witness of its largest part with both answers and the options whose
+// PHP answer the candidate gave, the witness of each other part, the replay and the classes.
+func writeMapBlock(w io.Writer, d *Defect) {
+	f := d.witnesses[0]
+	lab := max(len("witness"), len(side(f)))
+	row := func(label, format string, a ...any) {
+		fmt.Fprintf(w, "    %-*s  %s\n", lab, label, strings.TrimRight(fmt.Sprintf(format, a...), " "))
+	}
+	row("witness", "%s %s", f.Op, witnessText(f, 0))
+	answerRows(row, f)
+	g := d.mapped.Apply(f.Flags)
+	row("reads", "options %s, given %s: its answer is PHP's under them", optText(g, uint32(g)), optText(f.Flags, uint32(f.Flags)))
+	for i, e := range d.witnesses[1:] {
+		label := ""
+		if i == 0 {
+			label = "more"
+		}
+		row(label, "%s %s   oracle %s   %s %s", e.Op, caseText(e), answer(e, true), side(e), answer(e, false))
 	}
 	row("replay", "%s", replayText(f))
 	phpRow(row, f)

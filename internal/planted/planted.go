@@ -39,6 +39,12 @@ const (
 	Surrogate Fault = "surrogate"
 	// IgnoreOptions answers every escape as if no option were set (JSON_NUMERIC_CHECK included).
 	IgnoreOptions Fault = "ignore-options"
+	// SwapAposQuot answers JSON_HEX_APOS as JSON_HEX_QUOT and JSON_HEX_QUOT as JSON_HEX_APOS
+	// (the two bits' masks swapped): ' is escaped under HEX_QUOT, " under HEX_APOS.
+	SwapAposQuot Fault = "swap-apos-quot"
+	// AposReadsQuot escapes ' as \u0027 under JSON_HEX_QUOT rather than JSON_HEX_APOS (a test of
+	// the wrong bit); " is right.
+	AposReadsQuot Fault = "apos-reads-quot"
 	// LowerHexTag writes \u003c and \u003e (lower-case) under JSON_HEX_TAG.
 	LowerHexTag Fault = "lower-hex-tag"
 	// RawSlash writes / raw even without JSON_UNESCAPED_SLASHES.
@@ -128,7 +134,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, AposReadsQuot, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
 	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, Options0, Unflushed}
 
@@ -235,6 +241,12 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	src = p.cut(src)
 	if p.faults[IgnoreOptions] {
 		opts = 0
+	}
+	switch apos, quot := opts&jsonopt.HexApos, opts&jsonopt.HexQuot; {
+	case p.faults[SwapAposQuot]:
+		opts = opts&^(jsonopt.HexApos|jsonopt.HexQuot) | apos<<1 | quot>>1
+	case p.faults[AposReadsQuot]:
+		opts = opts&^jsonopt.HexApos | quot>>1
 	}
 	if opts&jsonopt.NumericCheck != 0 && len(src) > 0 {
 		// §1.7: the oracle's number, unless a numeric fault says otherwise.
