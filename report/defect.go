@@ -12,6 +12,7 @@ import (
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
 	"github.com/difffuzz/difffuzz/reference"
 )
 
@@ -148,6 +149,10 @@ func Defects(classes []*Class) []*Defect {
 	folded := foldedKeys(classes, confirmed)
 	supported := supportedModels(classes)
 	models := candidateModels(classes, supported)
+	ignored := map[string]jsonopt.Options{} // by candidate: the bits its classes ignore
+	for _, c := range classes {
+		ignored[c.Impl] |= c.Ignored
+	}
 	for _, c := range classes {
 		if m := models[c.Impl]; m != "" {
 			// Every finding of the candidate is a known behaviour's answer: one defect, named
@@ -170,12 +175,20 @@ func Defects(classes []*Class) []*Defect {
 				filed[k] = kk
 			}
 		}
-		if _, _, pos := positional(c); len(keys) == 0 || (c.Ignored != 0 || pos) && !filedSkip(filed) {
+		ign := c.Ignored
+		if ign == 0 {
+			ign = ignoredTogether(c, ignored[c.Impl])
+		}
+		if _, _, pos := positional(c); len(keys) == 0 || (ign != 0 || pos) && !filedSkip(filed) {
 			// An answer as if option bits were not set is one defect whatever it changes; so is
 			// what happens at one place in the input whatever the rule (a vector lane).
-			d := get(c, causeOf(c))
+			cause := causeOf(c)
+			if ign != 0 && !pos {
+				cause = "options"
+			}
+			d := get(c, cause)
 			d.Findings += c.Findings
-			d.Ignored |= c.Ignored
+			d.Ignored |= ign
 			continue
 		}
 		sort.Strings(keys)
@@ -200,6 +213,23 @@ func Defects(classes []*Class) []*Defect {
 		d.N = i + 1
 	}
 	return out
+}
+
+// ignoredTogether are the bits of ignored (those the candidate's other classes answer as if
+// not set, one at a time) among the options of c's witness when no single bit explains its
+// answer but all of them at once do: ' written raw and non-ASCII as \uXXXX under
+// HEX_APOS|UNESCAPED_UNICODE by a candidate that ignores both. 0 otherwise.
+func ignoredTogether(c *Class, ignored jsonopt.Options) jsonopt.Options {
+	w := c.Witness
+	b := w.Flags & ignored
+	if w.Op != fuzz.OpEscape || (w.Kind != fuzz.KindOutput && w.Kind != fuzz.KindError) || b.Count() < 2 {
+		return 0
+	}
+	want, err := oracle.Escape(nil, w.Input, w.Flags&^b)
+	if jsonopt.ErrorCode(err) != w.GotErr || !bytes.Equal(want, w.Got) {
+		return 0
+	}
+	return b
 }
 
 // classSkip is the skip (deviation.SkipKey) a class's deviation stat s is filed under when the
@@ -628,7 +658,8 @@ func (d *Defect) Title() string {
 	spec := d.specTitle()
 	does := defectDoes(d)
 	switch {
-	case does == "":
+	case does == "" || d.Cause == "options" && d.Ignored.Count() > 1:
+		// (Bits ignored apart change different things: each class says what.)
 		return spec
 	case strings.HasPrefix(spec, "§"):
 		return does + " · PHP: " + spec

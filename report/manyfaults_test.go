@@ -249,6 +249,41 @@ func TestOptionMapsOneDefect(t *testing.T) {
 	})
 }
 
+// TestIgnoredApartOneDefect: a candidate that ignores JSON_HEX_APOS and JSON_UNESCAPED_UNICODE
+// is one defect titled by both bits, with every finding in it: the classes whose witness
+// needs both bits ignored at once (' after an invalid sequence under
+// HEX_APOS|UNESCAPED_UNICODE|INVALID_UTF8_SUBSTITUTE) were two more defects, and the title
+// began with what one class does ("writes 5c 75 66 66 66 64 where PHP writes efbfbd").
+func TestIgnoredApartOneDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of two faults")
+	}
+	classes, _, total := inProcess(t, plantedImpl(planted.RawApos, planted.EscapedUnicode))
+	defects := Defects(classes)
+	require.Len(t, defects, 1, "%v", titles(defects))
+	d := defects[0]
+	assert.Equal(t, "options", d.Cause)
+	assert.Equal(t, jsonopt.HexApos|jsonopt.UnescapedUnicode, d.Ignored)
+	assert.Equal(t, "answers as if JSON_HEX_APOS|JSON_UNESCAPED_UNICODE were not set", d.Title())
+	assert.Equal(t, total, d.Findings)
+	together := 0
+	for _, c := range classes {
+		if c.Ignored == 0 {
+			together++
+		}
+	}
+	t.Logf("%d classes, %d of them with a witness that needs both bits ignored", len(classes), together)
+}
+
+// titles are the defects' titles.
+func titles(ds []*Defect) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Title())
+	}
+	return out
+}
+
 // TestCutAndQuoteTwoDefects: a candidate that loses the last character of long strings and the
 // closing quote of every string is two defects, each named by what one fault does, not a
 // dozen "position-dependent" blocks at the offsets the last character takes (its answer,

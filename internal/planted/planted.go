@@ -45,6 +45,11 @@ const (
 	// AposReadsQuot escapes ' as \u0027 under JSON_HEX_QUOT rather than JSON_HEX_APOS (a test of
 	// the wrong bit); " is right.
 	AposReadsQuot Fault = "apos-reads-quot"
+	// RawApos ignores JSON_HEX_APOS: ' is written raw under it.
+	RawApos Fault = "raw-apos"
+	// EscapedUnicode ignores JSON_UNESCAPED_UNICODE: non-ASCII is written as \uXXXX (and an
+	// invalid sequence as \ufffd under INVALID_UTF8_SUBSTITUTE) under it.
+	EscapedUnicode Fault = "escaped-unicode"
 	// LowerHexTag writes \u003c and \u003e (lower-case) under JSON_HEX_TAG.
 	LowerHexTag Fault = "lower-hex-tag"
 	// RawSlash writes / raw even without JSON_UNESCAPED_SLASHES.
@@ -134,7 +139,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, AposReadsQuot, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, AposReadsQuot, RawApos, EscapedUnicode, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
 	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, Options0, Unflushed}
 
@@ -241,6 +246,12 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	src = p.cut(src)
 	if p.faults[IgnoreOptions] {
 		opts = 0
+	}
+	if p.faults[RawApos] {
+		opts &^= jsonopt.HexApos
+	}
+	if p.faults[EscapedUnicode] {
+		opts &^= jsonopt.UnescapedUnicode
 	}
 	switch apos, quot := opts&jsonopt.HexApos, opts&jsonopt.HexQuot; {
 	case p.faults[SwapAposQuot]:
