@@ -173,6 +173,11 @@ func TestTitle(t *testing.T) {
 	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
 		t.Errorf("Title = %q", got)
 	}
+	// A printable constant is quoted too, and U+FFFD written raw is said so (it was "writes
+	// 5c 75 66 66 66 64 where PHP writes efbfbd").
+	sub := Escape([]byte("\x80"), jsonopt.UnescapedUnicode|jsonopt.InvalidUTF8Substitute, []byte(`"\ufffd"`), 0, false)
+	require.NotEmpty(t, sub)
+	assert.Equal(t, `writes '\ufffd' (5c 75 66 66 66 64) where PHP writes U+FFFD raw (ef bf bd) (80..C1)`, Title("escape", sub[0], []string{"80..C1"}))
 	// What the candidate was seen doing, not every row of the spec's family: the overlong
 	// sequences of one lead row, one of U+2028 and U+2029.
 	over := Deviation{What: Accepted, Detail: "bits", Family: "overlong"}

@@ -1,6 +1,7 @@
 package deviation
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -50,6 +51,30 @@ func hexText(h string) string {
 	return strings.Join(parts, " ")
 }
 
+// constText is a constant written for a stretch (hex, as Substitute's Detail): hexText, after
+// the text itself when it is two or more printable ASCII bytes ('\ufffd' (5c 75 66 66 66 64)).
+func constText(h string) string {
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) < 2 {
+		return hexText(h)
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7E {
+			return hexText(h)
+		}
+	}
+	return fmt.Sprintf("'%s' (%s)", b, hexText(h))
+}
+
+// markerText is PHP's output for a stretch as Substitute's Family names it (markerName), for
+// a title: U+FFFD written raw (under UNESCAPED_UNICODE) is said so, not as hex alone.
+func markerText(f string) string {
+	if f == "efbfbd" {
+		return "U+FFFD raw (ef bf bd)"
+	}
+	return f
+}
+
 // overlongRows are the overlong sequences of each lead row (§2.2).
 var overlongRows = map[string]string{"E0..EF": "E0 80..9F xx", "F0..F4": "F0 80..8F xx xx"}
 
@@ -94,7 +119,7 @@ func Title(op string, d Deviation, rows []string) string {
 		if d.Detail == "low-7-bits" {
 			return fmt.Sprintf("writes a stray byte with its top bit cleared (byte & 0x7F) where PHP writes %s%s", d.Family, r)
 		}
-		return fmt.Sprintf("writes %s where PHP writes %s%s", hexText(d.Detail), d.Family, r)
+		return fmt.Sprintf("writes %s where PHP writes %s%s", constText(d.Detail), markerText(d.Family), r)
 	case Advance:
 		switch d.Detail {
 		case "split":
