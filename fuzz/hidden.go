@@ -233,17 +233,18 @@ func (t *Target) findShift(ctx context.Context, cands []Case, g Case, ref protoc
 // last answer's run; its finding, minimized, is appended to out, and the findings in out of
 // the requests after it (late answers) are replaced by those of a new process asked them
 // again. A process out of step otherwise is ended (its next answers would be late). out is
-// returned as it was when the process is in step, or no request is found.
-func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
+// returned as it was when the process is in step, or no request is found; inStep says the
+// process answered the follow-ups in step (false too when the check could not tell).
+func (t *Target) stepCheck(ctx context.Context, out []*Finding) (_ []*Finding, inStep bool) {
 	last := t.lastAns
 	if t.client == nil || last.client != t.client || t.limit > 0 || ctx.Err() != nil {
-		return out // (a limit of the target explains its lines)
+		return out, false // (a limit of the target explains its lines)
 	}
 	op := Op(last.req.Op)
 	g := t.followUp(ctx, op, nil)
 	ref, ok := t.aloneAnswer(ctx, g)
 	if !ok || t.client != last.client || sameAnswer(ref, last.resp) {
-		return out // (a late answer would not show)
+		return out, false // (a late answer would not show)
 	}
 	reqs := make([]protocol.Request, follows)
 	for i := range reqs {
@@ -251,11 +252,11 @@ func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
 	}
 	rs, err := t.do(ctx, reqs)
 	var te *protocol.TargetError
-	inStep := err == nil && len(rs) == follows && sameAnswer(rs[0], ref) && sameAnswer(rs[follows-1], ref)
+	inStep = err == nil && len(rs) == follows && sameAnswer(rs[0], ref) && sameAnswer(rs[follows-1], ref)
 	lateOnes := err == nil && len(rs) == follows && !sameAnswer(rs[0], ref) && sameAnswer(rs[follows-1], ref) ||
 		err != nil && errors.As(err, &te) && te.Reason == protocol.ReasonUnasked
 	if inStep {
-		return out
+		return out, true
 	}
 	if t.client != nil {
 		// Ended on purpose: not a failure of a campaign input, whatever hiddenShift finds.
@@ -264,7 +265,7 @@ func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
 		t.retired = true
 	}
 	if !lateOnes {
-		return out // (another failure of the follow-ups, a limit or a crash, is not this check's)
+		return out, false // (another failure of the follow-ups, a limit or a crash, is not this check's)
 	}
 	cands := make([]Case, 0, len(last.run)+1)
 	for _, q := range last.run {
@@ -272,7 +273,7 @@ func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
 	}
 	f, after, _ := t.hiddenShift(ctx, sameOp(append(cands, last.asCase()), op))
 	if f == nil {
-		return out
+		return out, false
 	}
 	// The findings of the requests after it were of late answers: they are asked again.
 	var again []Case
@@ -290,5 +291,5 @@ func (t *Target) stepCheck(ctx context.Context, out []*Finding) []*Finding {
 		more, _ := t.checkCases(ctx, again, nil, &checkStats{})
 		out = append(out, more...)
 	}
-	return out
+	return out, false
 }

@@ -201,12 +201,7 @@ func (t *Target) alone(ctx context.Context, cs Case) (protocol.Response, error) 
 	if t.follow[cs.Op] == followBad {
 		reqs = reqs[:1]
 	}
-	// (Its answers are not timed again: retime's requests, one at a time, would go to a
-	// process that a line after cs's answer may have put out of step.)
-	retimed := t.slowest.retimed
-	t.slowest.retimed = true
 	resps, err := t.do(ctx, reqs)
-	t.slowest.retimed = retimed
 	if len(resps) == 0 {
 		return protocol.Response{}, err
 	}
@@ -690,17 +685,11 @@ func (t *Target) do(ctx context.Context, reqs []protocol.Request) ([]protocol.Re
 		if len(r) > 0 {
 			t.lastAns = t.nextLast(reqs[at:at+len(r)], r)
 		}
-		if err == nil && len(t.slowest.at) > 0 {
-			// (retime asks again through do: this call's prior and last answers stand)
-			p, last := t.priorAns, t.lastAns
-			t.retime(ctx, reqs[at:at+n], last)
-			t.priorAns = p
-			if t.client == last.client {
-				t.lastAns = last
-			}
+		if s := &t.slowest; err == nil && len(s.at) > 0 && s.hold {
+			s.held = append(s.held, heldRetime{reqs: reqs[at : at+n], at: s.at, last: t.lastAns})
 		}
+		t.slowest.at = nil
 		if err != nil {
-			t.slowest.at = nil
 			var te *protocol.TargetError
 			if errors.As(err, &te) && te.Index >= 0 && at > 0 {
 				e := *te

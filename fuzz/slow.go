@@ -21,13 +21,26 @@ const keepSlowest = 3
 // slowAnswers keeps the slowest answers, slowest first; a faster answer costs one comparison.
 // A pipelined target that buffers its answers sends them in bursts, so the answer that waited
 // is not always the request that was slow: a wait that would enter the top is only noted
-// (at, the index in the running Do's requests), and do times the requests from there one at a
-// time (retime) to find the slow one.
+// (at, the index in the running Do's requests), and the requests from there are timed one at a
+// time (retime) to find the slow one. Only a campaign batch's answers are noted (hold), and
+// its retime waits (held) until the batch is compared and the process found in step after it
+// (retimeHeld): requests one at a time to a process that a line after an answer put out of
+// step would hide the line among their answers.
 type slowAnswers struct {
 	top     []SlowAnswer
-	at      []int // requests of the running Do whose answer waited long, to retime
-	retimed bool  // retime is running: its answers are not noted
-	bursts  int   // bursts retimed so far (at most maxRetimes: each costs a window of round trips)
+	at      []int        // requests of the running Do whose answer waited long, to retime
+	hold    bool         // a campaign batch is asked: its slow answers are noted, and held
+	held    []heldRetime // the batch's Dos with slow answers, for retimeHeld
+	retimed bool         // retime is running: its answers are not noted
+	bursts  int          // bursts retimed so far (at most maxRetimes: each costs a window of round trips)
+}
+
+// heldRetime is a Do of a campaign batch whose answers at the indexes at waited long (reqs:
+// its requests; last: its last answer, see lastAnswer).
+type heldRetime struct {
+	reqs []protocol.Request
+	at   []int
+	last lastAnswer
 }
 
 // maxRetimes bounds the bursts a target's campaign retimes: on a busy machine a pause of a
@@ -58,7 +71,7 @@ func (s *slowAnswers) add(r protocol.Request, wait time.Duration) {
 // note notes that the answer to request i of the running Do waited wait.
 func (t *Target) noteWait(i int, wait time.Duration) {
 	s := &t.slowest
-	if s.retimed || s.bursts >= maxRetimes || i >= len(t.sent) || t.answers < 100 || wait < t.slowOver() || !s.slower(wait) {
+	if !s.hold || s.retimed || s.bursts >= maxRetimes || i >= len(t.sent) || t.answers < 100 || wait < t.slowOver() || !s.slower(wait) {
 		return
 	}
 	if len(s.at) < keepSlowest {
@@ -66,14 +79,44 @@ func (t *Target) noteWait(i int, wait time.Duration) {
 	}
 }
 
-// retime times the requests of reqs from each noted index on, one at a time, until one takes
+// retimeHeld runs the retimes held for the batch just compared in step (slowAnswers.held),
+// once the running process is found in step after the batch's last answer (stepCheck, which
+// looks for a line hidden among the alike answers before it, and appends its finding to out).
+// A process not proven in step, ended or replaced, is not asked them.
+func (t *Target) retimeHeld(ctx context.Context, out []*Finding) []*Finding {
+	held := t.slowest.held
+	t.slowest.held = nil
+	if len(held) == 0 {
+		return out
+	}
+	last := held[len(held)-1].last
+	if t.client == nil || last.client != t.client || ctx.Err() != nil {
+		return out
+	}
+	p, l := t.priorAns, t.lastAns
+	t.lastAns = last
+	out, inStep := t.stepCheck(ctx, out)
+	if !inStep || t.client != last.client {
+		return out
+	}
+	for _, h := range held {
+		t.retime(ctx, h.reqs, h.at, h.last)
+	}
+	// (retime asks again through do: the batch's prior and last answers stand)
+	t.priorAns = p
+	if t.client == l.client {
+		t.lastAns = l
+	}
+	return out
+}
+
+// retime times the requests of reqs from each index of at on, one at a time, until one takes
 // at least the slow threshold: that one is kept among the slowest. It stops at a failure,
 // which may be a line the process wrote after an answer of the batch, hidden by the alike
 // answers after it: last (the batch's last answer) then says which requests to look among.
-func (t *Target) retime(ctx context.Context, reqs []protocol.Request, last lastAnswer) {
+func (t *Target) retime(ctx context.Context, reqs []protocol.Request, at []int, last lastAnswer) {
 	s := &t.slowest
-	at := s.at
-	s.at, s.retimed = nil, true
+	s.retimed = true
 	defer func() { s.retimed = false }()
 	for _, i := range at {
 		s.bursts++

@@ -522,7 +522,9 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 		for i, cs := range batch {
 			reqs[i] = cs.request()
 		}
+		t.slowest.hold = true
 		resps, err := t.do(ctx, reqs)
+		t.slowest.hold = false
 		prior := t.priorAns         // (compare may ask the target again)
 		first, mark := -1, len(out) // the first answer that differs, and its findings' start
 		for i := range resps {
@@ -553,15 +555,17 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			// The answers from first on were out of step: their findings are dropped, and
 			// they are asked again (the ones that hold the new witness are not).
 			out, answered, fresh, err = append(out[:mark], t.minimizeFailure(ctx, f)), first, true, nil
+			t.slowest.held = nil
 		}
 		if err != nil {
+			t.slowest.held = nil
 			out, answered, fresh, err = t.failed(ctx, &c, out, batch, resps, err, prior)
 			if err != nil {
 				st.answered += uint64(answered)
 				return t.flushPending(out), err
 			}
 		} else {
-			out = t.flushPending(out)
+			out = t.flushPending(t.retimeHeld(ctx, out))
 		}
 		st.answered += uint64(answered)
 		if progress != nil {
@@ -572,7 +576,8 @@ func (t *Target) checkCases(ctx context.Context, cases []Case, progress func(n i
 			send = t.filter(send, st, progress)
 		}
 	}
-	return t.flushPending(t.stepCheck(ctx, out)), nil
+	out, _ = t.stepCheck(ctx, out)
+	return t.flushPending(out), nil
 }
 
 // failed handles the failure err of a Do of batch, after the answers resps: a limit of the
@@ -872,7 +877,9 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 		if err := t.ensure(ctx, false); err != nil {
 			return out, nil, i, err
 		}
+		t.slowest.hold = true // (campaign inputs: their slow answers are the campaign's)
 		resps, err := t.do(ctx, []protocol.Request{cases[i].request()})
+		t.slowest.hold = false
 		var te *protocol.TargetError
 		if err != nil {
 			if !errors.As(err, &te) {
@@ -914,7 +921,7 @@ func (t *Target) isolate(ctx context.Context, c *Checker, out []*Finding, cases 
 			}
 			return out, targetFailure(t.Name, cases[i], te), i + 1, nil
 		}
-		out = t.compare(ctx, c, out, cases[i], resps[0])
+		out = t.retimeHeld(ctx, t.compare(ctx, c, out, cases[i], resps[0]))
 		if i == 0 && t.last != nil && sameCase(t.last.culprit, cases[0]) {
 			t.last.cleared = true // answered alone: the failure it was taken for is not its own
 		}
