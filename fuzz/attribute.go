@@ -498,31 +498,44 @@ func (m OptionMap) Explains(f *Finding) bool {
 		return false
 	}
 	g := m.Apply(f.Flags)
-	if g == f.Flags {
-		return false
-	}
-	want, err := oracle.Escape(nil, f.Input, g)
+	return g != f.Flags && AnsweredUnder(f, g)
+}
+
+// AnsweredUnder reports whether an escape finding's answer (output and error) is PHP's under
+// the options o.
+func AnsweredUnder(f *Finding, o jsonopt.Options) bool {
+	want, err := oracle.Escape(nil, f.Input, o)
 	return jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got)
 }
 
-// Needs reports, for a finding m explains, whether its answer needs a bit m sets (PHP's answer
-// without that bit is not the candidate's) and whether it needs a bit m clears (PHP's answer
-// with it is not): a bit m changes that the input does not care about is no evidence of m.
-func (m OptionMap) Needs(f *Finding) (set, clear bool) {
+// Needs are, for a finding m explains, the bits m sets whose set the answer needs (PHP's
+// answer without the bit is not the candidate's) and those m clears whose clear it needs
+// (PHP's answer with the bit is not): a bit m changes that the input does not care about is
+// no evidence of m.
+func (m OptionMap) Needs(f *Finding) (set, clear jsonopt.Options) {
 	g := m.Apply(f.Flags)
-	is := func(o jsonopt.Options) bool {
-		want, err := oracle.Escape(nil, f.Input, o)
-		return jsonopt.ErrorCode(err) == f.GotErr && bytes.Equal(want, f.Got)
-	}
 	for _, b := range []jsonopt.Options{m.A, m.B} {
 		switch {
-		case g&b != 0 && f.Flags&b == 0:
-			set = set || !is(g&^b)
-		case g&b == 0 && f.Flags&b != 0:
-			clear = clear || !is(g|b)
+		case g&b != 0 && f.Flags&b == 0 && !AnsweredUnder(f, g&^b):
+			set |= b
+		case g&b == 0 && f.Flags&b != 0 && !AnsweredUnder(f, g|b):
+			clear |= b
 		}
 	}
 	return set, clear
+}
+
+// Shown reports whether needed sets and clears (Needs, over a candidate's findings) show
+// every part of m that is not an option ignored or answered as if set: a one-way map sets B
+// where A is given and clears B where B is given alone; a swap sets each bit where the other
+// is given. (A swap of HEX_QUOT and UNESCAPED_UNICODE by a candidate that reads HEX_QUOT's
+// bit from HEX_APOS's and ignores UNESCAPED_UNICODE is never shown setting
+// UNESCAPED_UNICODE.)
+func (m OptionMap) Shown(set, clear jsonopt.Options) bool {
+	if m.Swap {
+		return set&m.A != 0 && set&m.B != 0
+	}
+	return set&m.B != 0 && clear&m.B != 0
 }
 
 // String says what the candidate does, in PHP's option names.

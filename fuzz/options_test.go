@@ -70,14 +70,21 @@ func TestOptionMap(t *testing.T) {
 	// HEX_QUOT set, not the HEX_APOS cleared; a candidate that ignores INVALID_UTF8_IGNORE
 	// "swaps" it with UNESCAPED_SLASHES on 80, but only the clear is needed.
 	set, clear := swap.Needs(esc(`"`, `"\u0022"`, apos, 0))
-	assert.Equal(t, []bool{true, false}, []bool{set, clear})
+	assert.Equal(t, []jsonopt.Options{quot, 0}, []jsonopt.Options{set, clear})
 	set, clear = swap.Needs(esc("'", `"'"`, apos, 0))
-	assert.Equal(t, []bool{false, true}, []bool{set, clear})
+	assert.Equal(t, []jsonopt.Options{0, apos}, []jsonopt.Options{set, clear})
 	vacuous := OptionMap{A: jsonopt.UnescapedSlashes, B: jsonopt.InvalidUTF8Ignore, Swap: true}
 	ign := esc("\x80", "", jsonopt.InvalidUTF8Ignore, int(jsonopt.ErrorUTF8))
 	assert.True(t, vacuous.Explains(ign))
 	set, clear = vacuous.Needs(ign)
-	assert.Equal(t, []bool{false, true}, []bool{set, clear})
+	assert.Equal(t, []jsonopt.Options{0, jsonopt.InvalidUTF8Ignore}, []jsonopt.Options{set, clear})
+	// Shown: a swap needs each bit set where the other is given; a one-way map B set where A
+	// is given and B cleared where B is.
+	assert.True(t, swap.Shown(apos|quot, 0))
+	assert.False(t, swap.Shown(quot, apos|quot), "HEX_APOS never shown set where HEX_QUOT is given")
+	assert.True(t, oneWay.Shown(apos, apos))
+	assert.False(t, oneWay.Shown(apos, 0))
+	assert.False(t, oneWay.Shown(quot, apos), "the bits of another map")
 
 	maps := OptionMaps(apos | quot | tag | jsonopt.NumericCheck | jsonopt.PreserveZeroFraction)
 	assert.Len(t, maps, 9, "3 bits: 6 one-way maps, 3 swaps; NUMERIC_CHECK and PRESERVE_ZERO_FRACTION in none")

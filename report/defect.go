@@ -42,6 +42,54 @@ type Defect struct {
 	// map, and witnesses the witness of each defect or class it took (mergeOptionMaps).
 	mapped    *fuzz.OptionMap
 	witnesses []*fuzz.Finding
+	// also are, for an options defect, findings of other classes that show the bits it
+	// ignores (foldComposed), in alsoOrder.
+	also      map[*Class]uint64
+	alsoOrder []*Class
+	// filings are the class stats a defect named by a deviation counts, in the order filed, so
+	// that it can be filed again without some classes (refile).
+	filings []filing
+}
+
+// filing is a class's stat s filed in a defect under key (own: the stat's own key).
+type filing struct {
+	c   *Class
+	s   *DevStat
+	key string
+	own bool
+}
+
+// refile files d, a defect named by a deviation, again without the classes of drop: its
+// classes, counts, witness and examples are those of the rest (none: no classes).
+func (d *Defect) refile(drop map[*Class]bool) {
+	fs, dev := d.filings, d.Dev
+	d.filings, d.Classes, d.Findings, d.Ignored, d.byClass, d.Dev = nil, nil, 0, 0, map[*Class]uint64{}, nil
+	for _, f := range fs {
+		if drop[f.c] {
+			continue
+		}
+		if d.Dev == nil {
+			d.Dev = newDevStat(keyDeviation(f.key, f.s.Dev))
+		}
+		d.file(f)
+	}
+	if d.Dev == nil {
+		d.Dev = dev // (no classes left: the defect is dropped)
+	}
+}
+
+// file counts f in d (Dev set): a finding that shows two keys filed here counts once, at most
+// the class's findings.
+func (d *Defect) file(f filing) {
+	if len(d.Classes) == 0 || d.Classes[len(d.Classes)-1] != f.c {
+		d.Classes = append(d.Classes, f.c)
+	}
+	n := min(f.s.Findings, f.c.Findings-d.byClass[f.c])
+	d.byClass[f.c] += n
+	d.Dev.file(f.s, f.own)
+	d.Findings += n
+	d.Ignored |= f.c.Ignored
+	d.filings = append(d.filings, f)
 }
 
 // causeOf is what groups classes into a Defect: "position AT/N" when the witness is filler
@@ -198,12 +246,7 @@ func Defects(classes []*Class) []*Defect {
 			if d.Dev == nil {
 				d.Dev, d.byClass = newDevStat(keyDeviation(filed[k], s.Dev)), map[*Class]uint64{}
 			}
-			// A finding that shows two keys filed here counts once: at most the class's findings.
-			n := min(s.Findings, c.Findings-d.byClass[c])
-			d.byClass[c] += n
-			d.Dev.file(s, filed[k] == s.Dev.Key())
-			d.Findings += n
-			d.Ignored |= c.Ignored
+			d.file(filing{c: c, s: s, key: filed[k], own: filed[k] == s.Dev.Key()})
 		}
 	}
 	nameModels(out, supported)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func NewDocument(rep *fuzz.Report, classes []*Class) *Document {
 	defects := map[*Class][]*Defect{} // a class whose findings deviate twice is in two
 	all := Defects(classes)
 	for _, df := range all {
-		for _, cl := range df.Classes {
+		for _, cl := range append(slices.Clip(df.Classes), df.alsoOrder...) {
 			defects[cl] = append(defects[cl], df)
 		}
 	}

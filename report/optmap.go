@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,44 +10,64 @@ import (
 )
 
 // mapUnit is what an option map (fuzz.OptionMap) may take from the defects of a candidate: a
-// defect named by a deviation, whole, or one class of a defect grouped by cause (an "options"
-// defect may hold classes of several faults).
+// defect named by a deviation, whole, or one of its classes whose witness shows the deviation
+// (the deviation may be two faults' alike: ' and < escaped where PHP writes them raw), or one
+// class of a defect grouped by cause (an "options" defect may hold classes of several faults).
 type mapUnit struct {
 	from     *Defect
 	class    *Class // nil for a whole defect
 	witness  *fuzz.Finding
 	evidence []*fuzz.Finding // the witness, then the examples that show one deviation only
-	findings uint64
+	findings uint64          // the findings it holds in from
+}
+
+// mapGroup is a defect's units: whole (nil for a defect grouped by cause) and its classes.
+type mapGroup struct {
+	whole *mapUnit
+	parts []*mapUnit
 }
 
 // mergeOptionMaps gives each misreading of two option bits one defect: per candidate, the
-// option map (fuzz.OptionMaps of the bits its escape findings answer as if set or not set)
-// that explains the most units, one-way before swapped when both do (mapUnit: the witness and every example that shows nothing
-// else is PHP's answer under the options the map makes), at least two, and over which some
-// answer needs a bit the map sets and some one it clears (fuzz.OptionMap.Needs; else it is
-// an option ignored or one answered as if set, which the defects name already, and a
-// candidate that ignores every option would swap each bit with one the input does not read). Its units leave their defects for the map's; it is tried again on
-// the rest. A swapped HEX_APOS and HEX_QUOT is one defect, not one per quote and direction.
+// option map (fuzz.OptionMaps of the bits its escape findings are asked under or answered as
+// if set) that explains the most units (mapUnit: the witness and every example that shows
+// nothing else is PHP's answer under the options the map makes; a defect whole when it can,
+// else its classes), at least two, over which the answers show each part of the map
+// (fuzz.OptionMap.Needs and Shown: a bit the map sets or clears that an answer needs; else it
+// is an option ignored or one answered as if set, which the defects name already, and a
+// candidate that ignores every option would swap each bit with one the input does not read),
+// a one-way map before a swap when both explain as much. Its units leave their defects for
+// the map's; it is tried again on the rest. A swapped HEX_APOS and HEX_QUOT is one defect,
+// not one per quote and direction.
 func mergeOptionMaps(defects []*Defect) []*Defect {
-	byImpl := map[string][]*mapUnit{}
 	var impls []string
+	seen := map[string]bool{}
 	for _, d := range defects {
-		us := mapUnits(d)
-		if len(us) > 0 && byImpl[d.Impl] == nil {
+		if !seen[d.Impl] {
+			seen[d.Impl] = true
 			impls = append(impls, d.Impl)
 		}
-		byImpl[d.Impl] = append(byImpl[d.Impl], us...)
 	}
+	var maps []*Defect
 	for _, impl := range impls {
-		units := byImpl[impl]
 		for {
-			m, taken := bestMap(units)
+			var groups []mapGroup
+			for _, d := range defects {
+				if d.Impl == impl && len(d.Classes) > 0 {
+					if g, ok := mapUnits(d); ok {
+						groups = append(groups, g)
+					}
+				}
+			}
+			m, taken := bestMap(groups)
 			if taken == nil {
 				break
 			}
-			defects = append(defects, mapDefect(impl, m, taken))
-			units = removeUnits(units, taken)
+			maps = append(maps, mapDefect(impl, m, taken))
+			defects = append(defects, maps[len(maps)-1])
+			removeUnits(taken)
 		}
+		foldComposed(defects, impl, maps)
+		maps = nil
 	}
 	out := defects[:0]
 	for _, d := range defects {
@@ -57,66 +78,182 @@ func mergeOptionMaps(defects []*Defect) []*Defect {
 	return out
 }
 
-// mapUnits are d's units: d itself when a deviation names it, its classes when a cause groups
-// them (not a position, a known behaviour or a map's), each only when its witness is an
-// escape answer.
-func mapUnits(d *Defect) []*mapUnit {
-	var out []*mapUnit
-	add := func(u *mapUnit, examples []*fuzz.Finding) {
-		if u.witness == nil || u.witness.Op != fuzz.OpEscape {
-			return
+// foldComposed files the units of the candidate's other escape defects whose witness and
+// examples are PHP's answers under the options all its option faults together make of theirs
+// (its maps applied, the bits its "options" defect ignores cleared) in the defect of a fault
+// they need: two of its faults side by side in one answer (" escaped under HEX_APOS next to
+// \ufffd written for U+FFFD raw under UNESCAPED_UNICODE), or the findings of other classes
+// that show the ignored option, are not a fault of their own. A unit that needs a map counts
+// in the first map's defect it needs; one that needs only the bits ignored is counted in the
+// options defect (Defect.also: its classes are another fault's). The defects' witnesses stay
+// their own.
+func foldComposed(defects []*Defect, impl string, maps []*Defect) {
+	var opt *Defect
+	for _, d := range defects {
+		if d.Impl == impl && d.Cause == "options" && len(d.Classes) > 0 {
+			opt = d
 		}
-		u.evidence = []*fuzz.Finding{u.witness}
-		for _, e := range examples {
-			if len(deviationsOf(e)) == 1 {
-				u.evidence = append(u.evidence, e)
+	}
+	if len(maps) == 0 && opt == nil {
+		return
+	}
+	var ign jsonopt.Options
+	if opt != nil {
+		ign = opt.Ignored
+	}
+	// under is the options the faults but the skip-th make of o (skip len(maps): the bits
+	// ignored; -1: none skipped).
+	under := func(o jsonopt.Options, skip int) jsonopt.Options {
+		for i, md := range maps {
+			if i != skip {
+				o = md.mapped.Apply(o)
 			}
 		}
-		out = append(out, u)
+		if skip != len(maps) {
+			o &^= ign
+		}
+		return o
 	}
-	switch {
-	case d.mapped != nil || strings.HasPrefix(d.Cause, "model ") || strings.HasPrefix(d.Cause, "position "):
-	case d.Dev != nil:
-		add(&mapUnit{from: d, witness: d.Dev.Witness, findings: d.Findings}, d.Dev.Examples(3))
-	default:
-		for _, c := range d.Classes {
-			add(&mapUnit{from: d, class: c, witness: c.Witness, findings: c.Findings}, c.Examples)
+	for _, d := range defects {
+		if d.Impl != impl || d == opt || d.mapped != nil || len(d.Classes) == 0 {
+			continue
+		}
+		g, ok := mapUnits(d)
+		if !ok {
+			continue
+		}
+		var taken []*mapUnit
+		for _, u := range composedUnits(g, func(f *fuzz.Finding) bool { return fuzz.AnsweredUnder(f, under(f.Flags, -1)) }) {
+			w := u.witness
+			into := opt
+			for i, md := range maps {
+				if !fuzz.AnsweredUnder(w, under(w.Flags, i)) {
+					into = md // (the first map it needs)
+					break
+				}
+			}
+			if into == opt && (opt == nil || fuzz.AnsweredUnder(w, under(w.Flags, len(maps)))) {
+				continue // (needs no fault of these)
+			}
+			into.addUnit(u)
+			taken = append(taken, u)
+		}
+		removeUnits(taken)
+	}
+}
+
+// composedUnits are the units of g whose witness and examples all answer: g's whole when it
+// does, else those of its parts that do.
+func composedUnits(g mapGroup, answers func(*fuzz.Finding) bool) []*mapUnit {
+	all := func(fs []*fuzz.Finding) bool {
+		for _, f := range fs {
+			if !answers(f) {
+				return false
+			}
+		}
+		return true
+	}
+	if g.whole != nil && all(g.whole.evidence) {
+		return []*mapUnit{g.whole}
+	}
+	var out []*mapUnit
+	for _, u := range g.parts {
+		if all(u.evidence) {
+			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// bestMap is the map mergeOptionMaps takes from units and the units it explains, or nil.
-func bestMap(units []*mapUnit) (fuzz.OptionMap, []*mapUnit) {
+// mapUnits are d's units: d itself and its classes whose witness shows its deviation when a
+// deviation names it, its classes when a cause groups them (not a position, a known behaviour
+// or a map's), each only when its witness is an escape answer.
+func mapUnits(d *Defect) (mapGroup, bool) {
+	var g mapGroup
+	unit := func(c *Class, w *fuzz.Finding, n uint64, examples []*fuzz.Finding) *mapUnit {
+		if w == nil || w.Op != fuzz.OpEscape {
+			return nil
+		}
+		u := &mapUnit{from: d, class: c, witness: w, findings: n, evidence: []*fuzz.Finding{w}}
+		for _, e := range examples {
+			if len(deviationsOf(e)) == 1 {
+				u.evidence = append(u.evidence, e)
+			}
+		}
+		return u
+	}
+	switch {
+	case d.mapped != nil || strings.HasPrefix(d.Cause, "model ") || strings.HasPrefix(d.Cause, "position "):
+		return g, false
+	case d.Dev != nil:
+		g.whole = unit(nil, d.Dev.Witness, d.Findings, d.Dev.Examples(3))
+		key := d.Dev.Dev.Key()
+		for _, c := range d.Classes {
+			if _, ok := deviationByKey(c.Witness, key); ok {
+				if u := unit(c, c.Witness, d.byClass[c], c.Examples); u != nil {
+					g.parts = append(g.parts, u)
+				}
+			}
+		}
+	default:
+		for _, c := range d.Classes {
+			if u := unit(c, c.Witness, c.Findings, c.Examples); u != nil {
+				g.parts = append(g.parts, u)
+			}
+		}
+	}
+	return g, g.whole != nil || len(g.parts) > 0
+}
+
+// bestMap is the map mergeOptionMaps takes from groups and the units it explains, or nil.
+func bestMap(groups []mapGroup) (fuzz.OptionMap, []*mapUnit) {
 	var bits jsonopt.Options
-	for _, u := range units {
-		bits |= u.witness.Flags | fuzz.AddedOptions(u.witness)
+	for _, g := range groups {
+		for _, u := range append([]*mapUnit{g.whole}, g.parts...) {
+			if u != nil {
+				bits |= u.witness.Flags | fuzz.AddedOptions(u.witness)
+			}
+		}
 	}
 	var best fuzz.OptionMap
 	var taken []*mapUnit
 	var most uint64
 	for _, m := range fuzz.OptionMaps(bits) {
-		var us []*mapUnit
+		us := explained(m, groups)
 		var n uint64
-		var sets, clears bool
-		for _, u := range units {
-			if !explainsAll(m, u.evidence) {
-				continue
-			}
-			us = append(us, u)
+		var sets, clears jsonopt.Options
+		for _, u := range us {
 			n += u.findings
 			for _, f := range u.evidence {
 				s, c := m.Needs(f)
-				sets, clears = sets || s, clears || c
+				sets, clears = sets|s, clears|c
 			}
 		}
 		// The fewest bits misread when two maps explain as much: a swap explains what a
 		// one-way map does, and more (answers no finding shows).
-		if len(us) >= 2 && sets && clears && (len(us) > len(taken) || len(us) == len(taken) && (n > most || n == most && best.Swap && !m.Swap)) {
+		if len(us) >= 2 && m.Shown(sets, clears) && (len(us) > len(taken) || len(us) == len(taken) && (n > most || n == most && best.Swap && !m.Swap)) {
 			best, taken, most = m, us, n
 		}
 	}
 	return best, taken
+}
+
+// explained are the units of groups m explains: each defect whole when m explains it, else
+// its parts that m explains.
+func explained(m fuzz.OptionMap, groups []mapGroup) []*mapUnit {
+	var us []*mapUnit
+	for _, g := range groups {
+		if g.whole != nil && explainsAll(m, g.whole.evidence) {
+			us = append(us, g.whole)
+			continue
+		}
+		for _, u := range g.parts {
+			if explainsAll(m, u.evidence) {
+				us = append(us, u)
+			}
+		}
+	}
+	return us
 }
 
 // explainsAll reports whether m explains every finding of fs.
@@ -134,56 +271,70 @@ func explainsAll(m fuzz.OptionMap, fs []*fuzz.Finding) bool {
 func mapDefect(impl string, m fuzz.OptionMap, units []*mapUnit) *Defect {
 	sort.SliceStable(units, func(i, j int) bool { return units[i].findings > units[j].findings })
 	d := &Defect{Impl: impl, Cause: "options " + m.String(), mapped: &m, byClass: map[*Class]uint64{}}
-	add := func(c *Class, n uint64) {
-		if _, ok := d.byClass[c]; !ok {
-			d.Classes = append(d.Classes, c)
-		}
-		n = min(n, c.Findings-d.byClass[c])
-		d.byClass[c] += n
-		d.Findings += n
-	}
 	for _, u := range units {
 		d.witnesses = append(d.witnesses, u.witness)
-		if u.class != nil {
-			add(u.class, u.class.Findings)
-			continue
-		}
-		for _, c := range u.from.Classes {
-			add(c, u.from.byClass[c])
-		}
+		d.addUnit(u)
 	}
 	return d
 }
 
-// removeUnits takes the units of taken out of their defects and returns the rest of units: a
-// whole defect loses its classes, a cause's defect the class and its findings (and the bits
-// it ignored, when no other class of it ignores them).
-func removeUnits(units, taken []*mapUnit) []*mapUnit {
-	gone := map[*mapUnit]bool{}
-	for _, u := range taken {
-		gone[u] = true
-		d := u.from
-		if u.class == nil {
-			d.Classes, d.Findings = nil, 0
-			continue
+// addUnit counts u's classes and findings in d: a map's defect lists the classes; an options
+// defect, whose classes are its own, counts them apart (also).
+func (d *Defect) addUnit(u *mapUnit) {
+	add := func(c *Class, n uint64) {
+		counts := &d.byClass
+		if d.mapped == nil {
+			counts = &d.also
 		}
-		for i, c := range d.Classes {
-			if c == u.class {
-				d.Classes = append(d.Classes[:i:i], d.Classes[i+1:]...)
-				break
+		if *counts == nil {
+			*counts = map[*Class]uint64{}
+		}
+		if _, ok := (*counts)[c]; !ok {
+			if d.mapped != nil {
+				d.Classes = append(d.Classes, c)
+			} else {
+				d.alsoOrder = append(d.alsoOrder, c)
 			}
 		}
-		d.Findings -= u.class.Findings
-		d.Ignored = 0
+		n = min(n, c.Findings-(*counts)[c])
+		(*counts)[c] += n
+		d.Findings += n
+	}
+	if u.class != nil {
+		add(u.class, u.findings)
+		return
+	}
+	for _, c := range u.from.Classes {
+		add(c, u.from.byClass[c])
+	}
+}
+
+// removeUnits takes the units out of their defects: a whole defect loses its classes; one named
+// by a deviation is filed again without the classes taken (refile); a cause's defect loses the
+// classes and their findings (and the bits they ignored, when no other class of it ignores
+// them).
+func removeUnits(units []*mapUnit) {
+	drop := map[*Defect]map[*Class]bool{}
+	for _, u := range units {
+		if u.class == nil {
+			u.from.Classes, u.from.Findings = nil, 0
+			continue
+		}
+		if drop[u.from] == nil {
+			drop[u.from] = map[*Class]bool{}
+		}
+		drop[u.from][u.class] = true
+	}
+	for d, cs := range drop {
+		if d.Dev != nil {
+			d.refile(cs)
+			continue
+		}
+		d.Classes = slices.DeleteFunc(d.Classes, func(c *Class) bool { return cs[c] })
+		d.Findings, d.Ignored = 0, 0
 		for _, c := range d.Classes {
+			d.Findings += c.Findings
 			d.Ignored |= c.Ignored
 		}
 	}
-	var rest []*mapUnit
-	for _, u := range units {
-		if !gone[u] && len(u.from.Classes) > 0 {
-			rest = append(rest, u)
-		}
-	}
-	return rest
 }

@@ -458,6 +458,13 @@ func WriteText(w io.Writer, classes []*Class) {
 			}
 			fmt.Fprintf(w, "    + %s with %s: %s (--json has them all)\n", Plural(uint64(n-DefectClassesShown), "more class"), Plural(rest, "finding"), clip(strings.Join(ids, " "), 120))
 		}
+		if len(d.alsoOrder) > 0 {
+			var ids []string
+			for _, c := range d.alsoOrder {
+				ids = append(ids, c.ID+" "+Count(d.also[c]))
+			}
+			fmt.Fprintf(w, "    also counted: %s (findings of other defects' classes that show it too)\n", clip(strings.Join(ids, " · "), 120))
+		}
 		fmt.Fprintln(w)
 	}
 	WriteTable(w, classes)

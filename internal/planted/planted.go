@@ -42,6 +42,8 @@ const (
 	// SwapAposQuot answers JSON_HEX_APOS as JSON_HEX_QUOT and JSON_HEX_QUOT as JSON_HEX_APOS
 	// (the two bits' masks swapped): ' is escaped under HEX_QUOT, " under HEX_APOS.
 	SwapAposQuot Fault = "swap-apos-quot"
+	// SwapTagAmp answers JSON_HEX_TAG as JSON_HEX_AMP and JSON_HEX_AMP as JSON_HEX_TAG.
+	SwapTagAmp Fault = "swap-tag-amp"
 	// AposReadsQuot escapes ' as \u0027 under JSON_HEX_QUOT rather than JSON_HEX_APOS (a test of
 	// the wrong bit); " is right.
 	AposReadsQuot Fault = "apos-reads-quot"
@@ -139,7 +141,7 @@ const (
 )
 
 // All lists every fault.
-var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, AposReadsQuot, RawApos, EscapedUnicode, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
+var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, SwapTagAmp, AposReadsQuot, RawApos, EscapedUnicode, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
 	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, Options0, Unflushed}
 
@@ -252,6 +254,9 @@ func (p *Impl) Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 	}
 	if p.faults[EscapedUnicode] {
 		opts &^= jsonopt.UnescapedUnicode
+	}
+	if tag, amp := opts&jsonopt.HexTag, opts&jsonopt.HexAmp; p.faults[SwapTagAmp] {
+		opts = opts&^(jsonopt.HexTag|jsonopt.HexAmp) | tag<<1 | amp>>1
 	}
 	switch apos, quot := opts&jsonopt.HexApos, opts&jsonopt.HexQuot; {
 	case p.faults[SwapAposQuot]:
