@@ -33,7 +33,7 @@ func Classify(ctx, hard context.Context, triage *report.Triage, builtins []fuzz.
 func retire(targets []*fuzz.Target, triage *report.Triage, stderr io.Writer) {
 	for _, t := range targets {
 		for _, w := range t.Witnesses() {
-			triage.AddNotRun(w.Finding, w.NotRun)
+			triage.AddNotRun(w.Finding, w.NotRun, w.OnFalse)
 		}
 	}
 	for _, t := range targets {

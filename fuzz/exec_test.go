@@ -54,6 +54,14 @@ func TestHelperTarget(t *testing.T) {
 			}
 			return Oracle.Escape(dst, src, o)
 		}
+	case "crash-on-false": // exits 3 where json_encode returns false (a port that throws on invalid UTF-8)
+		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
+			out, err := Oracle.Escape(dst, src, o)
+			if err != nil {
+				os.Exit(3)
+			}
+			return out, err
+		}
 	case "hang-over-100": // never answers an input longer than 100 bytes
 		h.Escape = func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
 			if len(src) > 100 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -952,4 +953,46 @@ func TestAnswerTimes(t *testing.T) {
 	assert.Equal(t, "twice", timesWord(2))
 	assert.Equal(t, "three times", timesWord(3))
 	assert.Equal(t, "5 times", timesWord(5))
+}
+
+// TestTargetCrashOnFalse: a target that exits whenever json_encode returns false (a port that
+// throws on invalid UTF-8) costs a few restarts per §2.2 row of the first failed step, not one
+// per byte until the restarts run out: every byte 80..FF fails alone, and each crash minimized
+// to one witness (80) cost a restart, 100 of them before exhaustive escape of length 1 ended.
+// The witness then holds every input PHP answers false at a failed step of a row it crashed
+// on that often, and the inputs PHP answers otherwise (INVALID_UTF8_IGNORE, SUBSTITUTE, valid
+// ones) are all sent.
+func TestTargetCrashOnFalse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts target processes")
+	}
+	tg := fakeTarget(t, "crash-on-false")
+	combos := AllCombos()[:64]
+	rep, err := RunTarget(context.Background(), tg, ExhaustiveTargetSpaces([]Op{OpEscape}, 1, combos), nil)
+	require.NoError(t, err, "not out of restarts")
+	require.Len(t, tg.Witnesses(), 1)
+	w := tg.Witnesses()[0]
+	assert.True(t, w.OnFalse)
+	assert.Equal(t, []byte{0x80}, w.Finding.Input)
+	var rows []string
+	for r := range w.held {
+		rows = append(rows, r)
+	}
+	slices.Sort(rows)
+	t.Logf("%d findings, %d restarts after failures, rows held %v, %d cases, %d not run", rep.Differences, tg.restarts, rows, rep.Spaces[0].Cases, rep.Spaces[0].NotRun)
+	assert.Contains(t, rows, "80..C1")
+	// Each culprit costs two restarts (its batch's crash, and its own when sent alone), and
+	// length 1 has five rows (80..C1, C2..DF, E0..EF, F0..F4, F5..FF): 100 before.
+	assert.LessOrEqual(t, tg.restarts, 2*5*manyCulprits, "a few culprits per row")
+	assert.EqualValues(t, 256*len(combos), rep.Spaces[0].Cases+rep.Spaces[0].NotRun, "every case asked or held")
+	// Every case PHP answers (valid bytes, and invalid ones under IGNORE or SUBSTITUTE) was asked.
+	answered := 0
+	for _, o := range combos {
+		for b := range 256 {
+			if _, err := Oracle.Escape(nil, []byte{byte(b)}, o); err == nil {
+				answered++
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, rep.Spaces[0].Cases, uint64(answered))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
 	"github.com/difffuzz/difffuzz/jsonopt"
+	"github.com/difffuzz/difffuzz/oracle"
 	"github.com/difffuzz/difffuzz/protocol"
 )
 
@@ -128,6 +129,13 @@ type Witness struct {
 	// every: a line after every answer of its operation (noteEveryAfter), or after so many
 	// (manyAfter): it holds every case of the operation, whatever its bytes and options.
 	every bool
+	// OnFalse: a crash or hang on so many escape inputs PHP answers false at a first failed
+	// decoder step of one §2.2 row (manyFalse: culprits counts them by row) that it holds every
+	// escape case PHP answers false at a first failed step of such a row (held), whatever its
+	// bytes and options.
+	OnFalse  bool
+	culprits map[string]int
+	held     map[string]bool
 }
 
 // StartTarget starts the target command (split by SplitCommand) and reads its hello. An
@@ -833,14 +841,20 @@ func (t *Target) holder(c Case) *Witness {
 	return nil
 }
 
-// holds reports whether case c contains the witness: the same operation, at least its option
-// bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty
+// holds reports whether case c contains the witness (contains) or is an input PHP answers
+// false at a first failed step of a row w holds (OnFalse). c contains the witness when it has
+// the same operation, at least its option bits, and its bytes (or a culprit kept with it, also). An empty witness holds only the empty
 // input (it must not stop every input); a witness of clean 'a' bytes alone, which minimization
 // leaves when the content does not matter, holds every input at least as long (a target that
 // crashes or hangs on long input), unless it was found on exactly those bytes (exact: a target
 // that fails on "a" itself) or is a line that is not an answer (minimization makes the 'b'
 // of a target that writes one after "a" to "d" an 'a': the length is not the cause).
 func (w *Witness) holds(c Case) bool {
+	return w.OnFalse && c.Op == OpEscape && w.held[falseRow(c.Input, c.Flags)] || w.contains(c)
+}
+
+// contains is holds without the rows of OnFalse.
+func (w *Witness) contains(c Case) bool {
 	f := w.Finding
 	if w.every {
 		return f.Op == c.Op
@@ -1024,16 +1038,76 @@ func (t *Target) minimizeFailure(ctx context.Context, f *Finding) *Finding {
 			// (Kept once set: another finding minimized to it through clean 'a' bytes may
 			// be another fault's, and must not make it hold every input.)
 			w.exact = bytes.Equal(f.Input, g.Input)
+			manyFalse(w, f.Input)
 		}
+		// (contains, not holds: a culprit a row held keeps what it contains held elsewhere.)
 		t.manyAfter(w, g) // (each finding: those on other inputs often minimize to one witness)
 		if g.malformed != nil {
 			w.line, w.hasLine = *g.malformed, true // answered alone: in place of an answer
 		}
-		if cs := (Case{Op: g.Op, Input: f.Input, Flags: g.Flags}); !w.holds(cs) && t.failsLike(ctx, cs, g.Kind) {
+		if cs := (Case{Op: g.Op, Input: f.Input, Flags: g.Flags}); !w.contains(cs) && t.failsLike(ctx, cs, g.Kind) {
+			if len(t.witnesses) == n {
+				manyFalse(w, f.Input) // (a new witness counted it)
+			}
 			w.also = append(w.also, clone(f.Input))
 		}
 	}
 	return g
+}
+
+// manyCulprits is how many culprits of a crash or hang witness PHP answers false at a first
+// failed step of one §2.2 row make the witness hold every such input (manyFalse).
+const manyCulprits = 4
+
+// manyFalse counts culprit, an input as found that a crash or hang witness w of escape holds,
+// by the §2.2 row of its failed decoder steps when PHP answers it false under w's options
+// and they are all of one row (onlyRow); at manyCulprits of a row, w holds every escape case PHP answers false at a first
+// failed step of that row. A target that dies whenever json_encode would return false (a port
+// that throws on invalid UTF-8) would otherwise cost a restart per byte (80..BF, C0 and C1 are
+// 66 culprits of row 80..C1, each minimized to 80) until the restarts run out, and no other
+// space checked; one row at a time, one that dies on some rows only is still asked the others.
+func manyFalse(w *Witness, culprit []byte) {
+	f := w.Finding
+	if f.Op != OpEscape || f.Kind != KindTargetCrash && f.Kind != KindTargetHang {
+		return
+	}
+	row := onlyRow(culprit, f.Flags)
+	if row == "" || w.held[row] {
+		return
+	}
+	if w.culprits == nil {
+		w.culprits, w.held = map[string]int{}, map[string]bool{}
+	}
+	if w.culprits[row]++; w.culprits[row] >= manyCulprits {
+		w.held[row], w.OnFalse = true, true
+	}
+}
+
+// falseRow is the §2.2 row of the first failed decoder step when PHP answers escape of in
+// under opts false (or null), else "".
+func falseRow(in []byte, opts jsonopt.Options) string {
+	_, spans, err := oracle.EscapeExplain(nil, in, opts)
+	if err == nil || len(spans) != 1 {
+		return ""
+	}
+	return spans[0].Exit.Row()
+}
+
+// onlyRow is the §2.2 row of every failed decoder step of in when PHP answers escape of it
+// under opts false and they are all of one row ("" otherwise): a culprit that fails in two
+// rows ("80 F1") does not say which one its crash was for.
+func onlyRow(in []byte, opts jsonopt.Options) string {
+	row := falseRow(in, opts)
+	if row == "" {
+		return ""
+	}
+	_, spans, _ := oracle.EscapeExplain(nil, in, opts&^jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute)
+	for _, sp := range spans {
+		if f := sp.Exit.Family(); f != "" && f != "valid" && f != "end" && sp.Exit.Row() != row {
+			return ""
+		}
+	}
+	return row
 }
 
 // manyLines is how many findings of a line after an answer an operation may have before no

@@ -316,6 +316,7 @@ type ClassRecord struct {
 	Kinds          map[fuzz.Kind]uint64 `json:"kinds"`
 	Minimized      bool                 `json:"minimized"`
 	NotRun         uint64               `json:"not_run"`
+	NotRunFalse    bool                 `json:"not_run_false,omitempty"`
 	Note           string               `json:"note,omitempty"`
 	Op             fuzz.Op              `json:"op"`
 	Options        string               `json:"options,omitempty"` // with flags: the bits by PHP name
@@ -404,7 +405,7 @@ func (r DevRecord) stat() (*DevStat, error) {
 func (c *Class) Record(defects []*Defect, shown *Defect) ClassRecord {
 	r := ClassRecord{ID: c.ID, Op: c.Op, Impl: c.Impl, Kind: c.Kind, Rule: c.Rule, RuleSpec: c.Attribution.Spec(), Shape: c.Shape,
 		Witness: RecordOf(c.Witness), Examples: []FindingRecord{}, Ignored: uint32(c.Ignored), Minimized: c.Minimized, Note: c.Note,
-		Findings: c.Findings, Spaces: c.Spaces, Kinds: c.Kinds, NotRun: c.NotRun, Cause: causeOf(c), Where: c.Attribution.Where(),
+		Findings: c.Findings, Spaces: c.Spaces, Kinds: c.Kinds, NotRun: c.NotRun, NotRunFalse: c.NotRunFalse, Cause: causeOf(c), Where: c.Attribution.Where(),
 		Deviations: []DeviationRecord{}}
 	if c.Ignored != 0 {
 		r.IgnoredOptions = c.Ignored.String()
@@ -451,7 +452,7 @@ func (r ClassRecord) Class() (*Class, error) {
 	}
 	sig := Signature{Op: r.Op, Impl: r.Impl, Kind: r.Kind, Rule: r.Rule, Options: jsonopt.Options(or0(r.Flags)), Shape: r.Shape}
 	c := &Class{Signature: sig, Witness: w, Attribution: fuzz.Attribute(w), Ignored: jsonopt.Options(r.Ignored),
-		Minimized: r.Minimized, Note: r.Note, Findings: r.Findings, Spaces: r.Spaces, Kinds: r.Kinds, NotRun: r.NotRun}
+		Minimized: r.Minimized, Note: r.Note, Findings: r.Findings, Spaces: r.Spaces, Kinds: r.Kinds, NotRun: r.NotRun, NotRunFalse: r.NotRunFalse}
 	for i, e := range r.Examples {
 		f, err := e.Finding()
 		if err != nil {

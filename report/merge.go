@@ -30,6 +30,7 @@ func Merge(shards [][]*Class, examples int) []*Class {
 			}
 			m.Findings += c.Findings
 			m.NotRun += c.NotRun
+			m.NotRunFalse = m.NotRunFalse || c.NotRunFalse
 			m.Deviations = mergeDevs(m.Deviations, c.Deviations)
 			for s, n := range c.Spaces {
 				m.Spaces[s] += n

@@ -366,7 +366,7 @@ func targetCampaign(t *testing.T, faults ...planted.Fault) (*fuzz.Target, []*Cla
 	rep, err := fuzz.RunTarget(ctx, tg, spaces, nil)
 	require.NoError(t, err)
 	for _, w := range tg.Witnesses() {
-		tr.AddNotRun(w.Finding, w.NotRun)
+		tr.AddNotRun(w.Finding, w.NotRun, w.OnFalse)
 	}
 	classes := tr.Classes(ctx, func(name string) (fuzz.Impl, fuzz.CheckOne, bool) {
 		return fuzz.Impl{Name: tg.Name}, tg.CheckOne(ctx), name == tg.Name

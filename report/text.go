@@ -175,6 +175,8 @@ func WriteBlock(w io.Writer, c *Class) {
 	switch {
 	case c.NotRun > 0 && fuzz.EveryAnswer(f):
 		fmt.Fprintf(w, "    not run  %s more inputs of %s were not sent (a line after its answers)\n", Count(c.NotRun), f.Op)
+	case c.NotRun > 0 && c.NotRunFalse:
+		fmt.Fprintf(w, "    not run  %s more inputs were not sent: those that contain this witness (under at least its options), and every input PHP answers false (§1.5) at a failed step of its §2.2 row, since the target failed on several alone\n", Count(c.NotRun))
 	case c.NotRun > 0:
 		fmt.Fprintf(w, "    not run  %s more inputs that contain this witness (under at least its options) were not sent\n", Count(c.NotRun))
 	}
@@ -398,6 +400,8 @@ func WriteCompact(w io.Writer, c *Class) {
 	switch {
 	case c.NotRun > 0 && fuzz.EveryAnswer(f):
 		line += fmt.Sprintf("   (%s more inputs not run)", Count(c.NotRun))
+	case c.NotRun > 0 && c.NotRunFalse:
+		line += fmt.Sprintf("   (%s inputs containing it or answered false by PHP not run)", Count(c.NotRun))
 	case c.NotRun > 0:
 		line += fmt.Sprintf("   (%s inputs containing it not run)", Count(c.NotRun))
 	}

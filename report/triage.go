@@ -122,6 +122,7 @@ func (k groupKey) less(o groupKey) bool {
 type notRun struct {
 	witness *fuzz.Finding
 	cases   uint64
+	onFalse bool
 }
 
 // New returns an empty Triage.
@@ -186,11 +187,12 @@ func (t *Triage) Add(f *fuzz.Finding) {
 var spanPool = sync.Pool{New: func() any { s := make([]oracle.Span, 0, 64); return &s }}
 
 // AddNotRun records that cases inputs were not sent to a target because they contain the
-// witness of a crash or hang (fuzz.Target.Witnesses); witness must have been added.
-func (t *Triage) AddNotRun(witness *fuzz.Finding, cases uint64) {
+// witness of a crash or hang (fuzz.Target.Witnesses), or, onFalse, because PHP answers them
+// false (fuzz.Witness.OnFalse); witness must have been added.
+func (t *Triage) AddNotRun(witness *fuzz.Finding, cases uint64, onFalse bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.notRun = append(t.notRun, notRun{witness, cases})
+	t.notRun = append(t.notRun, notRun{witness, cases, onFalse})
 }
 
 func spaceName(f *fuzz.Finding) string {
@@ -341,6 +343,10 @@ type Class struct {
 	Kinds    map[fuzz.Kind]uint64
 	Examples []*fuzz.Finding // further witnesses: the smallest raw findings, at most Config.Examples
 	NotRun   uint64          // target inputs not sent because they contain the witness (crash, hang)
+	// NotRunFalse: the inputs not run are, besides, every escape input PHP answers false at a
+	// first failed step of the witness's §2.2 row (the target failed on so many of them
+	// alone: fuzz.Witness.OnFalse).
+	NotRunFalse bool
 	// Deviations are what the class's findings show the candidate did (package deviation), by
 	// deviation key: a finding that shows two deviations counts in both.
 	Deviations map[string]*DevStat
@@ -447,6 +453,7 @@ func (t *Triage) Classes(ctx context.Context, recheck Rechecker) []*Class {
 	for _, nr := range t.notRun {
 		if g := t.groups[keyOf(nr.witness, fuzz.Explain(nr.witness))]; g != nil && g.class != nil {
 			g.class.NotRun += nr.cases
+			g.class.NotRunFalse = g.class.NotRunFalse || nr.onFalse
 		}
 	}
 	number(classes)
