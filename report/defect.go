@@ -12,7 +12,6 @@ import (
 	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
-	"github.com/difffuzz/difffuzz/oracle"
 	"github.com/difffuzz/difffuzz/reference"
 )
 
@@ -268,8 +267,7 @@ func ignoredTogether(c *Class, ignored jsonopt.Options) jsonopt.Options {
 	if w.Op != fuzz.OpEscape || (w.Kind != fuzz.KindOutput && w.Kind != fuzz.KindError) || b.Count() < 2 {
 		return 0
 	}
-	want, err := oracle.Escape(nil, w.Input, w.Flags&^b)
-	if jsonopt.ErrorCode(err) != w.GotErr || !bytes.Equal(want, w.Got) {
+	if !fuzz.AnsweredUnder(w, w.Flags&^b) {
 		return 0
 	}
 	return b
