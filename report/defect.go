@@ -742,6 +742,9 @@ func (d *Defect) specTitle() string {
 			}
 			t += ": " + clip(w, 100)
 		}
+		if c.NotRunFalse {
+			t += " on inputs PHP answers false (§1.5)" // (several alone, one §2.2 row at a time)
+		}
 		return t
 	}
 	return c.Attribution.Rule.Spec()

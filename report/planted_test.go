@@ -374,6 +374,31 @@ func targetCampaign(t *testing.T, faults ...planted.Fault) (*fuzz.Target, []*Cla
 	return tg, classes, rep
 }
 
+// TestPlantedTargetCrashFalse: a target that exits where json_encode returns false (a port
+// that throws on invalid UTF-8) is one crash defect titled so, its "not run" line and JSON say
+// that the inputs PHP answers false were held, and the campaign checks every space: it ran
+// out of restarts in exhaustive escape of length 1 before.
+func TestPlantedTargetCrashFalse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a target campaign of a million requests")
+	}
+	tg, classes, rep := targetCampaign(t, planted.CrashFalse)
+	require.Len(t, classes, 1, "one crash class")
+	c := classes[0]
+	assert.Equal(t, fuzz.KindTargetCrash, c.Kind)
+	assert.True(t, c.NotRunFalse)
+	var buf bytes.Buffer
+	WriteText(&buf, classes)
+	assert.Contains(t, buf.String(), "DEFECT 1 of 1 · target-crashed on inputs PHP answers false (§1.5)")
+	assert.Contains(t, buf.String(), "every input PHP answers false (§1.5) at a failed step of its §2.2 row")
+	assert.True(t, c.Record(Defects(classes), Defects(classes)[0]).NotRunFalse)
+	for _, sp := range rep.Spaces {
+		assert.True(t, sp.Complete, "%s %s checked whole", sp.Space, sp.Op)
+	}
+	assert.Less(t, tg.Restarts(), 150, "a few culprits per row, and their minimizing")
+	t.Logf("%d findings, %d restarts, %d not run", rep.Differences, tg.Restarts(), c.NotRun)
+}
+
 // TestPlantedTarget is TestPlantedMix through target protocol v1, with a crash (on FE) and a
 // hang (on EF BF BD) planted too: each shows as one class per operation, minimized to its
 // trigger, and the inputs that contain the trigger are not sent again.

@@ -133,6 +133,9 @@ const (
 	Hang Fault = "hang-efbfbd"
 	// Crash exits with status 3 on a request whose input contains the byte FE (Serve only).
 	Crash Fault = "crash-fe"
+	// CrashFalse exits with status 3 where json_encode returns false, as a port that throws on
+	// invalid UTF-8 does (Serve only).
+	CrashFalse Fault = "crash-false"
 	// Options0 announces options=0 in its hello and implements no option (Serve only).
 	Options0 Fault = "options-0"
 	// Unflushed flushes its hello but holds its answers in a buffer until the end of input,
@@ -143,7 +146,7 @@ const (
 // All lists every fault.
 var All = []Fault{Lenient, Overlong, Surrogate, IgnoreOptions, SwapAposQuot, SwapTagAmp, AposReadsQuot, RawApos, EscapedUnicode, LowerHexTag, RawSlash, DropQuote, UpperUnicode, ControlRaw, LaneLast16, SlashBlock16,
 	NumericTrailingSpace, NumericZeroFraction, SplitBadSequence, LongC080, Sub1A, WideRaw, TrailAnd7F, DropIgnorable, LostAtEnd,
-	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, Options0, Unflushed}
+	RawUnicode, FFFDNotFalse, LastLost16, Skip16, Stop40, IgnoreNext, HighSurrogate, MergeSubstitute, Swallow4, DropLastLead, Hang, Crash, CrashFalse, Options0, Unflushed}
 
 // Parse reads a comma-separated list of faults.
 func Parse(list string) ([]Fault, error) {
@@ -439,7 +442,12 @@ func (p *Impl) Handler() protocol.Handler {
 	h := protocol.Handler{
 		Escape: func(dst, src []byte, o jsonopt.Options) ([]byte, error) {
 			trap(src)
-			return p.Escape(dst, src, o)
+			out, err := p.Escape(dst, src, o)
+			if err != nil && p.faults[CrashFalse] {
+				fmt.Fprintln(os.Stderr, "planted target: uncaught exception: malformed UTF-8")
+				os.Exit(3)
+			}
+			return out, err
 		},
 		NextChar: func(s []byte, pos int) jsonopt.Step {
 			trap(s)
