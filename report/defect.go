@@ -329,6 +329,13 @@ func addToModel(d *Defect, c *Class, m string) {
 func candidateModels(classes []*Class, supported map[string]bool) map[string]string {
 	fit := map[string][]string{} // by candidate: the models every deviation so far fits
 	bad := map[string]bool{}
+	ignores := map[string]bool{} // by candidate: every class an answer as if options were not set
+	for _, c := range classes {
+		if _, seen := ignores[c.Impl]; !seen {
+			ignores[c.Impl] = true
+		}
+		ignores[c.Impl] = ignores[c.Impl] && c.Ignored != 0
+	}
 	for _, c := range classes {
 		for k, n := range c.Kinds {
 			if k != fuzz.KindOutput && k != fuzz.KindError && n > 0 {
@@ -354,7 +361,9 @@ func candidateModels(classes []*Class, supported map[string]bool) map[string]str
 	}
 	out := map[string]string{}
 	for impl, ms := range fit {
-		if len(ms) > 0 && !bad[impl] && supported[impl+"\x00"+ms[0]] {
+		// (A candidate all of whose classes ignore options is named by them: the model fits
+		// only where it ignores them too, ' raw and U+FFFD as \ufffd for Go's encoding/json.)
+		if len(ms) > 0 && !bad[impl] && !ignores[impl] && supported[impl+"\x00"+ms[0]] {
 			out[impl] = ms[0]
 		}
 	}

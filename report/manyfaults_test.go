@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -299,6 +300,25 @@ func TestIgnoredApartOneDefect(t *testing.T) {
 		}
 	}
 	t.Logf("%d classes, %d of them with a witness that needs both bits ignored", len(classes), together)
+}
+
+// TestIgnoredNotAModel: a candidate that ignores JSON_HEX_APOS and JSON_UNESCAPED_UNICODE,
+// checked on the 1-byte strings only, answers every finding there as Go's encoding/json does
+// (' raw, \ufffd for U+FFFD under UNESCAPED_UNICODE), and was named after it; every class of
+// it is an answer as if options were not set, which names it instead.
+func TestIgnoredNotAModel(t *testing.T) {
+	ctx := context.Background()
+	im := plantedImpl(planted.RawApos, planted.EscapedUnicode)
+	tr := New(Config{})
+	defer tr.Close()
+	_, err := fuzz.Exhaustive(ctx, fuzz.ExhaustiveConfig{Config: fuzz.Config{Impls: []fuzz.Impl{im}, Sink: tr, Ops: []fuzz.Op{fuzz.OpEscape}}, MaxLen: 1})
+	require.NoError(t, err)
+	classes := tr.Classes(ctx, func(name string) (fuzz.Impl, fuzz.CheckOne, bool) {
+		return im, fuzz.OneCheck(plainCheck), name == im.Name
+	})
+	ds := Defects(classes)
+	require.Len(t, ds, 1, "%v", titles(ds))
+	assert.Equal(t, "answers as if JSON_HEX_APOS|JSON_UNESCAPED_UNICODE were not set", ds[0].Title())
 }
 
 // titles are the defects' titles.
