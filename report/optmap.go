@@ -238,32 +238,13 @@ func bestMap(groups []mapGroup) (fuzz.OptionMap, []*mapUnit) {
 	return best, taken
 }
 
-// explained are the units of groups m explains: each defect whole when m explains it, else
-// its parts that m explains.
+// explained are the units of groups m explains (composedUnits of each group).
 func explained(m fuzz.OptionMap, groups []mapGroup) []*mapUnit {
 	var us []*mapUnit
 	for _, g := range groups {
-		if g.whole != nil && explainsAll(m, g.whole.evidence) {
-			us = append(us, g.whole)
-			continue
-		}
-		for _, u := range g.parts {
-			if explainsAll(m, u.evidence) {
-				us = append(us, u)
-			}
-		}
+		us = append(us, composedUnits(g, m.Explains)...)
 	}
 	return us
-}
-
-// explainsAll reports whether m explains every finding of fs.
-func explainsAll(m fuzz.OptionMap, fs []*fuzz.Finding) bool {
-	for _, f := range fs {
-		if !m.Explains(f) {
-			return false
-		}
-	}
-	return true
 }
 
 // mapDefect is the defect of map m over its units: their classes and findings (a class in
