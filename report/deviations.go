@@ -408,11 +408,19 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		}
 		vs = append(vs, v)
 	}
-	// Fewest deviations first, then the readable ones, then the smallest.
+	// Fewest deviations first, then those that show this one whatever else the candidate does
+	// wrong (weakExample), then the readable ones, then the smallest.
 	long := func(v variant) bool { return len(s.variants[v].Input) > exampleLen }
+	weak := map[variant]bool{}
+	for _, v := range vs {
+		weak[v] = weakExample(s.Dev, s.variants[v])
+	}
 	sort.Slice(vs, func(i, j int) bool {
 		if vs[i].devs != vs[j].devs {
 			return vs[i].devs < vs[j].devs
+		}
+		if weak[vs[i]] != weak[vs[j]] {
+			return !weak[vs[i]]
 		}
 		if long(vs[i]) != long(vs[j]) {
 			return !long(vs[i])
@@ -432,18 +440,30 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		if d, ok := deviationByKey(f, s.Dev.Key()); ok {
 			row = d.Row
 		}
-		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs && long(v) == long(vs[0]) {
+		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs && long(v) == long(vs[0]) && weak[v] == weak[vs[0]] {
 			seenRow[row] = true
 			out = append(out, f)
 			continue
 		}
 		rest = append(rest, f)
 	}
-	// Then other inputs before the same inputs under other options.
-	for _, distinct := range []bool{true, false} {
+	// Then other inputs before the same inputs under other options; an example that shows the
+	// deviation only through another (weakExample) only when there is no other.
+	weakF := map[*fuzz.Finding]bool{}
+	for v, w := range weak {
+		weakF[s.variants[v]] = w
+	}
+	for pass := range 4 {
+		distinct, weakOK := pass%2 == 0, pass >= 2
+		if weakOK && len(out) > 0 {
+			break
+		}
 		for _, f := range rest {
 			if len(out) == n || len(out) > 0 && devCount(s, f) > devCount(s, out[0]) {
 				break // no example that shows more deviations than the cleanest one
+			}
+			if weakF[f] && !weakOK {
+				continue
 			}
 			if len(out) > 0 && len(f.Input) > exampleLen {
 				continue // a long answer, where other faults may shift what it shows
@@ -455,6 +475,23 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		}
 	}
 	return out
+}
+
+// weakExample reports whether f shows d only through another deviation of its answer: an
+// answer where PHP fails (false, or null under PARTIAL_OUTPUT_ON_ERROR), read against PHP's
+// answer under INVALID_UTF8_SUBSTITUTE (a closing quote dropped shows there only when the
+// candidate also answers for invalid UTF-8),
+// or a code point above U+00FF accepted in utf8_decode, whose answer for it is PHP's ? unless
+// the candidate also writes it some other way.
+func weakExample(d deviation.Deviation, f *fuzz.Finding) bool {
+	switch {
+	case f.Op == fuzz.OpEscape:
+		return d.What != deviation.NotFalse && f.WantErr != 0
+	case f.Op == fuzz.OpUTF8Decode && d.What == deviation.Accepted:
+		g, ok := deviationByKey(f, d.Key())
+		return ok && g.CP > 0xFF
+	}
+	return false
 }
 
 // exampleLen: longer inputs are examples only when there is no shorter one (a reader cannot

@@ -565,3 +565,24 @@ func TestSkipExamplesShowTheSkip(t *testing.T) {
 	}
 	assert.True(t, seen, "no skip defect")
 }
+
+// TestExamplesShowTheirFault: a defect's examples show its deviation whatever else the
+// candidate does wrong. An answer where PHP returns false is read against PHP's answer under
+// INVALID_UTF8_SUBSTITUTE, so a dropped closing quote shows there only because the candidate
+// also answers for invalid UTF-8; an overlong sequence decoded to a code point above U+00FF
+// shows in utf8_decode only because the candidate also writes that code point raw. Such
+// answers were examples of the dropped quote and of the overlong decoding, sending their
+// reader to code that alone answers them as PHP does.
+func TestExamplesShowTheirFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of five faults")
+	}
+	faults := []planted.Fault{planted.DropQuote, planted.FFFDNotFalse, planted.Overlong, planted.WideRaw, planted.UpperUnicode}
+	j := judge(t, faults)
+	t.Logf("%s", strings.Join(j.table, "\n"))
+	for _, f := range faults {
+		assert.Len(t, j.named[f], 1, "fault %s", f)
+	}
+	assert.NotZero(t, j.examples)
+	assert.Zero(t, j.off, "examples that show another fault set than their defect")
+}
