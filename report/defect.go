@@ -194,6 +194,7 @@ func Defects(classes []*Class) []*Defect {
 	}
 	confirmed := resolvedConfirmed(confirmedKeys(classes))
 	folded := foldedKeys(classes, confirmed)
+	cutFrom := shortestCut(classes)
 	supported := supportedModels(classes)
 	models := candidateModels(classes, supported)
 	ignored := map[string]jsonopt.Options{} // by candidate: the bits its classes ignore
@@ -207,21 +208,7 @@ func Defects(classes []*Class) []*Defect {
 			addToModel(get(c, "model "+m), c, m)
 			continue
 		}
-		keys := make([]string, 0, len(c.Deviations))
-		filed := map[string]string{} // key -> the key it is filed under
-		for k := range c.Deviations {
-			kk := resolveCut(c.Impl, k, confirmed)
-			if a, ok := folded[c.Impl+"\x00"+kk]; ok {
-				kk = a
-			} else if a := classSkip(c.Impl, c.Deviations[k], confirmed); a != "" {
-				kk = a
-			}
-			// A pair filed under its own deviation is confirmed by its own witness too.
-			if confirmed[c.Impl+"\x00"+classKey(c, kk)] || kk == devKey(k) && confirmed[c.Impl+"\x00"+classKey(c, k)] {
-				keys = append(keys, k)
-				filed[k] = kk
-			}
-		}
+		keys, filed := fileKeys(c, confirmed, folded, cutFrom[c.Impl])
 		ign := c.Ignored
 		if ign == 0 {
 			ign = ignoredTogether(c, ignored[c.Impl])
@@ -248,11 +235,61 @@ func Defects(classes []*Class) []*Defect {
 			d.file(filing{c: c, s: s, key: filed[k], own: filed[k] == s.Dev.Key()})
 		}
 	}
+	for _, d := range out {
+		if d.Dev != nil {
+			d.Dev.cutFrom = cutFrom[d.Impl]
+		}
+	}
 	nameModels(out, supported)
 	out = mergeOptionMaps(out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
+	}
+	return out
+}
+
+// fileKeys are the deviation keys of c's findings that its defects are filed by (those a
+// witness confirms), and the key each is filed under (filed): its own, the reading its
+// findings share with another key (foldedKeys), or a skip (classSkip). cutFrom is where the
+// candidate's cut strings begin (shortestCut).
+func fileKeys(c *Class, confirmed map[string]bool, folded map[string]string, cutFrom int) (keys []string, filed map[string]string) {
+	filed = map[string]string{}
+	for k := range c.Deviations {
+		kk := resolveCut(c.Impl, k, confirmed)
+		if w := c.Deviations[k].Witness; kk == tailKey && devKey(k) != tailKey && w != nil && len(w.Input) < cutFrom {
+			// The input cut short is the other reading, but the candidate cuts only longer
+			// strings than the smallest of these findings: it is the deviation.
+			kk = devKey(k)
+		}
+		if a, ok := folded[c.Impl+"\x00"+kk]; ok {
+			kk = a
+		} else if a := classSkip(c.Impl, c.Deviations[k], confirmed); a != "" {
+			kk = a
+		}
+		// A pair filed under its own deviation is confirmed by its own witness too.
+		if confirmed[c.Impl+"\x00"+classKey(c, kk)] || kk == devKey(k) && confirmed[c.Impl+"\x00"+classKey(c, k)] {
+			keys = append(keys, k)
+			filed[k] = kk
+		}
+	}
+	return keys, filed
+}
+
+// shortestCut is, by candidate, the length of its shortest minimized witness whose answer is
+// PHP's for the input cut short (its first deviation is deviation.Tail): a candidate that
+// loses the last character of strings of 16 bytes or more cuts none shorter.
+func shortestCut(classes []*Class) map[string]int {
+	out := map[string]int{}
+	for _, c := range classes {
+		if !c.Witness.Minimized {
+			continue
+		}
+		if ds := deviationsOf(c.Witness); len(ds) > 0 && ds[0].Key() == tailKey {
+			if n, ok := out[c.Impl]; !ok || len(c.Witness.Input) < n {
+				out[c.Impl] = len(c.Witness.Input)
+			}
+		}
 	}
 	return out
 }

@@ -182,6 +182,10 @@ type DevStat struct {
 	// theirs is; a model some finding did not fit is in unfit and no longer asked.
 	Models map[string]uint64
 	unfit  modelSet
+	// cutFrom is, on a defect's stat, the length from which the candidate loses the end of
+	// its input (shortestCut; 0: it does not): a finding that long whose answer also reads as
+	// the input cut short is no example of another deviation.
+	cutFrom int
 }
 
 // variant is what tells examples apart: how many deviations the finding shows (fewer first),
@@ -395,38 +399,8 @@ var rowOrder = []string{"00..7F", "80..C1", "C2..DF", "E0..EF", "F0..F4", "F5..F
 // Examples are up to n findings that show the deviation besides the witness: one per row and
 // shape first (rows the witness is not in first), the smallest of each.
 func (s *DevStat) Examples(n int) []*fuzz.Finding {
-	vs := make([]variant, 0, len(s.variants))
-	_, skip := deviation.SkipAt(s.Dev.Key())
-	for v, f := range s.variants {
-		if s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) && f.Flags == s.Witness.Flags {
-			continue
-		}
-		if _, ok := deviationByKey(f, s.Dev.Key()); skip && !ok {
-			// A skip is filed by key: a finding of another fault that shares the key (a
-			// valid sequence failed) is counted here, but is no example of the skip.
-			continue
-		}
-		vs = append(vs, v)
-	}
-	// Fewest deviations first, then those that show this one whatever else the candidate does
-	// wrong (weakExample), then the readable ones, then the smallest.
+	vs, weak := s.exampleCandidates()
 	long := func(v variant) bool { return len(s.variants[v].Input) > exampleLen }
-	weak := map[variant]bool{}
-	for _, v := range vs {
-		weak[v] = weakExample(s.Dev, s.variants[v])
-	}
-	sort.Slice(vs, func(i, j int) bool {
-		if vs[i].devs != vs[j].devs {
-			return vs[i].devs < vs[j].devs
-		}
-		if weak[vs[i]] != weak[vs[j]] {
-			return !weak[vs[i]]
-		}
-		if long(vs[i]) != long(vs[j]) {
-			return !long(vs[i])
-		}
-		return smaller(s.variants[vs[i]], s.variants[vs[j]])
-	})
 	seenRow := map[string]bool{}
 	if s.Witness != nil {
 		if d, ok := deviationByKey(s.Witness, s.Dev.Key()); ok {
@@ -440,19 +414,58 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 		if d, ok := deviationByKey(f, s.Dev.Key()); ok {
 			row = d.Row
 		}
-		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs && long(v) == long(vs[0]) && weak[v] == weak[vs[0]] {
+		if !seenRow[row] && len(out) < n && v.devs == vs[0].devs && long(v) == long(vs[0]) && weak[f] == weak[s.variants[vs[0]]] {
 			seenRow[row] = true
 			out = append(out, f)
 			continue
 		}
 		rest = append(rest, f)
 	}
-	// Then other inputs before the same inputs under other options; an example that shows the
-	// deviation only through another (weakExample) only when there is no other.
-	weakF := map[*fuzz.Finding]bool{}
-	for v, w := range weak {
-		weakF[s.variants[v]] = w
+	return s.moreExamples(out, rest, weak, n)
+}
+
+// exampleCandidates are the kept variants that may be examples, in the order they are taken:
+// fewest deviations first, then those that show this one whatever else the candidate does
+// wrong (not weak: weakExample), then the readable ones, then the smallest.
+func (s *DevStat) exampleCandidates() (vs []variant, weak map[*fuzz.Finding]bool) {
+	_, skip := deviation.SkipAt(s.Dev.Key())
+	weak = map[*fuzz.Finding]bool{}
+	for v, f := range s.variants {
+		if s.Witness != nil && bytes.Equal(f.Input, s.Witness.Input) && f.Flags == s.Witness.Flags {
+			continue
+		}
+		if _, ok := deviationByKey(f, s.Dev.Key()); skip && !ok {
+			// A skip is filed by key: a finding of another fault that shares the key (a
+			// valid sequence failed) is counted here, but is no example of the skip.
+			continue
+		}
+		if s.cutFrom > 0 && len(f.Input) >= s.cutFrom && readsCut(s.Dev, f) {
+			// As long as the candidate's cut strings, and its answer reads as the input cut
+			// short too: more likely the cut's finding than this deviation's.
+			continue
+		}
+		vs = append(vs, v)
+		weak[f] = weakExample(s.Dev, f)
 	}
+	long := func(v variant) bool { return len(s.variants[v].Input) > exampleLen }
+	sort.Slice(vs, func(i, j int) bool {
+		fi, fj := s.variants[vs[i]], s.variants[vs[j]]
+		switch {
+		case vs[i].devs != vs[j].devs:
+			return vs[i].devs < vs[j].devs
+		case weak[fi] != weak[fj]:
+			return !weak[fi]
+		case long(vs[i]) != long(vs[j]):
+			return !long(vs[i])
+		}
+		return smaller(fi, fj)
+	})
+	return vs, weak
+}
+
+// moreExamples fills out up to n examples from rest: other inputs before the same inputs under
+// other options; a weak example only when there is no other.
+func (s *DevStat) moreExamples(out, rest []*fuzz.Finding, weak map[*fuzz.Finding]bool, n int) []*fuzz.Finding {
 	for pass := range 4 {
 		distinct, weakOK := pass%2 == 0, pass >= 2
 		if weakOK && len(out) > 0 {
@@ -462,7 +475,7 @@ func (s *DevStat) Examples(n int) []*fuzz.Finding {
 			if len(out) == n || len(out) > 0 && devCount(s, f) > devCount(s, out[0]) {
 				break // no example that shows more deviations than the cleanest one
 			}
-			if weakF[f] && !weakOK {
+			if weak[f] && !weakOK {
 				continue
 			}
 			if len(out) > 0 && len(f.Input) > exampleLen {
@@ -492,6 +505,16 @@ func weakExample(d deviation.Deviation, f *fuzz.Finding) bool {
 		return ok && g.CP > 0xFF
 	}
 	return false
+}
+
+// readsCut reports whether f's deviation d (not the cut itself) also reads as the input cut
+// short.
+func readsCut(d deviation.Deviation, f *fuzz.Finding) bool {
+	if d.Key() == tailKey {
+		return false
+	}
+	g, ok := deviationByKey(f, d.Key())
+	return ok && slices.Contains(g.Alts, tailKey)
 }
 
 // exampleLen: longer inputs are examples only when there is no shorter one (a reader cannot

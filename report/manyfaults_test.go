@@ -586,3 +586,21 @@ func TestExamplesShowTheirFault(t *testing.T) {
 	assert.NotZero(t, j.examples)
 	assert.Zero(t, j.off, "examples that show another fault set than their defect")
 }
+
+// TestCutClaimsNoShortFinding: a candidate that loses the last character of strings of 16
+// bytes or more and drops U+00AD in utf8_decode. "C2 AD" answered "" reads both as the code
+// point dropped and as the input cut short; the cut was taken, because the candidate cuts
+// elsewhere, and the dropped code point was named by no defect. A cut of long strings claims
+// no finding shorter than they are, and its long findings are no examples of the drop.
+func TestCutClaimsNoShortFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign of four faults")
+	}
+	faults := []planted.Fault{planted.LastLost16, planted.DropIgnorable, planted.WideRaw, planted.Sub1A}
+	j := judge(t, faults)
+	t.Logf("%s", strings.Join(j.table, "\n"))
+	for _, f := range faults {
+		assert.Len(t, j.named[f], 1, "fault %s", f)
+	}
+	assert.Zero(t, j.off, "examples that show another fault set than their defect")
+}
