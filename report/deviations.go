@@ -81,12 +81,15 @@ func doesText(c *Class) []string {
 }
 
 // defectDoes is what the candidate does in a defect's classes, from their witnesses: the
-// deviation most of their findings show first (with the rows of every class that shows it),
-// "" when no witness has one.
+// deviation the most of them show first, then the most findings (with the rows of every class
+// that shows it), "" when no witness has one. Classes first: a candidate that ignores
+// UNESCAPED_UNICODE escapes valid sequences of three rows, and writes \ufffd escaped for the
+// invalid ones that outnumber them in an exhaustive space.
 func defectDoes(d *Defect) string {
 	type agg struct {
 		dev      deviation.Deviation
 		op       fuzz.Op
+		classes  int
 		findings uint64
 		rows     map[string]bool
 	}
@@ -101,6 +104,7 @@ func defectDoes(d *Defect) string {
 			a = &agg{dev: ds[0], op: c.Op, rows: map[string]bool{}}
 			byKey[ds[0].Key()] = a
 		}
+		a.classes++
 		a.findings += c.Findings
 		for _, r := range rowsOf(ds[0]) {
 			a.rows[r] = true
@@ -113,7 +117,7 @@ func defectDoes(d *Defect) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if a := byKey[k]; best == nil || a.findings > best.findings {
+		if a := byKey[k]; best == nil || a.classes > best.classes || a.classes == best.classes && a.findings > best.findings {
 			best = a
 		}
 	}

@@ -604,3 +604,18 @@ func TestCutClaimsNoShortFinding(t *testing.T) {
 	}
 	assert.Zero(t, j.off, "examples that show another fault set than their defect")
 }
+
+// TestOptionsTitleSaysWhatMostClassesDo: a candidate that ignores JSON_UNESCAPED_UNICODE is
+// one defect titled by what it does to valid text (it escapes it), not by the \ufffd it
+// writes escaped for invalid bytes, whose class has the most findings of an exhaustive space
+// but is one of four.
+func TestOptionsTitleSaysWhatMostClassesDo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign")
+	}
+	classes, _, _ := inProcess(t, plantedImpl(planted.EscapedUnicode))
+	ds := Defects(classes)
+	require.Len(t, ds, 1)
+	assert.True(t, strings.HasPrefix(ds[0].Title(), "escapes a valid multi-byte sequence"), "%s", ds[0].Title())
+	assert.True(t, strings.HasSuffix(ds[0].Title(), "answers as if JSON_UNESCAPED_UNICODE were not set"), "%s", ds[0].Title())
+}
