@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -82,7 +83,7 @@ func faultsAnswering(faults []planted.Fault, fs []*fuzz.Finding) []planted.Fault
 // judgement is how a maintainer of a many-fault candidate reads its report: the defects whose
 // witness, replayed against the single-fault versions, shows the defect's deviation in exactly
 // one fault (named), the faults so named and how often, the defects that name none or several,
-// and the printed examples that show the deviation in another set of faults than the witness.
+// and the printed examples that the named fault alone does not show the deviation in (off).
 type judgement struct {
 	named         map[planted.Fault][]int
 	unnamed       []string
@@ -93,15 +94,26 @@ type judgement struct {
 
 func judge(t *testing.T, faults []planted.Fault) judgement {
 	classes, _, _ := inProcess(t, plantedImpl(faults...))
+	return judgeClasses(faults, classes)
+}
+
+// judgeClasses is judge on the classes of a campaign already run.
+func judgeClasses(faults []planted.Fault, classes []*Class) judgement {
 	var buf bytes.Buffer
 	WriteText(&buf, classes)
 	j := judgement{named: map[planted.Fault][]int{}, lines: strings.Count(buf.String(), "\n")}
 	for _, d := range Defects(classes) {
-		if d.mapped != nil {
-			// A misreading of two option bits: the faults that alone answer every witness
-			// of it as the combination did.
-			by := faultsAnswering(faults, d.witnesses)
-			j.table = append(j.table, fmt.Sprintf("%v → defect %d (%s findings): %s   [%d witnesses]", by, d.N, Count(d.Findings), d.Title(), len(d.witnesses)))
+		if d.mapped != nil || d.Cause == "options" {
+			// A misreading of two option bits, or bits ignored: the faults that alone answer
+			// every witness of it as the combination did.
+			ws := d.witnesses
+			if d.mapped == nil {
+				for _, c := range d.Classes {
+					ws = append(ws, c.Witness)
+				}
+			}
+			by := faultsAnswering(faults, ws)
+			j.table = append(j.table, fmt.Sprintf("%v → defect %d (%s findings): %s   [%d witnesses]", by, d.N, Count(d.Findings), d.Title(), len(ws)))
 			if len(by) != 1 {
 				j.unnamed = append(j.unnamed, d.Title())
 				continue
@@ -123,7 +135,9 @@ func judge(t *testing.T, faults []planted.Fault) judgement {
 		j.named[by[0]] = append(j.named[by[0]], d.N)
 		for _, e := range d.Dev.Examples(3) {
 			j.examples++
-			if got := faultsShowing(faults, e, key); len(got) != 1 || got[0] != by[0] {
+			// Off: an example its fault alone does not answer so (one that another fault
+			// answers the same way too, 9A written 1A by a constant SUB and by & 0x7F, is its).
+			if got := faultsShowing(faults, e, key); !slices.Contains(got, by[0]) {
 				j.off++
 				j.table = append(j.table, fmt.Sprintf("  off in defect %d (%s): %s % x %v shows %s in %v", d.N, by[0], e.Op, e.Input, e.Flags, key, got))
 			}
@@ -618,4 +632,135 @@ func TestOptionsTitleSaysWhatMostClassesDo(t *testing.T) {
 	require.Len(t, ds, 1)
 	assert.True(t, strings.HasPrefix(ds[0].Title(), "escapes a valid multi-byte sequence"), "%s", ds[0].Title())
 	assert.True(t, strings.HasSuffix(ds[0].Title(), "answers as if JSON_UNESCAPED_UNICODE were not set"), "%s", ds[0].Title())
+}
+
+// pairFaults are the in-process faults of escape and the decoder that TestFaultPairs pairs.
+var pairFaults = []planted.Fault{planted.Lenient, planted.Overlong, planted.Surrogate, planted.SwapAposQuot, planted.SwapTagAmp,
+	planted.AposReadsQuot, planted.RawApos, planted.EscapedUnicode, planted.LowerHexTag, planted.RawSlash, planted.DropQuote,
+	planted.UpperUnicode, planted.ControlRaw, planted.SplitBadSequence, planted.Sub1A, planted.WideRaw, planted.TrailAnd7F,
+	planted.DropIgnorable, planted.LostAtEnd, planted.RawUnicode, planted.FFFDNotFalse, planted.LastLost16, planted.IgnoreNext,
+	planted.HighSurrogate, planted.MergeSubstitute, planted.Swallow4}
+
+// knownPairFailures are the pairs of pairFaults whose report misses judge's bar today (the
+// work list of overlapping faults, 41 of the 319 pairs where both faults show), each with how:
+// a fault named by no defect or by several, defects that name neither fault alone (an answer
+// of both read as a third deviation), or more than 5 % of the examples not shown by their
+// fault alone. Most involve an option ignored (escaped-unicode) or every answer changed
+// (drop-quote, last-lost-16) beside a fault that needs exact answers to be seen.
+var knownPairFailures = map[string]bool{
+	"apos-reads-quot+drop-quote":       true, // apos-reads-quot by 2 defects
+	"apos-reads-quot+escaped-unicode":  true, // escaped-unicode named by none; defects that name neither
+	"control-raw+swallow-4":            true, // defects that name neither
+	"drop-ignorable+merge-substitute":  true, // defects that name neither
+	"escaped-unicode+drop-quote":       true, // escaped-unicode by 2 defects
+	"escaped-unicode+fffd-not-false":   true, // escaped-unicode by 3 defects
+	"escaped-unicode+high-surrogate":   true, // escaped-unicode by 2 defects; defects that name neither
+	"escaped-unicode+last-lost-16":     true, // escaped-unicode by 2 defects
+	"escaped-unicode+lower-hex-tag":    true, // escaped-unicode by 2 defects
+	"escaped-unicode+merge-substitute": true, // defects that name neither
+	"escaped-unicode+upper-unicode":    true, // defects that name neither
+	"ignore-next+merge-substitute":     true, // ignore-next named by none; defects that name neither
+	"ignore-next+swallow-4":            true, // swallow-4 named by none
+	"last-lost-16+ignore-next":         true, // last-lost-16 by 2 defects; ignore-next named by none; defects that name neither
+	"last-lost-16+merge-substitute":    true, // 3 of 6 examples off
+	"last-lost-16+swallow-4":           true, // 1 of 4 examples off
+	"lenient+drop-ignorable":           true, // defects that name neither
+	"lenient+escaped-unicode":          true, // defects that name neither
+	"lenient+high-surrogate":           true, // defects that name neither
+	"lenient+ignore-next":              true, // ignore-next named by none
+	"lenient+last-lost-16":             true, // lenient by 3 defects; last-lost-16 named by none; 2 of 9 examples off
+	"lenient+merge-substitute":         true, // 3 of 6 examples off
+	"lenient+swallow-4":                true, // 2 of 6 examples off
+	"overlong+raw-unicode":             true, // defects that name neither
+	"raw-apos+escaped-unicode":         true, // raw-apos named by none; escaped-unicode named by none; defects that name neither
+	"raw-unicode+ignore-next":          true, // ignore-next by 2 defects; defects that name neither
+	"split-bad-sequence+swallow-4":     true, // 1 of 6 examples off
+	"split-bad-sequence+trail-and-7f":  true, // defects that name neither
+	"split-bad-sequence+wide-raw":      true, // defects that name neither
+	"swap-apos-quot+drop-quote":        true, // swap-apos-quot by 4 defects
+	"swap-apos-quot+escaped-unicode":   true, // escaped-unicode named by none; defects that name neither
+	"swap-apos-quot+raw-apos":          true, // swap-apos-quot by 2 defects; raw-apos named by none
+	"swap-tag-amp+drop-quote":          true, // swap-tag-amp by 3 defects
+	"swap-tag-amp+escaped-unicode":     true, // escaped-unicode named by none; defects that name neither
+	"swap-tag-amp+lower-hex-tag":       true, // swap-tag-amp by 3 defects; lower-hex-tag named by none
+	"trail-and-7f+last-lost-16":        true, // 1 of 4 examples off
+	"trail-and-7f+swallow-4":           true, // swallow-4 by 2 defects
+	"upper-unicode+last-lost-16":       true, // 3 of 6 examples off
+	"upper-unicode+merge-substitute":   true, // defects that name neither
+	"upper-unicode+swallow-4":          true, // defects that name neither
+	"wide-raw+swallow-4":               true, // swallow-4 by 2 defects
+}
+
+// TestFaultPairs runs the in-process campaign against every pair of pairFaults and judges each
+// report by TestManyFaults's bar. A pair where one fault hides the other (every class's
+// witness answered by the other fault alone as by the pair) is skipped: no report can name
+// what no answer shows. A pair of knownPairFailures must still fail (then it is logged), so
+// that the list shrinks as the report learns. Long tier only: 325 campaigns, about 8 minutes.
+func TestFaultPairs(t *testing.T) {
+	if !testlevel.Long() {
+		t.Skip("325 campaigns: the long tier")
+	}
+	for i, a := range pairFaults {
+		for _, b := range pairFaults[i+1:] {
+			name := string(a) + "+" + string(b)
+			t.Run(name, func(t *testing.T) {
+				faults := []planted.Fault{a, b}
+				classes, raws, _ := inProcess(t, plantedImpl(faults...))
+				if hidden := hiddenFault(raws, faults); hidden != "" {
+					t.Skipf("%s shows nowhere: every answer is the other fault's", hidden)
+				}
+				j := judgeClasses(faults, classes)
+				ok := len(j.unnamed) == 0 && j.off*20 <= j.examples
+				for _, f := range faults {
+					ok = ok && len(j.named[f]) == 1
+				}
+				if knownPairFailures[name] {
+					assert.False(t, ok, "passes now: take it off knownPairFailures")
+					t.Logf("known: named %v, unnamed %v, %d of %d examples off\n%s", j.named, j.unnamed, j.off, j.examples, strings.Join(j.table, "\n"))
+					return
+				}
+				assert.True(t, ok, "named %v, unnamed %v, %d of %d examples off\n%s", j.named, j.unnamed, j.off, j.examples, strings.Join(j.table, "\n"))
+			})
+		}
+	}
+}
+
+// hiddenFault is the fault of a pair that no finding shows: the other fault alone answers each
+// raw finding's input as the pair does ("" when each fault shows somewhere).
+func hiddenFault(raws []rawFinding, faults []planted.Fault) planted.Fault {
+	pair := planted.New(faults...)
+	for k, f := range faults {
+		other, all := planted.New(faults[1-k]), true
+		for _, r := range raws {
+			in, err := hex.DecodeString(r.Input)
+			if err != nil {
+				return "" // a finding this cannot read: show the judgement
+			}
+			all = all && sameAnswers(pair, other, fuzz.Op(r.Op), in, jsonopt.Options(r.Flags))
+		}
+		if all {
+			return f
+		}
+	}
+	return ""
+}
+
+// sameAnswers reports whether p and q answer op on in alike (decode: at every position).
+func sameAnswers(p, q *planted.Impl, op fuzz.Op, in []byte, opts jsonopt.Options) bool {
+	switch op {
+	case fuzz.OpEscape:
+		a, aerr := p.Escape(nil, in, opts)
+		b, berr := q.Escape(nil, in, opts)
+		return bytes.Equal(a, b) && jsonopt.ErrorCode(aerr) == jsonopt.ErrorCode(berr)
+	case fuzz.OpUTF8Decode:
+		return bytes.Equal(p.UTF8Decode(nil, in), q.UTF8Decode(nil, in))
+	case fuzz.OpDecode:
+		for pos := range in {
+			if p.NextChar(in, pos) != q.NextChar(in, pos) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
