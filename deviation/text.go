@@ -3,6 +3,7 @@ package deviation
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/difffuzz/difffuzz/internal/phplit"
@@ -110,6 +111,10 @@ func Title(op string, d Deviation, rows []string) string {
 		}
 		switch d.Family {
 		case "valid":
+			if slices.Contains(rows, "wide") {
+				// utf8_decode: PHP writes a code point above U+00FF as ?, not as itself.
+				return "drops valid code points" + r + ", where PHP writes them (those above U+00FF as ?)"
+			}
 			return "drops valid code points" + r + ", where PHP writes them"
 		case "ascii":
 			return fmt.Sprintf("drops ASCII bytes PHP writes%s", r)
