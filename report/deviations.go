@@ -497,9 +497,9 @@ func (s *DevStat) moreExamples(out, rest []*fuzz.Finding, weak map[*fuzz.Finding
 // weakExample reports whether f shows d only through another deviation of its answer: an
 // answer where PHP fails (false, or null under PARTIAL_OUTPUT_ON_ERROR), read against PHP's
 // answer under INVALID_UTF8_SUBSTITUTE (a closing quote dropped shows there only when the
-// candidate also answers for invalid UTF-8),
-// or a code point above U+00FF accepted in utf8_decode, whose answer for it is PHP's ? unless
-// the candidate also writes it some other way.
+// candidate also answers for invalid UTF-8), or a code point above U+00FF accepted in
+// utf8_decode, whose answer for it is PHP's ? unless the candidate also writes it some other
+// way.
 func weakExample(d deviation.Deviation, f *fuzz.Finding) bool {
 	switch {
 	case f.Op == fuzz.OpEscape:

@@ -601,7 +601,7 @@ func TestExamplesShowTheirFault(t *testing.T) {
 		assert.Len(t, j.named[f], 1, "fault %s", f)
 	}
 	assert.NotZero(t, j.examples)
-	assert.Zero(t, j.off, "examples that show another fault set than their defect")
+	assert.Zero(t, j.off, "examples their fault alone does not show")
 }
 
 // TestCutClaimsNoShortFinding: a candidate that loses the last character of strings of 16
@@ -619,7 +619,7 @@ func TestCutClaimsNoShortFinding(t *testing.T) {
 	for _, f := range faults {
 		assert.Len(t, j.named[f], 1, "fault %s", f)
 	}
-	assert.Zero(t, j.off, "examples that show another fault set than their defect")
+	assert.Zero(t, j.off, "examples their fault alone does not show")
 }
 
 // TestOptionsTitleSaysWhatMostClassesDo: a candidate that ignores JSON_UNESCAPED_UNICODE is
@@ -692,9 +692,9 @@ var knownPairFailures = map[string]bool{
 }
 
 // TestFaultPairs runs the in-process campaign against every pair of pairFaults and judges each
-// report by TestManyFaults's bar. A pair where one fault hides the other (every class's
-// witness answered by the other fault alone as by the pair) is skipped: no report can name
-// what no answer shows. A pair of knownPairFailures must still fail (then it is logged), so
+// report by TestManyFaults's bar. A pair where one fault hides the other (every finding's
+// input answered by the other fault alone as by the pair) is skipped: no report can name what
+// no answer shows. A pair of knownPairFailures must still fail (then it is logged), so
 // that the list shrinks as the report learns. Long tier only: 325 campaigns, about 8 minutes.
 func TestFaultPairs(t *testing.T) {
 	if !testlevel.Long() {
