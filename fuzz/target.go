@@ -844,11 +844,12 @@ func (t *Target) holder(c Case) *Witness {
 // holds reports whether case c contains the witness (contains) or is an input PHP answers
 // false at a first failed step of a row w holds (OnFalse). c contains the witness when it has
 // the same operation, at least its option bits, and its bytes (or a culprit kept with it,
-// also). An empty witness holds only the empty input (it must not stop every input); a witness of clean 'a' bytes alone, which minimization
-// leaves when the content does not matter, holds every input at least as long (a target that
-// crashes or hangs on long input), unless it was found on exactly those bytes (exact: a target
-// that fails on "a" itself) or is a line that is not an answer (minimization makes the 'b'
-// of a target that writes one after "a" to "d" an 'a': the length is not the cause).
+// also). An empty witness holds only the empty input (it must not stop every input); a
+// witness of clean 'a' bytes alone, which minimization leaves when the content does not
+// matter, holds every input at least as long (a target that crashes or hangs on long input),
+// unless it was found on exactly those bytes (exact: a target that fails on "a" itself) or is
+// a line that is not an answer (minimization makes the 'b' of a target that writes one after
+// "a" to "d" an 'a': the length is not the cause).
 func (w *Witness) holds(c Case) bool {
 	return w.OnFalse && c.Op == OpEscape && w.held[falseRow(c.Input, c.Flags)] || w.contains(c)
 }
@@ -1063,10 +1064,11 @@ const manyCulprits = 4
 // manyFalse counts culprit, an input as found that a crash or hang witness w of escape holds,
 // by the §2.2 row of its failed decoder steps when PHP answers it false under w's options
 // and they are all of one row (onlyRow); at manyCulprits of a row, w holds every escape case
-// PHP answers false at a first failed step of that row. A target that dies whenever json_encode would return false (a port
-// that throws on invalid UTF-8) would otherwise cost a restart per byte (80..BF, C0 and C1 are
-// 66 culprits of row 80..C1, each minimized to 80) until the restarts run out, and no other
-// space checked; one row at a time, one that dies on some rows only is still asked the others.
+// PHP answers false at a first failed step of that row. A target that dies whenever
+// json_encode would return false (a port that throws on invalid UTF-8) would otherwise cost a
+// restart per byte (80..BF, C0 and C1 are 66 culprits of row 80..C1, each minimized to 80)
+// until the restarts run out, and no other space checked; one row at a time, one that dies on
+// some rows only is still asked the others.
 func manyFalse(w *Witness, culprit []byte) {
 	f := w.Finding
 	if f.Op != OpEscape || f.Kind != KindTargetCrash && f.Kind != KindTargetHang {

@@ -43,27 +43,37 @@ var manyFaults = [][]planted.Fault{
 func faultsShowing(faults []planted.Fault, f *fuzz.Finding, key string) []planted.Fault {
 	var out []planted.Fault
 	for _, fault := range faults {
-		p := planted.New(fault)
-		g := *f
-		switch f.Op {
-		case fuzz.OpEscape:
-			got, err := p.Escape(nil, f.Input, f.Flags)
-			g.Got, g.GotErr, g.Kind = got, 0, fuzz.KindOutput
-			if err != nil {
-				g.GotErr, g.Kind = int(jsonopt.ErrorUTF8), fuzz.KindError
-			}
-		case fuzz.OpUTF8Decode:
-			g.Got = p.UTF8Decode(nil, f.Input)
-		case fuzz.OpDecode:
-			g.GotStep = p.NextChar(f.Input, f.Pos)
-		}
+		g := replay(planted.New(fault), f)
 		// The key, or an answer whose other reading it is (a cut read first as the
 		// character it drops).
-		if _, ok := deviationByKey(&g, key); ok || slices.ContainsFunc(deviationsOf(&g), func(d deviation.Deviation) bool { return slices.Contains(d.Alts, key) }) {
+		if _, ok := deviationByKey(g, key); ok || slices.ContainsFunc(deviationsOf(g), func(d deviation.Deviation) bool { return slices.Contains(d.Alts, key) }) {
 			out = append(out, fault)
 		}
 	}
 	return out
+}
+
+// replay is f with its case answered again by p.
+func replay(p *planted.Impl, f *fuzz.Finding) *fuzz.Finding {
+	g := *f
+	switch f.Op {
+	case fuzz.OpEscape:
+		got, err := p.Escape(nil, f.Input, f.Flags)
+		g.Got, g.GotErr, g.Kind = got, int(jsonopt.ErrorCode(err)), fuzz.KindOutput
+		if err != nil {
+			g.Kind = fuzz.KindError
+		}
+	case fuzz.OpUTF8Decode:
+		g.Got = p.UTF8Decode(nil, f.Input)
+	case fuzz.OpDecode:
+		g.GotStep = p.NextChar(f.Input, f.Pos)
+	}
+	return &g
+}
+
+// sameAnswer reports whether g and h answer their case alike.
+func sameAnswer(g, h *fuzz.Finding) bool {
+	return bytes.Equal(g.Got, h.Got) && g.GotErr == h.GotErr && g.GotStep == h.GotStep
 }
 
 // faultsAnswering are the faults of the combination whose single-fault candidate answers each
@@ -73,8 +83,7 @@ func faultsAnswering(faults []planted.Fault, fs []*fuzz.Finding) []planted.Fault
 	for _, fault := range faults {
 		p, all := planted.New(fault), true
 		for _, f := range fs {
-			got, err := p.Escape(nil, f.Input, f.Flags)
-			all = all && f.Op == fuzz.OpEscape && bytes.Equal(got, f.Got) && int(jsonopt.ErrorCode(err)) == f.GotErr
+			all = all && f.Op == fuzz.OpEscape && sameAnswer(replay(p, f), f)
 		}
 		if all {
 			out = append(out, fault)
@@ -747,16 +756,13 @@ func hiddenFault(raws []rawFinding, faults []planted.Fault) planted.Fault {
 
 // sameAnswers reports whether p and q answer op on in alike (decode: at every position).
 func sameAnswers(p, q *planted.Impl, op fuzz.Op, in []byte, opts jsonopt.Options) bool {
+	f := &fuzz.Finding{Op: op, Input: in, Flags: opts}
 	switch op {
-	case fuzz.OpEscape:
-		a, aerr := p.Escape(nil, in, opts)
-		b, berr := q.Escape(nil, in, opts)
-		return bytes.Equal(a, b) && jsonopt.ErrorCode(aerr) == jsonopt.ErrorCode(berr)
-	case fuzz.OpUTF8Decode:
-		return bytes.Equal(p.UTF8Decode(nil, in), q.UTF8Decode(nil, in))
+	case fuzz.OpEscape, fuzz.OpUTF8Decode:
+		return sameAnswer(replay(p, f), replay(q, f))
 	case fuzz.OpDecode:
-		for pos := range in {
-			if p.NextChar(in, pos) != q.NextChar(in, pos) {
+		for f.Pos = range in {
+			if !sameAnswer(replay(p, f), replay(q, f)) {
 				return false
 			}
 		}
