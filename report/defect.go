@@ -48,6 +48,10 @@ type Defect struct {
 	// filings are the class stats a defect named by a deviation counts, in the order filed, so
 	// that it can be filed again without some classes (refile).
 	filings []filing
+	// ignoredDev are, for a defect named by a deviation, the option bits its witness is
+	// answered as if not set (fuzz.IgnoredOptions), when no options defect of its candidate
+	// ignores them (foldIgnoredDevs).
+	ignoredDev jsonopt.Options
 }
 
 // filing is a class's stat s filed in a defect under key (own: the stat's own key).
@@ -242,6 +246,7 @@ func Defects(classes []*Class) []*Defect {
 	}
 	nameModels(out, supported)
 	out = mergeOptionMaps(out)
+	out = foldIgnoredDevs(out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1
@@ -820,6 +825,9 @@ func (d *Defect) devTitle() string {
 	if len(ops) > 1 {
 		t += " (" + strings.Join(ops, ", ") + ")"
 	}
+	if d.ignoredDev != 0 {
+		t += " · answers as if " + d.ignoredDev.String() + " were not set"
+	}
 	if a := fuzz.AddedOptions(d.Dev.Witness); a != 0 && !strings.Contains(t, "were set") {
 		// Where the answer is PHP's under one more option: the bit a test reads wrongly.
 		t += " · answers as if " + a.String() + " were set"
@@ -876,7 +884,8 @@ func tailRows(rows map[string]uint64) []string {
 }
 
 // DefectOf is, for each class, the defect it is listed under in the table: the one named by
-// the first deviation of its witness when it is in that one, else the first that holds it.
+// the first deviation of its witness when it is in that one, else the first that holds it,
+// else the options defect that counts its findings (Defect.also).
 func DefectOf(defects []*Defect) map[*Class]*Defect {
 	out := map[*Class]*Defect{}
 	for _, d := range defects {
@@ -885,6 +894,13 @@ func DefectOf(defects []*Defect) map[*Class]*Defect {
 				out[c] = d
 			}
 			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && (d.Cause == "deviation "+classKey(c, ds[0].Key()) || d.Cause == "deviation "+ds[0].Key()) {
+				out[c] = d
+			}
+		}
+	}
+	for _, d := range defects {
+		for _, c := range d.alsoOrder {
+			if out[c] == nil { // (every finding of it counted in an options defect's also)
 				out[c] = d
 			}
 		}

@@ -3,8 +3,10 @@ package report
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/difffuzz/difffuzz/deviation"
 	"github.com/difffuzz/difffuzz/fuzz"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -140,6 +142,32 @@ func foldComposed(defects []*Defect, impl string, maps []*Defect) {
 		}
 		removeUnits(taken)
 	}
+	if opt != nil && len(maps) > 0 {
+		moveTogether(opt, maps, under)
+	}
+}
+
+// moveTogether moves the classes of an options defect that joined it as bits ignored together
+// (ignoredTogether) but need one of the maps to be answered so (" escaped under HEX_APOS, by a
+// candidate that swaps HEX_APOS and HEX_QUOT, next to \ufffd for UNESCAPED_UNICODE ignored) to
+// the first map's defect they need; under is foldComposed's.
+func moveTogether(opt *Defect, maps []*Defect, under func(jsonopt.Options, int) jsonopt.Options) {
+	var taken []*mapUnit
+	for _, c := range opt.Classes {
+		w := c.Witness
+		if c.Ignored != 0 || w.Op != fuzz.OpEscape || !fuzz.AnsweredUnder(w, under(w.Flags, -1)) {
+			continue
+		}
+		for i, md := range maps {
+			if !fuzz.AnsweredUnder(w, under(w.Flags, i)) {
+				u := &mapUnit{from: opt, class: c, witness: w, findings: c.Findings}
+				md.addUnit(u)
+				taken = append(taken, u)
+				break
+			}
+		}
+	}
+	removeUnits(taken)
 }
 
 // composedUnits are the units of g whose witness and examples all answer: g's whole when it
@@ -318,4 +346,142 @@ func removeUnits(units []*mapUnit) {
 			d.Ignored |= c.Ignored
 		}
 	}
+}
+
+// foldIgnoredDevs makes one defect of a candidate's defects named by deviations whose escape
+// witnesses are each answered as if the same option bits were not set (Defect.ignoredDev), when
+// no options defect of the candidate ignores them: a candidate that ignores UNESCAPED_UNICODE,
+// beside a fault that changes every answer its classes are named after (PHP's false for invalid
+// UTF-8 answered), shows the option only in the deviations' own witnesses (a valid sequence
+// escaped, U+FFFD as \ufffd, a valid sequence read as failed). A witness counts when PHP's answer
+// without the bits is the candidate's, or differs from it only by deviations the candidate's
+// other defects are named after (a closing quote dropped from every answer, lower-case hex in
+// HEX_TAG's \u003C). The one with the most findings keeps its deviation, witness and examples
+// and counts the others' classes. Where an options defect ignores the bits, a defect whose
+// witness needs another defect's deviation besides them is that one's and the option's: its
+// classes are counted in the options defect (Defect.also).
+func foldIgnoredDevs(defects []*Defect) []*Defect {
+	opts := map[string]*Defect{} // by candidate: its options defect
+	for _, d := range defects {
+		if d.Cause == "options" && len(d.Classes) > 0 {
+			opts[d.Impl] = d
+		}
+	}
+	order := slices.Clone(defects)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].Findings > order[j].Findings })
+	beside := markIgnoredDevs(order)
+	hosts := map[string]*Defect{} // by candidate and bits
+	for _, d := range order {
+		b := d.ignoredDev
+		if b == 0 {
+			continue
+		}
+		if opt := opts[d.Impl]; opt != nil && b&^opt.Ignored == 0 {
+			d.ignoredDev = 0
+			if beside[d] {
+				opt.addUnit(&mapUnit{from: d})
+				d.Classes, d.Findings = nil, 0
+			}
+			continue
+		}
+		key := d.Impl + "\x00" + strconv.FormatUint(uint64(b), 16)
+		if host := hosts[key]; host != nil {
+			host.absorb(d)
+			continue
+		}
+		hosts[key] = d
+	}
+	out := defects[:0]
+	for _, d := range defects {
+		if len(d.Classes) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// markIgnoredDevs sets Defect.ignoredDev of the defects (most findings first) whose escape
+// witness is answered as if option bits were not set (fuzz.IgnoredOptions), then of those whose
+// witness is so but for deviations of other defects of the candidate not marked (ignoredBeside);
+// beside holds the latter.
+func markIgnoredDevs(order []*Defect) (beside map[*Defect]bool) {
+	keys := map[string]map[string]int{} // by candidate: the deviation keys of unmarked defects
+	var rest []*Defect                  // the unmarked ones
+	for _, d := range order {
+		w := deviationWitness(d)
+		if w == nil || w.Op != fuzz.OpEscape {
+			continue
+		}
+		if _, skip := deviation.SkipAt(d.Dev.Dev.Key()); skip {
+			continue
+		}
+		if d.ignoredDev = fuzz.IgnoredOptions(w); d.ignoredDev == 0 {
+			if keys[d.Impl] == nil {
+				keys[d.Impl] = map[string]int{}
+			}
+			keys[d.Impl][d.Dev.Dev.Key()]++
+			rest = append(rest, d)
+		}
+	}
+	beside = map[*Defect]bool{}
+	for _, d := range rest {
+		k := keys[d.Impl]
+		k[d.Dev.Dev.Key()]--
+		if d.ignoredDev = ignoredBeside(d.Dev.Witness, k); d.ignoredDev != 0 {
+			beside[d] = true
+			continue
+		}
+		k[d.Dev.Dev.Key()]++
+	}
+	return beside
+}
+
+// ignoredBeside are the option bits (one, else every string option) without which PHP's answer
+// to the escape finding w differs from the candidate's only by deviations keys holds; 0 when
+// none does.
+func ignoredBeside(w *fuzz.Finding, keys map[string]int) jsonopt.Options {
+	try := func(b jsonopt.Options) bool {
+		ds := deviation.Escape(w.Input, w.Flags&^b, w.Got, w.GotErr, w.GotFalse())
+		for _, r := range ds {
+			ok := keys[r.Key()] > 0
+			for _, a := range r.Alts {
+				ok = ok || keys[a] > 0
+			}
+			if !ok {
+				return false
+			}
+		}
+		return len(ds) > 0
+	}
+	for rest := w.Flags & jsonopt.StringPath; rest != 0; rest &= rest - 1 {
+		if b := rest & -rest; try(b) {
+			return b
+		}
+	}
+	if all := w.Flags & jsonopt.StringOptions; all&(all-1) != 0 && try(all) {
+		return all
+	}
+	return 0
+}
+
+// deviationWitness is the witness of a defect named by a deviation (not a map's, not a known
+// behaviour's) with classes; nil for other defects.
+func deviationWitness(d *Defect) *fuzz.Finding {
+	if d.Dev == nil || d.mapped != nil || !strings.HasPrefix(d.Cause, "deviation ") || len(d.Classes) == 0 {
+		return nil
+	}
+	return d.Dev.Witness
+}
+
+// absorb counts the classes of o in d (a class's findings at most once) and empties o.
+func (d *Defect) absorb(o *Defect) {
+	for _, c := range o.Classes {
+		if _, ok := d.byClass[c]; !ok {
+			d.Classes = append(d.Classes, c)
+		}
+		n := min(o.byClass[c], c.Findings-d.byClass[c])
+		d.byClass[c] += n
+		d.Findings += n
+	}
+	o.Classes, o.Findings = nil, 0
 }
