@@ -493,12 +493,16 @@ func (m OptionMap) Apply(o jsonopt.Options) jsonopt.Options {
 // Explains reports whether an escape finding's answer is the oracle's under the options m
 // makes of the finding's: PHP's answer to what the candidate read. A finding m leaves the
 // options of is not explained (its answer differs from PHP's under them).
-func (m OptionMap) Explains(f *Finding) bool {
+func (m OptionMap) Explains(f *Finding) bool { return m.ExplainsBy(f, AnsweredUnder) }
+
+// ExplainsBy is Explains with answered telling whether the finding's answer is PHP's under
+// options (AnsweredUnder, or a reading that allows what other faults of the candidate do).
+func (m OptionMap) ExplainsBy(f *Finding, answered func(*Finding, jsonopt.Options) bool) bool {
 	if f == nil || f.Op != OpEscape || (f.Kind != KindOutput && f.Kind != KindError) {
 		return false
 	}
 	g := m.Apply(f.Flags)
-	return g != f.Flags && AnsweredUnder(f, g)
+	return g != f.Flags && answered(f, g)
 }
 
 // AnsweredUnder reports whether an escape finding's answer (output and error) is PHP's under
@@ -512,13 +516,16 @@ func AnsweredUnder(f *Finding, o jsonopt.Options) bool {
 // answer without the bit is not the candidate's) and those m clears whose clear it needs
 // (PHP's answer with the bit is not): a bit m changes that the input does not care about is
 // no evidence of m.
-func (m OptionMap) Needs(f *Finding) (set, clear jsonopt.Options) {
+func (m OptionMap) Needs(f *Finding) (set, clear jsonopt.Options) { return m.NeedsBy(f, AnsweredUnder) }
+
+// NeedsBy is Needs with answered as in ExplainsBy.
+func (m OptionMap) NeedsBy(f *Finding, answered func(*Finding, jsonopt.Options) bool) (set, clear jsonopt.Options) {
 	g := m.Apply(f.Flags)
 	for _, b := range []jsonopt.Options{m.A, m.B} {
 		switch {
-		case g&b != 0 && f.Flags&b == 0 && !AnsweredUnder(f, g&^b):
+		case g&b != 0 && f.Flags&b == 0 && !answered(f, g&^b):
 			set |= b
-		case g&b == 0 && f.Flags&b != 0 && !AnsweredUnder(f, g|b):
+		case g&b == 0 && f.Flags&b != 0 && !answered(f, g|b):
 			clear |= b
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,8 +26,10 @@ type mapUnit struct {
 
 // mapGroup is a defect's units: whole (nil for a defect grouped by cause) and its classes.
 type mapGroup struct {
-	whole *mapUnit
-	parts []*mapUnit
+	from   *Defect
+	others map[string]int // the deviation keys of the candidate's other defects (besides)
+	whole  *mapUnit
+	parts  []*mapUnit
 }
 
 // mergeOptionMaps gives each misreading of two option bits one defect: per candidate, the
@@ -53,9 +56,10 @@ func mergeOptionMaps(defects []*Defect) []*Defect {
 	for _, impl := range impls {
 		for {
 			var groups []mapGroup
+			keys := devKeys(defects, impl)
 			for _, d := range defects {
 				if d.Impl == impl && len(d.Classes) > 0 {
-					if g, ok := mapUnits(d); ok {
+					if g, ok := mapUnits(d, keys); ok {
 						groups = append(groups, g)
 					}
 				}
@@ -87,7 +91,9 @@ func mergeOptionMaps(defects []*Defect) []*Defect {
 // \ufffd written for U+FFFD raw under UNESCAPED_UNICODE), or the findings of other classes
 // that show the ignored option, are not a fault of their own. A unit that needs a map counts
 // in the first map's defect it needs; one that needs only the bits ignored is counted in the
-// options defect (Defect.also: its classes are another fault's). The defects' witnesses stay
+// options defect (Defect.also: its classes are another fault's). An answer counts as PHP's
+// when it is so but for deviations the candidate's other defects are named after
+// (answeredBeside: a closing quote dropped from every answer). The defects' witnesses stay
 // their own.
 func foldComposed(defects []*Defect, impl string, maps []*Defect) {
 	var opt *Defect
@@ -120,21 +126,23 @@ func foldComposed(defects []*Defect, impl string, maps []*Defect) {
 		if d.Impl != impl || d == opt || d.mapped != nil || len(d.Classes) == 0 {
 			continue
 		}
-		g, ok := mapUnits(d)
+		g, ok := mapUnits(d, devKeys(defects, impl))
 		if !ok {
 			continue
 		}
+		// (PHP's answer, or so but for deviations other defects are named after.)
+		ans := func(f *fuzz.Finding, o jsonopt.Options) bool { return answeredBeside(f, o, g.others) }
 		var taken []*mapUnit
-		for _, u := range composedUnits(g, func(f *fuzz.Finding) bool { return fuzz.AnsweredUnder(f, under(f.Flags, -1)) }) {
+		for _, u := range composedUnits(g, func(f *fuzz.Finding) bool { return ans(f, under(f.Flags, -1)) }) {
 			w := u.witness
 			into := opt
 			for i, md := range maps {
-				if !fuzz.AnsweredUnder(w, under(w.Flags, i)) {
+				if !ans(w, under(w.Flags, i)) {
 					into = md // (the first map it needs)
 					break
 				}
 			}
-			if into == opt && (opt == nil || fuzz.AnsweredUnder(w, under(w.Flags, len(maps)))) {
+			if into == opt && (opt == nil || ans(w, under(w.Flags, len(maps)))) {
 				continue // (needs no fault of these)
 			}
 			into.addUnit(u)
@@ -195,16 +203,18 @@ func composedUnits(g mapGroup, answers func(*fuzz.Finding) bool) []*mapUnit {
 
 // mapUnits are d's units: d itself and its classes whose witness shows its deviation when a
 // deviation names it, its classes when a cause groups them (not a position, a known behaviour
-// or a map's), each only when its witness is an escape answer.
-func mapUnits(d *Defect) (mapGroup, bool) {
-	var g mapGroup
+// or a map's), each only when its witness is an escape answer. keys are the deviation keys of
+// the candidate's defects (devKeys); an example is evidence when it shows one deviation but
+// those of the others.
+func mapUnits(d *Defect, keys map[string]int) (mapGroup, bool) {
+	g := mapGroup{from: d, others: besides(keys, d)}
 	unit := func(c *Class, w *fuzz.Finding, n uint64, examples []*fuzz.Finding) *mapUnit {
 		if w == nil || w.Op != fuzz.OpEscape {
 			return nil
 		}
 		u := &mapUnit{from: d, class: c, witness: w, findings: n, evidence: []*fuzz.Finding{w}}
 		for _, e := range examples {
-			if len(deviationsOf(e)) == 1 {
+			if n := len(deviationsOf(e)); n == 1 || n > 1 && ownDeviations(e, g.others) == 1 {
 				u.evidence = append(u.evidence, e)
 			}
 		}
@@ -233,8 +243,16 @@ func mapUnits(d *Defect) (mapGroup, bool) {
 	return g, g.whole != nil || len(g.parts) > 0
 }
 
-// bestMap is the map mergeOptionMaps takes from groups and the units it explains, or nil.
+// bestMap is the map mergeOptionMaps takes from groups and the units it explains, or nil. An
+// answer is PHP's under the options the map makes when it is so but for deviations the
+// candidate's other defects are named after (mapGroup.others): a swap of HEX_APOS and
+// HEX_QUOT beside a closing quote dropped from every answer.
 func bestMap(groups []mapGroup) (fuzz.OptionMap, []*mapUnit) {
+	answered := map[*Defect]func(*fuzz.Finding, jsonopt.Options) bool{}
+	for _, g := range groups {
+		others := g.others
+		answered[g.from] = func(f *fuzz.Finding, o jsonopt.Options) bool { return answeredBeside(f, o, others) }
+	}
 	var bits jsonopt.Options
 	for _, g := range groups {
 		for _, u := range append([]*mapUnit{g.whole}, g.parts...) {
@@ -246,33 +264,102 @@ func bestMap(groups []mapGroup) (fuzz.OptionMap, []*mapUnit) {
 	var best fuzz.OptionMap
 	var taken []*mapUnit
 	var most uint64
+	bestExact := 0
 	for _, m := range fuzz.OptionMaps(bits) {
-		us := explained(m, groups)
+		us := explained(m, groups, answered)
 		var n uint64
 		var sets, clears jsonopt.Options
+		exact := 0 // units whose evidence is PHP's answer under the map's options, nothing else
 		for _, u := range us {
 			n += u.findings
+			all := true
 			for _, f := range u.evidence {
-				s, c := m.Needs(f)
+				s, c := m.NeedsBy(f, answered[u.from])
 				sets, clears = sets|s, clears|c
+				all = all && m.Explains(f)
+			}
+			if all {
+				exact++
 			}
 		}
-		// The fewest bits misread when two maps explain as much: a swap explains what a
-		// one-way map does, and more (answers no finding shows).
-		if len(us) >= 2 && m.Shown(sets, clears) && (len(us) > len(taken) || len(us) == len(taken) && (n > most || n == most && best.Swap && !m.Swap)) {
-			best, taken, most = m, us, n
+		// Those explained exactly first: beside another fault's deviations, a one-way map
+		// from a bit that fault ignores explains as much as the swap. Then the fewest bits
+		// misread when two maps explain as much: a swap explains what a one-way map does,
+		// and more (answers no finding shows).
+		better := exact > bestExact || exact == bestExact && (len(us) > len(taken) || len(us) == len(taken) && (n > most || n == most && best.Swap && !m.Swap))
+		if len(us) >= 2 && m.Shown(sets, clears) && better {
+			best, taken, most, bestExact = m, us, n, exact
 		}
 	}
 	return best, taken
 }
 
-// explained are the units of groups m explains (composedUnits of each group).
-func explained(m fuzz.OptionMap, groups []mapGroup) []*mapUnit {
+// explained are the units of groups m explains (composedUnits of each group), by answered of
+// each group's defect.
+func explained(m fuzz.OptionMap, groups []mapGroup, answered map[*Defect]func(*fuzz.Finding, jsonopt.Options) bool) []*mapUnit {
 	var us []*mapUnit
 	for _, g := range groups {
-		us = append(us, composedUnits(g, m.Explains)...)
+		by := answered[g.from]
+		us = append(us, composedUnits(g, func(f *fuzz.Finding) bool { return m.ExplainsBy(f, by) })...)
 	}
 	return us
+}
+
+// devKeys counts the deviation keys of the candidate's defects named by deviations.
+func devKeys(defects []*Defect, impl string) map[string]int {
+	keys := map[string]int{}
+	for _, d := range defects {
+		if d.Impl == impl && deviationWitness(d) != nil {
+			keys[d.Dev.Dev.Key()]++
+		}
+	}
+	return keys
+}
+
+// besides is keys without d's own (a defect's answer is not explained by its own deviation).
+func besides(keys map[string]int, d *Defect) map[string]int {
+	if deviationWitness(d) == nil {
+		return keys
+	}
+	out := maps.Clone(keys)
+	out[d.Dev.Dev.Key()]--
+	return out
+}
+
+// ownDeviations counts the deviations of f that are not of keys.
+func ownDeviations(f *fuzz.Finding, keys map[string]int) int {
+	n := 0
+	for _, r := range deviationsOf(f) {
+		if !inKeys(r, keys) {
+			n++
+		}
+	}
+	return n
+}
+
+// inKeys reports whether keys holds r's key or one of its other readings.
+func inKeys(r deviation.Deviation, keys map[string]int) bool {
+	ok := keys[r.Key()] > 0
+	for _, a := range r.Alts {
+		ok = ok || keys[a] > 0
+	}
+	return ok
+}
+
+// answeredBeside reports whether PHP's answer to the escape finding f under o is the
+// candidate's, or differs from it only by deviations keys holds (those the candidate's other
+// defects are named after, a count each: a closing quote dropped from every answer).
+func answeredBeside(f *fuzz.Finding, o jsonopt.Options, keys map[string]int) bool {
+	if fuzz.AnsweredUnder(f, o) {
+		return true
+	}
+	ds := deviation.Escape(f.Input, o, f.Got, f.GotErr, f.GotFalse())
+	for _, r := range ds {
+		if !inKeys(r, keys) {
+			return false
+		}
+	}
+	return len(ds) > 0
 }
 
 // mapDefect is the defect of map m over its units: their classes and findings (a class in
@@ -440,19 +527,7 @@ func markIgnoredDevs(order []*Defect) (beside map[*Defect]bool) {
 // to the escape finding w differs from the candidate's only by deviations keys holds; 0 when
 // none does.
 func ignoredBeside(w *fuzz.Finding, keys map[string]int) jsonopt.Options {
-	try := func(b jsonopt.Options) bool {
-		ds := deviation.Escape(w.Input, w.Flags&^b, w.Got, w.GotErr, w.GotFalse())
-		for _, r := range ds {
-			ok := keys[r.Key()] > 0
-			for _, a := range r.Alts {
-				ok = ok || keys[a] > 0
-			}
-			if !ok {
-				return false
-			}
-		}
-		return len(ds) > 0
-	}
+	try := func(b jsonopt.Options) bool { return answeredBeside(w, w.Flags&^b, keys) }
 	for rest := w.Flags & jsonopt.StringPath; rest != 0; rest &= rest - 1 {
 		if b := rest & -rest; try(b) {
 			return b
