@@ -52,6 +52,8 @@ type Defect struct {
 	// answered as if not set (fuzz.IgnoredOptions), when no options defect of its candidate
 	// ignores them (foldIgnoredDevs).
 	ignoredDev jsonopt.Options
+	// absorbed are the causes of the defects foldIgnoredDevs counted in this one.
+	absorbed []string
 }
 
 // filing is a class's stat s filed in a defect under key (own: the stat's own key).
@@ -212,7 +214,14 @@ func Defects(classes []*Class) []*Defect {
 			addToModel(get(c, "model "+m), c, m)
 			continue
 		}
-		keys, filed := fileKeys(c, confirmed, folded, cutFrom[c.Impl])
+		devs := c.Deviations
+		keys, filed := fileKeys(c, devs, confirmed, folded, cutFrom[c.Impl])
+		if len(keys) == 0 && c.Ignored == 0 {
+			// No finding's deviation files one (stretches misread in a long answer): those
+			// its minimized witness shows do.
+			devs = witnessStats(c)
+			keys, filed = fileKeys(c, devs, confirmed, folded, cutFrom[c.Impl])
+		}
 		ign := c.Ignored
 		if ign == 0 {
 			ign = ignoredTogether(c, ignored[c.Impl])
@@ -231,7 +240,7 @@ func Defects(classes []*Class) []*Defect {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			s := c.Deviations[k]
+			s := devs[k]
 			d := get(c, "deviation "+defectKey(c, filed[k], confirmed))
 			if d.Dev == nil {
 				d.Dev, d.byClass = newDevStat(keyDeviation(filed[k], s.Dev)), map[*Class]uint64{}
@@ -254,22 +263,22 @@ func Defects(classes []*Class) []*Defect {
 	return out
 }
 
-// fileKeys are the deviation keys of c's findings that its defects are filed by (those a
-// witness confirms), and the key each is filed under (filed): its own, the reading its
-// findings share with another key (foldedKeys), or a skip (classSkip). cutFrom is where the
-// candidate's cut strings begin (shortestCut).
-func fileKeys(c *Class, confirmed map[string]bool, folded map[string]string, cutFrom int) (keys []string, filed map[string]string) {
+// fileKeys are the deviation keys of c's findings (devs: their stats) that its defects are
+// filed by (those a witness confirms), and the key each is filed under (filed): its own, the
+// reading its findings share with another key (foldedKeys), or a skip (classSkip). cutFrom is
+// where the candidate's cut strings begin (shortestCut).
+func fileKeys(c *Class, devs map[string]*DevStat, confirmed map[string]bool, folded map[string]string, cutFrom int) (keys []string, filed map[string]string) {
 	filed = map[string]string{}
-	for k := range c.Deviations {
+	for k := range devs {
 		kk := resolveCut(c.Impl, k, confirmed)
-		if w := c.Deviations[k].Witness; kk == tailKey && devKey(k) != tailKey && w != nil && len(w.Input) < cutFrom {
+		if w := devs[k].Witness; kk == tailKey && devKey(k) != tailKey && w != nil && len(w.Input) < cutFrom {
 			// The input cut short is the other reading, but the candidate cuts only longer
 			// strings than the smallest of these findings: it is the deviation.
 			kk = devKey(k)
 		}
 		if a, ok := folded[c.Impl+"\x00"+kk]; ok {
 			kk = a
-		} else if a := classSkip(c.Impl, c.Deviations[k], confirmed); a != "" {
+		} else if a := classSkip(c.Impl, devs[k], confirmed); a != "" {
 			kk = a
 		}
 		// A pair filed under its own deviation is confirmed by its own witness too.
@@ -279,6 +288,23 @@ func fileKeys(c *Class, confirmed map[string]bool, folded map[string]string, cut
 		}
 	}
 	return keys, filed
+}
+
+// witnessStats are the deviations a class's minimized witness shows, each a stat that counts
+// every finding of the class (none when the witness is not minimized).
+func witnessStats(c *Class) map[string]*DevStat {
+	if !c.Minimized {
+		return nil
+	}
+	ds := deviationsOf(c.Witness)
+	out := map[string]*DevStat{}
+	for _, d := range ds {
+		s := newDevStat(d)
+		s.add(c.Witness, d, len(ds), fuzz.Shape(c.Witness.Input))
+		s.Findings = c.Findings
+		out[statKey(d)] = s
+	}
+	return out
 }
 
 // shortestCut is, by candidate, the length of its shortest minimized witness whose answer is
@@ -884,7 +910,7 @@ func tailRows(rows map[string]uint64) []string {
 }
 
 // DefectOf is, for each class, the defect it is listed under in the table: the one named by
-// the first deviation of its witness when it is in that one, else the first that holds it,
+// the first deviation of its witness when it is in that one (namedBy), else the first that holds it,
 // else the options defect that counts its findings (Defect.also).
 func DefectOf(defects []*Defect) map[*Class]*Defect {
 	out := map[*Class]*Defect{}
@@ -893,7 +919,7 @@ func DefectOf(defects []*Defect) map[*Class]*Defect {
 			if out[c] == nil {
 				out[c] = d
 			}
-			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && (d.Cause == "deviation "+classKey(c, ds[0].Key()) || d.Cause == "deviation "+ds[0].Key()) {
+			if ds := deviationsOf(c.Witness); d.Dev != nil && len(ds) > 0 && d.namedBy(c, ds[0].Key()) {
 				out[c] = d
 			}
 		}
@@ -906,6 +932,17 @@ func DefectOf(defects []*Defect) map[*Class]*Defect {
 		}
 	}
 	return out
+}
+
+// namedBy reports whether d, named by a deviation, is (or counts a defect foldIgnoredDevs
+// folded in that is) named by key k in class c.
+func (d *Defect) namedBy(c *Class, k string) bool {
+	for _, cause := range append([]string{d.Cause}, d.absorbed...) {
+		if cause == "deviation "+classKey(c, k) || cause == "deviation "+k {
+			return true
+		}
+	}
+	return false
 }
 
 // shortWitness is the longest raw finding (bytes) that confirms a deviation it shows alone.

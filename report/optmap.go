@@ -444,7 +444,8 @@ func removeUnits(units []*mapUnit) {
 // without the bits is the candidate's, or differs from it only by deviations the candidate's
 // other defects are named after (a closing quote dropped from every answer, lower-case hex in
 // HEX_TAG's \u003C). The one with the most findings keeps its deviation, witness and examples
-// and counts the others' classes. Where an options defect ignores the bits, a defect whose
+// and counts the others' classes (the one whose witness has the fewest option bits, then the
+// most findings). Where an options defect ignores the bits, a defect whose
 // witness needs another defect's deviation besides them is that one's and the option's: its
 // classes are counted in the options defect (Defect.also).
 func foldIgnoredDevs(defects []*Defect) []*Defect {
@@ -472,11 +473,18 @@ func foldIgnoredDevs(defects []*Defect) []*Defect {
 			continue
 		}
 		key := d.Impl + "\x00" + strconv.FormatUint(uint64(b), 16)
-		if host := hosts[key]; host != nil {
+		switch host := hosts[key]; {
+		case host == nil:
+			hosts[key] = d
+		case d.Dev.Witness.Flags.Count() < host.Dev.Witness.Flags.Count():
+			// The witness under the fewest options shows the bits most directly (a valid
+			// sequence escaped under UNESCAPED_UNICODE, not \ufffd under it and
+			// INVALID_UTF8_SUBSTITUTE): its deviation names the defect.
+			d.absorb(host)
+			hosts[key] = d
+		default:
 			host.absorb(d)
-			continue
 		}
-		hosts[key] = d
 	}
 	out := defects[:0]
 	for _, d := range defects {
@@ -550,6 +558,7 @@ func deviationWitness(d *Defect) *fuzz.Finding {
 
 // absorb counts the classes of o in d (a class's findings at most once) and empties o.
 func (d *Defect) absorb(o *Defect) {
+	d.absorbed = append(append(d.absorbed, o.Cause), o.absorbed...)
 	for _, c := range o.Classes {
 		if _, ok := d.byClass[c]; !ok {
 			d.Classes = append(d.Classes, c)
