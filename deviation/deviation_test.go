@@ -170,7 +170,7 @@ func TestStep(t *testing.T) {
 
 func TestTitle(t *testing.T) {
 	d := UTF8Decode([]byte("a\x80b"), []byte("a\x1ab"))[0]
-	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes 1a where PHP writes ? (80..C1)" {
+	if got := Title("utf8_decode", d, []string{"80..C1"}); got != "writes the byte 0x1A where PHP writes ? (80..C1)" {
 		t.Errorf("Title = %q", got)
 	}
 	// A printable constant is quoted too, and U+FFFD written raw is said so (it was "writes
@@ -194,7 +194,7 @@ func TestTitle(t *testing.T) {
 	drop := UTF8Decode([]byte("a\xef\xbb\xbfb"), []byte("ab"))
 	require.Len(t, drop, 1)
 	assert.Equal(t, "wide", drop[0].Row)
-	assert.Equal(t, "drops valid code points (wide), where PHP writes them (those above U+00FF as ?)", Title("utf8_decode", drop[0], []string{drop[0].Row}))
+	assert.Equal(t, "drops valid code points (U+0100 and above in utf8_decode), where PHP writes them (those above U+00FF as ?)", Title("utf8_decode", drop[0], []string{drop[0].Row}))
 	assert.Equal(t, "drops valid code points (C2..DF), where PHP writes them", Title("utf8_decode", drop[0], []string{"C2..DF"}))
 }
 
@@ -218,7 +218,7 @@ func TestEmptyCut(t *testing.T) {
 		assert.Equal(t, tc.cut, slices.Contains(tc.ds[0].Alts, tail), "%s: %+v", tc.name, tc.ds[0])
 	}
 	d := Escape([]byte("\xc3"), 0, []byte(`""`), 0, false)[0]
-	assert.Equal(t, "has an answer for invalid UTF-8 (writes the first failed step as: nothing, as INVALID_UTF8_IGNORE does), where PHP returns false (json_last_error()=5)",
+	assert.Equal(t, "has an answer for invalid UTF-8 (writes the first failed step as nothing, as INVALID_UTF8_IGNORE does), where PHP returns false (json_last_error()=5)",
 		Title("escape", d, nil))
 }
 
@@ -414,4 +414,21 @@ func TestExtraTitleClipped(t *testing.T) {
 	title := Title("utf8_decode", Deviation{What: Extra, Family: "string", Got: got}, nil)
 	assert.Less(t, len(title), 120, title)
 	assert.Contains(t, title, "1048576 bytes")
+}
+
+// TestNotFalseTitleSaysHow: an answer where PHP returns false says how the candidate wrote the
+// first failed step in words, a constant by its byte, never by an internal kind name.
+func TestNotFalseTitleSaysHow(t *testing.T) {
+	for detail, want := range map[string]string{
+		"fffd":          "writes the first failed step as U+FFFD, as INVALID_UTF8_SUBSTITUTE does)",
+		"substitute:":   "writes the first failed step as nothing, as INVALID_UTF8_IGNORE does)",
+		"substitute:1a": "writes the first failed step as the byte 0x1A)",
+		"substitute:3f": "writes the first failed step as the byte 0x3F)",
+		"raw-copy":      "writes the first failed step as its input bytes, raw)",
+		"wrong":         "writes the first failed step as another character than INVALID_UTF8_SUBSTITUTE's)",
+	} {
+		got := Title("escape", Deviation{What: NotFalse, Detail: detail, Family: "failed", CP: -1}, nil)
+		assert.Contains(t, got, want, detail)
+		assert.NotContains(t, got, "as:", detail)
+	}
 }

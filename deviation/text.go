@@ -37,7 +37,8 @@ func FamilyText(f string) string {
 	return f
 }
 
-// hexText is a detail's hex as spaced bytes, "nothing" when empty.
+// hexText is a detail's hex for a title: "the byte 0x1A", "the bytes c3 80", "nothing" when
+// empty.
 func hexText(h string) string {
 	switch h {
 	case "":
@@ -45,6 +46,14 @@ func hexText(h string) string {
 	case "other":
 		return "bytes other than PHP's (not one constant)"
 	}
+	if len(h) == 2 {
+		return "the byte 0x" + strings.ToUpper(h)
+	}
+	return "the bytes " + hexBytes(h)
+}
+
+// hexBytes is hex h as bytes apart ("5c 75").
+func hexBytes(h string) string {
 	var parts []string
 	for i := 0; i+2 <= len(h); i += 2 {
 		parts = append(parts, h[i:i+2])
@@ -64,7 +73,7 @@ func constText(h string) string {
 			return hexText(h)
 		}
 	}
-	return fmt.Sprintf("'%s' (%s)", b, hexText(h))
+	return fmt.Sprintf("'%s' (%s)", b, hexBytes(h))
 }
 
 // markerText is PHP's output for a stretch as Substitute's Family names it (markerName), for
@@ -84,7 +93,7 @@ var overlongRows = map[string]string{"E0..EF": "E0 80..9F xx", "F0..F4": "F0 80.
 func Title(op string, d Deviation, rows []string) string {
 	where := FamilyText(d.Family)
 	if len(rows) > 0 && (d.Family == "failed" || d.Family == "valid") {
-		where += " (rows " + strings.Join(rows, ", ") + ")"
+		where += " (rows " + rowsList(rows) + ")"
 	}
 	if manyByteRules[d.Family] && len(rows) > 0 && len(rows) <= 4 && byteRows(rows) {
 		// The bytes seen, when few, of a rule of many bytes: DEL escaped is not every byte
@@ -107,7 +116,7 @@ func Title(op string, d Deviation, rows []string) string {
 	case Substitute:
 		r := ""
 		if len(rows) > 0 {
-			r = " (" + strings.Join(rows, ", ") + ")"
+			r = " (" + rowsList(rows) + ")"
 		}
 		switch d.Family {
 		case "valid":
@@ -171,14 +180,7 @@ func Title(op string, d Deviation, rows []string) string {
 		if d.Detail == "empty" {
 			return "returns the empty string for invalid UTF-8, where PHP returns false (json_last_error()=5)"
 		}
-		how := strings.ReplaceAll(d.Detail, ":", " ")
-		switch d.Detail {
-		case "fffd":
-			how = "U+FFFD, as INVALID_UTF8_SUBSTITUTE does"
-		case "substitute:":
-			how = "nothing, as INVALID_UTF8_IGNORE does" // a substitute of no bytes
-		}
-		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step as: %s), where PHP returns false (json_last_error()=5)", how)
+		return fmt.Sprintf("has an answer for invalid UTF-8 (writes the first failed step %s), where PHP returns false (json_last_error()=5)", notFalseHow(d.Detail))
 	case ErrorCode:
 		return fmt.Sprintf("sets json_last_error()=%s, where PHP sets another code", d.Detail)
 	case Model:
@@ -189,9 +191,9 @@ func Title(op string, d Deviation, rows []string) string {
 		return "answers as " + t + " answers, not as PHP"
 	case Extra:
 		if d.Family == "failed" {
-			return fmt.Sprintf("writes %s after a failed step besides what PHP writes for it", hexClip(d.Got))
+			return fmt.Sprintf("writes %s after a failed step besides what PHP writes for it", quoteLen(d.Got))
 		}
-		return fmt.Sprintf("writes bytes PHP does not write (%s)", hexClip(d.Got))
+		return fmt.Sprintf("writes bytes PHP does not write (%s)", quoteLen(d.Got))
 	}
 	if d.What == Wrong && (d.Detail == "high-surrogate" || d.Detail == "low-surrogate") {
 		wrong, right, which := "high", "low", "first"
@@ -219,13 +221,24 @@ func tailTitle(rows []string) string {
 	return fmt.Sprintf("stops reading after %d bytes (at the last character boundary at or before it): answers as PHP does for that start of the input and loses the rest", k)
 }
 
-// hexClip is b in hex, clipped to 24 bytes (a title stays one short line whatever a target
-// writes: an 8 MB answer made a 16 MB title).
-func hexClip(b []byte) string {
-	if len(b) > 24 {
-		return fmt.Sprintf("%x… %d bytes", b[:24], len(b))
+// rowsList is rows for a title, the row "wide" said as what it is.
+func rowsList(rows []string) string {
+	out := slices.Clone(rows)
+	for i, r := range out {
+		if r == "wide" {
+			out[i] = "U+0100 and above in utf8_decode"
+		}
 	}
-	return fmt.Sprintf("%x", b)
+	return strings.Join(out, ", ")
+}
+
+// quoteLen is b as a PHP expression clipped to 12 bytes, then its length (a title stays one
+// short line whatever a target writes).
+func quoteLen(b []byte) string {
+	if len(b) > 12 {
+		return fmt.Sprintf("%s… %d bytes", phplit.Quote(b[:12]), len(b))
+	}
+	return phplit.Quote(b)
 }
 
 // quote is b as a PHP expression (phplit), clipped to 24 bytes.
@@ -288,4 +301,29 @@ func byteRows(rows []string) bool {
 		}
 	}
 	return true
+}
+
+// notFalseHow says how a candidate wrote the first step PHP fails on (NotFalse's Detail, from
+// notFalseDetail), for a title.
+func notFalseHow(detail string) string {
+	if h, ok := notFalseHows[detail]; ok {
+		return h
+	}
+	if c, ok := strings.CutPrefix(detail, "substitute:"); ok {
+		return "as " + constText(c)
+	}
+	return "otherwise (" + detail + ")"
+}
+
+// notFalseHows are notFalseHow's words for the details that are not a constant written.
+var notFalseHows = map[string]string{
+	"fffd":           "as U+FFFD, as INVALID_UTF8_SUBSTITUTE does",
+	"substitute:":    "as nothing, as INVALID_UTF8_IGNORE does", // a substitute of no bytes
+	"other":          "as other bytes than INVALID_UTF8_SUBSTITUTE's",
+	string(RawCopy):  "as its input bytes, raw",
+	string(Accepted): "as the code point its bits give",
+	string(Advance):  "ending it elsewhere than PHP",
+	string(Wrong):    "as another character than INVALID_UTF8_SUBSTITUTE's",
+	string(Form):     "as U+FFFD in another escape form",
+	string(Lost):     "as nothing",
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Check is one check of a campaign: one input space, one operation and one candidate, as the
-// closing line "difffuzz: N passed, N failed", --json's "checks" and --junit count them. It
+// closing line "difffuzz: N checks passed, N failed", --json's "checks" and --junit count them. It
 // fails when a defect class of the candidate and operation has findings in the space.
 type Check struct {
 	Space    string        // "exhaustive", "boundary", "random", ...
@@ -101,11 +101,11 @@ func Tally(checks []Check) (passed, failed, interrupted int) {
 	return passed, failed, interrupted
 }
 
-// TallyLine is the line every campaign ends with: "difffuzz: 14 passed, 1 failed", with
-// ", 2 interrupted" when checks were cut short without a finding.
+// TallyLine is the line every campaign ends with: "difffuzz: 14 checks passed, 1 failed"
+// (checks, not defects), with ", 2 interrupted" when checks were cut short without a finding.
 func TallyLine(checks []Check) string {
 	p, f, i := Tally(checks)
-	s := fmt.Sprintf("difffuzz: %d passed, %d failed", p, f)
+	s := fmt.Sprintf("difffuzz: %s passed, %d failed", Plural(uint64(p), "check"), f)
 	if i > 0 {
 		s += fmt.Sprintf(", %d interrupted", i)
 	}

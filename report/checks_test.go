@@ -66,7 +66,7 @@ func TestChecks(t *testing.T) {
 	assert.ElementsMatch(t, []string{"exhaustive escape " + broken.Name, "boundary escape " + broken.Name}, failed)
 	p, f, i := Tally(checks)
 	assert.Equal(t, [3]int{10, 2, 0}, [3]int{p, f, i})
-	assert.Equal(t, "difffuzz: 10 passed, 2 failed", TallyLine(checks))
+	assert.Equal(t, "difffuzz: 10 checks passed, 2 failed", TallyLine(checks))
 
 	// A space cut short without a finding is neither passed nor failed.
 	cut := append([]fuzz.SpaceReport(nil), rep.Spaces...)
@@ -75,7 +75,7 @@ func TestChecks(t *testing.T) {
 			cut[k].Complete = false
 		}
 	}
-	assert.Equal(t, "difffuzz: 8 passed, 2 failed, 2 interrupted", TallyLine(Checks(cut, classes)))
+	assert.Equal(t, "difffuzz: 8 checks passed, 2 failed, 2 interrupted", TallyLine(Checks(cut, classes)))
 
 	// A class with findings in a space that has no report still fails a check.
 	only := Checks(rep.Spaces[:1], classes)

@@ -436,7 +436,7 @@ func replaceIn(t *testing.T, path, old, new string) {
 }
 
 // An interrupted run names the spaces it had not begun: its summary and checks cover only what
-// was checked, so "0 passed, 1 failed" must not read as the whole campaign.
+// was checked, so "0 checks passed, 1 failed" must not read as the whole campaign.
 func TestInterruptNamesSpacesNotBegun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep of several seconds, interrupted")

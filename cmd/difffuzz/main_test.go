@@ -275,7 +275,7 @@ func TestExecHelloTwice(t *testing.T) {
 	code, out, errs := runArgs(t, "", "--exec", self, "--exhaustive", "--max-len", "1")
 	assert.Equal(t, 1, code, "%s\n%s", out, errs)
 	assert.Contains(t, out, "DEFECT 1 of 1 · target-protocol: writes a line that is not an answer")
-	assert.Contains(t, out, "0 passed, 1 failed")
+	assert.Contains(t, out, "0 checks passed, 1 failed")
 	assert.Contains(t, errs, "not checked: the rest of exhaustive escape, exhaustive decode, exhaustive utf8_decode")
 	assert.NotContains(t, errs, "too many restarts")
 	assert.Contains(t, errs, "started again 1 time: 1 to ask a finding's input alone (to confirm or minimize it)\n", "a probe, and no restart per input")

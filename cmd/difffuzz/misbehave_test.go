@@ -31,7 +31,7 @@ func TestPHPWithoutScript(t *testing.T) {
 func TestEmptyAnswers(t *testing.T) {
 	cmd := "sh -c '" + planted.Command(os.Args[0]) + ` | sed -u "/^22[0-9a-f]*e[0-9a-f]* /s/.*//"'`
 	code, out, errs := runArgs(t, "", "--exec", cmd, "--exhaustive", "--max-len", "1", "--ops", "escape")
-	if code != 1 || !strings.Contains(out, "in 1 defect (1 class)") || !strings.Contains(out, "difffuzz: 0 passed, 1 failed") {
+	if code != 1 || !strings.Contains(out, "in 1 defect (1 class)") || !strings.Contains(out, "difffuzz: 0 checks passed, 1 failed") {
 		t.Fatalf("exit %d, want 1 with one class and the check failed\n%s\n%s", code, out, errs)
 	}
 	if strings.Contains(errs, "too many restarts") || strings.Contains(errs, "stopped early") {

@@ -31,7 +31,7 @@ func TestCampaignReports(t *testing.T) {
 	junitFile := filepath.Join(dir, "report.xml")
 	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--exec", cmd, "--junit", junitFile)
 	require.Equal(t, 1, code, errs)
-	assert.Equal(t, "difffuzz: 2 passed, 1 failed", lastLine(out))
+	assert.Equal(t, "difffuzz: 2 checks passed, 1 failed", lastLine(out))
 	assert.Contains(t, errs, "difffuzz: wrote 3 checks to "+junitFile+" (JUnit XML)")
 	var doc struct {
 		Tests    int `xml:"tests,attr"`
@@ -61,7 +61,7 @@ func TestCampaignReports(t *testing.T) {
 
 	code, out, errs = runArgs(t, "", "--exhaustive", "--max-len", "1", "--exec", cmd, "--json", "--shard", "1/2")
 	require.Equal(t, 1, code, errs)
-	assert.Equal(t, "difffuzz: 2 passed, 1 failed", lastLine(errs))
+	assert.Equal(t, "difffuzz: 2 checks passed, 1 failed", lastLine(errs))
 	var rep struct {
 		Checks []struct {
 			Space, Op, Impl string
@@ -91,7 +91,7 @@ func TestCampaignReports(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	assert.Len(t, rep.OptionsNotChecked, 12, "the eleven string options and PRESERVE_ZERO_FRACTION: %q", rep.OptionsNotChecked)
-	assert.Equal(t, "difffuzz: 1 passed, 0 failed", lastLine(errs))
+	assert.Equal(t, "difffuzz: 1 check passed, 0 failed", lastLine(errs))
 }
 
 // A --junit path that cannot be written is refused before the campaign.
@@ -114,7 +114,7 @@ func TestShardAuto(t *testing.T) {
 func TestShardEmptyNoCheck(t *testing.T) {
 	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "decode", "--impl", "generic", "--shard", "1/2")
 	assert.Equal(t, 2, code, errs)
-	assert.Equal(t, "difffuzz: 0 passed, 0 failed", lastLine(out))
+	assert.Equal(t, "difffuzz: 0 checks passed, 0 failed", lastLine(out))
 	assert.Contains(t, out, "\ndifffuzz: nothing checked: 0 strings", "not 'no differences'")
 	assert.Contains(t, errs, "nothing was compared: shard 1/2 holds no work")
 }
@@ -192,7 +192,7 @@ func TestMergeInterruptedShard(t *testing.T) {
 	}
 	code, out, errs := runArgs(t, "", append([]string{"merge"}, files...)...)
 	assert.Equal(t, 2, code, errs)
-	assert.Equal(t, "difffuzz: 0 passed, 0 failed, 1 interrupted", lastLine(out))
+	assert.Equal(t, "difffuzz: 0 checks passed, 0 failed, 1 interrupted", lastLine(out))
 	assert.Contains(t, errs, "a shard was interrupted")
 	assert.Regexp(t, `(?m)^exhaustive  decode +3 .* \(interrupted\)$`, out)
 }
@@ -205,5 +205,5 @@ func TestOutputWriteFails(t *testing.T) {
 	code, out, errs := runArgs(t, "", "--exhaustive", "--max-len", "1", "--ops", "decode", "--impl", "generic", "--junit", "/dev/full")
 	assert.Equal(t, 2, code, errs)
 	assert.Contains(t, errs, "difffuzz: --junit: write /dev/full: no space left on device\n")
-	assert.Equal(t, "difffuzz: 1 passed, 0 failed", lastLine(out))
+	assert.Equal(t, "difffuzz: 1 check passed, 0 failed", lastLine(out))
 }
