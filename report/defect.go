@@ -256,6 +256,7 @@ func Defects(classes []*Class) []*Defect {
 	nameModels(out, supported)
 	out = mergeOptionMaps(out)
 	out = foldIgnoredDevs(out)
+	shortenWitnesses(out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Findings > out[j].Findings })
 	for i, d := range out {
 		d.N = i + 1

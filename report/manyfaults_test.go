@@ -834,3 +834,23 @@ func sameAnswers(p, q *planted.Impl, op fuzz.Op, in []byte, opts jsonopt.Options
 	}
 	return false
 }
+
+// TestShortWitnessBesideDroppedQuote: beside a candidate that drops every closing quote, the
+// only answers that show fffd-not-false's deviation alone are long ones (the lost quote read
+// into the stretch); the defect's witness is the 1-byte `80` its class shows, answered '"\ufffd',
+// not a long input whose answer shows other faults too.
+func TestShortWitnessBesideDroppedQuote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a campaign")
+	}
+	classes, _, _ := inProcess(t, plantedImpl(planted.SwapAposQuot, planted.DropQuote, planted.FFFDNotFalse))
+	found := false
+	for _, d := range Defects(classes) {
+		if d.Dev != nil && d.Dev.Dev.What == deviation.NotFalse {
+			found = true
+			assert.LessOrEqual(t, len(d.Dev.Witness.Input), 2, "witness % x", d.Dev.Witness.Input)
+			assert.True(t, d.Dev.Witness.Minimized)
+		}
+	}
+	assert.True(t, found, "no defect of an answer where PHP returns false")
+}

@@ -569,3 +569,33 @@ func (d *Defect) absorb(o *Defect) {
 	}
 	o.Classes, o.Findings = nil, 0
 }
+
+// shortenWitnesses gives each defect named by a deviation whose witness is long (one that
+// shows the deviation alone: beside a fault that changes every answer, only long answers do) the
+// smallest minimized witness of its classes that shows its deviation and, besides it, only
+// deviations the candidate's other defects are named after, when that one is at most half as
+// long, less 4 bytes: `80` answered '"\ufffd' by a candidate that also drops the closing quote, not 65 bytes
+// whose answer reads as one deviation.
+func shortenWitnesses(defects []*Defect) {
+	byImpl := map[string]map[string]int{}
+	for _, d := range defects {
+		w := deviationWitness(d)
+		if w == nil {
+			continue
+		}
+		if byImpl[d.Impl] == nil {
+			byImpl[d.Impl] = devKeys(defects, d.Impl)
+		}
+		others, key := besides(byImpl[d.Impl], d), d.Dev.Dev.Key()
+		for _, c := range d.Classes {
+			cw := c.Witness
+			if !cw.Minimized || 2*len(cw.Input)+8 > len(w.Input) {
+				continue
+			}
+			if dev, ok := deviationByKey(cw, key); ok && ownDeviations(cw, others) == 1 {
+				w = cw
+				d.Dev.Witness, d.Dev.Dev = cw, dev
+			}
+		}
+	}
+}
