@@ -45,6 +45,9 @@ var (
 	asmImm  = regexp.MustCompile(`\$(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\b`)
 	asmData = regexp.MustCompile(`^DATA\s+([\w·<>]+)\+(\d+)\(SB\)/(\d),\s*\$(0[xX][0-9a-fA-F]+|\d+)`)
 	asmGlob = regexp.MustCompile(`^GLOBL\s+([\w·<>]+)\(SB\),.*\$(\d+)`)
+	// asmDataString is a DATA line of a string ($"\\u00"): its bytes count in the table's
+	// (so that a patch finds the table in the binary), but it gets no mutants.
+	asmDataString = regexp.MustCompile(`^DATA\s+([\w·<>]+)\+(\d+)\(SB\)/(\d),\s*\$("(?:[^"\\]|\\.)*")`)
 )
 
 // patch is how a table mutant is applied to a built binary: the symbol's bytes as DATA gives
@@ -132,16 +135,21 @@ func asmTables(src []byte) map[string][]byte {
 		}
 	}
 	for l := range strings.Lines(string(src)) {
+		var b [8]byte
 		m := asmData.FindStringSubmatch(l)
+		if m != nil {
+			v, _ := strconv.ParseUint(m[4], 0, 64)
+			binary.LittleEndian.PutUint64(b[:], v)
+		} else if m = asmDataString.FindStringSubmatch(l); m != nil {
+			s, _ := strconv.Unquote(m[4])
+			copy(b[:], s)
+		}
 		if m == nil || tables[m[1]] == nil {
 			continue
 		}
 		off, _ := strconv.Atoi(m[2])
 		width, _ := strconv.Atoi(m[3])
-		v, _ := strconv.ParseUint(m[4], 0, 64)
 		if off+width <= len(tables[m[1]]) {
-			var b [8]byte
-			binary.LittleEndian.PutUint64(b[:], v)
 			copy(tables[m[1]][off:], b[:width])
 		}
 	}

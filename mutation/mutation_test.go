@@ -372,7 +372,8 @@ const asmSample = `#include "textflag.h"
 
 DATA utf8tbl<>+0(SB)/1, $0x02
 DATA utf8tbl<>+1(SB)/1, $0x80
-GLOBL utf8tbl<>(SB), RODATA|NOPTR, $2
+DATA utf8tbl<>+2(SB)/2, $"\\u"
+GLOBL utf8tbl<>(SB), RODATA|NOPTR, $4
 
 DATA other<>+0(SB)/1, $0x07
 GLOBL other<>(SB), RODATA|NOPTR, $1
@@ -406,25 +407,25 @@ func TestAsmSites(t *testing.T) {
 		out := m.Apply([]byte(asmSample))
 		assert.Equal(t, asmSample[:m.off], string(out[:m.off]))
 	}
-	assert.Equal(t, 16, flips, "every bit of the two bytes of utf8tbl, none of other")
+	assert.Equal(t, 16, flips, "every bit of the two numeric bytes of utf8tbl, none of its string's or other's")
 	assert.Equal(t, []string{
-		"13:12 constant+1: 0x10 → 0x11",
-		"13:12 constant-1: 0x10 → 0x0f",
-		"14:2 relational-boundary: JLT → JLE",
-		"14:2 relational-negation: JLT → JGE",
-		"15:13 constant+1: 16 → 17",
-		"15:13 constant-1: 16 → 15",
-		"16:2 relational-negation: JNZ → JZ",
+		"14:12 constant+1: 0x10 → 0x11",
+		"14:12 constant-1: 0x10 → 0x0f",
+		"15:2 relational-boundary: JLT → JLE",
+		"15:2 relational-negation: JLT → JGE",
+		"16:13 constant+1: 16 → 17",
+		"16:13 constant-1: 16 → 15",
+		"17:2 relational-negation: JNZ → JZ",
 	}, got)
-	// The table bytes as a binary holds them, and the patch of one bit.
-	bin := append([]byte("header\x02\x80trailer"), 0)
+	// The table bytes as a binary holds them (the string's too), and the patch of one bit.
+	bin := append([]byte("header\x02\x80\\utrailer"), 0)
 	m := ms[slices.IndexFunc(ms, func(m Mutant) bool { return m.Operator == OpBitFlip && m.Mutated == "0x00" })] // bit 1 of byte 0
 	out, err := m.patch.apply(bin)
 	require.NoError(t, err)
-	assert.Equal(t, append([]byte("header\x00\x80trailer"), 0), out)
-	_, err = m.patch.apply([]byte("no table here"))
-	assert.ErrorContains(t, err, "not in the binary")
-	_, err = m.patch.apply([]byte("\x02\x80 twice \x02\x80"))
+	assert.Equal(t, append([]byte("header\x00\x80\\utrailer"), 0), out)
+	_, err = m.patch.apply([]byte("header\x02\x80\x00\x00trailer"))
+	assert.ErrorContains(t, err, "not in the binary", "a table whose string was read as zeros")
+	_, err = m.patch.apply([]byte("\x02\x80\\u twice \x02\x80\\u"))
 	assert.ErrorContains(t, err, "more than once")
 
 	ms, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[1:2]"})
@@ -434,8 +435,8 @@ func TestAsmSites(t *testing.T) {
 	assert.EqualError(t, err, "a_amd64.s: no TEXT, #define or utf8 DATA symbol g")
 	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[2:1]"})
 	assert.ErrorContains(t, err, "a byte range is [FROM:TO]")
-	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[0:3]"})
-	assert.EqualError(t, err, "a_amd64.s: utf8tbl[0:3]: past the table's 2 bytes")
+	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"utf8tbl[0:5]"})
+	assert.EqualError(t, err, "a_amd64.s: utf8tbl[0:5]: past the table's 4 bytes")
 	_, err = AsmSites("a_amd64.s", []byte(asmSample), []string{"f[0:1]"})
 	assert.EqualError(t, err, "a_amd64.s: f[0:1]: a byte range selects bytes of a utf8 lookup table, and f is not one")
 
