@@ -4715,7 +4715,11 @@ DATA utf8consts<>+30720(SB)/8, $0xdfdfdfdfdfdfdfdf
 DATA utf8consts<>+30728(SB)/8, $0xdfdfdfdfdfdfdfdf
 DATA utf8consts<>+30736(SB)/8, $0xdfdfdfdfdfdfdfdf
 DATA utf8consts<>+30744(SB)/8, $0xdfdfdfdfdfdfdfdf
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $30752
+DATA utf8consts<>+30752(SB)/8, $0xedededededededed
+DATA utf8consts<>+30760(SB)/8, $0xedededededededed
+DATA utf8consts<>+30768(SB)/8, $0xedededededededed
+DATA utf8consts<>+30776(SB)/8, $0xedededededededed
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $30784
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -15843,7 +15847,7 @@ sp_dense:
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
 	VPCMPUB         $0x05, Z17, Z0, K6
 	KTESTQ          K6, K6
-	JNZ             validate
+	JNZ             three
 	VPADDB          Z0, Z0, Z1
 	VPMOVB2M        Z1, K3
 	KMOVQ           K3, DX
@@ -15886,6 +15890,64 @@ two_noesc:
 	MOVQ     $-1, AX
 	BZHIQ    R13, AX, AX
 	JMP      triples
+
+three:
+	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
+	// B >= 32: no escaped byte before 32), DX = leads, R14 = where the rule fails.
+	CMPL    CX, $-1
+	JNE     validate
+	VPCMPUB $0x05, Z18, Z0, K3
+	KTESTQ  K3, K3
+	JNZ     validate
+	VPCMPUB $0x05, Z16, Z0, K4
+	KMOVQ   K6, DX
+	KMOVQ   K4, BX
+	CMPQ    BX, DX
+	JNE     validate
+	LEAQ    (DX)(DX*1), R14
+	MOVQ    DX, R12
+	SHLQ    $0x02, R12
+	ORQ     R12, R14
+	ANDNQ   CX, DX, R12
+	XORQ    R12, R14
+
+	// E0 before a continuation byte without bit 5 (80..9F: overlong), ED before one with it
+	// (A0..BF: a surrogate).
+	VPCMPEQB        Z17, Z0, K1
+	VBROADCASTI64X4 utf8consts<>+30752(SB), Z1
+	VPCMPEQB        Z1, Z0, K2
+	VPTESTMB        Z30, Z0, K4
+	KSHIFTLQ        $0x01, K1, K1
+	KANDNQ          K1, K4, K1
+	KSHIFTLQ        $0x01, K2, K2
+	KANDQ           K4, K2, K2
+	KORQ            K1, K2, K1
+	KMOVQ           K1, R12
+	ORQ             R12, R14
+
+	// B: 63, or the first escaped ASCII byte if earlier. In a window taken the leads are
+	// the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next
+	// window); a constant B leaves the next window's SI no chain through the masks.
+	MOVL    $0x0000003f, R13
+	TESTQ   AX, AX
+	JZ      three_noesc
+	BSFQ    AX, BX
+	CMPQ    BX, R13
+	CMOVQLT BX, R13
+
+three_noesc:
+	LEAQ     1(R13), BX
+	BZHIQ    BX, R14, R14
+	JNZ      validate
+	MOVQ     CX, BX
+	NOTQ     BX
+	BZHIQ    R13, BX, BX
+	JNZ      validate
+	KMOVQ    K6, K3
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	JMP      mode2
 
 validate:
 	NOTQ CX
@@ -16001,6 +16063,7 @@ units:
 	CMPL    R13, $0x20
 	JB      triples
 
+mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
 	// & 0x0F there, else x & 0x0F; \ and u at the leads.
 	VPANDQ          Z20, Z3, Z9
@@ -16433,7 +16496,7 @@ sp_dense:
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
 	VPCMPUB         $0x05, Z17, Z0, K6
 	KTESTQ          K6, K6
-	JNZ             validate
+	JNZ             three
 	VPADDB          Z0, Z0, Z1
 	VPMOVB2M        Z1, K3
 	KMOVQ           K3, DX
@@ -16476,6 +16539,64 @@ two_noesc:
 	MOVQ     $-1, AX
 	BZHIQ    R13, AX, AX
 	JMP      triples
+
+three:
+	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
+	// B >= 32: no escaped byte before 32), DX = leads, R14 = where the rule fails.
+	CMPL    CX, $-1
+	JNE     validate
+	VPCMPUB $0x05, Z18, Z0, K3
+	KTESTQ  K3, K3
+	JNZ     validate
+	VPCMPUB $0x05, Z16, Z0, K4
+	KMOVQ   K6, DX
+	KMOVQ   K4, BX
+	CMPQ    BX, DX
+	JNE     validate
+	LEAQ    (DX)(DX*1), R14
+	MOVQ    DX, R12
+	SHLQ    $0x02, R12
+	ORQ     R12, R14
+	ANDNQ   CX, DX, R12
+	XORQ    R12, R14
+
+	// E0 before a continuation byte without bit 5 (80..9F: overlong), ED before one with it
+	// (A0..BF: a surrogate).
+	VPCMPEQB        Z17, Z0, K1
+	VBROADCASTI64X4 utf8consts<>+30752(SB), Z1
+	VPCMPEQB        Z1, Z0, K2
+	VPTESTMB        Z30, Z0, K4
+	KSHIFTLQ        $0x01, K1, K1
+	KANDNQ          K1, K4, K1
+	KSHIFTLQ        $0x01, K2, K2
+	KANDQ           K4, K2, K2
+	KORQ            K1, K2, K1
+	KMOVQ           K1, R12
+	ORQ             R12, R14
+
+	// B: 63, or the first escaped ASCII byte if earlier. In a window taken the leads are
+	// the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next
+	// window); a constant B leaves the next window's SI no chain through the masks.
+	MOVL    $0x0000003f, R13
+	TESTQ   AX, AX
+	JZ      three_noesc
+	BSFQ    AX, BX
+	CMPQ    BX, R13
+	CMOVQLT BX, R13
+
+three_noesc:
+	LEAQ     1(R13), BX
+	BZHIQ    BX, R14, R14
+	JNZ      validate
+	MOVQ     CX, BX
+	NOTQ     BX
+	BZHIQ    R13, BX, BX
+	JNZ      validate
+	KMOVQ    K6, K3
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	VPANDQ   Z25, Z7, Z7
+	JMP      mode2
 
 validate:
 	NOTQ CX
@@ -16591,6 +16712,7 @@ units:
 	CMPL    R13, $0x20
 	JB      triples
 
+mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
 	// & 0x0F there, else x & 0x0F; \ and u at the leads.
 	VPANDQ          Z20, Z3, Z9

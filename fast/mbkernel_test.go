@@ -90,7 +90,9 @@ func TestMBKernelProgress(t *testing.T) {
 		// in them (or at w): in text whose leads sit at every position of a window's last
 		// bytes, the kernel stops where mbWindows says, having written every character.
 		for _, text := range [][2]string{{"", "ж"}, {"", "\u07ff"}, {"ж", "\ufffd"}, {"a", "\ufffd"}, {"a", "ж"}, {"", "中"}, {"a", "中"}, {"ab", "中"},
-			{"", "😀"}, {"a", "😀"}, {"ab", "😀"}, {"abc", "😀"}, {"", "жa😀"}, {"", "ж中"}} {
+			{"", "😀"}, {"a", "😀"}, {"ab", "😀"}, {"abc", "😀"}, {"", "жa😀"}, {"", "ж中"},
+			// E0 and BF at a window's end (threeByteWindow's B).
+			{"", "\u0800"}, {"a", "\u0800"}, {"ab", "\u0800"}, {"", "\uffff"}, {"a", "\uffff"}, {"ab", "\uffff"}} {
 			full := text[0] + strings.Repeat(text[1], 400/len(text[1])+1)
 			for n := 2 * k.w; n <= 400; n++ {
 				src := full[:n]
@@ -200,27 +202,67 @@ func kernelRef(src []byte, c *escCtx) []byte {
 	return ref[:d]
 }
 
+// windowDefect is a byte string TestMBTwoByteWindows and TestMBThreeByteWindows put in their
+// text, and whether it is valid UTF-8.
+type windowDefect struct {
+	s     string
+	valid bool
+}
+
 // TestMBTwoByteWindows checks the multi-byte kernels on text of ASCII and 2-byte sequences
 // only (the AVX-512 kernel's twoByteWindow shortcut) with one defect at every offset of its
 // first two windows: overlong leads (C0, C1), two leads before their two continuation bytes,
 // a lead before ASCII, an escaped byte or another lead, a stray continuation byte, and a
-// 3-byte sequence among them. A kernel must write the reference escape (kernelRef) of valid
-// input up to where it stops, and never consume an invalid byte.
+// 3-byte sequence among them (shortWindows).
 func TestMBTwoByteWindows(t *testing.T) {
-	ks := testMBKernels()
-	if len(ks) == 0 {
-		t.Skip("no multi-byte kernel runs on this CPU")
-	}
 	// Lower-case letters and the continuation bytes A0..BF have bit 5 set, as the leads C0..DF
 	// have not: a test of bit 5 alone cannot tell them apart.
-	base := strings.Repeat("aébàç", 40)
-	defects := []struct {
-		s     string
-		valid bool
-	}{
+	shortWindows(t, strings.Repeat("aébàç", 40), []windowDefect{
 		{"\xc0\xa0", false}, {"\xc1\xbf", false}, {"\xc3\xc3\xa9\xa9", false}, {"\xc3a", false},
 		{"\xc3\"", false}, {"\xc3\xc3\xa9", false}, {"a\xa9", false}, {"\xdf\xbf", true}, {"\xc2\x80", true},
 		{"€", true}, {"\"", true},
+	})
+}
+
+// TestMBThreeByteWindows checks the multi-byte kernels on text of 3-byte sequences only (the
+// AVX-512 kernel's threeByteWindow shortcut), E0 and ED leads among them at their limits
+// (U+0800, U+D7FF, U+E000, U+FFFF), with one defect at every offset of its first two windows:
+// overlong (E0 80..9F) and surrogate (ED A0..BF) sequences, a lead before one continuation
+// byte, before another lead or before ASCII, a stray continuation byte, leads of other lengths
+// (C0, F5) and, valid, ASCII, an escaped byte and 2- and 4-byte sequences among them
+// (shortWindows).
+func TestMBThreeByteWindows(t *testing.T) {
+	shortWindows(t, strings.Repeat("中\u0800文\ud7ff字\ue000\uffff", 20), []windowDefect{
+		{"\xe0\x80\x80", false}, {"\xe0\x9f\xbf", false}, {"\xed\xa0\x80", false}, {"\xed\xbf\xbf", false},
+		{"\xe4\xb8", false}, {"\xe4\xe4\xb8\xad", false}, {"\xe4a\xad", false}, {"\xe4\xb8a", false},
+		{"\xad", false}, {"\xc0\x80", false}, {"\xf5\x80\x80\x80", false},
+		{"a", true}, {"\"", true}, {"é", true}, {"😀", true}, {"\xe0\xa0\x80", true}, {"\xed\x9f\xbf", true},
+	})
+	// Windows of one invalid shape throughout (3-byte leads with one continuation byte each,
+	// or three; overlongs; surrogates): nothing is consumed.
+	c := &ctxs[ctxIndex(0)]
+	for _, k := range testMBKernels() {
+		if strings.HasSuffix(k.name, "Tag") {
+			continue
+		}
+		for _, bad := range []string{"\xe4\xb8", "\xe4\xb8\xad\xad", "\xe0\x80\x80", "\xed\xa0\x80"} {
+			src := []byte(strings.Repeat(bad, 4*k.w/len(bad)))
+			dst := make([]byte, 6*len(src)+64+k.w)
+			if got, nd := k.f(dst, src, c); got != 0 {
+				t.Errorf("%s(% x...) consumed %d bytes (wrote %q); want none", k.name, bad, got, dst[:nd])
+			}
+		}
+	}
+}
+
+// shortWindows puts each defect at every offset of base's first two windows (of each
+// multi-byte kernel) and checks the kernel: it must write the reference escape (kernelRef) of
+// valid input up to where it stops, and never consume an invalid byte.
+func shortWindows(t *testing.T, base string, defects []windowDefect) {
+	t.Helper()
+	ks := testMBKernels()
+	if len(ks) == 0 {
+		t.Skip("no multi-byte kernel runs on this CPU")
 	}
 	for _, k := range ks {
 		for _, ci := range []int{ctxIndex(0), ctxIndex(jsonopt.HexTag | jsonopt.HexQuot)} {

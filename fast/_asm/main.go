@@ -123,6 +123,7 @@ var (
 	kC2        = region(32)       // 0xC2, the first lead of a 2-byte sequence
 	kEHiX      = region(32)       // escapeUUAVX512's kEHi: A: bit 5 (A8/A9 with ktELo), E: none
 	kDF        = region(32)       // 0xDF (all classes but bit 5)
+	kED        = region(32)       // 0xED, the lead of the surrogates' 3-byte sequences
 )
 
 // data is DATA for utf8consts: it panics unless v lies inside one region, after everything
@@ -333,6 +334,7 @@ func tables() {
 	bcast(kC2, 0xC2)
 	table(kEHiX, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xA: 0x20})
 	bcast(kDF, 0xDF)
+	bcast(kED, 0xED)
 	checkKonst()
 }
 

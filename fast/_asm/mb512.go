@@ -113,6 +113,7 @@ func escapeMBAVX512(tag bool) {
 	CMPQ(RDX, U8(3))
 	JB(LabelRef("ret"))
 	twoByteWindow()
+	threeByteWindow()
 	Label("validate")
 	NOTQ(RCX)
 	ANDQ(RCX, RAX)
@@ -205,6 +206,7 @@ func escapeMBAVX512(tag bool) {
 	JNE(LabelRef("triples"))
 	CMPL(R13L, U8(32))
 	JB(LabelRef("triples"))
+	Label("mode2")
 	Comment("A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2",
 		"& 0x0F there, else x & 0x0F; \\ and u at the leads.")
 	nibblesLC()
@@ -411,7 +413,7 @@ func twoByteWindow() {
 		"2-byte leads, R12 = continuation bytes, R14 = where the rule fails.")
 	VPCMPUB(U8(5), Z17, Z0, K6)
 	KTESTQ(K6, K6)
-	JNZ(LabelRef("validate"))
+	JNZ(LabelRef("three"))
 	VPADDB(Z0, Z0, Z1)
 	VPMOVB2M(Z1, K3)
 	KMOVQ(K3, RDX)
@@ -447,6 +449,73 @@ func twoByteWindow() {
 	MOVQ(I64(-1), RAX)
 	BZHIQ(R13, RAX, RAX)
 	JMP(LabelRef("triples"))
+}
+
+// threeByteWindow emits escapeMBAVX512's shortcut for a window of 3-byte sequences only up to
+// B, B >= 32 (CJK; units' mode-2 path): the same output as the validation and the classes
+// would lead to, without them (about half of their vector operations). At entry (from
+// twoByteWindow) Z0 = the window, AX = its escaped ASCII bytes, CX = its bytes >= 0x80, K6 =
+// its bytes >= 0xE0 (not none). A window whose bytes 0-31 are not all >= 0x80 goes on at
+// validate at once (a test in general registers: emoji and mixed scripts, with spaces, pay
+// no vector operation for it). The window is taken when it has no byte in C0..DF or >= 0xF0
+// (leads are then the bytes >= 0xE0), the continuation bytes are exactly the two after each
+// lead, no E0 lead is followed by a byte below A0 (overlong) and no ED lead by one at or above
+// A0 (a surrogate; spec §2.2), up to and including byte B, and every byte before B is a
+// sequence's. B is 63, or the first escaped ASCII byte if earlier: the leads of a window taken
+// are the bytes 0, 3, 6, ... before B, so byte 63 is one or B is earlier (a window of 21
+// sequences and ASCII at 63 ends at 63 too). It then goes on at mode2 with R13 = B, K3 = the
+// leads, Z3 = prev1 and Z7 = the high nibbles; anything else goes on at validate with AX and
+// CX unchanged.
+func threeByteWindow() {
+	Label("three")
+	Comment("A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so",
+		"B >= 32: no escaped byte before 32), DX = leads, R14 = where the rule fails.")
+	CMPL(ECX, I32(-1))
+	JNE(LabelRef("validate"))
+	VPCMPUB(U8(5), Z18, Z0, K3)
+	KTESTQ(K3, K3)
+	JNZ(LabelRef("validate"))
+	VPCMPUB(U8(5), Z16, Z0, K4)
+	KMOVQ(K6, RDX)
+	KMOVQ(K4, RBX)
+	CMPQ(RBX, RDX)
+	JNE(LabelRef("validate"))
+	LEAQ(Mem{Base: RDX, Index: RDX, Scale: 1}, R14)
+	MOVQ(RDX, R12)
+	SHLQ(U8(2), R12)
+	ORQ(R12, R14)
+	ANDNQ(RCX, RDX, R12)
+	XORQ(R12, R14)
+	Comment("E0 before a continuation byte without bit 5 (80..9F: overlong), ED before one with it",
+		"(A0..BF: a surrogate).")
+	VPCMPEQB(Z17, Z0, K1)
+	VBROADCASTI64X4(k(kED), Z1)
+	VPCMPEQB(Z1, Z0, K2)
+	VPTESTMB(Z30, Z0, K4)
+	KSHIFTLQ(U8(1), K1, K1)
+	KANDNQ(K1, K4, K1)
+	KSHIFTLQ(U8(1), K2, K2)
+	KANDQ(K4, K2, K2)
+	KORQ(K1, K2, K1)
+	KMOVQ(K1, R12)
+	ORQ(R12, R14)
+	Comment("B: 63, or the first escaped ASCII byte if earlier. In a window taken the leads are",
+		"the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next",
+		"window); a constant B leaves the next window's SI no chain through the masks.")
+	MOVL(U32(63), R13L)
+	cutAtFirst(RAX, RBX, "three_noesc")
+	LEAQ(mem(R13, 1), RBX)
+	BZHIQ(RBX, R14, R14)
+	JNZ(LabelRef("validate"))
+	MOVQ(RCX, RBX)
+	NOTQ(RBX)
+	BZHIQ(R13, RBX, RBX)
+	JNZ(LabelRef("validate"))
+	KMOVQ(K6, K3)
+	VPERMB_Z(Z0, Z19, K5, Z3)
+	VPSRLW(U8(4), Z0, Z7)
+	VPANDQ(Z25, Z7, Z7)
+	JMP(LabelRef("mode2"))
 }
 
 // cutAtFirst sets R13 (a window's end, B) to the index of mask's lowest set bit when that is
