@@ -229,3 +229,49 @@ var seqs = [][]byte{
 	{0xC0, 0x80}, {0xC1, 0xBF}, {0xE0, 0x9F, 0xBF}, {0xED, 0xA0, 0x80}, {0xED, 0xBF, 0xBF}, {0x80}, {0xBF},
 	{0xC3, 'a'}, {0xE2, 0x80, 'a'}, {0xE2, 'a'}, {0xC3, 0xC3, 0xA9}, {0xF5, 0x80}, {0xFF},
 }
+
+// TestTwoByteTableEveryCodePoint writes every code point of a 2-byte sequence (U+0080..U+07FF)
+// through each assembly path that takes its \uXXXX from the kU2 table (hexU2): the ASCII
+// kernels' sparse-text step (seqSparse: one sequence in clean ASCII), the avx512 ASCII
+// kernels' dense loop (dense64Seq: one sequence in a block of escape-dense text) and the
+// AVX-512 multi-byte kernel's sparse windows (sparseWindow: three sequences in a window of
+// ASCII), each against the reference escape (kernelRef) of what the kernel consumed, which
+// must reach past the sequence. A wrong entry anywhere in the table fails here.
+func TestTwoByteTableEveryCodePoint(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	c := &ctxs[ctxIndex(0)]
+	type kern struct {
+		name string
+		f    func(dst, src []byte, kt, esc *uint64) (int, int)
+		text func(seq string) string
+	}
+	sparse := func(seq string) string { return strings.Repeat("a", 40) + seq + strings.Repeat("b", 200) }
+	dense := func(seq string) string {
+		q := strings.Repeat(`"a`, 32)
+		return q + `"a"a"a"a"a` + seq + q[:64-10-2] + q + q + q
+	}
+	window := func(seq string) string {
+		return strings.Repeat("a", 10) + seq + "bb" + seq + "cc" + seq + strings.Repeat("d", 200)
+	}
+	ascii := func(f func(dst, src []byte, kt, esc *uint64) (int, int, int)) func(dst, src []byte, kt, esc *uint64) (int, int) {
+		return func(dst, src []byte, kt, esc *uint64) (int, int) { s, d, _ := f(dst, src, kt, esc); return s, d }
+	}
+	ks := []kern{{"escapeAVX2 (sparse text)", ascii(escapeAVX2), sparse}}
+	if hasAVX512 {
+		ks = append(ks, kern{"escapeAVX512 (sparse text)", ascii(escapeAVX512), sparse},
+			kern{"escapeAVX512 (dense loop)", ascii(escapeAVX512), dense},
+			kern{"escapeMBAVX512 (sparse window)", escapeMBAVX512, window})
+	}
+	for _, k := range ks {
+		for r := rune(0x80); r < 0x800; r++ {
+			src := []byte(k.text(string(r)))
+			dst := make([]byte, 6*len(src)+128)
+			ns, nd := k.f(dst, src, &c.kt[0], &c.esc[0])
+			if ref := kernelRef(src[:ns], c); ns < strings.LastIndex(string(src), string(r))+2 || string(dst[:nd]) != string(ref) {
+				t.Fatalf("%s, U+%04X: consumed %d of %d bytes, wrote %q; want past the last sequence, %q", k.name, r, ns, len(src), dst[:nd], ref)
+			}
+		}
+	}
+}

@@ -14,6 +14,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/bits"
@@ -124,6 +125,7 @@ var (
 	kEHiX      = region(32)       // escapeUUAVX512's kEHi: A: bit 5 (A8/A9 with ktELo), E: none
 	kDF        = region(32)       // 0xDF (all classes but bit 5)
 	kED        = region(32)       // 0xED, the lead of the surrogates' 3-byte sequences
+	kU2        = region(1920 * 8) // \\u0XYZ of the code points 0x80..0x7FF (8 bytes each, the top two 0)
 )
 
 // data is DATA for utf8consts: it panics unless v lies inside one region, after everything
@@ -335,6 +337,11 @@ func tables() {
 	table(kEHiX, [16]byte{0: 1, 1: 1, 2: 2, 3: 4, 5: 8, 0xA: 0x20})
 	bcast(kDF, 0xDF)
 	bcast(kED, 0xED)
+	for cp := 0x80; cp < 0x800; cp++ {
+		const hex = "0123456789abcdef"
+		e := [8]byte{'\\', 'u', '0', hex[cp>>8], hex[cp>>4&15], hex[cp&15]}
+		data(kU2+8*(cp-0x80), U64(binary.LittleEndian.Uint64(e[:])))
+	}
 	checkKonst()
 }
 
@@ -1227,7 +1234,8 @@ func seqSparse(name string) {
 	MOVL(memi(rSI, RCX, 0), EBX)
 	seq2(stop)
 	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 2}, rSI)
-	JMP(LabelRef(name + "_hex"))
+	hexU2()
+	JMP(LabelRef(name + "_store"))
 
 	Label(name + "_3")
 	MOVL(memi(rSI, RCX, 0), EBX)
@@ -1253,8 +1261,8 @@ func seqSparse(name string) {
 	JE(stop)
 	LEAQ(Mem{Base: rSI, Index: RCX, Scale: 1, Disp: 3}, rSI)
 
-	Label(name + "_hex")
 	hexU()
+	Label(name + "_store")
 	MOVQ(RBX, memi(rDI, RCX, 0))
 	LEAQ(Mem{Base: rDI, Index: RCX, Scale: 1, Disp: 6}, rDI)
 	MOVL(U32(denseUnknown), R12L)
@@ -1277,6 +1285,13 @@ func seq2(bad LabelRef) {
 	SHRL(U8(8), EBX)
 	ANDL(U8(0x3F), EBX)
 	ORL(EDX, EBX)
+}
+
+// hexU2 is hexU for a code point in EBX of a 2-byte sequence (0x80..0x7FF, as seq2 gives
+// it): one load from kU2. It uses DX.
+func hexU2() {
+	LEAQ(k(kU2), RDX)
+	MOVQ(Mem{Base: RDX, Index: RBX, Scale: 8, Disp: -0x80 * 8}, RBX)
 }
 
 // hexU turns the code point in EBX (at most 0xFFFF) into its escape \uXXXX (lower-case hex,
@@ -2275,7 +2290,7 @@ func dense64Seq(high string) {
 	MOVWLZX(memi(rSI, RCX, 0), EBX)
 	seq2(LabelRef("d64_complex"))
 	Comment("R12 = the escape (nonzero: this block was dirty, for the clean-run test).")
-	hexU()
+	hexU2()
 	MOVQ(RBX, R12)
 	VPTESTMB(Z1, Z1, K1)
 	KMOVQ(K1, RAX)
