@@ -435,10 +435,7 @@ func twoByteWindow() {
 	MOVL(U32(63), R13L)
 	CMPB(mem(rSI, 63), U8(0xC0))
 	ADCL(U8(0), R13L)
-	cutAtFirst(RAX, RDX, "two_noesc")
-	LEAQ(mem(R13, 1), RDX)
-	BZHIQ(RDX, R14, R14)
-	JNZ(LabelRef("validate"))
+	cutAndCheck(RDX, "two_noesc")
 	TESTQ(R13, R13)
 	JZ(LabelRef("validate"))
 	XORL(R12L, R12L)
@@ -503,10 +500,7 @@ func threeByteWindow() {
 		"the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next",
 		"window); a constant B leaves the next window's SI no chain through the masks.")
 	MOVL(U32(63), R13L)
-	cutAtFirst(RAX, RBX, "three_noesc")
-	LEAQ(mem(R13, 1), RBX)
-	BZHIQ(RBX, R14, R14)
-	JNZ(LabelRef("validate"))
+	cutAndCheck(RBX, "three_noesc")
 	MOVQ(RCX, RBX)
 	NOTQ(RBX)
 	BZHIQ(R13, RBX, RBX)
@@ -516,6 +510,16 @@ func threeByteWindow() {
 	VPSRLW(U8(4), Z0, Z7)
 	VPANDQ(Z25, Z7, Z7)
 	JMP(LabelRef("mode2"))
+}
+
+// cutAndCheck ends a shortcut window (twoByteWindow, threeByteWindow) at its first escaped
+// ASCII byte (AX) when that is before B (R13), then goes on at validate when the window's rule
+// fails (R14, where it does) at any byte up to and including B; tmp is scratch.
+func cutAndCheck(tmp Register, skip string) {
+	cutAtFirst(RAX, tmp, skip)
+	LEAQ(mem(R13, 1), tmp)
+	BZHIQ(tmp, R14, R14)
+	JNZ(LabelRef("validate"))
 }
 
 // cutAtFirst sets R13 (a window's end, B) to the index of mask's lowest set bit when that is
