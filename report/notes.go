@@ -113,12 +113,26 @@ func timeoutNote(w io.Writer, t *fuzz.Target) {
 		return
 	}
 	now, configured := t.Floor()
-	floor := now.String()
+	raised := ""
 	if now > configured {
-		floor += fmt.Sprintf(" (raised from %v after %s)", configured, Plural(uint64(t.Slow()), "slow answer"))
+		raised = fmt.Sprintf(" (raised from %v after %s)", configured, Plural(uint64(t.Slow()), "slow answer"))
 	}
-	fmt.Fprintf(w, "difffuzz: %s: per-request timeout %v: 50× its p99 answer latency %v over %s answers, at least %s, at most --timeout\n",
-		t.Label(), d, p99, Count(answers), floor)
+	fmt.Fprintf(w, "difffuzz: %s: per-request timeout %s\n", t.Label(), timeoutHow(d, p99, answers, now, raised))
+}
+
+// timeoutHow says a calibrated timeout d and which bound made it: 50× the p99 answer latency
+// over answers answers, or the floor (raised: how it came above its start) when that is
+// more, or --timeout when it is less.
+func timeoutHow(d, p99 time.Duration, answers uint64, floor time.Duration, raised string) string {
+	raw := 50 * p99
+	latency := fmt.Sprintf("50× its p99 answer latency %v over %s answers", p99, Count(answers))
+	switch {
+	case raw < d:
+		return fmt.Sprintf("%v, its floor%s: %s is only %v", d, raised, latency, raw)
+	case raw > d:
+		return fmt.Sprintf("%v, --timeout: %s is %v", d, latency, raw)
+	}
+	return fmt.Sprintf("%v: %s (at least %v%s, at most --timeout)", d, latency, floor, raised)
 }
 
 // witnessNotes says how many inputs a target's crash and hang witnesses kept from it, and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,4 +144,25 @@ func TestTitleRows(t *testing.T) {
 	assert.Equal(t, []string{"F0..F4"}, s.TitleRows())
 	s.Rows["C2..DF"] = 500
 	assert.Equal(t, []string{"C2..DF", "F0..F4"}, s.TitleRows())
+}
+
+// TestTimeoutHow checks that the timeout line names the bound that set the timeout: a 100 ms
+// floor is not "50× its p99 answer latency 32.768µs".
+func TestTimeoutHow(t *testing.T) {
+	us := time.Microsecond
+	for _, tc := range []struct {
+		d, p99, floor time.Duration
+		raised, want  string
+	}{
+		{100 * time.Millisecond, 32768 * time.Nanosecond, 100 * time.Millisecond, "",
+			"100ms, its floor: 50× its p99 answer latency 32.768µs over 1,000 answers is only 1.6384ms"},
+		{200 * time.Millisecond, 32768 * time.Nanosecond, 200 * time.Millisecond, " (raised from 100ms after 1 slow answer)",
+			"200ms, its floor (raised from 100ms after 1 slow answer): 50× its p99 answer latency 32.768µs over 1,000 answers is only 1.6384ms"},
+		{10 * time.Second, 524288 * us, 100 * time.Millisecond, "",
+			"10s, --timeout: 50× its p99 answer latency 524.288ms over 1,000 answers is 26.2144s"},
+		{1638400 * us, 32768 * us, 100 * time.Millisecond, "",
+			"1.6384s: 50× its p99 answer latency 32.768ms over 1,000 answers (at least 100ms, at most --timeout)"},
+	} {
+		assert.Equal(t, tc.want, timeoutHow(tc.d, tc.p99, 1000, tc.floor, tc.raised))
+	}
 }
