@@ -432,3 +432,21 @@ func TestNotFalseTitleSaysHow(t *testing.T) {
 		assert.NotContains(t, got, "as:", detail)
 	}
 }
+
+// TestEscapeCut: a clipped answer ends before a JSON escape it would cut through, never in a
+// lone backslash.
+func TestEscapeCut(t *testing.T) {
+	for _, tc := range []struct {
+		b    string
+		k    int
+		want int
+	}{
+		{`"abc\u0022x`, 5, 4}, {`"abc\u0022x`, 7, 4}, {`"abc\u0022x`, 9, 4}, {`"abc\u0022x`, 10, 10},
+		{`"ab\"c`, 4, 3}, {`"ab\"c`, 5, 5}, {`"ab\\\"`, 5, 5}, {`"ab\\\"`, 6, 5}, {`"abc`, 3, 3},
+	} {
+		assert.Equal(t, tc.want, EscapeCut([]byte(tc.b), tc.k), "%s at %d", tc.b, tc.k)
+	}
+	// Byte 23 of 24 a backslash: its literal would end in \\, an escaped backslash to a reader.
+	assert.Equal(t, `'"0123456789012345678901'…`, quote([]byte(`"0123456789012345678901\"xyz"`)))
+	assert.Equal(t, `'"0123456789'… 15 bytes`, quoteLen([]byte(`"0123456789\"xy`)))
+}

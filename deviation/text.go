@@ -236,7 +236,7 @@ func rowsList(rows []string) string {
 // short line whatever a target writes).
 func quoteLen(b []byte) string {
 	if len(b) > 12 {
-		return fmt.Sprintf("%s… %d bytes", phplit.Quote(b[:12]), len(b))
+		return fmt.Sprintf("%s… %d bytes", phplit.Quote(b[:EscapeCut(b, 12)]), len(b))
 	}
 	return phplit.Quote(b)
 }
@@ -244,9 +244,30 @@ func quoteLen(b []byte) string {
 // quote is b as a PHP expression (phplit), clipped to 24 bytes.
 func quote(b []byte) string {
 	if len(b) > 24 {
-		return phplit.Quote(b[:24]) + "…"
+		return phplit.Quote(b[:EscapeCut(b, 24)]) + "…"
 	}
 	return phplit.Quote(b)
+}
+
+// EscapeCut is where a clip of an escaper's answer b to k bytes ends: k, or the start of the
+// JSON escape (\", \n, \u0022, ...) it would cut through, so that a clipped answer never ends
+// in a lone backslash that reads as an escaped one.
+func EscapeCut(b []byte, k int) int {
+	for i := 0; i < k; {
+		if b[i] != '\\' {
+			i++
+			continue
+		}
+		n := 2
+		if i+1 < len(b) && b[i+1] == 'u' {
+			n = 6
+		}
+		if i+n > k {
+			return i
+		}
+		i += n
+	}
+	return k
 }
 
 // formTitle is the title of a Form deviation.

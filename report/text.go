@@ -553,6 +553,9 @@ func tableWitness(c *Class) string {
 func quoteClip(b []byte, n int) string {
 	s, k := phplit.Clip(b, n)
 	if k < len(b) {
+		if c := deviation.EscapeCut(b, k); c < k {
+			s = phplit.Quote(b[:c])
+		}
 		s += "…"
 	}
 	return s

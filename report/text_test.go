@@ -166,3 +166,12 @@ func TestTimeoutHow(t *testing.T) {
 		assert.Equal(t, tc.want, timeoutHow(tc.d, tc.p99, 1000, tc.floor, tc.raised))
 	}
 }
+
+// TestQuoteClipEscape: an answer clipped for the deviates line never ends in a lone backslash
+// (the start of an escape it cut through), whatever the room.
+func TestQuoteClipEscape(t *testing.T) {
+	b := []byte(`"ab\\cd\u0022"`) // an escaped backslash, then a quote as \u0022
+	for n, want := range map[int]string{7: `'"ab'…`, 8: `'"ab'…`, 9: `'"ab\\\\'…`, 12: `'"ab\\\\cd'…`, 14: `'"ab\\\\cd'…`, 17: `'"ab\\\\cd\u0022'…`} {
+		assert.Equal(t, want, quoteClip(b, n), "room %d", n)
+	}
+}
