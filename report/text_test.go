@@ -149,19 +149,24 @@ func TestTitleRows(t *testing.T) {
 // TestTimeoutHow checks that the timeout line names the bound that set the timeout: a 100 ms
 // floor is not "50× its p99 answer latency 32.768µs".
 func TestTimeoutHow(t *testing.T) {
-	us := time.Microsecond
+	ms := time.Millisecond
+	p := func(k int) time.Duration { return time.Duration(1) << k } // p99s are powers of two ns
 	for _, tc := range []struct {
 		d, p99, floor time.Duration
 		raised, want  string
 	}{
-		{100 * time.Millisecond, 32768 * time.Nanosecond, 100 * time.Millisecond, "",
-			"100ms, its floor: 50× its p99 answer latency 32.768µs over 1,000 answers is only 1.6384ms"},
-		{200 * time.Millisecond, 32768 * time.Nanosecond, 200 * time.Millisecond, " (raised from 100ms after 1 slow answer)",
-			"200ms, its floor (raised from 100ms after 1 slow answer): 50× its p99 answer latency 32.768µs over 1,000 answers is only 1.6384ms"},
-		{10 * time.Second, 524288 * us, 100 * time.Millisecond, "",
-			"10s, --timeout: 50× its p99 answer latency 524.288ms over 1,000 answers is 26.2144s"},
-		{1638400 * us, 32768 * us, 100 * time.Millisecond, "",
-			"1.6384s: 50× its p99 answer latency 32.768ms over 1,000 answers (at least 100ms, at most --timeout)"},
+		{100 * ms, p(15), 100 * ms, "",
+			"100ms, its floor: 50× its p99 answer latency 32.768µs over 1,000 answers is 1.6384ms"},
+		{200 * ms, p(15), 200 * ms, " (raised from 100ms after 1 slow answer)",
+			"200ms, its floor (raised from 100ms after 1 slow answer): 50× its p99 answer latency 32.768µs over 1,000 answers is 1.6384ms"},
+		{10 * time.Second, p(29), 100 * ms, "",
+			"10s, --timeout: 50× its p99 answer latency 536.870912ms over 1,000 answers is 26.8435456s"},
+		{50 * p(25), p(25), 100 * ms, "",
+			"1.6777216s: 50× its p99 answer latency 33.554432ms over 1,000 answers (at least 100ms, at most --timeout)"},
+		// Set by the last calibration's p99, which later answers moved: its own latency, not
+		// --timeout.
+		{50 * p(25), p(26), 100 * ms, "",
+			"1.6777216s: 50× its p99 answer latency 33.554432ms over 1,000 answers (at least 100ms, at most --timeout)"},
 	} {
 		assert.Equal(t, tc.want, timeoutHow(tc.d, tc.p99, 1000, tc.floor, tc.raised))
 	}
