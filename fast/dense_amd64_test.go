@@ -235,8 +235,12 @@ var seqs = [][]byte{
 // kernels' sparse-text step (seqSparse: one sequence in clean ASCII), the avx512 ASCII
 // kernels' dense loop (dense64Seq: one sequence in a block of escape-dense text) and the
 // AVX-512 multi-byte kernel's sparse windows (sparseWindow: three sequences in a window of
-// ASCII), each against the reference escape (kernelRef) of what the kernel consumed, which
-// must reach past the sequence. A wrong entry anywhere in the table fails here.
+// ASCII); and through the one that computes its digits from the sequence's nibbles, that
+// kernel's 2-byte windows (twoByteWindow: twelve sequences, an ASCII byte after each, so that
+// the code point is at every third offset of a window's 16-byte lanes). Each is checked against
+// the reference escape (kernelRef) of what the kernel consumed, which must reach past the
+// sequence. A wrong entry anywhere in the table, or a wrong digit of any code point in a 2-byte
+// window, fails here.
 func TestTwoByteTableEveryCodePoint(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("no AVX2 on this CPU")
@@ -255,6 +259,7 @@ func TestTwoByteTableEveryCodePoint(t *testing.T) {
 	window := func(seq string) string {
 		return strings.Repeat("a", 10) + seq + "bb" + seq + "cc" + seq + strings.Repeat("d", 200)
 	}
+	twoByte := func(seq string) string { return strings.Repeat(seq+"a", 12) + strings.Repeat("d", 200) }
 	ascii := func(f func(dst, src []byte, kt, esc *uint64) (int, int, int)) func(dst, src []byte, kt, esc *uint64) (int, int) {
 		return func(dst, src []byte, kt, esc *uint64) (int, int) { s, d, _ := f(dst, src, kt, esc); return s, d }
 	}
@@ -262,7 +267,8 @@ func TestTwoByteTableEveryCodePoint(t *testing.T) {
 	if hasAVX512 {
 		ks = append(ks, kern{"escapeAVX512 (sparse text)", ascii(escapeAVX512), sparse},
 			kern{"escapeAVX512 (dense loop)", ascii(escapeAVX512), dense},
-			kern{"escapeMBAVX512 (sparse window)", escapeMBAVX512, window})
+			kern{"escapeMBAVX512 (sparse window)", escapeMBAVX512, window},
+			kern{"escapeMBAVX512 (2-byte window)", escapeMBAVX512, twoByte})
 	}
 	for _, k := range ks {
 		for r := rune(0x80); r < 0x800; r++ {

@@ -6639,7 +6639,11 @@ DATA utf8consts<>+46112(SB)/8, $0x000063663730755c
 DATA utf8consts<>+46120(SB)/8, $0x000064663730755c
 DATA utf8consts<>+46128(SB)/8, $0x000065663730755c
 DATA utf8consts<>+46136(SB)/8, $0x000066663730755c
-GLOBL utf8consts<>(SB), RODATA|NOPTR, $46144
+DATA utf8consts<>+46144(SB)/8, $0x3030303030303030
+DATA utf8consts<>+46152(SB)/8, $0x3030303030303030
+DATA utf8consts<>+46160(SB)/8, $0x3030303030303030
+DATA utf8consts<>+46168(SB)/8, $0x3030303030303030
+GLOBL utf8consts<>(SB), RODATA|NOPTR, $46176
 
 // func asciiEndAVX2(s []byte) int
 // Requires: AVX, AVX2
@@ -17740,21 +17744,18 @@ sp_dense:
 	CMPQ DX, $0x03
 	JB   ret
 
-	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads (K3), BX =
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
-	VPCMPUB         $0x05, Z17, Z0, K6
-	KTESTQ          K6, K6
-	JNZ             three
-	VPADDB          Z0, Z0, Z1
-	VPMOVB2M        Z1, K3
+	VPCMPUB $0x05, Z17, Z0, K6
+	KTESTQ  K6, K6
+	JNZ     three
+
+	// No byte >= 0xE0: the leads (>= 0xC0) at or above 0xC2 are the 2-byte leads.
+	VPCMPUB         $0x05, Z16, Z0, K3
 	KMOVQ           K3, DX
-	ANDQ            CX, DX
 	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
-	VPCMPUB         $0x05, Z1, Z0, K3
-	VPSLLW          $0x02, Z0, Z1
-	VPMOVB2M        Z1, K4
-	KANDNQ          K3, K4, K3
-	KMOVQ           K3, BX
+	VPCMPUB         $0x05, Z1, Z0, K4
+	KMOVQ           K4, BX
 	ANDNQ           CX, DX, R12
 	MOVQ            BX, R14
 	SHLQ            $0x01, R14
@@ -17774,19 +17775,33 @@ sp_dense:
 	CMOVQLT DX, R13
 
 two_noesc:
-	LEAQ     1(R13), DX
-	BZHIQ    DX, R14, R14
-	JNZ      validate
-	TESTQ    R13, R13
-	JZ       validate
-	XORL     R12, R12
-	XORL     R14, R14
-	VPERMB.Z Z0, Z19, K5, Z3
-	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
-	MOVQ     $-1, AX
-	BZHIQ    R13, AX, AX
-	JMP      triples
+	LEAQ  1(R13), DX
+	BZHIQ DX, R14, R14
+	JNZ   validate
+	TESTQ R13, R13
+	JZ    validate
+
+	// The triples [A B C]: [\ u 0] at a lead (K3), [hex(prev1 >> 2) hex((prev1 & 3) << 2 |
+	// x >> 4 & 3) hex(x)] at a continuation byte (K4), A = x at ASCII. Each digit is a VPERMB
+	// of Z21 (the 16 digits four times: only the index's low nibble counts, no masking),
+	// merged into the other roles' bytes.
+	XORL            R12, R12
+	VPERMB.Z        Z0, Z19, K5, Z3
+	KANDNQ          K2, K3, K4
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VPBLENDMB       Z11, Z0, K3, Z8
+	VPSRLW          $0x02, Z3, Z12
+	VPERMB          Z21, Z12, K4, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPSLLW          $0x02, Z3, Z12
+	VPSRLW          $0x04, Z0, Z13
+
+	// Z12 = 0x0C ? prev1 << 2 : x >> 4, bit by bit (0xE4: C ? A : B).
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z13, Z12
+	VPERMB          Z21, Z12, K4, Z9
+	VBROADCASTI64X4 utf8consts<>+46144(SB), Z10
+	VPERMB          Z21, Z0, K4, Z10
+	JMP             chunks
 
 three:
 	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
@@ -17991,7 +18006,7 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)
+	// (Z3 = prev1, Z7 = high nibbles.)
 	VPSRLW $0x02, Z3, Z8
 	VPANDQ Z25, Z8, Z8
 	VPANDQ Z20, Z3, Z9
@@ -18102,6 +18117,7 @@ hex:
 	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
 	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
 	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 	ANDQ  AX, CX
@@ -18372,21 +18388,18 @@ sp_dense:
 	CMPQ DX, $0x03
 	JB   ret
 
-	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads (K3), BX =
 	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
-	VPCMPUB         $0x05, Z17, Z0, K6
-	KTESTQ          K6, K6
-	JNZ             three
-	VPADDB          Z0, Z0, Z1
-	VPMOVB2M        Z1, K3
+	VPCMPUB $0x05, Z17, Z0, K6
+	KTESTQ  K6, K6
+	JNZ     three
+
+	// No byte >= 0xE0: the leads (>= 0xC0) at or above 0xC2 are the 2-byte leads.
+	VPCMPUB         $0x05, Z16, Z0, K3
 	KMOVQ           K3, DX
-	ANDQ            CX, DX
 	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
-	VPCMPUB         $0x05, Z1, Z0, K3
-	VPSLLW          $0x02, Z0, Z1
-	VPMOVB2M        Z1, K4
-	KANDNQ          K3, K4, K3
-	KMOVQ           K3, BX
+	VPCMPUB         $0x05, Z1, Z0, K4
+	KMOVQ           K4, BX
 	ANDNQ           CX, DX, R12
 	MOVQ            BX, R14
 	SHLQ            $0x01, R14
@@ -18406,19 +18419,33 @@ sp_dense:
 	CMOVQLT DX, R13
 
 two_noesc:
-	LEAQ     1(R13), DX
-	BZHIQ    DX, R14, R14
-	JNZ      validate
-	TESTQ    R13, R13
-	JZ       validate
-	XORL     R12, R12
-	XORL     R14, R14
-	VPERMB.Z Z0, Z19, K5, Z3
-	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
-	MOVQ     $-1, AX
-	BZHIQ    R13, AX, AX
-	JMP      triples
+	LEAQ  1(R13), DX
+	BZHIQ DX, R14, R14
+	JNZ   validate
+	TESTQ R13, R13
+	JZ    validate
+
+	// The triples [A B C]: [\ u 0] at a lead (K3), [hex(prev1 >> 2) hex((prev1 & 3) << 2 |
+	// x >> 4 & 3) hex(x)] at a continuation byte (K4), A = x at ASCII. Each digit is a VPERMB
+	// of Z21 (the 16 digits four times: only the index's low nibble counts, no masking),
+	// merged into the other roles' bytes.
+	XORL            R12, R12
+	VPERMB.Z        Z0, Z19, K5, Z3
+	KANDNQ          K2, K3, K4
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VPBLENDMB       Z11, Z0, K3, Z8
+	VPSRLW          $0x02, Z3, Z12
+	VPERMB          Z21, Z12, K4, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPSLLW          $0x02, Z3, Z12
+	VPSRLW          $0x04, Z0, Z13
+
+	// Z12 = 0x0C ? prev1 << 2 : x >> 4, bit by bit (0xE4: C ? A : B).
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z13, Z12
+	VPERMB          Z21, Z12, K4, Z9
+	VBROADCASTI64X4 utf8consts<>+46144(SB), Z10
+	VPERMB          Z21, Z0, K4, Z10
+	JMP             chunks
 
 three:
 	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
@@ -18623,7 +18650,7 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)
+	// (Z3 = prev1, Z7 = high nibbles.)
 	VPSRLW $0x02, Z3, Z8
 	VPANDQ Z25, Z8, Z8
 	VPANDQ Z20, Z3, Z9
@@ -18734,6 +18761,7 @@ hex:
 	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
 	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
 	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 	ANDQ  AX, CX

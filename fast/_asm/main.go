@@ -126,6 +126,7 @@ var (
 	kDF        = region(32)       // 0xDF (all classes but bit 5)
 	kED        = region(32)       // 0xED, the lead of the surrogates' 3-byte sequences
 	kU2        = region(1920 * 8) // \\u0XYZ of the code points 0x80..0x7FF (8 bytes each, the top two 0)
+	k30        = region(32)       // '0'
 )
 
 // data is DATA for utf8consts: it panics unless v lies inside one region, after everything
@@ -342,6 +343,7 @@ func tables() {
 		e := [8]byte{'\\', 'u', '0', hex[cp>>8], hex[cp>>4&15], hex[cp&15]}
 		data(kU2+8*(cp-0x80), U64(binary.LittleEndian.Uint64(e[:])))
 	}
+	bcast(k30, '0')
 	checkKonst()
 }
 

@@ -233,7 +233,7 @@ func escapeMBAVX512(tag bool) {
 	JMP(LabelRef("wdone"))
 
 	Label("triples")
-	Comment("(From twoByteWindow too: Z3 = prev1, Z7 = high nibbles, R12 = R14 = 0.)")
+	Comment("(Z3 = prev1, Z7 = high nibbles.)")
 	VPSRLW(U8(2), Z3, Z8)
 	VPANDQ(Z25, Z8, Z8)
 	nibblesLC()
@@ -330,6 +330,7 @@ func escapeMBAVX512(tag bool) {
 		"popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes",
 		">= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited",
 		"every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).")
+	Label("chunks")
 	MOVQ(I64(-1), RAX)
 	BZHIQ(R13, RAX, RAX)
 	ANDQ(RAX, RCX)
@@ -398,32 +399,29 @@ func escapeMBAVX512(tag bool) {
 
 // twoByteWindow emits escapeMBAVX512's shortcut for a window whose bytes >= 0x80 before B are
 // all valid 2-byte sequences (Cyrillic, Greek, most Latin text): the same output as the
-// validation, the classes and the 3-byte test would lead to, without them (about a third of a
-// window's vector operations, nine of its shuffles). At entry Z0 = the window, AX = its
+// validation, the classes and the 3-byte test would lead to, without them. At entry Z0 = the window, AX = its
 // escaped ASCII bytes, CX = its bytes >= 0x80. A window with a byte >= 0xE0 goes to validate
 // at once (K6 = those bytes, for units). Leads are the bytes >= 0xC0 (bit 6 of a byte >=
 // 0x80), 2-byte leads those in C2..DF, continuation bytes the others >= 0x80. B is 64, 63
 // when byte 63 is a lead (its sequence ends in the next window), or the first escaped ASCII
 // byte if earlier. The window is taken when, up to and including byte B, every lead is
 // a 2-byte lead and the continuation bytes are exactly the bytes after them (a lead before an
-// escape at B has none: not taken), and B > 0; it then goes on at triples with R13 = B and AX
-// = the bytes before B. Anything else goes on at validate with AX and CX unchanged.
+// escape at B has none: not taken), and B > 0; it then sets the triples A, B, C (Z8-Z10) itself,
+// each hex digit one VPERMB merged into the bytes of the other roles (the validation path's
+// triples take about twice as many operations for them), and goes on at chunks with R13 = B
+// and R12 = 0. Anything else goes on at validate with AX and CX unchanged.
 func twoByteWindow() {
-	Comment("A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads, BX =",
+	Comment("A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads (K3), BX =",
 		"2-byte leads, R12 = continuation bytes, R14 = where the rule fails.")
 	VPCMPUB(U8(5), Z17, Z0, K6)
 	KTESTQ(K6, K6)
 	JNZ(LabelRef("three"))
-	VPADDB(Z0, Z0, Z1)
-	VPMOVB2M(Z1, K3)
+	Comment("No byte >= 0xE0: the leads (>= 0xC0) at or above 0xC2 are the 2-byte leads.")
+	VPCMPUB(U8(5), Z16, Z0, K3)
 	KMOVQ(K3, RDX)
-	ANDQ(RCX, RDX)
 	VBROADCASTI64X4(k(kC2), Z1)
-	VPCMPUB(U8(5), Z1, Z0, K3)
-	VPSLLW(U8(2), Z0, Z1)
-	VPMOVB2M(Z1, K4)
-	KANDNQ(K3, K4, K3)
-	KMOVQ(K3, RBX)
+	VPCMPUB(U8(5), Z1, Z0, K4)
+	KMOVQ(K4, RBX)
 	ANDNQ(RCX, RDX, R12)
 	MOVQ(RBX, R14)
 	SHLQ(U8(1), R14)
@@ -438,14 +436,26 @@ func twoByteWindow() {
 	cutAndCheck(RDX, "two_noesc")
 	TESTQ(R13, R13)
 	JZ(LabelRef("validate"))
+	Comment("The triples [A B C]: [\\ u 0] at a lead (K3), [hex(prev1 >> 2) hex((prev1 & 3) << 2 |",
+		"x >> 4 & 3) hex(x)] at a continuation byte (K4), A = x at ASCII. Each digit is a VPERMB",
+		"of Z21 (the 16 digits four times: only the index's low nibble counts, no masking),",
+		"merged into the other roles' bytes.")
 	XORL(R12L, R12L)
-	XORL(R14L, R14L)
 	VPERMB_Z(Z0, Z19, K5, Z3)
-	VPSRLW(U8(4), Z0, Z7)
-	VPANDQ(Z25, Z7, Z7)
-	MOVQ(I64(-1), RAX)
-	BZHIQ(R13, RAX, RAX)
-	JMP(LabelRef("triples"))
+	KANDNQ(K2, K3, K4)
+	VBROADCASTI64X4(k(kBS), Z11)
+	VPBLENDMB(Z11, Z0, K3, Z8)
+	VPSRLW(U8(2), Z3, Z12)
+	VPERMB(Z21, Z12, K4, Z8)
+	VBROADCASTI64X4(k(kU), Z9)
+	VPSLLW(U8(2), Z3, Z12)
+	VPSRLW(U8(4), Z0, Z13)
+	Comment("Z12 = 0x0C ? prev1 << 2 : x >> 4, bit by bit (0xE4: C ? A : B).")
+	VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z13, Z12)
+	VPERMB(Z21, Z12, K4, Z9)
+	VBROADCASTI64X4(k(k30), Z10)
+	VPERMB(Z21, Z0, K4, Z10)
+	JMP(LabelRef("chunks"))
 }
 
 // threeByteWindow emits escapeMBAVX512's shortcut for a window of 3-byte sequences only up to
