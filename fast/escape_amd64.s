@@ -17858,7 +17858,6 @@ three_noesc:
 	KMOVQ    K6, K3
 	VPERMB.Z Z0, Z19, K5, Z3
 	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
 	JMP      mode2
 
 validate:
@@ -17871,32 +17870,31 @@ validate:
 	VPERMB.Z Z0, Z19, K5, Z3
 	VPERMB.Z Z3, Z19, K5, Z4
 	VPERMB.Z Z4, Z19, K5, Z2
-	VPSUBUSB Z24, Z4, Z5
-	VPSUBUSB Z23, Z2, Z6
-	VPORQ    Z6, Z5, Z5
-	VPANDQ   Z22, Z5, Z5
-	VPSRLW   $0x04, Z3, Z6
-	VPANDQ   Z25, Z6, Z6
-	VPSHUFB  Z6, Z28, Z6
-	VPANDQ   Z25, Z3, Z7
-	VPSHUFB  Z7, Z27, Z7
-	VPANDQ   Z7, Z6, Z6
-	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
-	VPSHUFB  Z7, Z26, Z1
-	VPANDQ   Z1, Z6, Z6
-	VPXORQ   Z5, Z6, Z6
-	VPTESTMB Z6, Z6, K1
-	KMOVQ    K1, DX
 
-	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
-	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
-	VPSHUFB         Z7, Z8, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, BX
-	VPSLLW          $0x03, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, R14
+	// Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &
+	// C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of
+	// the 16-byte tables four times over (only the index's low nibble counts: no masking;
+	// Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.
+	VPSUBUSB   Z24, Z4, Z5
+	VPSUBUSB   Z23, Z2, Z6
+	VPTERNLOGD $0xa8, Z22, Z6, Z5
+	VPSRLW     $0x04, Z3, Z6
+	VPERMB     Z28, Z6, Z6
+	VPERMB     Z27, Z3, Z1
+	VPSRLW     $0x04, Z0, Z7
+	VPERMB     Z26, Z7, Z8
+	VPTERNLOGD $0x80, Z8, Z1, Z6
+	VPCMPUB    $0x04, Z5, Z6, K1
+	KMOVQ      K1, DX
+
+	// Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =
+	// 4-byte leads (>= 0xF0).
+	VPCMPUB $0x05, Z16, Z0, K1
+	KMOVQ   K1, BX
+	ORQ     CX, BX
+	NOTQ    BX
+	VPCMPUB $0x05, Z18, Z0, K1
+	KMOVQ   K1, R14
 
 	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
 	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
@@ -17978,19 +17976,15 @@ units:
 mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
 	// & 0x0F there, else x & 0x0F; \ and u at the leads.
-	VPANDQ          Z20, Z3, Z9
-	VPSLLW          $0x02, Z9, Z9
-	VPANDQ          Z20, Z7, Z10
-	VPORQ           Z10, Z9, Z9
-	VPANDQ          Z25, Z0, Z10
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
 	VPCMPUB         $0x05, Z17, Z3, K2
-	VPANDQ          Z25, Z3, Z11
-	VMOVDQU8        Z11, K2, Z9
+	VMOVDQU8        Z3, K2, Z9
 	VPSRLW          $0x02, Z0, Z11
-	VPANDQ          Z25, Z11, Z11
 	VMOVDQU8        Z11, K2, Z10
-	VPSHUFB         Z9, Z21, Z9
-	VPSHUFB         Z10, Z21, Z10
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
 	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
 	VMOVDQU8        Z11, K3, Z9
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z11
@@ -18006,14 +18000,11 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (Z3 = prev1, Z7 = high nibbles.)
-	VPSRLW $0x02, Z3, Z8
-	VPANDQ Z25, Z8, Z8
-	VPANDQ Z20, Z3, Z9
-	VPSLLW $0x02, Z9, Z9
-	VPANDQ Z20, Z7, Z10
-	VPORQ  Z10, Z9, Z9
-	VPANDQ Z25, Z0, Z10
+	// (Z3 = prev1, Z7 = x >> 4 by words.) Each of A, B, C right in its low nibble only.
+	VPSRLW          $0x02, Z3, Z8
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
 
 	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
 	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
@@ -18050,10 +18041,8 @@ general:
 	VPCMPUB  $0x05, Z17, Z3, K4
 	VPCMPUB  $0x05, Z18, Z3, K2
 	KANDNQ   K4, K2, K4
-	VPANDQ   Z25, Z3, Z13
-	VMOVDQU8 Z13, K4, Z8
+	VMOVDQU8 Z3, K4, Z8
 	VPSRLW   $0x02, Z0, Z13
-	VPANDQ   Z25, Z13, Z13
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
@@ -18061,21 +18050,16 @@ general:
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
 	// C = L of the next byte.
+	// (Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |
+	// C.)
 	VPSLLW          $0x06, Z3, Z13
-	VBROADCASTI64X4 utf8consts<>+896(SB), Z14
-	VPANDQ          Z14, Z13, Z13
-	VBROADCASTI64X4 utf8consts<>+736(SB), Z14
-	VPANDQ          Z14, Z0, Z14
-	VPORQ           Z14, Z13, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
 	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
 	VPSUBB          Z14, Z13, Z13
 	VPSRLW          $0x06, Z13, Z14
-	VPANDQ          Z20, Z14, Z14
-	VBROADCASTI64X4 utf8consts<>+512(SB), Z5
-	VPORQ           Z5, Z14, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
 	VMOVDQU8        Z14, K2, Z8
 	VPSRLW          $0x02, Z13, Z14
-	VPANDQ          Z25, Z14, Z14
 	VMOVDQU8        Z14, K2, Z9
 	VMOVDQU8        Z12, K2, Z10
 
@@ -18094,9 +18078,9 @@ no4:
 
 hex:
 	// Hex digits; \ and u at K2; A = x at ASCII (K3).
-	VPSHUFB         Z8, Z21, Z8
-	VPSHUFB         Z9, Z21, Z9
-	VPSHUFB         Z10, Z21, Z10
+	VPERMB          Z21, Z8, Z8
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
 	VBROADCASTI64X4 utf8consts<>+608(SB), Z13
 	VMOVDQU8        Z13, K2, Z8
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
@@ -18502,7 +18486,6 @@ three_noesc:
 	KMOVQ    K6, K3
 	VPERMB.Z Z0, Z19, K5, Z3
 	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
 	JMP      mode2
 
 validate:
@@ -18515,32 +18498,31 @@ validate:
 	VPERMB.Z Z0, Z19, K5, Z3
 	VPERMB.Z Z3, Z19, K5, Z4
 	VPERMB.Z Z4, Z19, K5, Z2
-	VPSUBUSB Z24, Z4, Z5
-	VPSUBUSB Z23, Z2, Z6
-	VPORQ    Z6, Z5, Z5
-	VPANDQ   Z22, Z5, Z5
-	VPSRLW   $0x04, Z3, Z6
-	VPANDQ   Z25, Z6, Z6
-	VPSHUFB  Z6, Z28, Z6
-	VPANDQ   Z25, Z3, Z7
-	VPSHUFB  Z7, Z27, Z7
-	VPANDQ   Z7, Z6, Z6
-	VPSRLW   $0x04, Z0, Z7
-	VPANDQ   Z25, Z7, Z7
-	VPSHUFB  Z7, Z26, Z1
-	VPANDQ   Z1, Z6, Z6
-	VPXORQ   Z5, Z6, Z6
-	VPTESTMB Z6, Z6, K1
-	KMOVQ    K1, DX
 
-	// Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.
-	VBROADCASTI64X4 utf8consts<>+416(SB), Z8
-	VPSHUFB         Z7, Z8, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, BX
-	VPSLLW          $0x03, Z1, Z1
-	VPMOVB2M        Z1, K1
-	KMOVQ           K1, R14
+	// Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &
+	// C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of
+	// the 16-byte tables four times over (only the index's low nibble counts: no masking;
+	// Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.
+	VPSUBUSB   Z24, Z4, Z5
+	VPSUBUSB   Z23, Z2, Z6
+	VPTERNLOGD $0xa8, Z22, Z6, Z5
+	VPSRLW     $0x04, Z3, Z6
+	VPERMB     Z28, Z6, Z6
+	VPERMB     Z27, Z3, Z1
+	VPSRLW     $0x04, Z0, Z7
+	VPERMB     Z26, Z7, Z8
+	VPTERNLOGD $0x80, Z8, Z1, Z6
+	VPCMPUB    $0x04, Z5, Z6, K1
+	KMOVQ      K1, DX
+
+	// Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =
+	// 4-byte leads (>= 0xF0).
+	VPCMPUB $0x05, Z16, Z0, K1
+	KMOVQ   K1, BX
+	ORQ     CX, BX
+	NOTQ    BX
+	VPCMPUB $0x05, Z18, Z0, K1
+	KMOVQ   K1, R14
 
 	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
 	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
@@ -18622,19 +18604,15 @@ units:
 mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
 	// & 0x0F there, else x & 0x0F; \ and u at the leads.
-	VPANDQ          Z20, Z3, Z9
-	VPSLLW          $0x02, Z9, Z9
-	VPANDQ          Z20, Z7, Z10
-	VPORQ           Z10, Z9, Z9
-	VPANDQ          Z25, Z0, Z10
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
 	VPCMPUB         $0x05, Z17, Z3, K2
-	VPANDQ          Z25, Z3, Z11
-	VMOVDQU8        Z11, K2, Z9
+	VMOVDQU8        Z3, K2, Z9
 	VPSRLW          $0x02, Z0, Z11
-	VPANDQ          Z25, Z11, Z11
 	VMOVDQU8        Z11, K2, Z10
-	VPSHUFB         Z9, Z21, Z9
-	VPSHUFB         Z10, Z21, Z10
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
 	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
 	VMOVDQU8        Z11, K3, Z9
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z11
@@ -18650,14 +18628,11 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (Z3 = prev1, Z7 = high nibbles.)
-	VPSRLW $0x02, Z3, Z8
-	VPANDQ Z25, Z8, Z8
-	VPANDQ Z20, Z3, Z9
-	VPSLLW $0x02, Z9, Z9
-	VPANDQ Z20, Z7, Z10
-	VPORQ  Z10, Z9, Z9
-	VPANDQ Z25, Z0, Z10
+	// (Z3 = prev1, Z7 = x >> 4 by words.) Each of A, B, C right in its low nibble only.
+	VPSRLW          $0x02, Z3, Z8
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
 
 	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
 	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
@@ -18694,10 +18669,8 @@ general:
 	VPCMPUB  $0x05, Z17, Z3, K4
 	VPCMPUB  $0x05, Z18, Z3, K2
 	KANDNQ   K4, K2, K4
-	VPANDQ   Z25, Z3, Z13
-	VMOVDQU8 Z13, K4, Z8
+	VMOVDQU8 Z3, K4, Z8
 	VPSRLW   $0x02, Z0, Z13
-	VPANDQ   Z25, Z13, Z13
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
@@ -18705,21 +18678,16 @@ general:
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
 	// C = L of the next byte.
+	// (Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |
+	// C.)
 	VPSLLW          $0x06, Z3, Z13
-	VBROADCASTI64X4 utf8consts<>+896(SB), Z14
-	VPANDQ          Z14, Z13, Z13
-	VBROADCASTI64X4 utf8consts<>+736(SB), Z14
-	VPANDQ          Z14, Z0, Z14
-	VPORQ           Z14, Z13, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
 	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
 	VPSUBB          Z14, Z13, Z13
 	VPSRLW          $0x06, Z13, Z14
-	VPANDQ          Z20, Z14, Z14
-	VBROADCASTI64X4 utf8consts<>+512(SB), Z5
-	VPORQ           Z5, Z14, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
 	VMOVDQU8        Z14, K2, Z8
 	VPSRLW          $0x02, Z13, Z14
-	VPANDQ          Z25, Z14, Z14
 	VMOVDQU8        Z14, K2, Z9
 	VMOVDQU8        Z12, K2, Z10
 
@@ -18738,9 +18706,9 @@ no4:
 
 hex:
 	// Hex digits; \ and u at K2; A = x at ASCII (K3).
-	VPSHUFB         Z8, Z21, Z8
-	VPSHUFB         Z9, Z21, Z9
-	VPSHUFB         Z10, Z21, Z10
+	VPERMB          Z21, Z8, Z8
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
 	VBROADCASTI64X4 utf8consts<>+608(SB), Z13
 	VMOVDQU8        Z13, K2, Z8
 	VBROADCASTI64X4 utf8consts<>+640(SB), Z13

@@ -67,13 +67,13 @@ func escapeMBAVX512(tag bool) {
 	// bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load,
 	// no shuffle port.
 	bcastb := func(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
-	// nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x & 0x0F.
+	// nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x, each in its low
+	// nibble, the only bits the hex digits' VPERMB of Z21 reads (Z7 = x >> 4 by words): Z9 =
+	// 0x0C ? prev1 << 2 : Z7, bit by bit (VPTERNLOGD 0xE4: C ? A : B), Z10 a load.
 	nibblesLC := func() {
-		VPANDQ(Z20, Z3, Z9)
-		VPSLLW(U8(2), Z9, Z9)
-		VPANDQ(Z20, Z7, Z10)
-		VPORQ(Z10, Z9, Z9)
-		VPANDQ(Z25, Z0, Z10)
+		VPSLLW(U8(2), Z3, Z9)
+		VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z9)
+		VMOVDQU64(mem(rSI, 0), Z10)
 	}
 
 	Label("loop")
@@ -123,30 +123,28 @@ func escapeMBAVX512(tag bool) {
 	VPERMB_Z(Z0, Z19, K5, Z3)
 	VPERMB_Z(Z3, Z19, K5, Z4)
 	VPERMB_Z(Z4, Z19, K5, Z2)
+	Comment("Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &",
+		"C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of",
+		"the 16-byte tables four times over (only the index's low nibble counts: no masking;",
+		"Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.")
 	VPSUBUSB(Z24, Z4, Z5)
 	VPSUBUSB(Z23, Z2, Z6)
-	VPORQ(Z6, Z5, Z5)
-	VPANDQ(Z22, Z5, Z5)
+	VPTERNLOGD(U8(0xA8), Z22, Z6, Z5)
 	VPSRLW(U8(4), Z3, Z6)
-	VPANDQ(Z25, Z6, Z6)
-	VPSHUFB(Z6, Z28, Z6)
-	VPANDQ(Z25, Z3, Z7)
-	VPSHUFB(Z7, Z27, Z7)
-	VPANDQ(Z7, Z6, Z6)
+	VPERMB(Z28, Z6, Z6)
+	VPERMB(Z27, Z3, Z1)
 	VPSRLW(U8(4), Z0, Z7)
-	VPANDQ(Z25, Z7, Z7) // Z7 = high nibbles
-	VPSHUFB(Z7, Z26, Z1)
-	VPANDQ(Z1, Z6, Z6)
-	VPXORQ(Z5, Z6, Z6)
-	VPTESTMB(Z6, Z6, K1)
+	VPERMB(Z26, Z7, Z8)
+	VPTERNLOGD(U8(0x80), Z8, Z1, Z6)
+	VPCMPUB(U8(4), Z5, Z6, K1)
 	KMOVQ(K1, RDX) // DX = error positions
-	Comment("Classes (kCls): BX = continuation bytes, R14 = 4-byte leads.")
-	VBROADCASTI64X4(k(kCls), Z8)
-	VPSHUFB(Z7, Z8, Z1)
-	VPMOVB2M(Z1, K1)
+	Comment("Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =",
+		"4-byte leads (>= 0xF0).")
+	VPCMPUB(U8(5), Z16, Z0, K1)
 	KMOVQ(K1, RBX)
-	VPSLLW(U8(3), Z1, Z1)
-	VPMOVB2M(Z1, K1)
+	ORQ(RCX, RBX)
+	NOTQ(RBX)
+	VPCMPUB(U8(5), Z18, Z0, K1)
 	KMOVQ(K1, R14)
 	Comment("2. B: the first lead whose sequence does not end in the window (a 4-byte lead at",
 		"61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as",
@@ -187,9 +185,10 @@ func escapeMBAVX512(tag bool) {
 	Comment("3. Byte triples (runs in escape_amd64's escapeMBAVX2, here for every window): each",
 		"byte before B writes n bytes [A B C][:n] of its character's escape, n = 1 (ASCII), 2 (a",
 		"3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the",
-		"continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2 & 0x0F,",
-		"B (Z9) = L = (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x & 0x0F; Z12 = L of the next",
-		"byte. AX = the positions before B.")
+		"continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2, B (Z9) = L =",
+		"(prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x; Z12 = L of the next byte. Each is right in",
+		"its low nibble only, the bits the hex digits' VPERMB of Z21 (the 16 digits four times)",
+		"reads. AX = the positions before B.")
 	MOVQ(I64(-1), RAX)
 	BZHIQ(R13, RAX, RAX)
 	Comment("A window of 3-byte sequences only (K3 = their leads; every byte before B one of",
@@ -211,13 +210,11 @@ func escapeMBAVX512(tag bool) {
 		"& 0x0F there, else x & 0x0F; \\ and u at the leads.")
 	nibblesLC()
 	VPCMPUB(U8(5), Z17, Z3, K2)
-	VPANDQ(Z25, Z3, Z11)
-	VMOVDQU8(Z11, K2, Z9)
+	VMOVDQU8(Z3, K2, Z9)
 	VPSRLW(U8(2), Z0, Z11)
-	VPANDQ(Z25, Z11, Z11)
 	VMOVDQU8(Z11, K2, Z10)
-	VPSHUFB(Z9, Z21, Z9)
-	VPSHUFB(Z10, Z21, Z10)
+	VPERMB(Z21, Z9, Z9)
+	VPERMB(Z21, Z10, Z10)
 	bcastb(kBS, Z11)
 	VMOVDQU8(Z11, K3, Z9)
 	bcastb(kU, Z11)
@@ -233,9 +230,8 @@ func escapeMBAVX512(tag bool) {
 	JMP(LabelRef("wdone"))
 
 	Label("triples")
-	Comment("(Z3 = prev1, Z7 = high nibbles.)")
+	Comment("(Z3 = prev1, Z7 = x >> 4 by words.)")
 	VPSRLW(U8(2), Z3, Z8)
-	VPANDQ(Z25, Z8, Z8)
 	nibblesLC()
 	Comment("Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no",
 		"4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is",
@@ -268,31 +264,24 @@ func escapeMBAVX512(tag bool) {
 	VPCMPUB(U8(5), Z17, Z3, K4)
 	VPCMPUB(U8(5), Z18, Z3, K2)
 	KANDNQ(K4, K2, K4)
-	VPANDQ(Z25, Z3, Z13)
-	VMOVDQU8(Z13, K4, Z8)
+	VMOVDQU8(Z3, K4, Z8)
 	VPSRLW(U8(2), Z0, Z13)
-	VPANDQ(Z25, Z13, Z13)
 	VMOVDQU8(Z13, K4, Z9)
 	TESTQ(R14, R14)
 	JZ(LabelRef("no4"))
 	Comment("2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |",
 		"x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,",
 		"C = L of the next byte.")
+	Comment("(Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |",
+		"C.)")
 	VPSLLW(U8(6), Z3, Z13)
-	bcastb(kC0, Z14)
-	VPANDQ(Z14, Z13, Z13)
-	bcastb(k3F, Z14)
-	VPANDQ(Z14, Z0, Z14)
-	VPORQ(Z14, Z13, Z13)
+	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
 	bcastb(k10, Z14)
 	VPSUBB(Z14, Z13, Z13)
 	VPSRLW(U8(6), Z13, Z14)
-	VPANDQ(Z20, Z14, Z14)
-	bcastb(k08, Z5)
-	VPORQ(Z5, Z14, Z14)
+	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
 	VMOVDQU8(Z14, K2, Z8)
 	VPSRLW(U8(2), Z13, Z14)
-	VPANDQ(Z25, Z14, Z14)
 	VMOVDQU8(Z14, K2, Z9)
 	VMOVDQU8(Z12, K2, Z10)
 	Label("no4")
@@ -309,9 +298,9 @@ func escapeMBAVX512(tag bool) {
 	KORQ(K2, K3, K2)
 	Label("hex")
 	Comment("Hex digits; \\ and u at K2; A = x at ASCII (K3).")
-	VPSHUFB(Z8, Z21, Z8)
-	VPSHUFB(Z9, Z21, Z9)
-	VPSHUFB(Z10, Z21, Z10)
+	VPERMB(Z21, Z8, Z8)
+	VPERMB(Z21, Z9, Z9)
+	VPERMB(Z21, Z10, Z10)
 	bcastb(kBS, Z13)
 	VMOVDQU8(Z13, K2, Z8)
 	bcastb(kU, Z13)
@@ -518,7 +507,6 @@ func threeByteWindow() {
 	KMOVQ(K6, K3)
 	VPERMB_Z(Z0, Z19, K5, Z3)
 	VPSRLW(U8(4), Z0, Z7)
-	VPANDQ(Z25, Z7, Z7)
 	JMP(LabelRef("mode2"))
 }
 
