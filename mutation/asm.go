@@ -38,10 +38,11 @@ var (
 		"BMI": "BPL", "BPL": "BMI", "BVS": "BVC", "BVC": "BVS",
 		"CBZ": "CBNZ", "CBNZ": "CBZ", "CBZW": "CBNZW", "CBNZW": "CBZW", "TBZ": "TBNZ", "TBNZ": "TBZ",
 	}
-	// asmImmOps are the mnemonics (by prefix) whose immediate is a comparison, a mask, a
-	// shift or a cursor advance.
+	// asmImmOps are the mnemonics (by prefix) whose immediate is a comparison (a VPCMP's
+	// predicate among them), a mask (a VPTERNLOG's truth table too), a shift or a cursor
+	// advance.
 	asmImmOps = []string{"CMP", "TEST", "AND", "BT", "SHL", "SHR", "SAR", "ADD", "SUB",
-		"VPSRL", "VPSLL", "PSRL", "PSLL", "VPAND", "PAND", "LSL", "LSR", "ASR", "TST", "VUSHR", "VSHL", "VSRI", "VSLI", "USHR"}
+		"VPSRL", "VPSLL", "VPTERNLOG", "VPCMP", "PSRL", "PSLL", "VPAND", "PAND", "LSL", "LSR", "ASR", "TST", "VUSHR", "VSHL", "VSRI", "VSLI", "USHR"}
 	asmImm  = regexp.MustCompile(`\$(-?(?:0[xX][0-9a-fA-F]+|[0-9]+))\b`)
 	asmData = regexp.MustCompile(`^DATA\s+([\w·<>]+)\+(\d+)\(SB\)/(\d),\s*\$(0[xX][0-9a-fA-F]+|\d+)`)
 	asmGlob = regexp.MustCompile(`^GLOBL\s+([\w·<>]+)\(SB\),.*\$(\d+)`)
@@ -70,8 +71,9 @@ func (m Mutant) TableByte() int {
 
 // AsmSites returns the mutants of the Go assembly source src of file in source order: each
 // conditional branch swapped for its boundary partner and for its negation (JLT ↔ JLE,
-// JEQ ↔ JNE, BLT ↔ BLE, CBZ ↔ CBNZ, TBZ ↔ TBNZ, …), each immediate of a compare, test, mask,
-// shift or add/sub (a cursor advance) plus and minus 1, and each bit of each byte of the
+// JEQ ↔ JNE, BLT ↔ BLE, CBZ ↔ CBNZ, TBZ ↔ TBNZ, …), each immediate of a compare (a VPCMP's
+// predicate too), test, mask (a VPTERNLOG's truth table too), shift or add/sub (a cursor
+// advance) plus and minus 1, and each bit of each byte of the
 // DATA symbols whose name starts with "utf8" (the UTF-8 validation tables) flipped. funcs
 // selects TEXT symbols, #define macros and DATA symbols by name (empty: all), a DATA symbol
 // optionally with a byte range: "utf8consts[0:96]". It fails when a named one is missing or

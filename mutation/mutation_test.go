@@ -387,6 +387,9 @@ loop:	SUBQ $16, CX
 	JNZ  loop
 short:
 	MOVQ $3, AX // not a condition: no mutant
+	VPCMPUB $0x05, Z1, Z0, K1 // a predicate: x >= y
+	VPTERNLOGD $0xe4, Z2, Z1, Z0 // a truth table: Z2 ? Z0 : Z1
+	VPERMB Z1, Z2, K1, Z3 // no immediate
 	RET
 `
 
@@ -416,6 +419,10 @@ func TestAsmSites(t *testing.T) {
 		"16:13 constant+1: 16 → 17",
 		"16:13 constant-1: 16 → 15",
 		"17:2 relational-negation: JNZ → JZ",
+		"20:11 constant+1: 0x05 → 0x06",
+		"20:11 constant-1: 0x05 → 0x04",
+		"21:14 constant+1: 0xe4 → 0xe5",
+		"21:14 constant-1: 0xe4 → 0xe3",
 	}, got)
 	// The table bytes as a binary holds them (the string's too), and the patch of one bit.
 	bin := append([]byte("header\x02\x80\\utrailer"), 0)
