@@ -17587,8 +17587,9 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
-	// 0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);
-	// K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.
+	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
+	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
+	// each prev's compare is a KSHIFTLQ of them); Z0-Z15 and K1-K4 scratch before that.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
@@ -17893,8 +17894,8 @@ validate:
 	KMOVQ   K1, BX
 	ORQ     CX, BX
 	NOTQ    BX
-	VPCMPUB $0x05, Z18, Z0, K1
-	KMOVQ   K1, R14
+	VPCMPUB $0x05, Z18, Z0, K7
+	KMOVQ   K7, R14
 
 	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
 	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
@@ -17952,9 +17953,10 @@ units:
 	// 3. Byte triples (runs in escape_amd64's escapeMBAVX2, here for every window): each
 	// byte before B writes n bytes [A B C][:n] of its character's escape, n = 1 (ASCII), 2 (a
 	// 3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the
-	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2 & 0x0F,
-	// B (Z9) = L = (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x & 0x0F; Z12 = L of the next
-	// byte. AX = the positions before B.
+	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2, B (Z9) = L =
+	// (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x; Z12 = L of the next byte. Each is right in
+	// its low nibble only, the bits the hex digits' VPERMB of Z21 (the 16 digits four times)
+	// reads. AX = the positions before B.
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 
@@ -17962,16 +17964,15 @@ units:
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
 	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
 	// past the 2B written).
-	VPCMPUB $0x05, Z18, Z0, K4
-	KANDNQ  K6, K4, K3
-	KMOVQ   K3, DX
-	IMUL3Q  $0x07, DX, DX
-	ANDQ    AX, DX
-	MOVQ    DX, R12
-	CMPQ    DX, AX
-	JNE     triples
-	CMPL    R13, $0x20
-	JB      triples
+	KANDNQ K6, K7, K3
+	KMOVQ  K3, DX
+	IMUL3Q $0x07, DX, DX
+	ANDQ   AX, DX
+	MOVQ   DX, R12
+	CMPQ   DX, AX
+	JNE    triples
+	CMPL   R13, $0x20
+	JB     triples
 
 mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
@@ -17979,7 +17980,7 @@ mode2:
 	VPSLLW          $0x02, Z3, Z9
 	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
 	VMOVDQU64       (SI), Z10
-	VPCMPUB         $0x05, Z17, Z3, K2
+	KSHIFTLQ        $0x01, K6, K2
 	VMOVDQU8        Z3, K2, Z9
 	VPSRLW          $0x02, Z0, Z11
 	VMOVDQU8        Z11, K2, Z10
@@ -18000,7 +18001,7 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (Z3 = prev1, Z7 = x >> 4 by words.) Each of A, B, C right in its low nibble only.
+	// (Z3 = prev1, Z7 = x >> 4 by words.)
 	VPSRLW          $0x02, Z3, Z8
 	VPSLLW          $0x02, Z3, Z9
 	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
@@ -18013,7 +18014,7 @@ triples:
 	JNZ      general
 	TESTQ    AX, R14
 	JNZ      general
-	VPCMPUB  $0x05, Z16, Z0, K2
+	KMOVQ    K1, K2
 	VPXORQ   Z13, Z13, Z13
 	VMOVDQU8 Z13, K2, Z10
 	JMP      hex
@@ -18023,23 +18024,23 @@ general:
 	VPERMB    Z9, Z12, Z12
 
 	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	VPCMPUB         $0x05, Z18, Z2, K2
+	KSHIFTLQ        $0x03, K7, K2
 	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
 	VPORQ           Z8, Z13, Z13
 	VMOVDQU8        Z13, K2, Z8
 
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
-	VPCMPUB  $0x05, Z17, Z4, K2
-	VPCMPUB  $0x05, Z18, Z4, K3
+	KSHIFTLQ $0x02, K6, K2
+	KSHIFTLQ $0x02, K7, K3
 	KANDNQ   K2, K3, K4
 	VMOVDQU8 Z9, K4, Z8
 	VMOVDQU8 Z10, K4, Z9
 
 	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
 	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
-	VPCMPUB  $0x05, Z17, Z3, K4
-	VPCMPUB  $0x05, Z18, Z3, K2
+	KSHIFTLQ $0x01, K6, K4
+	KSHIFTLQ $0x01, K7, K2
 	KANDNQ   K4, K2, K4
 	VMOVDQU8 Z3, K4, Z8
 	VPSRLW   $0x02, Z0, Z13
@@ -18065,13 +18066,12 @@ general:
 
 no4:
 	// Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \u, then C =
-	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = x >= 0xF0, then | K3);
+	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);
 	// a 3-byte lead (x >= 0xE0, not K4) has n = 2.
-	VPCMPUB         $0x05, Z16, Z0, K2
+	KMOVQ           K1, K2
 	VPXORQ          Z13, Z13, Z13
 	VMOVDQU8        Z13, K2, Z10
-	VPCMPUB         $0x05, Z18, Z0, K5
-	KORQ            K5, K3, K4
+	KORQ            K7, K3, K4
 	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
 	VMOVDQU8        Z13, K4, Z10
 	KORQ            K2, K3, K2
@@ -18089,10 +18089,6 @@ hex:
 	KMOVQ           K3, CX
 	KNOTQ           K3, K3
 	VMOVDQU8        Z0, K3, Z8
-
-	// K5 was borrowed: all but the first byte again.
-	MOVQ  $-2, AX
-	KMOVQ AX, K5
 
 	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
 	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
@@ -18212,8 +18208,9 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
 	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
-	// 0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);
-	// K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.
+	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
+	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
+	// each prev's compare is a KSHIFTLQ of them); Z0-Z15 and K1-K4 scratch before that.
 	// 
 	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
@@ -18521,8 +18518,8 @@ validate:
 	KMOVQ   K1, BX
 	ORQ     CX, BX
 	NOTQ    BX
-	VPCMPUB $0x05, Z18, Z0, K1
-	KMOVQ   K1, R14
+	VPCMPUB $0x05, Z18, Z0, K7
+	KMOVQ   K7, R14
 
 	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
 	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
@@ -18580,9 +18577,10 @@ units:
 	// 3. Byte triples (runs in escape_amd64's escapeMBAVX2, here for every window): each
 	// byte before B writes n bytes [A B C][:n] of its character's escape, n = 1 (ASCII), 2 (a
 	// 3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the
-	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2 & 0x0F,
-	// B (Z9) = L = (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x & 0x0F; Z12 = L of the next
-	// byte. AX = the positions before B.
+	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2, B (Z9) = L =
+	// (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x; Z12 = L of the next byte. Each is right in
+	// its low nibble only, the bits the hex digits' VPERMB of Z21 (the 16 digits four times)
+	// reads. AX = the positions before B.
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 
@@ -18590,16 +18588,15 @@ units:
 	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
 	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
 	// past the 2B written).
-	VPCMPUB $0x05, Z18, Z0, K4
-	KANDNQ  K6, K4, K3
-	KMOVQ   K3, DX
-	IMUL3Q  $0x07, DX, DX
-	ANDQ    AX, DX
-	MOVQ    DX, R12
-	CMPQ    DX, AX
-	JNE     triples
-	CMPL    R13, $0x20
-	JB      triples
+	KANDNQ K6, K7, K3
+	KMOVQ  K3, DX
+	IMUL3Q $0x07, DX, DX
+	ANDQ   AX, DX
+	MOVQ   DX, R12
+	CMPQ   DX, AX
+	JNE    triples
+	CMPL   R13, $0x20
+	JB     triples
 
 mode2:
 	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
@@ -18607,7 +18604,7 @@ mode2:
 	VPSLLW          $0x02, Z3, Z9
 	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
 	VMOVDQU64       (SI), Z10
-	VPCMPUB         $0x05, Z17, Z3, K2
+	KSHIFTLQ        $0x01, K6, K2
 	VMOVDQU8        Z3, K2, Z9
 	VPSRLW          $0x02, Z0, Z11
 	VMOVDQU8        Z11, K2, Z10
@@ -18628,7 +18625,7 @@ mode2:
 	JMP             wdone
 
 triples:
-	// (Z3 = prev1, Z7 = x >> 4 by words.) Each of A, B, C right in its low nibble only.
+	// (Z3 = prev1, Z7 = x >> 4 by words.)
 	VPSRLW          $0x02, Z3, Z8
 	VPSLLW          $0x02, Z3, Z9
 	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
@@ -18641,7 +18638,7 @@ triples:
 	JNZ      general
 	TESTQ    AX, R14
 	JNZ      general
-	VPCMPUB  $0x05, Z16, Z0, K2
+	KMOVQ    K1, K2
 	VPXORQ   Z13, Z13, Z13
 	VMOVDQU8 Z13, K2, Z10
 	JMP      hex
@@ -18651,23 +18648,23 @@ general:
 	VPERMB    Z9, Z12, Z12
 
 	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	VPCMPUB         $0x05, Z18, Z2, K2
+	KSHIFTLQ        $0x03, K7, K2
 	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
 	VPORQ           Z8, Z13, Z13
 	VMOVDQU8        Z13, K2, Z8
 
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
-	VPCMPUB  $0x05, Z17, Z4, K2
-	VPCMPUB  $0x05, Z18, Z4, K3
+	KSHIFTLQ $0x02, K6, K2
+	KSHIFTLQ $0x02, K7, K3
 	KANDNQ   K2, K3, K4
 	VMOVDQU8 Z9, K4, Z8
 	VMOVDQU8 Z10, K4, Z9
 
 	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
 	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
-	VPCMPUB  $0x05, Z17, Z3, K4
-	VPCMPUB  $0x05, Z18, Z3, K2
+	KSHIFTLQ $0x01, K6, K4
+	KSHIFTLQ $0x01, K7, K2
 	KANDNQ   K4, K2, K4
 	VMOVDQU8 Z3, K4, Z8
 	VPSRLW   $0x02, Z0, Z13
@@ -18693,13 +18690,12 @@ general:
 
 no4:
 	// Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \u, then C =
-	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = x >= 0xF0, then | K3);
+	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);
 	// a 3-byte lead (x >= 0xE0, not K4) has n = 2.
-	VPCMPUB         $0x05, Z16, Z0, K2
+	KMOVQ           K1, K2
 	VPXORQ          Z13, Z13, Z13
 	VMOVDQU8        Z13, K2, Z10
-	VPCMPUB         $0x05, Z18, Z0, K5
-	KORQ            K5, K3, K4
+	KORQ            K7, K3, K4
 	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
 	VMOVDQU8        Z13, K4, Z10
 	KORQ            K2, K3, K2
@@ -18717,10 +18713,6 @@ hex:
 	KMOVQ           K3, CX
 	KNOTQ           K3, K3
 	VMOVDQU8        Z0, K3, Z8
-
-	// K5 was borrowed: all but the first byte again.
-	MOVQ  $-2, AX
-	KMOVQ AX, K5
 
 	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
 	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B

@@ -27,8 +27,9 @@ func escapeMBAVX512(tag bool) {
 		"call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26",
 		"= the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
 		"digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =",
-		"0xF0/0xE0/0xC0); K5 = all but the first byte (borrowed and restored in a window);",
-		"K6 = the window's bytes >= 0xE0 (from twoByteWindow on); Z0-Z15 and K1-K4 scratch.",
+		"0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from",
+		"twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:",
+		"each prev's compare is a KSHIFTLQ of them); Z0-Z15 and K1-K4 scratch before that.",
 		"",
 		"Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before",
 		"the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load",
@@ -144,8 +145,8 @@ func escapeMBAVX512(tag bool) {
 	KMOVQ(K1, RBX)
 	ORQ(RCX, RBX)
 	NOTQ(RBX)
-	VPCMPUB(U8(5), Z18, Z0, K1)
-	KMOVQ(K1, R14)
+	VPCMPUB(U8(5), Z18, Z0, K7)
+	KMOVQ(K7, R14)
 	Comment("2. B: the first lead whose sequence does not end in the window (a 4-byte lead at",
 		"61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as",
 		"escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid",
@@ -195,8 +196,7 @@ func escapeMBAVX512(tag bool) {
 		"theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so",
 		"that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes",
 		"past the 2B written).")
-	VPCMPUB(U8(5), Z18, Z0, K4)
-	KANDNQ(K6, K4, K3)
+	KANDNQ(K6, K7, K3)
 	KMOVQ(K3, RDX)
 	IMUL3Q(U8(7), RDX, RDX) // leads | leads << 1 | leads << 2 (3 apart: no carries)
 	ANDQ(RAX, RDX)
@@ -209,7 +209,7 @@ func escapeMBAVX512(tag bool) {
 	Comment("A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2",
 		"& 0x0F there, else x & 0x0F; \\ and u at the leads.")
 	nibblesLC()
-	VPCMPUB(U8(5), Z17, Z3, K2)
+	KSHIFTLQ(U8(1), K6, K2)
 	VMOVDQU8(Z3, K2, Z9)
 	VPSRLW(U8(2), Z0, Z11)
 	VMOVDQU8(Z11, K2, Z10)
@@ -240,7 +240,7 @@ func escapeMBAVX512(tag bool) {
 	JNZ(LabelRef("general"))
 	TESTQ(RAX, R14)
 	JNZ(LabelRef("general"))
-	VPCMPUB(U8(5), Z16, Z0, K2)
+	KMOVQ(K1, K2)
 	VPXORQ(Z13, Z13, Z13)
 	VMOVDQU8(Z13, K2, Z10)
 	JMP(LabelRef("hex"))
@@ -248,21 +248,21 @@ func escapeMBAVX512(tag bool) {
 	VMOVDQU64(k(kNext), Z12)
 	VPERMB(Z9, Z12, Z12)
 	Comment("4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.")
-	VPCMPUB(U8(5), Z18, Z2, K2)
+	KSHIFTLQ(U8(3), K7, K2)
 	bcastb(k0C, Z13)
 	VPORQ(Z8, Z13, Z13)
 	VMOVDQU8(Z13, K2, Z8)
 	Comment("3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd",
 		"byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.")
-	VPCMPUB(U8(5), Z17, Z4, K2)
-	VPCMPUB(U8(5), Z18, Z4, K3)
+	KSHIFTLQ(U8(2), K6, K2)
+	KSHIFTLQ(U8(2), K7, K3)
 	KANDNQ(K2, K3, K4)
 	VMOVDQU8(Z9, K4, Z8)
 	VMOVDQU8(Z10, K4, Z9)
 	Comment("2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd",
 		"byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.")
-	VPCMPUB(U8(5), Z17, Z3, K4)
-	VPCMPUB(U8(5), Z18, Z3, K2)
+	KSHIFTLQ(U8(1), K6, K4)
+	KSHIFTLQ(U8(1), K7, K2)
 	KANDNQ(K4, K2, K4)
 	VMOVDQU8(Z3, K4, Z8)
 	VPSRLW(U8(2), Z0, Z13)
@@ -286,13 +286,12 @@ func escapeMBAVX512(tag bool) {
 	VMOVDQU8(Z12, K2, Z10)
 	Label("no4")
 	Comment("Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \\u, then C =",
-		"0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = x >= 0xF0, then | K3);",
+		"0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);",
 		"a 3-byte lead (x >= 0xE0, not K4) has n = 2.")
-	VPCMPUB(U8(5), Z16, Z0, K2)
+	KMOVQ(K1, K2)
 	VPXORQ(Z13, Z13, Z13)
 	VMOVDQU8(Z13, K2, Z10)
-	VPCMPUB(U8(5), Z18, Z0, K5)
-	KORQ(K5, K3, K4)
+	KORQ(K7, K3, K4)
 	bcastb(k0D, Z13)
 	VMOVDQU8(Z13, K4, Z10)
 	KORQ(K2, K3, K2)
@@ -309,9 +308,6 @@ func escapeMBAVX512(tag bool) {
 	KMOVQ(K3, RCX)
 	KNOTQ(K3, K3)
 	VMOVDQU8(Z0, K3, Z8)
-	Comment("K5 was borrowed: all but the first byte again.")
-	MOVQ(I64(-2), RAX)
-	KMOVQ(RAX, K5)
 	Comment("4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k",
 		"of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B",
 		"from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk",
