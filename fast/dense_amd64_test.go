@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/difffuzz/difffuzz/corpus"
 )
@@ -278,6 +279,33 @@ func TestTwoByteTableEveryCodePoint(t *testing.T) {
 			if ref := kernelRef(src[:ns], c); ns < strings.LastIndex(string(src), string(r))+2 || string(dst[:nd]) != string(ref) {
 				t.Fatalf("%s, U+%04X: consumed %d of %d bytes, wrote %q; want past the last sequence, %q", k.name, r, ns, len(src), dst[:nd], ref)
 			}
+		}
+	}
+}
+
+// TestFourByteEveryCodePoint writes every code point of a 4-byte sequence (U+10000..U+10FFFF)
+// through the AVX-512 multi-byte kernel's triples for windows of 4-byte sequences and ASCII
+// (fourByteTriples), twelve code points a window, each before a space (so that each of them is
+// at every fifth offset of a window's 16-byte lanes in turn), against the reference escape
+// (kernelRef) of what the kernel consumed, which must reach past the last of them. A wrong
+// digit of any surrogate pair fails here.
+func TestFourByteEveryCodePoint(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 VBMI2 on this CPU")
+	}
+	c := &ctxs[ctxIndex(0)]
+	src := make([]byte, 0, 60+200)
+	dst := make([]byte, 12*cap(src))
+	for r := rune(0x10000); r <= 0x10FFFF; r += 12 {
+		src = src[:0]
+		for i := range rune(12) {
+			src = utf8.AppendRune(src, min(r+i, 0x10FFFF))
+			src = append(src, ' ')
+		}
+		src = append(src, strings.Repeat("d", 200)...)
+		ns, nd := escapeMBAVX512(dst, src, &c.kt[0], &c.esc[0])
+		if ref := kernelRef(src[:ns], c); ns < 60 || string(dst[:nd]) != string(ref) {
+			t.Fatalf("U+%04X..U+%04X: consumed %d of %d bytes, wrote %q; want past byte 60, %q", r, r+11, ns, len(src), dst[:nd], ref)
 		}
 	}
 }

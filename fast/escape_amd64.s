@@ -17970,7 +17970,7 @@ units:
 	ANDQ   AX, DX
 	MOVQ   DX, R12
 	CMPQ   DX, AX
-	JNE    triples
+	JNE    notthree
 	CMPL   R13, $0x20
 	JB     triples
 
@@ -17999,6 +17999,57 @@ mode2:
 	VMOVDQU64       Z13, 64(DI)
 	LEAQ            (DI)(R13*2), DI
 	JMP             wdone
+
+notthree:
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Z3, Z11
+	VPORD.BCST      utf8consts<>+544(SB), Z11, Z11
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z8
+	VPBLENDMB       Z8, Z0, K1, Z8
+	VPERMB          Z21, Z11, K6, Z8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Z3, Z11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z11
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z11, Z12, Z12
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPERMB          Z21, Z11, K6, Z9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQU64       (SI), Z10
+	VMOVDQU8        Z12, K2, Z10
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z14
+	VMOVDQU8        Z14, K1, Z10
+	VPERMB          Z21, Z10, Z10
+	MOVQ            BX, CX
+	ORQ             R14, CX
+	JMP             chunks
 
 triples:
 	// (Z3 = prev1, Z7 = x >> 4 by words.)
@@ -18594,7 +18645,7 @@ units:
 	ANDQ   AX, DX
 	MOVQ   DX, R12
 	CMPQ   DX, AX
-	JNE    triples
+	JNE    notthree
 	CMPL   R13, $0x20
 	JB     triples
 
@@ -18623,6 +18674,57 @@ mode2:
 	VMOVDQU64       Z13, 64(DI)
 	LEAQ            (DI)(R13*2), DI
 	JMP             wdone
+
+notthree:
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Z3, Z11
+	VPORD.BCST      utf8consts<>+544(SB), Z11, Z11
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z8
+	VPBLENDMB       Z8, Z0, K1, Z8
+	VPERMB          Z21, Z11, K6, Z8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Z3, Z11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z11
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z11, Z12, Z12
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPERMB          Z21, Z11, K6, Z9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQU64       (SI), Z10
+	VMOVDQU8        Z12, K2, Z10
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z14
+	VMOVDQU8        Z14, K1, Z10
+	VPERMB          Z21, Z10, Z10
+	MOVQ            BX, CX
+	ORQ             R14, CX
+	JMP             chunks
 
 triples:
 	// (Z3 = prev1, Z7 = x >> 4 by words.)

@@ -255,6 +255,20 @@ func TestMBThreeByteWindows(t *testing.T) {
 	}
 }
 
+// TestMBFourByteWindows checks the multi-byte kernels on text of 4-byte sequences and spaces
+// (the AVX-512 kernel's fourByteTriples), F0 and F4 leads at their limits (U+10000, U+3FFFF,
+// U+100000, U+10FFFF), with one defect at every offset of its first two windows: overlong (F0
+// 80..8F) and too large (F4 90.., F5) sequences, a lead before two continuation bytes or
+// before ASCII, a stray continuation byte and, valid, an escaped byte and 2- and 3-byte
+// sequences among them (shortWindows).
+func TestMBFourByteWindows(t *testing.T) {
+	shortWindows(t, strings.Repeat("😀 𐀀𿿿🚀 􀀀􏿿 ", 12), []windowDefect{
+		{"\xf0\x8f\xbf\xbf", false}, {"\xf4\x90\x80\x80", false}, {"\xf5\x80\x80\x80", false},
+		{"\xf0\x9f\x98", false}, {"\xf0\x9f\x98a", false}, {"\xbf", false}, {"\xf0\xf0\x9f\x98\x80", false},
+		{"\"", true}, {"\x1f", true}, {"é", true}, {"中", true}, {"\xf0\x90\x80\x80", true}, {"\xf4\x8f\xbf\xbf", true},
+	})
+}
+
 // shortWindows puts each defect at every offset of base's first two windows (of each
 // multi-byte kernel) and checks the kernel: it must write the reference escape (kernelRef) of
 // valid input up to where it stops, and never consume an invalid byte.

@@ -202,7 +202,7 @@ func escapeMBAVX512(tag bool) {
 	ANDQ(RAX, RDX)
 	MOVQ(RDX, R12) // the 3-byte sequences' bytes before B, for the triples' keep masks
 	CMPQ(RDX, RAX)
-	JNE(LabelRef("triples"))
+	JNE(LabelRef("notthree"))
 	CMPL(R13L, U8(32))
 	JB(LabelRef("triples"))
 	Label("mode2")
@@ -228,6 +228,8 @@ func escapeMBAVX512(tag bool) {
 	VMOVDQU64(Z13, mem(rDI, 64))
 	LEAQ(Mem{Base: rDI, Index: R13, Scale: 2}, rDI)
 	JMP(LabelRef("wdone"))
+
+	fourByteTriples()
 
 	Label("triples")
 	Comment("(Z3 = prev1, Z7 = x >> 4 by words.)")
@@ -380,6 +382,66 @@ func escapeMBAVX512(tag bool) {
 	ADDQ(U8(64), rDI)
 	JMP(LabelRef("loop"))
 	epilogue(true)
+}
+
+// fourByteTriples emits escapeMBAVX512's triples for a validated window whose leads before B
+// are all 4-byte leads (emoji, with ASCII among them): with K7 = the window's bytes >= 0xF0,
+// its 2nd, 3rd and 4th bytes are K7 shifted by 1, 2 and 3, and the triples are [\ u d] at a
+// lead or 3rd byte, the surrogates' other digits at a 2nd byte (8 | w >> 2 & 3, w's low two
+// bits and the 3rd byte's top two, L of the next byte) or a 4th byte (0x0C | prev1 >> 2, L,
+// x), and x at ASCII: each digit one VPERMB of Z21 merged into the bytes of the other roles,
+// about half the operations of the general path's masked moves. Any other window goes on at
+// triples. At entry (notthree, from units) Z0 = the window, Z3 = prev1, Z7 = x >> 4 by words,
+// K1 = its bytes >= 0xC0, K7 = those >= 0xF0, BX = its continuation bytes, R14 = its 4-byte
+// leads, AX = the bytes before B, R12 = 0 (no 3-byte sequence's byte before B). It goes on at
+// chunks with CX = the bytes >= 0x80.
+func fourByteTriples() {
+	Label("notthree")
+	Comment("Only 4-byte leads before B (fourByteTriples): K2 = the other leads.")
+	KANDNQ(K1, K7, K2)
+	KMOVQ(K2, RDX)
+	TESTQ(RAX, RDX)
+	JNZ(LabelRef("triples"))
+	Comment("K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\\ u d), K6 = 2nd and",
+		"4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the",
+		"general path).")
+	KSHIFTLQ(U8(1), K7, K2)
+	KSHIFTLQ(U8(2), K7, K3)
+	KSHIFTLQ(U8(3), K7, K4)
+	KORQ(K7, K3, K1)
+	KORQ(K2, K4, K6)
+	VPSLLW(U8(6), Z3, Z13)
+	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
+	VBROADCASTI64X4(k(k10), Z14)
+	VPSUBB(Z14, Z13, Z13)
+	Comment("A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:",
+		"A & B | C), into \\ at K1 and x elsewhere.")
+	VPSRLW(U8(2), Z3, Z11)
+	VPORD_BCST(k(k0C), Z11, Z11)
+	VPSRLW(U8(6), Z13, Z14)
+	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
+	VMOVDQU8(Z14, K2, Z11)
+	VBROADCASTI64X4(k(kBS), Z8)
+	VPBLENDMB(Z8, Z0, K1, Z8)
+	VPERMB(Z21, Z11, K6, Z8)
+	Comment("B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.")
+	VPSLLW(U8(2), Z3, Z11)
+	VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z11)
+	VMOVDQU64(k(kNext), Z12)
+	VPERMB(Z11, Z12, Z12)
+	VPSRLW(U8(2), Z13, Z14)
+	VMOVDQU8(Z14, K2, Z11)
+	VBROADCASTI64X4(k(kU), Z9)
+	VPERMB(Z21, Z11, K6, Z9)
+	Comment("C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.")
+	VMOVDQU64(mem(rSI, 0), Z10)
+	VMOVDQU8(Z12, K2, Z10)
+	VBROADCASTI64X4(k(k0D), Z14)
+	VMOVDQU8(Z14, K1, Z10)
+	VPERMB(Z21, Z10, Z10)
+	MOVQ(RBX, RCX)
+	ORQ(R14, RCX)
+	JMP(LabelRef("chunks"))
 }
 
 // twoByteWindow emits escapeMBAVX512's shortcut for a window whose bytes >= 0x80 before B are
