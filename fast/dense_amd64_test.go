@@ -4,11 +4,14 @@ package fast
 
 import (
 	"math/rand/v2"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/difffuzz/difffuzz/boundary"
 	"github.com/difffuzz/difffuzz/corpus"
+	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
 // TestASCIIKernelDensity checks escapeAVX2's third result (and escapeAVX512's), which decides whether the
@@ -306,6 +309,79 @@ func TestFourByteEveryCodePoint(t *testing.T) {
 		ns, nd := escapeMBAVX512(dst, src, &c.kt[0], &c.esc[0])
 		if ref := kernelRef(src[:ns], c); ns < 60 || string(dst[:nd]) != string(ref) {
 			t.Fatalf("U+%04X..U+%04X: consumed %d of %d bytes, wrote %q; want past byte 60, %q", r, r+11, ns, len(src), dst[:nd], ref)
+		}
+	}
+}
+
+// TestMBValidForms checks the AVX-512 multi-byte kernel's forms for input proven valid
+// (escapeMBAVX512Valid, escapeMBAVX512TagValid), which skip the validation: on valid text of
+// every mix the kernel's paths take (sparse, 2-, 3- and 4-byte windows, mixed scripts,
+// escaped bytes among them, at lengths 128 to 640) each must consume what its validating form
+// consumes and write the same bytes; on the same text with one byte made invalid it must still
+// read no byte past the input (flush against a guard page), consume no more than it, and write
+// no more than 64 bytes past its output, which is at most six bytes a consumed byte.
+func TestMBValidForms(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 VBMI2 on this CPU")
+	}
+	buf, err := boundary.NewBuffer(1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = buf.Free() }()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	pieces := [][]string{
+		{"a", "b", " ", "e", "\"", "/", "\n", "<", "\\"},
+		{"é", "ж", "ß", "\u0080", "\u07ff"},
+		{"中", "€", "\u0800", "\uffff", "\ue000", "\ud7ff", "\u2028"},
+		{"😀", "\U00010000", "\U0010ffff", "🚀"},
+	}
+	forms := []struct {
+		name        string
+		check, fast func(dst, src []byte, kt, esc *uint64) (int, int)
+		opts        jsonopt.Options
+	}{
+		{"escapeMBAVX512Valid", escapeMBAVX512, escapeMBAVX512Valid, 0},
+		{"escapeMBAVX512TagValid", escapeMBAVX512Tag, escapeMBAVX512TagValid, jsonopt.HexTag | jsonopt.HexQuot},
+	}
+	r := rand.New(rand.NewPCG(36, 12))
+	for iter := range 12000 {
+		// A weight per piece class: one class alone, or a mix.
+		var w [4]int
+		for i := range w {
+			w[i] = r.IntN(4) * r.IntN(2)
+		}
+		w[iter%4] += 4
+		var text []byte
+		for n := 128 + r.IntN(513); len(text) < n; {
+			x := r.IntN(w[0] + w[1] + w[2] + w[3])
+			cl := 0
+			for x >= w[cl] {
+				x -= w[cl]
+				cl++
+			}
+			text = append(text, pieces[cl][r.IntN(len(pieces[cl]))]...)
+		}
+		f := forms[iter%2]
+		c := &ctxs[ctxIndex(f.opts)]
+		src := buf.Input(boundary.EndFlush, len(text), 0)
+		copy(src, text)
+		want := make([]byte, 6*len(src)+128)
+		ws, wd := f.check(want, src, &c.kt[0], &c.esc[0])
+		got := make([]byte, 6*len(src)+128)
+		gs, gd := f.fast(got, src, &c.kt[0], &c.esc[0])
+		if gs != ws || string(got[:gd]) != string(want[:wd]) {
+			t.Fatalf("%s(%q): consumed %d, wrote %q; the validating form consumed %d, wrote %q", f.name, text, gs, got[:gd], ws, want[:wd])
+		}
+		// One byte made invalid (0xFF, a continuation byte or a lead).
+		src[r.IntN(len(src))] = []byte{0xFF, 0x80, 0xBF, 0xC3, 0xE4, 0xF0}[r.IntN(6)]
+		for i := range got {
+			got[i] = 0xAA
+		}
+		gs, gd = f.fast(got, src, &c.kt[0], &c.esc[0])
+		tail := got[min(len(got), gd+64):]
+		if gs > len(src) || gd > 6*gs || strings.Trim(string(tail), "\xaa") != "" {
+			t.Fatalf("%s(% x): consumed %d of %d bytes, wrote %d (and past it: %q)", f.name, src, gs, len(src), gd, tail)
 		}
 	}
 }

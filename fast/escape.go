@@ -282,6 +282,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	}
 	need := n + 5*bl + 17
 	errMode := opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0
+	valid := false
 	// The vector kernels' block stores run ahead of their output (runKernel): that is safe
 	// only while the escape of the rest of the input is at least as long as the rest, which
 	// invalid input breaks under IGNORE, and under SUBSTITUTE with UNESCAPED_UNICODE.
@@ -296,8 +297,11 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 		// costs less than validFrom (BenchmarkScratch: at 4 KiB the copy and the pool cost
 		// 5-13 % of the escape, validFrom 2-4 times the escape). An invalid one found so
 		// fails at once in error mode.
+		// A remainder proven valid goes to the kernels with valid set: the AVX-512
+		// multi-byte kernel then skips its own validation.
 		if p, noCtl := asciiPrefix(k, src); p < n {
-			if valid, known := validRest(k, src, p, opts); !valid {
+			var known bool
+			if valid, known = validRest(k, src, p, opts); !valid {
 				if errMode && known {
 					return failUTF8(dst, opts)
 				}
@@ -309,31 +313,38 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
 			c = &ctxs[c.ascii]
 			if k >= kernelArch {
-				// One kernel call per chunk does it all: an ASCII string never stops the
-				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,
-				// so output may go wherever reserve puts it.
-				out := dst[:cap(dst)]
-				out[start] = '"' // §1.2 step 3
-				d := start + 1
-				for i := 0; i < n; {
-					e := min(n, i+block)
-					if len(out)-d < 6*(e-i)+16 {
-						out, d = reserve(out, d, 6*(e-i)+16)
-					}
-					d += archEscapeASCII(k, out[d:], src[i:e], c, noCtl)
-					i = e
-				}
-				out[d] = '"' // §1.2 step 8
-				return out[:d+1], nil
+				return escapeASCII(dst, src, c, k, noCtl), nil
 			}
 		}
 	}
 	out, d := reserve(dst, start, need)
-	out, d, ok := escapeBody(out, d, src, opts, c, k)
+	out, d, ok := escapeBody(out, d, src, opts, c, k, valid)
 	if !ok {
 		return failUTF8(dst, opts)
 	}
 	return out[:d], nil
+}
+
+// escapeASCII appends the quoted escape of src, which is ASCII, with kernel k (one of the
+// per-architecture ones) and the context c of its option set without UNESCAPED_UNICODE and
+// UNESCAPED_LINE_TERMINATORS (noCtl: src has no control byte either). One kernel call per
+// chunk does it all: an ASCII string never stops the kernel (archEscapeASCII finishes the
+// last bytes itself) and cannot fail, so output may go wherever reserve puts it.
+func escapeASCII(dst, src []byte, c *escCtx, k int, noCtl bool) []byte {
+	start, n := len(dst), len(src)
+	out := dst[:cap(dst)]
+	out[start] = '"' // §1.2 step 3
+	d := start + 1
+	for i := 0; i < n; {
+		e := min(n, i+block)
+		if len(out)-d < 6*(e-i)+16 {
+			out, d = reserve(out, d, 6*(e-i)+16)
+		}
+		d += archEscapeASCII(k, out[d:], src[i:e], c, noCtl)
+		i = e
+	}
+	out[d] = '"' // §1.2 step 8
+	return out[:d+1]
 }
 
 // smallInput is the longest input escaped without a kernel: by the inline path when clean,
@@ -454,7 +465,7 @@ func isASCII(s []byte) bool {
 func escapeScratch(dst, src []byte, opts jsonopt.Options, c *escCtx, k, need int) ([]byte, error) {
 	bp := scratch.Get().(*[]byte)
 	buf, _ := reserve((*bp)[:0], 0, need)
-	buf, d, ok := escapeBody(buf, 0, src, opts, c, k)
+	buf, d, ok := escapeBody(buf, 0, src, opts, c, k, false)
 	var err error
 	if ok {
 		dst = append(dst, buf[:d]...)
@@ -470,9 +481,10 @@ func escapeScratch(dst, src []byte, opts jsonopt.Options, c *escCtx, k, need int
 
 // escapeBody writes the quoted escape of src into out from d on (out is a full-capacity slice
 // with at least n+5*b+17 bytes of room after d, b = n up to block bytes, else block+64: what
-// escapeLong reserves) and returns the possibly grown
-// slice, the end of the output, and false if src is invalid under error mode (§1.5).
-func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, int, bool) {
+// escapeLong reserves) and returns the possibly grown slice, the end of the output, and false
+// if src is invalid under error mode (§1.5). valid tells that src is known valid UTF-8
+// (archKernel's).
+func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx, k int, valid bool) ([]byte, int, bool) {
 	uu := opts&jsonopt.UnescapedUnicode != 0
 	// A kernel in uuKernels (under UNESCAPED_UNICODE) or in mbKernels (without it) also
 	// takes multi-byte sequences.
@@ -502,7 +514,7 @@ func escapeBody(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx, 
 				// uuKernels or mbKernels, valid multi-byte sequences).
 				var ns, nd int
 				if k >= kernelArch {
-					ns, nd = archKernel(k, out[d:], src[i:ek], c) // one call less
+					ns, nd = archKernel(k, out[d:], src[i:ek], c, valid) // one call less
 				} else {
 					ns, nd = runKernel(k, out[d:], src[i:ek], c)
 				}

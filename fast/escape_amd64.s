@@ -18922,6 +18922,1317 @@ ret:
 	VZEROUPPER
 	RET
 
+// func escapeMBAVX512Valid(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
+TEXT ·escapeMBAVX512Valid(SB), NOSPLIT, $8-80
+	PCALIGN $64
+	// escapeMBAVX512Valid: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
+	// its run-ahead stores reach at most 64 bytes past the output).
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
+	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
+	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
+	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
+	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
+	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
+	// each prev's compare is a KSHIFTLQ of them); Z0-Z15 and K1-K4 scratch before that.
+	// 
+	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
+	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
+	// before it). Every window with a byte >= 0x80 is written as byte triples
+	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
+	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
+	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
+	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
+	// of ASCII and valid 2-byte sequences only skips the validation and the classes
+	// (twoByteWindow: lead and continuation masks checked in general registers).
+	MOVQ            dst_base+0(FP), DI
+	MOVQ            src_base+24(FP), SI
+	MOVQ            src_len+32(FP), R10
+	MOVQ            kt+48(FP), AX
+	MOVQ            esc+56(FP), R11
+	MOVQ            SI, R8
+	MOVQ            DI, R9
+	ADDQ            SI, R10
+	MOVB            $0x00, (SP)
+	VBROADCASTI64X4 (AX), Z31
+	VBROADCASTI64X4 utf8consts<>+352(SB), Z30
+	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
+	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
+	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
+	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
+	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
+	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
+	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
+	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
+	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
+	VBROADCASTI64X4 utf8consts<>+896(SB), Z16
+	VBROADCASTI64X4 utf8consts<>+960(SB), Z17
+	VBROADCASTI64X4 utf8consts<>+992(SB), Z18
+	VMOVDQU64       utf8consts<>+17888(SB), Z19
+	MOVQ            $-2, AX
+	KMOVQ           AX, K5
+
+loop:
+	LEAQ      128(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU64 (SI), Z0
+	VPSHUFB   Z0, Z31, Z1
+	VPCMPEQB  Z1, Z0, K1
+	VPCMPUB   $0x01, Z30, Z0, K2
+	KORQ      K1, K2, K1
+	VPMOVB2M  Z0, K2
+	KORTESTQ  K1, K2
+	JNZ       dirty
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+dirty:
+	KMOVQ     K1, AX
+	KMOVQ     K2, CX
+	TESTQ     CX, CX
+	JNZ       mb
+	VMOVDQU64 Z0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K1/K2 = the same.
+	POPCNTQ CX, DX
+
+	// sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0
+	// goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or
+	// 65 with a lead at 63).
+	CMPQ      DX, $0x08
+	JA        sp_dense
+	VMOVDQU64 Z0, (DI)
+	ORQ       AX, CX
+	MOVQ      DI, R14
+
+	// R13 from the byte in memory (65 - (byte 63 < 0xC0)), not from the events: a short
+	// chain to the next window's SI. At sp_done a lead at 63 was a valid 2-byte one.
+	MOVL $0x00000041, R13
+	CMPB 63(SI), $0xc0
+	SBBL $0x00, R13
+
+sp_event:
+	BSFQ    CX, R12
+	MOVWLZX (SI)(R12*1), BX
+	CMPB    BL, $0x80
+	JB      sp_esc
+	MOVL    BX, DX
+	ANDL    $0x0000c0e0, DX
+	CMPL    DX, $0x000080c0
+	JNE     sp_stop
+	TESTL   $0x0000001e, BX
+	JZ      sp_stop
+	MOVL    BX, DX
+	ANDL    $0x1f, DX
+	SHLL    $0x06, DX
+	SHRL    $0x08, BX
+	ANDL    $0x3f, BX
+	ORL     DX, BX
+	LEAQ    utf8consts<>+30784(SB), DX
+	MOVQ    -1024(DX)(BX*8), BX
+	MOVQ    BX, (R14)(R12*1)
+	ADDQ    $0x04, R14
+
+	// Both bytes of the sequence done.
+	MOVL  $0x00000003, AX
+	SHLXQ R12, AX, AX
+	ANDNQ CX, AX, CX
+
+	// A lead at 63 is the window's last event, and its rest is the next window's (a load
+	// from SI+65 would read past the 128 bytes the loop may read).
+	CMPL      R12, $0x3f
+	JEQ       sp_done
+	VMOVDQU64 2(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 2(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+	JMP       sp_done
+
+sp_esc:
+	// An escaped ASCII byte (the block path's step).
+	MOVBLZX   BL, DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (R14)(R12*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(R14)(BX*1), R14
+	BTRQ      R12, CX
+	VMOVDQU64 1(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 1(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+
+sp_done:
+	ADDQ R13, SI
+	LEAQ (R14)(R13*1), DI
+	JMP  loop
+
+sp_stop:
+	// Not a valid 2-byte sequence at R12: the window ends there, unless that is byte 0.
+	TESTQ R12, R12
+	JZ    sp_first
+	ADDQ  R12, SI
+	LEAQ  (R14)(R12*1), DI
+	JMP   loop
+
+sp_first:
+	KMOVQ   K1, AX
+	KMOVQ   K2, CX
+	POPCNTQ CX, DX
+
+sp_dense:
+	// Fewer than three bytes >= 0x80: back to Go (as escapeMBAVX2).
+	CMPQ DX, $0x03
+	JB   ret
+
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads (K3), BX =
+	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
+	VPCMPUB $0x05, Z17, Z0, K6
+	KTESTQ  K6, K6
+	JNZ     three
+
+	// No byte >= 0xE0: the leads (>= 0xC0) at or above 0xC2 are the 2-byte leads.
+	VPCMPUB         $0x05, Z16, Z0, K3
+	KMOVQ           K3, DX
+	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
+	VPCMPUB         $0x05, Z1, Z0, K4
+	KMOVQ           K4, BX
+	ANDNQ           CX, DX, R12
+	MOVQ            BX, R14
+	SHLQ            $0x01, R14
+	XORQ            R12, R14
+	MOVQ            DX, R12
+	XORQ            BX, R12
+	ORQ             R12, R14
+
+	// B: 63 when byte 63 is a lead (from memory, as windowEnd: no bytes >= 0xE0 here), else 64.
+	MOVL    $0x0000003f, R13
+	CMPB    63(SI), $0xc0
+	ADCL    $0x00, R13
+	TESTQ   AX, AX
+	JZ      two_noesc
+	BSFQ    AX, DX
+	CMPQ    DX, R13
+	CMOVQLT DX, R13
+
+two_noesc:
+	LEAQ  1(R13), DX
+	BZHIQ DX, R14, R14
+	JNZ   validate
+	TESTQ R13, R13
+	JZ    validate
+
+	// The triples [A B C]: [\ u 0] at a lead (K3), [hex(prev1 >> 2) hex((prev1 & 3) << 2 |
+	// x >> 4 & 3) hex(x)] at a continuation byte (K4), A = x at ASCII. Each digit is a VPERMB
+	// of Z21 (the 16 digits four times: only the index's low nibble counts, no masking),
+	// merged into the other roles' bytes.
+	XORL            R12, R12
+	VPERMB.Z        Z0, Z19, K5, Z3
+	KANDNQ          K2, K3, K4
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VPBLENDMB       Z11, Z0, K3, Z8
+	VPSRLW          $0x02, Z3, Z12
+	VPERMB          Z21, Z12, K4, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPSLLW          $0x02, Z3, Z12
+	VPSRLW          $0x04, Z0, Z13
+
+	// Z12 = 0x0C ? prev1 << 2 : x >> 4, bit by bit (0xE4: C ? A : B).
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z13, Z12
+	VPERMB          Z21, Z12, K4, Z9
+	VBROADCASTI64X4 utf8consts<>+46144(SB), Z10
+	VPERMB          Z21, Z0, K4, Z10
+	JMP             chunks
+
+three:
+	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
+	// B >= 32: no escaped byte before 32), DX = leads, R14 = where the rule fails.
+	CMPL    CX, $-1
+	JNE     validate
+	VPCMPUB $0x05, Z18, Z0, K3
+	KTESTQ  K3, K3
+	JNZ     validate
+	VPCMPUB $0x05, Z16, Z0, K4
+	KMOVQ   K6, DX
+	KMOVQ   K4, BX
+	CMPQ    BX, DX
+	JNE     validate
+	LEAQ    (DX)(DX*1), R14
+	MOVQ    DX, R12
+	SHLQ    $0x02, R12
+	ORQ     R12, R14
+	ANDNQ   CX, DX, R12
+	XORQ    R12, R14
+
+	// E0 before a continuation byte without bit 5 (80..9F: overlong), ED before one with it
+	// (A0..BF: a surrogate).
+	VPCMPEQB        Z17, Z0, K1
+	VBROADCASTI64X4 utf8consts<>+30752(SB), Z1
+	VPCMPEQB        Z1, Z0, K2
+	VPTESTMB        Z30, Z0, K4
+	KSHIFTLQ        $0x01, K1, K1
+	KANDNQ          K1, K4, K1
+	KSHIFTLQ        $0x01, K2, K2
+	KANDQ           K4, K2, K2
+	KORQ            K1, K2, K1
+	KMOVQ           K1, R12
+	ORQ             R12, R14
+
+	// B: 63, or the first escaped ASCII byte if earlier. In a window taken the leads are
+	// the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next
+	// window); a constant B leaves the next window's SI no chain through the masks.
+	MOVL    $0x0000003f, R13
+	TESTQ   AX, AX
+	JZ      three_noesc
+	BSFQ    AX, BX
+	CMPQ    BX, R13
+	CMOVQLT BX, R13
+
+three_noesc:
+	LEAQ     1(R13), BX
+	BZHIQ    BX, R14, R14
+	JNZ      validate
+	MOVQ     CX, BX
+	NOTQ     BX
+	BZHIQ    R13, BX, BX
+	JNZ      validate
+	KMOVQ    K6, K3
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	JMP      mode2
+
+validate:
+	NOTQ CX
+	ANDQ CX, AX
+
+	// 1. No validation (valid input): DX = no error; Z3 = prev1, Z7 = x >> 4 by words.
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	XORL     DX, DX
+
+	// Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =
+	// 4-byte leads (>= 0xF0).
+	VPCMPUB $0x05, Z16, Z0, K1
+	KMOVQ   K1, BX
+	ORQ     CX, BX
+	NOTQ    BX
+	VPCMPUB $0x05, Z18, Z0, K7
+	KMOVQ   K7, R14
+
+	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
+	// escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid
+	// sequence (as escapeMBAVX2).
+	MOVL    $0x00000040, R13
+	MOVL    $0x0000003f, CX
+	CMPB    63(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003e, CX
+	CMPB    62(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003d, CX
+	CMPB    61(SI), $0xf0
+	CMOVLCC CX, R13
+	TESTQ   AX, AX
+	JZ      noesc
+	BSFQ    AX, AX
+	CMPQ    AX, R13
+	CMOVQLT AX, R13
+
+noesc:
+	LEAQ    1(R13), CX
+	BZHIQ   CX, DX, DX
+	JZ      valid
+	BSFQ    DX, CX
+	MOVL    $0x00000001, AX
+	SHLQ    CL, AX
+	DECQ    AX
+	MOVQ    BX, CX
+	NOTQ    CX
+	ANDQ    CX, AX
+	XORL    CX, CX
+	BSRQ    AX, DX
+	CMOVQEQ CX, DX
+	MOVQ    DX, R13
+	MOVB    $0x01, (SP)
+
+valid:
+	TESTQ R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    (SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// 3. Byte triples (runs in escape_amd64's escapeMBAVX2, here for every window): each
+	// byte before B writes n bytes [A B C][:n] of its character's escape, n = 1 (ASCII), 2 (a
+	// 3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the
+	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2, B (Z9) = L =
+	// (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x; Z12 = L of the next byte. Each is right in
+	// its low nibble only, the bits the hex digits' VPERMB of Z21 (the 16 digits four times)
+	// reads. AX = the positions before B.
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+
+	// A window of 3-byte sequences only (K3 = their leads; every byte before B one of
+	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
+	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
+	// past the 2B written).
+	KANDNQ K6, K7, K3
+	KMOVQ  K3, DX
+	IMUL3Q $0x07, DX, DX
+	ANDQ   AX, DX
+	MOVQ   DX, R12
+	CMPQ   DX, AX
+	JNE    notthree
+	CMPL   R13, $0x20
+	JB     triples
+
+mode2:
+	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
+	// & 0x0F there, else x & 0x0F; \ and u at the leads.
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
+	KSHIFTLQ        $0x01, K6, K2
+	VMOVDQU8        Z3, K2, Z9
+	VPSRLW          $0x02, Z0, Z11
+	VMOVDQU8        Z11, K2, Z10
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VMOVDQU8        Z11, K3, Z9
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z11
+	VMOVDQU8        Z11, K3, Z10
+	VMOVDQU64       utf8consts<>+1184(SB), Z11
+	VPERMB          Z9, Z11, Z9
+	VPERMB          Z10, Z11, Z10
+	VPUNPCKLBW      Z10, Z9, Z12
+	VPUNPCKHBW      Z10, Z9, Z13
+	VMOVDQU64       Z12, (DI)
+	VMOVDQU64       Z13, 64(DI)
+	LEAQ            (DI)(R13*2), DI
+	JMP             wdone
+
+notthree:
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Z3, Z11
+	VPORD.BCST      utf8consts<>+544(SB), Z11, Z11
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z8
+	VPBLENDMB       Z8, Z0, K1, Z8
+	VPERMB          Z21, Z11, K6, Z8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Z3, Z11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z11
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z11, Z12, Z12
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPERMB          Z21, Z11, K6, Z9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQU64       (SI), Z10
+	VMOVDQU8        Z12, K2, Z10
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z14
+	VMOVDQU8        Z14, K1, Z10
+	VPERMB          Z21, Z10, Z10
+	MOVQ            BX, CX
+	ORQ             R14, CX
+	JMP             chunks
+
+triples:
+	// (Z3 = prev1, Z7 = x >> 4 by words.)
+	VPSRLW          $0x02, Z3, Z8
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
+
+	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
+	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
+	// 0 (\u0).
+	TESTQ    R12, R12
+	JNZ      general
+	TESTQ    AX, R14
+	JNZ      general
+	KMOVQ    K1, K2
+	VPXORQ   Z13, Z13, Z13
+	VMOVDQU8 Z13, K2, Z10
+	JMP      hex
+
+general:
+	VMOVDQU64 utf8consts<>+1120(SB), Z12
+	VPERMB    Z9, Z12, Z12
+
+	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
+	KSHIFTLQ        $0x03, K7, K2
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K2, Z8
+
+	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
+	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
+	KSHIFTLQ $0x02, K6, K2
+	KSHIFTLQ $0x02, K7, K3
+	KANDNQ   K2, K3, K4
+	VMOVDQU8 Z9, K4, Z8
+	VMOVDQU8 Z10, K4, Z9
+
+	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
+	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
+	KSHIFTLQ $0x01, K6, K4
+	KSHIFTLQ $0x01, K7, K2
+	KANDNQ   K4, K2, K4
+	VMOVDQU8 Z3, K4, Z8
+	VPSRLW   $0x02, Z0, Z13
+	VMOVDQU8 Z13, K4, Z9
+	TESTQ    R14, R14
+	JZ       no4
+
+	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
+	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
+	// C = L of the next byte.
+	// (Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |
+	// C.)
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z8
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z9
+	VMOVDQU8        Z12, K2, Z10
+
+no4:
+	// Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \u, then C =
+	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);
+	// a 3-byte lead (x >= 0xE0, not K4) has n = 2.
+	KMOVQ           K1, K2
+	VPXORQ          Z13, Z13, Z13
+	VMOVDQU8        Z13, K2, Z10
+	KORQ            K7, K3, K4
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
+	VMOVDQU8        Z13, K4, Z10
+	KORQ            K2, K3, K2
+
+hex:
+	// Hex digits; \ and u at K2; A = x at ASCII (K3).
+	VPERMB          Z21, Z8, Z8
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z13
+	VMOVDQU8        Z13, K2, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
+	VMOVDQU8        Z13, K2, Z9
+	VPMOVB2M        Z0, K3
+	KMOVQ           K3, CX
+	KNOTQ           K3, K3
+	VMOVDQU8        Z0, K3, Z8
+
+	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
+	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
+	// from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk
+	// is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's
+	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
+	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
+	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+	ANDQ  AX, CX
+	ANDNQ CX, R12, BX
+
+	// Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).
+	PDEPQ         utf8consts<>+768(SB), AX, DX
+	PDEPQ         utf8consts<>+776(SB), CX, R14
+	PDEPQ         utf8consts<>+784(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+784(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17696(SB), Z13
+	VMOVDQU64     utf8consts<>+17696(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
+	SHRQ          $0x16, AX
+	SHRQ          $0x15, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+784(SB), AX, DX
+	PDEPQ         utf8consts<>+768(SB), CX, R14
+	PDEPQ         utf8consts<>+776(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+776(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17760(SB), Z13
+	VMOVDQU64     utf8consts<>+17760(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).
+	SHRQ          $0x15, AX
+	SHRQ          $0x16, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+776(SB), AX, DX
+	PDEPQ         utf8consts<>+784(SB), CX, R14
+	PDEPQ         utf8consts<>+768(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+768(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17824(SB), Z13
+	VMOVDQU64     utf8consts<>+17824(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+wdone:
+	ADDQ R13, SI
+	CMPB (SP), $0x00
+	JNE  ret
+	JMP  loop
+
+block:
+	// An ASCII window with escapes (AX = their mask), stored at DI: blockHandler's
+	// algorithm with 64-bit masks.
+	BSFQ      AX, CX
+	MOVBLZX   (SI)(CX*1), DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (DI)(CX*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(DI)(BX*1), DI
+	LEAQ      -1(AX), DX
+	ANDQ      DX, AX
+	LEAQ      1(CX), DX
+	BTQ       DX, AX
+	JCS       block
+	VMOVDQU64 1(SI)(CX*1), Z1
+	VMOVDQU64 Z1, 1(DI)(CX*1)
+	TESTQ     AX, AX
+	JNZ       block
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
+// func escapeMBAVX512TagValid(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, BMI, BMI2, CMOV, POPCNT
+TEXT ·escapeMBAVX512TagValid(SB), NOSPLIT, $8-80
+	PCALIGN $64
+	// escapeMBAVX512TagValid: the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and
+	// its run-ahead stores reach at most 64 bytes past the output).
+	// 
+	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
+	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
+	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
+	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
+	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
+	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
+	// each prev's compare is a KSHIFTLQ of them); Z0-Z15 and K1-K4 scratch before that.
+	// 
+	// Algorithm: as escapeMBAVX2, on 64-byte windows with 64-bit masks. The bytes before
+	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
+	// before it). Every window with a byte >= 0x80 is written as byte triples
+	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
+	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
+	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
+	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
+	// of ASCII and valid 2-byte sequences only skips the validation and the classes
+	// (twoByteWindow: lead and continuation masks checked in general registers).
+	MOVQ            dst_base+0(FP), DI
+	MOVQ            src_base+24(FP), SI
+	MOVQ            src_len+32(FP), R10
+	MOVQ            kt+48(FP), AX
+	MOVQ            esc+56(FP), R11
+	MOVQ            SI, R8
+	MOVQ            DI, R9
+	ADDQ            SI, R10
+	MOVB            $0x00, (SP)
+	VBROADCASTI64X4 (AX), Z31
+	VBROADCASTI64X4 utf8consts<>+352(SB), Z30
+	VBROADCASTI64X4 utf8consts<>+704(SB), Z29
+	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
+	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
+	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
+	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
+	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
+	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
+	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
+	VBROADCASTI64X4 utf8consts<>+384(SB), Z21
+	VBROADCASTI64X4 utf8consts<>+448(SB), Z20
+	VBROADCASTI64X4 utf8consts<>+896(SB), Z16
+	VBROADCASTI64X4 utf8consts<>+960(SB), Z17
+	VBROADCASTI64X4 utf8consts<>+992(SB), Z18
+	VMOVDQU64       utf8consts<>+17888(SB), Z19
+	MOVQ            $-2, AX
+	KMOVQ           AX, K5
+
+loop:
+	LEAQ      128(SI), AX
+	CMPQ      AX, R10
+	JHI       ret
+	VMOVDQU64 (SI), Z0
+	VPSHUFB   Z0, Z31, Z1
+	VPCMPEQB  Z1, Z0, K1
+	VPCMPUB   $0x01, Z30, Z0, K2
+	KORQ      K1, K2, K1
+	VPCMPEQB  Z29, Z0, K2
+	KORQ      K1, K2, K1
+	VPMOVB2M  Z0, K2
+	KORTESTQ  K1, K2
+	JNZ       dirty
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+dirty:
+	KMOVQ     K1, AX
+	KMOVQ     K2, CX
+	TESTQ     CX, CX
+	JNZ       mb
+	VMOVDQU64 Z0, (DI)
+	JMP       block
+
+mb:
+	// AX = escaped ASCII bytes, CX = bytes >= 0x80, K1/K2 = the same.
+	POPCNTQ CX, DX
+
+	// sparseWindow: CX = the events, R12 = the next one, R14 = where the window's byte 0
+	// goes (DI plus what the events so far added), R13 = the bytes the window takes (64, or
+	// 65 with a lead at 63).
+	CMPQ      DX, $0x08
+	JA        sp_dense
+	VMOVDQU64 Z0, (DI)
+	ORQ       AX, CX
+	MOVQ      DI, R14
+
+	// R13 from the byte in memory (65 - (byte 63 < 0xC0)), not from the events: a short
+	// chain to the next window's SI. At sp_done a lead at 63 was a valid 2-byte one.
+	MOVL $0x00000041, R13
+	CMPB 63(SI), $0xc0
+	SBBL $0x00, R13
+
+sp_event:
+	BSFQ    CX, R12
+	MOVWLZX (SI)(R12*1), BX
+	CMPB    BL, $0x80
+	JB      sp_esc
+	MOVL    BX, DX
+	ANDL    $0x0000c0e0, DX
+	CMPL    DX, $0x000080c0
+	JNE     sp_stop
+	TESTL   $0x0000001e, BX
+	JZ      sp_stop
+	MOVL    BX, DX
+	ANDL    $0x1f, DX
+	SHLL    $0x06, DX
+	SHRL    $0x08, BX
+	ANDL    $0x3f, BX
+	ORL     DX, BX
+	LEAQ    utf8consts<>+30784(SB), DX
+	MOVQ    -1024(DX)(BX*8), BX
+	MOVQ    BX, (R14)(R12*1)
+	ADDQ    $0x04, R14
+
+	// Both bytes of the sequence done.
+	MOVL  $0x00000003, AX
+	SHLXQ R12, AX, AX
+	ANDNQ CX, AX, CX
+
+	// A lead at 63 is the window's last event, and its rest is the next window's (a load
+	// from SI+65 would read past the 128 bytes the loop may read).
+	CMPL      R12, $0x3f
+	JEQ       sp_done
+	VMOVDQU64 2(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 2(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+	JMP       sp_done
+
+sp_esc:
+	// An escaped ASCII byte (the block path's step).
+	MOVBLZX   BL, DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (R14)(R12*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(R14)(BX*1), R14
+	BTRQ      R12, CX
+	VMOVDQU64 1(SI)(R12*1), Z1
+	VMOVDQU64 Z1, 1(R14)(R12*1)
+	TESTQ     CX, CX
+	JNZ       sp_event
+
+sp_done:
+	ADDQ R13, SI
+	LEAQ (R14)(R13*1), DI
+	JMP  loop
+
+sp_stop:
+	// Not a valid 2-byte sequence at R12: the window ends there, unless that is byte 0.
+	TESTQ R12, R12
+	JZ    sp_first
+	ADDQ  R12, SI
+	LEAQ  (R14)(R12*1), DI
+	JMP   loop
+
+sp_first:
+	KMOVQ   K1, AX
+	KMOVQ   K2, CX
+	POPCNTQ CX, DX
+
+sp_dense:
+	// Fewer than three bytes >= 0x80: back to Go (as escapeMBAVX2).
+	CMPQ DX, $0x03
+	JB   ret
+
+	// A window of ASCII and valid 2-byte sequences only (twoByteWindow): DX = leads (K3), BX =
+	// 2-byte leads, R12 = continuation bytes, R14 = where the rule fails.
+	VPCMPUB $0x05, Z17, Z0, K6
+	KTESTQ  K6, K6
+	JNZ     three
+
+	// No byte >= 0xE0: the leads (>= 0xC0) at or above 0xC2 are the 2-byte leads.
+	VPCMPUB         $0x05, Z16, Z0, K3
+	KMOVQ           K3, DX
+	VBROADCASTI64X4 utf8consts<>+30656(SB), Z1
+	VPCMPUB         $0x05, Z1, Z0, K4
+	KMOVQ           K4, BX
+	ANDNQ           CX, DX, R12
+	MOVQ            BX, R14
+	SHLQ            $0x01, R14
+	XORQ            R12, R14
+	MOVQ            DX, R12
+	XORQ            BX, R12
+	ORQ             R12, R14
+
+	// B: 63 when byte 63 is a lead (from memory, as windowEnd: no bytes >= 0xE0 here), else 64.
+	MOVL    $0x0000003f, R13
+	CMPB    63(SI), $0xc0
+	ADCL    $0x00, R13
+	TESTQ   AX, AX
+	JZ      two_noesc
+	BSFQ    AX, DX
+	CMPQ    DX, R13
+	CMOVQLT DX, R13
+
+two_noesc:
+	LEAQ  1(R13), DX
+	BZHIQ DX, R14, R14
+	JNZ   validate
+	TESTQ R13, R13
+	JZ    validate
+
+	// The triples [A B C]: [\ u 0] at a lead (K3), [hex(prev1 >> 2) hex((prev1 & 3) << 2 |
+	// x >> 4 & 3) hex(x)] at a continuation byte (K4), A = x at ASCII. Each digit is a VPERMB
+	// of Z21 (the 16 digits four times: only the index's low nibble counts, no masking),
+	// merged into the other roles' bytes.
+	XORL            R12, R12
+	VPERMB.Z        Z0, Z19, K5, Z3
+	KANDNQ          K2, K3, K4
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VPBLENDMB       Z11, Z0, K3, Z8
+	VPSRLW          $0x02, Z3, Z12
+	VPERMB          Z21, Z12, K4, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPSLLW          $0x02, Z3, Z12
+	VPSRLW          $0x04, Z0, Z13
+
+	// Z12 = 0x0C ? prev1 << 2 : x >> 4, bit by bit (0xE4: C ? A : B).
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z13, Z12
+	VPERMB          Z21, Z12, K4, Z9
+	VBROADCASTI64X4 utf8consts<>+46144(SB), Z10
+	VPERMB          Z21, Z0, K4, Z10
+	JMP             chunks
+
+three:
+	// A window of 3-byte sequences only (threeByteWindow): its bytes 0-31 all >= 0x80 (so
+	// B >= 32: no escaped byte before 32), DX = leads, R14 = where the rule fails.
+	CMPL    CX, $-1
+	JNE     validate
+	VPCMPUB $0x05, Z18, Z0, K3
+	KTESTQ  K3, K3
+	JNZ     validate
+	VPCMPUB $0x05, Z16, Z0, K4
+	KMOVQ   K6, DX
+	KMOVQ   K4, BX
+	CMPQ    BX, DX
+	JNE     validate
+	LEAQ    (DX)(DX*1), R14
+	MOVQ    DX, R12
+	SHLQ    $0x02, R12
+	ORQ     R12, R14
+	ANDNQ   CX, DX, R12
+	XORQ    R12, R14
+
+	// E0 before a continuation byte without bit 5 (80..9F: overlong), ED before one with it
+	// (A0..BF: a surrogate).
+	VPCMPEQB        Z17, Z0, K1
+	VBROADCASTI64X4 utf8consts<>+30752(SB), Z1
+	VPCMPEQB        Z1, Z0, K2
+	VPTESTMB        Z30, Z0, K4
+	KSHIFTLQ        $0x01, K1, K1
+	KANDNQ          K1, K4, K1
+	KSHIFTLQ        $0x01, K2, K2
+	KANDQ           K4, K2, K2
+	KORQ            K1, K2, K1
+	KMOVQ           K1, R12
+	ORQ             R12, R14
+
+	// B: 63, or the first escaped ASCII byte if earlier. In a window taken the leads are
+	// the bytes 0, 3, 6, ... before B, so byte 63 is one (its sequence ends in the next
+	// window); a constant B leaves the next window's SI no chain through the masks.
+	MOVL    $0x0000003f, R13
+	TESTQ   AX, AX
+	JZ      three_noesc
+	BSFQ    AX, BX
+	CMPQ    BX, R13
+	CMOVQLT BX, R13
+
+three_noesc:
+	LEAQ     1(R13), BX
+	BZHIQ    BX, R14, R14
+	JNZ      validate
+	MOVQ     CX, BX
+	NOTQ     BX
+	BZHIQ    R13, BX, BX
+	JNZ      validate
+	KMOVQ    K6, K3
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	JMP      mode2
+
+validate:
+	NOTQ CX
+	ANDQ CX, AX
+
+	// 1. No validation (valid input): DX = no error; Z3 = prev1, Z7 = x >> 4 by words.
+	VPERMB.Z Z0, Z19, K5, Z3
+	VPSRLW   $0x04, Z0, Z7
+	XORL     DX, DX
+
+	// Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =
+	// 4-byte leads (>= 0xF0).
+	VPCMPUB $0x05, Z16, Z0, K1
+	KMOVQ   K1, BX
+	ORQ     CX, BX
+	NOTQ    BX
+	VPCMPUB $0x05, Z18, Z0, K7
+	KMOVQ   K7, R14
+
+	// 2. B: the first lead whose sequence does not end in the window (a 4-byte lead at
+	// 61, a 3- or 4-byte lead at 62, any lead at 63; from the bytes in memory, as
+	// escapeMBAVX2), else 64; the first escaped ASCII byte; the start of the first invalid
+	// sequence (as escapeMBAVX2).
+	MOVL    $0x00000040, R13
+	MOVL    $0x0000003f, CX
+	CMPB    63(SI), $0xc0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003e, CX
+	CMPB    62(SI), $0xe0
+	CMOVLCC CX, R13
+	MOVL    $0x0000003d, CX
+	CMPB    61(SI), $0xf0
+	CMOVLCC CX, R13
+	TESTQ   AX, AX
+	JZ      noesc
+	BSFQ    AX, AX
+	CMPQ    AX, R13
+	CMOVQLT AX, R13
+
+noesc:
+	LEAQ    1(R13), CX
+	BZHIQ   CX, DX, DX
+	JZ      valid
+	BSFQ    DX, CX
+	MOVL    $0x00000001, AX
+	SHLQ    CL, AX
+	DECQ    AX
+	MOVQ    BX, CX
+	NOTQ    CX
+	ANDQ    CX, AX
+	XORL    CX, CX
+	BSRQ    AX, DX
+	CMOVQEQ CX, DX
+	MOVQ    DX, R13
+	MOVB    $0x01, (SP)
+
+valid:
+	TESTQ R13, R13
+	JNZ   units
+
+	// B = 0: an invalid sequence here (return), or an escaped ASCII byte (escape it).
+	CMPB    (SP), $0x00
+	JNE     ret
+	MOVBLZX (SI), DX
+	MOVQ    (R11)(DX*8), BX
+	MOVQ    BX, (DI)
+	SHRQ    $0x38, BX
+	ADDQ    BX, DI
+	INCQ    SI
+	JMP     loop
+
+units:
+	// 3. Byte triples (runs in escape_amd64's escapeMBAVX2, here for every window): each
+	// byte before B writes n bytes [A B C][:n] of its character's escape, n = 1 (ASCII), 2 (a
+	// 3-byte sequence's bytes) or 3 (2- and 4-byte sequences'). Nibbles first, the
+	// continuation byte of a 2-byte sequence's as default: A (Z8) = prev1 >> 2, B (Z9) = L =
+	// (prev1 & 3) << 2 | x >> 4 & 3, C (Z10) = x; Z12 = L of the next byte. Each is right in
+	// its low nibble only, the bits the hex digits' VPERMB of Z21 (the 16 digits four times)
+	// reads. AX = the positions before B.
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+
+	// A window of 3-byte sequences only (K3 = their leads; every byte before B one of
+	// theirs) with B >= 32: the mode-2 pairs of escapeMBAVX2's runs, permuted (kPerm2) so
+	// that unpacking leaves them in position order, two 64-byte stores (at most 64 bytes
+	// past the 2B written).
+	KANDNQ K6, K7, K3
+	KMOVQ  K3, DX
+	IMUL3Q $0x07, DX, DX
+	ANDQ   AX, DX
+	MOVQ   DX, R12
+	CMPQ   DX, AX
+	JNE    notthree
+	CMPL   R13, $0x20
+	JB     triples
+
+mode2:
+	// A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2
+	// & 0x0F there, else x & 0x0F; \ and u at the leads.
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
+	KSHIFTLQ        $0x01, K6, K2
+	VMOVDQU8        Z3, K2, Z9
+	VPSRLW          $0x02, Z0, Z11
+	VMOVDQU8        Z11, K2, Z10
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z11
+	VMOVDQU8        Z11, K3, Z9
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z11
+	VMOVDQU8        Z11, K3, Z10
+	VMOVDQU64       utf8consts<>+1184(SB), Z11
+	VPERMB          Z9, Z11, Z9
+	VPERMB          Z10, Z11, Z10
+	VPUNPCKLBW      Z10, Z9, Z12
+	VPUNPCKHBW      Z10, Z9, Z13
+	VMOVDQU64       Z12, (DI)
+	VMOVDQU64       Z13, 64(DI)
+	LEAQ            (DI)(R13*2), DI
+	JMP             wdone
+
+notthree:
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Z3, Z11
+	VPORD.BCST      utf8consts<>+544(SB), Z11, Z11
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z8
+	VPBLENDMB       Z8, Z0, K1, Z8
+	VPERMB          Z21, Z11, K6, Z8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Z3, Z11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z11
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z11, Z12, Z12
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPERMB          Z21, Z11, K6, Z9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQU64       (SI), Z10
+	VMOVDQU8        Z12, K2, Z10
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z14
+	VMOVDQU8        Z14, K1, Z10
+	VPERMB          Z21, Z10, Z10
+	MOVQ            BX, CX
+	ORQ             R14, CX
+	JMP             chunks
+
+triples:
+	// (Z3 = prev1, Z7 = x >> 4 by words.)
+	VPSRLW          $0x02, Z3, Z8
+	VPSLLW          $0x02, Z3, Z9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z9
+	VMOVDQU64       (SI), Z10
+
+	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
+	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
+	// 0 (\u0).
+	TESTQ    R12, R12
+	JNZ      general
+	TESTQ    AX, R14
+	JNZ      general
+	KMOVQ    K1, K2
+	VPXORQ   Z13, Z13, Z13
+	VMOVDQU8 Z13, K2, Z10
+	JMP      hex
+
+general:
+	VMOVDQU64 utf8consts<>+1120(SB), Z12
+	VPERMB    Z9, Z12, Z12
+
+	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
+	KSHIFTLQ        $0x03, K7, K2
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K2, Z8
+
+	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
+	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
+	KSHIFTLQ $0x02, K6, K2
+	KSHIFTLQ $0x02, K7, K3
+	KANDNQ   K2, K3, K4
+	VMOVDQU8 Z9, K4, Z8
+	VMOVDQU8 Z10, K4, Z9
+
+	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
+	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
+	KSHIFTLQ $0x01, K6, K4
+	KSHIFTLQ $0x01, K7, K2
+	KANDNQ   K4, K2, K4
+	VMOVDQU8 Z3, K4, Z8
+	VPSRLW   $0x02, Z0, Z13
+	VMOVDQU8 Z13, K4, Z9
+	TESTQ    R14, R14
+	JZ       no4
+
+	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
+	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
+	// C = L of the next byte.
+	// (Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |
+	// C.)
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z8
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z9
+	VMOVDQU8        Z12, K2, Z10
+
+no4:
+	// Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \u, then C =
+	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);
+	// a 3-byte lead (x >= 0xE0, not K4) has n = 2.
+	KMOVQ           K1, K2
+	VPXORQ          Z13, Z13, Z13
+	VMOVDQU8        Z13, K2, Z10
+	KORQ            K7, K3, K4
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z13
+	VMOVDQU8        Z13, K4, Z10
+	KORQ            K2, K3, K2
+
+hex:
+	// Hex digits; \ and u at K2; A = x at ASCII (K3).
+	VPERMB          Z21, Z8, Z8
+	VPERMB          Z21, Z9, Z9
+	VPERMB          Z21, Z10, Z10
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z13
+	VMOVDQU8        Z13, K2, Z8
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z13
+	VMOVDQU8        Z13, K2, Z9
+	VPMOVB2M        Z0, K3
+	KMOVQ           K3, CX
+	KNOTQ           K3, K3
+	VMOVDQU8        Z0, K3, Z8
+
+	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
+	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
+	// from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk
+	// is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's
+	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
+	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
+	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+	ANDQ  AX, CX
+	ANDNQ CX, R12, BX
+
+	// Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).
+	PDEPQ         utf8consts<>+768(SB), AX, DX
+	PDEPQ         utf8consts<>+776(SB), CX, R14
+	PDEPQ         utf8consts<>+784(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+784(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17696(SB), Z13
+	VMOVDQU64     utf8consts<>+17696(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
+	SHRQ          $0x16, AX
+	SHRQ          $0x15, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+784(SB), AX, DX
+	PDEPQ         utf8consts<>+768(SB), CX, R14
+	PDEPQ         utf8consts<>+776(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+776(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17760(SB), Z13
+	VMOVDQU64     utf8consts<>+17760(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+	// Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).
+	SHRQ          $0x15, AX
+	SHRQ          $0x16, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+776(SB), AX, DX
+	PDEPQ         utf8consts<>+784(SB), CX, R14
+	PDEPQ         utf8consts<>+768(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+768(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17824(SB), Z13
+	VMOVDQU64     utf8consts<>+17824(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	VMOVDQU64     Z13, (DI)
+	ADDQ          DX, DI
+
+wdone:
+	ADDQ R13, SI
+	CMPB (SP), $0x00
+	JNE  ret
+	JMP  loop
+
+block:
+	// An ASCII window with escapes (AX = their mask), stored at DI: blockHandler's
+	// algorithm with 64-bit masks.
+	BSFQ      AX, CX
+	MOVBLZX   (SI)(CX*1), DX
+	MOVQ      (R11)(DX*8), BX
+	MOVQ      BX, (DI)(CX*1)
+	SHRQ      $0x38, BX
+	LEAQ      -1(DI)(BX*1), DI
+	LEAQ      -1(AX), DX
+	ANDQ      DX, AX
+	LEAQ      1(CX), DX
+	BTQ       DX, AX
+	JCS       block
+	VMOVDQU64 1(SI)(CX*1), Z1
+	VMOVDQU64 Z1, 1(DI)(CX*1)
+	TESTQ     AX, AX
+	JNZ       block
+	ADDQ      $0x40, SI
+	ADDQ      $0x40, DI
+	JMP       loop
+
+ret:
+	SUBQ R8, SI
+	SUBQ R9, DI
+	MOVQ SI, nsrc+64(FP)
+	MOVQ DI, ndst+72(FP)
+	VZEROUPPER
+	RET
+
 // func escapeSSE2x2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 // Requires: SSE2
 TEXT ·escapeSSE2x2(SB), NOSPLIT, $0-80

@@ -117,6 +117,20 @@ func escapeMBAVX512(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, 
 //go:noescape
 func escapeMBAVX512Tag(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
+// escapeMBAVX512Valid is escapeMBAVX512 for src proven valid UTF-8 (by validAVX512): it does
+// not validate its windows. On invalid input its output is not the escape, but it reads
+// and writes no more than the other form.
+//
+//go:noescape
+func escapeMBAVX512Valid(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
+// escapeMBAVX512TagValid is escapeMBAVX512Tag for src proven valid UTF-8 (by validAVX512): it does
+// not validate its windows. On invalid input its output is not the escape, but it reads
+// and writes no more than the other form.
+//
+//go:noescape
+func escapeMBAVX512TagValid(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
+
 // escapeSSE2x2 is the SSE2 clean-run/ASCII-escape kernel (runKernel's contract) for option
 // sets that escape 2 special bytes. It requires len(src) >= 16.
 func escapeSSE2x2(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)

@@ -42,7 +42,7 @@ func runKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 	case kernelGeneric:
 		return asciiGeneric(dst, src, c)
 	}
-	return archKernel(k, dst, src, c)
+	return archKernel(k, dst, src, c, false)
 }
 
 // mbDense reports whether the first 32 bytes of s (len(s) >= 32) hold at least three bytes

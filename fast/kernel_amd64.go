@@ -86,8 +86,9 @@ func init() {
 // archKernel runs the amd64 kernel k (runKernel's contract): the assembly for inputs of 16
 // bytes and more, then the SWAR kernel for what the assembly leaves before the next byte >=
 // 0x80 (at most the last 63 bytes, or the bytes before a non-ASCII byte it could not reach
-// with whole blocks).
-func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
+// with whole blocks). valid tells that src is valid UTF-8 (escapeLong proved it): the
+// AVX-512 multi-byte kernel then runs in its form without validation.
+func archKernel(k int, dst, src []byte, c *escCtx, valid bool) (nsrc, ndst int) {
 	if len(src) >= 16 {
 		// The function for the option set: static calls, no function values.
 		kt, esc := &c.kt[0], &c.esc[0]
@@ -99,7 +100,7 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 			switch {
 			case !c.uu && src[0] >= 0x80:
 				// Only a kernel in mbKernels is called here (by escapeBody).
-				return archMB(k, dst, src, 0, 0, c, denseUnknown)
+				return archMB(k, dst, src, 0, 0, c, denseUnknown, valid)
 			case !c.uu && !c.tag && x512:
 				nsrc, ndst, dense = escapeAVX512(dst, src, kt, esc)
 			case !c.uu && !c.tag:
@@ -141,7 +142,7 @@ func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
 			if !c.uu && avx2Family(k) && dense != denseNo {
 				// The ASCII kernel stopped at the first byte >= 0x80, not in text it found
 				// sparse: the multi-byte kernel may go on from there.
-				return archMB(k, dst, src, nsrc, ndst, c, dense)
+				return archMB(k, dst, src, nsrc, ndst, c, dense, valid)
 			}
 			return nsrc, ndst
 		}
@@ -186,8 +187,9 @@ const (
 // without UNESCAPED_UNICODE) from src[nsrc] (>= 0x80, the start of a character; dst[:ndst]
 // holds the escape of src[:nsrc]) when the text there is dense enough for it, and returns the
 // new positions. dense is escapeAVX2's verdict on that (mbDense decides when it is
-// denseUnknown); archKernel does not call it for a stop escapeAVX2 found sparse.
-func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int) (int, int) {
+// denseUnknown); archKernel does not call it for a stop escapeAVX2 found sparse. valid is
+// archKernel's; the last bytes, run on a copy padded with invalid bytes, never take it.
+func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid bool) (int, int) {
 	// The kernel takes a window while 2w bytes are left (w = 32, 64 for AVX-512).
 	left := 64
 	if k == kernelAVX512 {
@@ -198,7 +200,7 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int) (int, 
 		return nsrc, ndst
 	}
 	if len(src)-nsrc >= left {
-		s, d := mbKernel(k, dst[ndst:], src[nsrc:], c)
+		s, d := mbKernel(k, dst[ndst:], src[nsrc:], c, valid)
 		raceRead(src[:min(len(src), nsrc+s+256)])
 		raceWrite(dst[:min(len(dst), ndst+d+128)])
 		nsrc += s
@@ -214,7 +216,7 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int) (int, 
 	var out [1024]byte
 	n := copy(in[:], src[nsrc:])
 	copy(in[n:], ffPad[:])
-	s, d := mbKernel(k, out[:], in[:n+left], c)
+	s, d := mbKernel(k, out[:], in[:n+left], c, false)
 	copy(dst[ndst:], out[:d])
 	return nsrc + s, ndst + d
 }
@@ -231,10 +233,15 @@ var ffPad = func() (p [256]byte) {
 	return p
 }()
 
-// mbKernel calls the multi-byte kernel of k for the option set of c.
-func mbKernel(k int, dst, src []byte, c *escCtx) (int, int) {
+// mbKernel calls the multi-byte kernel of k for the option set of c; with valid (src is valid
+// UTF-8, as a vector check proved), the AVX-512 kernel's form without its validation.
+func mbKernel(k int, dst, src []byte, c *escCtx, valid bool) (int, int) {
 	kt, esc := &c.kt[0], &c.esc[0]
 	switch {
+	case k == kernelAVX512 && valid && c.tag:
+		return escapeMBAVX512TagValid(dst, src, kt, esc)
+	case k == kernelAVX512 && valid:
+		return escapeMBAVX512Valid(dst, src, kt, esc)
 	case k == kernelAVX512 && c.tag:
 		return escapeMBAVX512Tag(dst, src, kt, esc)
 	case k == kernelAVX512:
@@ -299,7 +306,7 @@ func archASCIIEnd(k int, s []byte) (p int, noCtl bool) {
 // runs in its form without the control test.
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
 	if !noCtl || !avx2Family(k) || len(src) < 16 {
-		_, d := archKernel(k, dst, src, c)
+		_, d := archKernel(k, dst, src, c, true)
 		return d
 	}
 	var nsrc, ndst int

@@ -34,8 +34,9 @@ func init() {
 	}, kernelNEON, rankNEON)
 }
 
-// archKernel runs the arm64 kernel k with runKernel's contract.
-func archKernel(k int, dst, src []byte, c *escCtx) (nsrc, ndst int) {
+// archKernel runs the arm64 kernel k with runKernel's contract (valid, which the amd64
+// kernels use, changes nothing here).
+func archKernel(k int, dst, src []byte, c *escCtx, valid bool) (nsrc, ndst int) {
 	if k != kernelNEON {
 		panic("fast: no kernel with identifier " + strconv.Itoa(k))
 	}
@@ -164,7 +165,7 @@ func archValid(k int, s []byte) (valid, ok bool) { return false, false }
 // archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
 // controls either); it returns ndst (the kernel consumes all of an ASCII src).
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
-	_, d := archKernel(k, dst, src, c)
+	_, d := archKernel(k, dst, src, c, true)
 	return d
 }
 

@@ -184,7 +184,7 @@ func checkKernels(t *testing.T, src []byte, opts jsonopt.Options) {
 // without its quotes, from the generic kernel's escape body.
 func escapeRef(s []byte, opts jsonopt.Options) []byte {
 	out := make([]byte, 6*len(s)+32)
-	out, d, ok := escapeBody(out, 0, s, opts&^jsonopt.NumericCheck, &ctxs[ctxIndex(opts)], kernelGeneric)
+	out, d, ok := escapeBody(out, 0, s, opts&^jsonopt.NumericCheck, &ctxs[ctxIndex(opts)], kernelGeneric, false)
 	if !ok {
 		return nil
 	}

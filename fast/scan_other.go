@@ -13,7 +13,7 @@ func archValid(k int, s []byte) (valid, ok bool) { return false, false }
 // archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
 // controls either); it returns ndst (the kernel consumes all of an ASCII src).
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {
-	_, d := archKernel(k, dst, src, c)
+	_, d := archKernel(k, dst, src, c, true)
 	return d
 }
 

@@ -39,7 +39,7 @@ func BenchmarkScratch(b *testing.B) {
 			b.Run(pre+"inplace", func(b *testing.B) {
 				b.SetBytes(int64(n))
 				for range b.N {
-					buf, _, _ = escapeBody(buf, 0, src, 0, &ctxs[0], k)
+					buf, _, _ = escapeBody(buf, 0, src, 0, &ctxs[0], k, false)
 				}
 			})
 			b.Run(pre+"validate", func(b *testing.B) {

@@ -448,8 +448,10 @@ func main() {
 	for _, tag := range []bool{false, true} {
 		escapeMBAVX2(tag)
 	}
-	for _, tag := range []bool{false, true} {
-		escapeMBAVX512(tag)
+	for _, valid := range []bool{false, true} {
+		for _, tag := range []bool{false, true} {
+			escapeMBAVX512(tag, valid)
+		}
 	}
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)
@@ -458,7 +460,7 @@ func main() {
 	validAVX512()
 	Generate()
 	if err := noEscape(flag.Lookup("stubs").Value.String(), "escapeMBAVX2", "escapeMBAVX2Tag", "escapeMBAVX512",
-		"escapeMBAVX512Tag"); err != nil {
+		"escapeMBAVX512Tag", "escapeMBAVX512Valid", "escapeMBAVX512TagValid"); err != nil {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -9,15 +11,26 @@ import (
 // escapeMBAVX512 emits the AVX-512 (BW, VBMI, VBMI2) form of escapeMBAVX2: 64-byte windows,
 // every one written as byte triples (escapeMBAVX2's runs path, for any mix of sequence
 // lengths): the triples laid out in position order by VPERMI2B and VPERMB, three 64-byte
-// chunks a window, each packed by VPCOMPRESSB under a keep mask built by PDEP.
-func escapeMBAVX512(tag bool) {
+// chunks a window, each packed by VPCOMPRESSB under a keep mask built by PDEP. With valid,
+// the form for input proven valid UTF-8 (escapeMBAVX512Valid, escapeMBAVX512TagValid): the
+// validation of step 1 is left out.
+func escapeMBAVX512(tag, valid bool) {
 	name := "escapeMBAVX512"
 	if tag {
 		name += "Tag"
 	}
+	if valid {
+		name += "Valid"
+	}
 	TEXT(name, NOSPLIT, escSig)
-	Doc(name+" is escapeMBAVX2"+map[bool]string{false: "", true: "Tag"}[tag]+" with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,",
-		"BMI2, POPCNT and len(src) >= 16.")
+	if valid {
+		Doc(name+" is "+strings.TrimSuffix(name, "Valid")+" for src proven valid UTF-8 (by validAVX512): it does",
+			"not validate its windows. On invalid input its output is not the escape, but it reads",
+			"and writes no more than the other form.")
+	} else {
+		Doc(name+" is escapeMBAVX2"+map[bool]string{false: "", true: "Tag"}[tag]+" with AVX-512: it requires AVX-512 BW, VBMI and VBMI2,",
+			"BMI2, POPCNT and len(src) >= 16.")
+	}
 	Comment(
 		name+": the contract of escapeMBAVX2 (it stops with fewer than 64 bytes left, and",
 		"its run-ahead stores reach at most 64 bytes past the output).",
@@ -118,27 +131,14 @@ func escapeMBAVX512(tag bool) {
 	Label("validate")
 	NOTQ(RCX)
 	ANDQ(RCX, RAX)
-	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous",
-		"one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were",
-		"slower and, at 4 KiB, twice as slow in some runs than in others).")
-	VPERMB_Z(Z0, Z19, K5, Z3)
-	VPERMB_Z(Z3, Z19, K5, Z4)
-	VPERMB_Z(Z4, Z19, K5, Z2)
-	Comment("Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &",
-		"C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of",
-		"the 16-byte tables four times over (only the index's low nibble counts: no masking;",
-		"Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.")
-	VPSUBUSB(Z24, Z4, Z5)
-	VPSUBUSB(Z23, Z2, Z6)
-	VPTERNLOGD(U8(0xA8), Z22, Z6, Z5)
-	VPSRLW(U8(4), Z3, Z6)
-	VPERMB(Z28, Z6, Z6)
-	VPERMB(Z27, Z3, Z1)
-	VPSRLW(U8(4), Z0, Z7)
-	VPERMB(Z26, Z7, Z8)
-	VPTERNLOGD(U8(0x80), Z8, Z1, Z6)
-	VPCMPUB(U8(4), Z5, Z6, K1)
-	KMOVQ(K1, RDX) // DX = error positions
+	if valid {
+		Comment("1. No validation (valid input): DX = no error; Z3 = prev1, Z7 = x >> 4 by words.")
+		VPERMB_Z(Z0, Z19, K5, Z3)
+		VPSRLW(U8(4), Z0, Z7)
+		XORL(EDX, EDX)
+	} else {
+		validate512()
+	}
 	Comment("Classes: BX = continuation bytes (>= 0x80, CX = ~those, and not >= 0xC0), R14 =",
 		"4-byte leads (>= 0xF0).")
 	VPCMPUB(U8(5), Z16, Z0, K1)
@@ -382,6 +382,32 @@ func escapeMBAVX512(tag bool) {
 	ADDQ(U8(64), rDI)
 	JMP(LabelRef("loop"))
 	epilogue(true)
+}
+
+// validate512 emits step 1 of escapeMBAVX512, the validation of a window (Z0): DX = the
+// positions of its errors, Z3 = prev1, Z7 = x >> 4 by words.
+func validate512() {
+	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous",
+		"one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were",
+		"slower and, at 4 KiB, twice as slow in some runs than in others).")
+	VPERMB_Z(Z0, Z19, K5, Z3)
+	VPERMB_Z(Z3, Z19, K5, Z4)
+	VPERMB_Z(Z4, Z19, K5, Z2)
+	Comment("Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &",
+		"C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of",
+		"the 16-byte tables four times over (only the index's low nibble counts: no masking;",
+		"Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.")
+	VPSUBUSB(Z24, Z4, Z5)
+	VPSUBUSB(Z23, Z2, Z6)
+	VPTERNLOGD(U8(0xA8), Z22, Z6, Z5)
+	VPSRLW(U8(4), Z3, Z6)
+	VPERMB(Z28, Z6, Z6)
+	VPERMB(Z27, Z3, Z1)
+	VPSRLW(U8(4), Z0, Z7)
+	VPERMB(Z26, Z7, Z8)
+	VPTERNLOGD(U8(0x80), Z8, Z1, Z6)
+	VPCMPUB(U8(4), Z5, Z6, K1)
+	KMOVQ(K1, RDX) // DX = error positions
 }
 
 // fourByteTriples emits escapeMBAVX512's triples for a validated window whose leads before B
