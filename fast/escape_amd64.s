@@ -17585,7 +17585,7 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
-	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// = the validation tables, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
 	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
@@ -17595,8 +17595,9 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
 	// before it). Every window with a byte >= 0x80 is written as byte triples
 	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
-	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
-	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// 2 or 3 by its character's length, set by masked moves per byte role, or in a window of
+	// ASCII and 2-byte (twoByteWindow) or 4-byte sequences (fourByteTriples) by hex-digit
+	// VPERMBs merged into the other roles' bytes. The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
 	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
 	// of ASCII and valid 2-byte sequences only skips the validation and the classes
@@ -17615,7 +17616,6 @@ TEXT ·escapeMBAVX512(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
 	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
 	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
-	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
 	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
 	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
@@ -18257,7 +18257,7 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
-	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// = the validation tables, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
 	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
@@ -18267,8 +18267,9 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
 	// before it). Every window with a byte >= 0x80 is written as byte triples
 	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
-	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
-	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// 2 or 3 by its character's length, set by masked moves per byte role, or in a window of
+	// ASCII and 2-byte (twoByteWindow) or 4-byte sequences (fourByteTriples) by hex-digit
+	// VPERMBs merged into the other roles' bytes. The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
 	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
 	// of ASCII and valid 2-byte sequences only skips the validation and the classes
@@ -18288,7 +18289,6 @@ TEXT ·escapeMBAVX512Tag(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
 	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
 	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
-	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
 	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
 	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
@@ -18932,7 +18932,7 @@ TEXT ·escapeMBAVX512Valid(SB), NOSPLIT, $8-80
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
-	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// = the validation tables, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
 	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
@@ -18942,8 +18942,9 @@ TEXT ·escapeMBAVX512Valid(SB), NOSPLIT, $8-80
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
 	// before it). Every window with a byte >= 0x80 is written as byte triples
 	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
-	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
-	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// 2 or 3 by its character's length, set by masked moves per byte role, or in a window of
+	// ASCII and 2-byte (twoByteWindow) or 4-byte sequences (fourByteTriples) by hex-digit
+	// VPERMBs merged into the other roles' bytes. The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
 	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
 	// of ASCII and valid 2-byte sequences only skips the validation and the classes
@@ -18962,7 +18963,6 @@ TEXT ·escapeMBAVX512Valid(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
 	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
 	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
-	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
 	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
 	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22
@@ -19586,7 +19586,7 @@ TEXT ·escapeMBAVX512TagValid(SB), NOSPLIT, $8-80
 	// Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,
 	// R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole
 	// call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26
-	// = the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
+	// = the validation tables, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex
 	// digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =
 	// 0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from
 	// twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:
@@ -19596,8 +19596,9 @@ TEXT ·escapeMBAVX512TagValid(SB), NOSPLIT, $8-80
 	// the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load
 	// before it). Every window with a byte >= 0x80 is written as byte triples
 	// (escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,
-	// 2 or 3 by its character's length, set by masked moves per byte role (a shorter path
-	// for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position
+	// 2 or 3 by its character's length, set by masked moves per byte role, or in a window of
+	// ASCII and 2-byte (twoByteWindow) or 4-byte sequences (fourByteTriples) by hex-digit
+	// VPERMBs merged into the other roles' bytes. The 192 bytes of triples in position
 	// order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP
 	// of the positions by n) and stored whole; DI advances by the mask's popcount. A window
 	// of ASCII and valid 2-byte sequences only skips the validation and the classes
@@ -19617,7 +19618,6 @@ TEXT ·escapeMBAVX512TagValid(SB), NOSPLIT, $8-80
 	VBROADCASTI64X4 utf8consts<>+0(SB), Z28
 	VBROADCASTI64X4 utf8consts<>+32(SB), Z27
 	VBROADCASTI64X4 utf8consts<>+64(SB), Z26
-	VBROADCASTI64X4 utf8consts<>+96(SB), Z25
 	VBROADCASTI64X4 utf8consts<>+128(SB), Z24
 	VBROADCASTI64X4 utf8consts<>+160(SB), Z23
 	VBROADCASTI64X4 utf8consts<>+192(SB), Z22

@@ -38,7 +38,7 @@ func escapeMBAVX512(tag, valid bool) {
 		"Registers: SI/DI = src/dst position, R8/R9 = src/dst start, R10 = src end, R11 = esc,",
 		"R13 = B, R14 = 4-byte leads, AX/BX/CX/DX/R12 scratch; Z16-Z31 constants for the whole",
 		"call (Z31 = the VPSHUFB table of escaped special bytes, Z30 = 0x20, Z29 = '<', Z28-Z26",
-		"= the validation tables, Z25 = 0x0F, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
+		"= the validation tables, Z24 = 0x60, Z23 = 0x70, Z22 = 0x80, Z21 = hex",
 		"digits, Z20 = 0x03, Z19 = the previous byte's index (kPrev), Z18/Z17/Z16 =",
 		"0xF0/0xE0/0xC0); K5 = all but the first byte; K6 = the window's bytes >= 0xE0 (from",
 		"twoByteWindow on); K1 = its bytes >= 0xC0 and K7 those >= 0xF0 (from the classes on:",
@@ -48,8 +48,9 @@ func escapeMBAVX512(tag, valid bool) {
 		"the window are zeros (prev1..prev3 by VPERMB of the window, zero-masked: no load",
 		"before it). Every window with a byte >= 0x80 is written as byte triples",
 		"(escapeMBAVX2's runs): each byte before B writes the first n bytes of [A B C], n = 1,",
-		"2 or 3 by its character's length, set by masked moves per byte role (a shorter path",
-		"for windows of ASCII and 2-byte sequences only). The 192 bytes of triples in position",
+		"2 or 3 by its character's length, set by masked moves per byte role, or in a window of",
+		"ASCII and 2-byte (twoByteWindow) or 4-byte sequences (fourByteTriples) by hex-digit",
+		"VPERMBs merged into the other roles' bytes. The 192 bytes of triples in position",
 		"order are three 64-byte chunks, each packed by VPCOMPRESSB under its keep mask (PDEP",
 		"of the positions by n) and stored whole; DI advances by the mask's popcount. A window",
 		"of ASCII and valid 2-byte sequences only skips the validation and the classes",
@@ -66,7 +67,6 @@ func escapeMBAVX512(tag, valid bool) {
 	VBROADCASTI64X4(k(kByte1High), Z28)
 	VBROADCASTI64X4(k(kByte1Low), Z27)
 	VBROADCASTI64X4(k(kByte2High), Z26)
-	VBROADCASTI64X4(k(k0F), Z25)
 	VBROADCASTI64X4(k(k60), Z24)
 	VBROADCASTI64X4(k(k70), Z23)
 	VBROADCASTI64X4(k(k80), Z22)
@@ -420,7 +420,8 @@ func validate512() {
 // triples. At entry (notthree, from units) Z0 = the window, Z3 = prev1, Z7 = x >> 4 by words,
 // K1 = its bytes >= 0xC0, K7 = those >= 0xF0, BX = its continuation bytes, R14 = its 4-byte
 // leads, AX = the bytes before B, R12 = 0 (no 3-byte sequence's byte before B). It goes on at
-// chunks with CX = the bytes >= 0x80.
+// chunks with CX = the bytes >= 0x80 (K1 and K6 then hold other masks: the next window sets
+// them again).
 func fourByteTriples() {
 	Label("notthree")
 	Comment("Only 4-byte leads before B (fourByteTriples): K2 = the other leads.")
@@ -472,8 +473,8 @@ func fourByteTriples() {
 
 // twoByteWindow emits escapeMBAVX512's shortcut for a window whose bytes >= 0x80 before B are
 // all valid 2-byte sequences (Cyrillic, Greek, most Latin text): the same output as the
-// validation, the classes and the 3-byte test would lead to, without them. At entry Z0 = the window, AX = its
-// escaped ASCII bytes, CX = its bytes >= 0x80. A window with a byte >= 0xE0 goes to validate
+// validation, the classes and the 3-byte test would lead to, without them. At entry Z0 = the
+// window, AX = its escaped ASCII bytes, CX = its bytes >= 0x80. A window with a byte >= 0xE0 goes to validate
 // at once (K6 = those bytes, for units). Leads are the bytes >= 0xC0 (bit 6 of a byte >=
 // 0x80), 2-byte leads those in C2..DF, continuation bytes the others >= 0x80. B is 64, 63
 // when byte 63 is a lead (its sequence ends in the next window), or the first escaped ASCII
