@@ -4,12 +4,10 @@ package fast
 
 import (
 	"math/rand/v2"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/difffuzz/difffuzz/boundary"
 	"github.com/difffuzz/difffuzz/corpus"
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
@@ -324,12 +322,7 @@ func TestMBValidForms(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no AVX-512 VBMI2 on this CPU")
 	}
-	buf, err := boundary.NewBuffer(1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = buf.Free() }()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	guarded := guardedInputs(t, 1024)
 	pieces := [][]string{
 		{"a", "b", " ", "e", "\"", "/", "\n", "<", "\\"},
 		{"é", "ж", "ß", "\u0080", "\u07ff"},
@@ -364,8 +357,7 @@ func TestMBValidForms(t *testing.T) {
 		}
 		f := forms[iter%2]
 		c := &ctxs[ctxIndex(f.opts)]
-		src := buf.Input(boundary.EndFlush, len(text), 0)
-		copy(src, text)
+		src := guarded(text)
 		want := make([]byte, 6*len(src)+128)
 		ws, wd := f.check(want, src, &c.kt[0], &c.esc[0])
 		got := make([]byte, 6*len(src)+128)

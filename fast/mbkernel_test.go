@@ -269,6 +269,27 @@ func TestMBFourByteWindows(t *testing.T) {
 	})
 }
 
+// guardedInputs returns a function that copies an input of at most size bytes flush against a
+// guard page, where a read past its end faults (a panic in the calling test's goroutine, until
+// the test ends); each copy replaces the one before.
+func guardedInputs(t *testing.T, size int) func(s []byte) []byte {
+	t.Helper()
+	buf, err := boundary.NewBuffer(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := debug.SetPanicOnFault(true)
+	t.Cleanup(func() {
+		debug.SetPanicOnFault(old)
+		_ = buf.Free()
+	})
+	return func(s []byte) []byte {
+		in := buf.Input(boundary.EndFlush, len(s), 0)
+		copy(in, s)
+		return in
+	}
+}
+
 // shortWindows puts each defect at every offset of base's first two windows (of each
 // multi-byte kernel) and checks the kernel: it must write the reference escape (kernelRef) of
 // valid input up to where it stops, and never consume an invalid byte.
@@ -319,17 +340,7 @@ func TestMBSparseWindows(t *testing.T) {
 		t.Skip("no multi-byte kernel runs on this CPU")
 	}
 	// Each input flush against a guard page: a read past its end faults.
-	buf, err := boundary.NewBuffer(1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = buf.Free() }()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	guarded := func(s []byte) []byte {
-		in := buf.Input(boundary.EndFlush, len(s), 0)
-		copy(in, s)
-		return in
-	}
+	guarded := guardedInputs(t, 1024)
 	r := rand.New(rand.NewPCG(36, 8))
 	seqs := []string{"é", "ß", "\u0080", "\u07ff", "Ω"}
 	odd := []string{"€", "😀", "\xc0\xa0", "\xc1\xbf", "\xc3a", "\xc3\xc3\xa9", "a\xa9", "a\x80", "\xc3\""}
