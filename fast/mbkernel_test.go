@@ -212,16 +212,19 @@ type windowDefect struct {
 // TestMBTwoByteWindows checks the multi-byte kernels on text of ASCII and 2-byte sequences
 // only (the AVX-512 kernel's twoByteWindow shortcut) with one defect at every offset of its
 // first two windows: overlong leads (C0, C1), two leads before their two continuation bytes,
-// a lead before ASCII, an escaped byte or another lead, a stray continuation byte, and a
-// 3-byte sequence among them (shortWindows).
+// a lead before ASCII, an escaped byte, another lead or C0, a stray continuation byte, and a
+// 3-byte sequence among them (shortWindows); then windows of one invalid shape throughout: a
+// 2-byte lead before C0 or C1, whose leads and continuation bytes a wrong lead test could
+// take for a valid window's.
 func TestMBTwoByteWindows(t *testing.T) {
 	// Lower-case letters and the continuation bytes A0..BF have bit 5 set, as the leads C0..DF
 	// have not: a test of bit 5 alone cannot tell them apart.
 	shortWindows(t, strings.Repeat("aébàç", 40), []windowDefect{
 		{"\xc0\xa0", false}, {"\xc1\xbf", false}, {"\xc3\xc3\xa9\xa9", false}, {"\xc3a", false},
 		{"\xc3\"", false}, {"\xc3\xc3\xa9", false}, {"a\xa9", false}, {"\xdf\xbf", true}, {"\xc2\x80", true},
-		{"€", true}, {"\"", true},
+		{"€", true}, {"\"", true}, {"\xc3\xc0", false},
 	})
+	invalidWindows(t, "\xc3\xc0", "\xdf\xc1")
 }
 
 // TestMBThreeByteWindows checks the multi-byte kernels on text of 3-byte sequences only (the
@@ -239,13 +242,20 @@ func TestMBThreeByteWindows(t *testing.T) {
 		{"a", true}, {"\"", true}, {"é", true}, {"😀", true}, {"\xe0\xa0\x80", true}, {"\xed\x9f\xbf", true},
 	})
 	// Windows of one invalid shape throughout (3-byte leads with one continuation byte each,
-	// or three; overlongs; surrogates): nothing is consumed.
+	// or three; overlongs; surrogates).
+	invalidWindows(t, "\xe4\xb8", "\xe4\xb8\xad\xad", "\xe0\x80\x80", "\xed\xa0\x80")
+}
+
+// invalidWindows checks that the multi-byte kernels consume nothing of four windows of each
+// invalid shape repeated.
+func invalidWindows(t *testing.T, shapes ...string) {
+	t.Helper()
 	c := &ctxs[ctxIndex(0)]
 	for _, k := range testMBKernels() {
 		if strings.HasSuffix(k.name, "Tag") {
 			continue
 		}
-		for _, bad := range []string{"\xe4\xb8", "\xe4\xb8\xad\xad", "\xe0\x80\x80", "\xed\xa0\x80"} {
+		for _, bad := range shapes {
 			src := []byte(strings.Repeat(bad, 4*k.w/len(bad)))
 			dst := make([]byte, 6*len(src)+64+k.w)
 			if got, nd := k.f(dst, src, c); got != 0 {
