@@ -252,6 +252,15 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 }
 
 // escapeLong is Escape for everything but short clean strings.
+//
+// When the output would go into the caller's spare capacity, which an invalid string must
+// leave untouched (§1.5: nothing appended; nothing written past the returned length), only a
+// non-ASCII remainder needs care (ASCII is always valid). A short one is validated first
+// (validFrom), and so is a long one where the kernel has a vector check; the rest is escaped
+// into a scratch buffer and copied on success, which costs less than validFrom
+// (BenchmarkScratch: at 4 KiB the copy and the pool cost 5-13 % of the escape, validFrom 2-4
+// times the escape). An invalid one found so fails at once in error mode; one proven valid
+// goes to the kernels with valid set.
 func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
 	if opts&jsonopt.NumericCheck != 0 {
 		// §1.2 step 2: a numeric string is the number; any other goes on as a string. The
@@ -289,16 +298,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	shrinks := k >= kernelArch && (opts&jsonopt.InvalidUTF8Ignore != 0 ||
 		opts&(jsonopt.InvalidUTF8Substitute|jsonopt.UnescapedUnicode) == jsonopt.InvalidUTF8Substitute|jsonopt.UnescapedUnicode)
 	if (errMode || shrinks) && cap(dst)-start >= need {
-		// The output would go into the caller's spare capacity, which an invalid string must
-		// leave untouched (§1.5: nothing appended; nothing written past the returned length).
-		// ASCII is always valid: only a non-ASCII remainder needs care. A short one is
-		// validated first (validFrom), and so is a long one where the kernel has a vector
-		// check; the rest is escaped into a scratch buffer and copied on success, which
-		// costs less than validFrom (BenchmarkScratch: at 4 KiB the copy and the pool cost
-		// 5-13 % of the escape, validFrom 2-4 times the escape). An invalid one found so
-		// fails at once in error mode.
-		// A remainder proven valid goes to the kernels with valid set: the AVX-512
-		// multi-byte kernel then skips its own validation.
+		// The output would go into the caller's spare capacity (see above).
 		if p, noCtl := asciiPrefix(k, src); p < n {
 			var known bool
 			if valid, known = validRest(k, src, p, opts); !valid {
@@ -313,7 +313,22 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 			opts &^= jsonopt.UnescapedUnicode | jsonopt.UnescapedLineTerminators
 			c = &ctxs[c.ascii]
 			if k >= kernelArch {
-				return escapeASCII(dst, src, c, k, noCtl), nil
+				// One kernel call per chunk does it all: an ASCII string never stops the
+				// kernel (archEscapeASCII finishes the last bytes itself) and cannot fail,
+				// so output may go wherever reserve puts it.
+				out := dst[:cap(dst)]
+				out[start] = '"' // §1.2 step 3
+				d := start + 1
+				for i := 0; i < n; {
+					e := min(n, i+block)
+					if len(out)-d < 6*(e-i)+16 {
+						out, d = reserve(out, d, 6*(e-i)+16)
+					}
+					d += archEscapeASCII(k, out[d:], src[i:e], c, noCtl)
+					i = e
+				}
+				out[d] = '"' // §1.2 step 8
+				return out[:d+1], nil
 			}
 		}
 	}
@@ -323,28 +338,6 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 		return failUTF8(dst, opts)
 	}
 	return out[:d], nil
-}
-
-// escapeASCII appends the quoted escape of src, which is ASCII, with kernel k (one of the
-// per-architecture ones) and the context c of its option set without UNESCAPED_UNICODE and
-// UNESCAPED_LINE_TERMINATORS (noCtl: src has no control byte either). One kernel call per
-// chunk does it all: an ASCII string never stops the kernel (archEscapeASCII finishes the
-// last bytes itself) and cannot fail, so output may go wherever reserve puts it.
-func escapeASCII(dst, src []byte, c *escCtx, k int, noCtl bool) []byte {
-	start, n := len(dst), len(src)
-	out := dst[:cap(dst)]
-	out[start] = '"' // §1.2 step 3
-	d := start + 1
-	for i := 0; i < n; {
-		e := min(n, i+block)
-		if len(out)-d < 6*(e-i)+16 {
-			out, d = reserve(out, d, 6*(e-i)+16)
-		}
-		d += archEscapeASCII(k, out[d:], src[i:e], c, noCtl)
-		i = e
-	}
-	out[d] = '"' // §1.2 step 8
-	return out[:d+1]
 }
 
 // smallInput is the longest input escaped without a kernel: by the inline path when clean,
