@@ -4,6 +4,7 @@ package fast
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -372,7 +373,7 @@ func TestMBValidForms(t *testing.T) {
 		}
 		gs, gd = f.fast(got, src, &c.kt[0], &c.esc[0])
 		tail := got[min(len(got), gd+64):]
-		if gs > len(src) || gd > 6*gs || strings.Trim(string(tail), "\xaa") != "" {
+		if gs > len(src) || gd > 6*gs || slices.ContainsFunc(tail, func(b byte) bool { return b != 0xAA }) {
 			t.Fatalf("%s(% x): consumed %d of %d bytes, wrote %d (and past it: %q)", f.name, src, gs, len(src), gd, tail)
 		}
 	}
