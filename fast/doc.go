@@ -23,10 +23,12 @@
 //     (escapeSmall).
 //   - Without IGNORE/SUBSTITUTE an invalid string must leave dst's spare capacity untouched.
 //     When the output would go there, input that is all ASCII is escaped in place, a short
-//     non-ASCII remainder is validated first (validFrom), a long one (validMin bytes) too
-//     where the kernel has a vector check (validAVX512) and the text is mostly multi-byte
-//     without UNESCAPED_UNICODE (the escape two to three times as long), and otherwise the escape
-//     goes to a stack or pooled scratch buffer and is copied to dst on success.
+//     non-ASCII remainder is validated first (validFrom), a long one too where the kernel has
+//     a vector check (validAVX512), without UNESCAPED_UNICODE, when the text is mostly
+//     multi-byte (validMin bytes or more: the escape two to three times as long) or starts
+//     with 4-byte sequences (256 bytes or more: the kernel's form for valid input skips their
+//     validation; checkPays), and otherwise the escape goes to a stack or pooled scratch
+//     buffer and is copied to dst on success.
 //   - Runs of ASCII go to a clean-run/ASCII-escape kernel of the shape
 //     func(dst, src []byte, c *escCtx) (nsrc, ndst int): it copies clean bytes in bulk and
 //     escapes dirty ASCII bytes until it reaches a byte >= 0x80. The "generic" kernel finds

@@ -15,36 +15,61 @@ const block = 16 << 10
 
 // smallRest is the longest non-ASCII remainder that escapeLong validates with validFrom before
 // writing into the caller's spare capacity; a longer one is escaped into a scratch buffer
-// instead, unless validRest's other case holds (at least validMin bytes, mostly multi-byte,
-// without UNESCAPED_UNICODE, and kernel k has a vector check that proves it valid).
+// instead, unless validRest's other case holds (checkPays, and kernel k has a vector check
+// that proves it valid).
 const smallRest = 64
 
 // validMin is the shortest non-ASCII remainder that escapeLong proves valid with the kernel's
 // vector check (archValid) before writing into the caller's spare capacity, rather than
-// escaping it into a scratch buffer and copying that (BenchmarkScratch: below it the copy and
-// the pool cost less than the check; above, see mostlyMB).
+// escaping it into a scratch buffer and copying that, unless it starts with 4-byte sequences
+// (see checkPays). Below it the copy and the pool cost less than the check (BenchmarkScratch).
 const validMin = 16 << 10
 
 // validRest reports whether escapeLong may write the escape of src, whose bytes before p are
 // ASCII, into the caller's spare capacity: src[p:] is short and validFrom accepts it, or long,
-// mostly multi-byte, escaped without UNESCAPED_UNICODE, and kernel k's vector check proves it
+// escaped without UNESCAPED_UNICODE, checkPays holds, and kernel k's vector check proves it
 // valid. Not valid sends it to the scratch buffer, or, when known (the verdict is validFrom's,
 // not "not checked"), fails it in error mode.
 func validRest(k int, src []byte, p int, opts jsonopt.Options) (valid, known bool) {
 	if len(src)-p <= smallRest {
 		return validFrom(src, p), true
 	}
-	if len(src)-p < validMin || opts&jsonopt.UnescapedUnicode != 0 || !mostlyMB(src[p:]) {
+	if opts&jsonopt.UnescapedUnicode != 0 || !checkPays(src[p:]) {
 		return false, false
 	}
 	return archValid(k, src[p:])
 }
 
+// checkPays reports whether proving s (more than smallRest bytes from a byte >= 0x80) valid
+// before escaping it in place costs less than escaping it into the scratch buffer and copying
+// that (BenchmarkScratch, its ways scratch and check; the measurements are in
+// docs/performance.md, "Memory"):
+//   - validMin bytes or more, mostly multi-byte (mostlyMB): text whose escape is two to three
+//     times as long as itself, where the copy costs more than the check (not text with an é
+//     every few dozen bytes, hardly longer, hence "mostly");
+//   - 256 bytes or more that start with a 4-byte sequence and have at least 8 bytes >= 0xF0
+//     among their first 64 (emoji): the kernel validates such windows itself, which its form
+//     for valid input skips. The test of s[0] keeps other text from paying for the count.
+//
+// Under UNESCAPED_UNICODE, where the output is the input, the check always costs more.
+func checkPays(s []byte) bool {
+	if len(s) >= validMin {
+		return mostlyMB(s)
+	}
+	if len(s) < 256 || s[0] < 0xF0 {
+		return false
+	}
+	four := 0
+	for i := 0; i < 64; i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		// Bit 7 of each byte of w & w<<1 & w<<2 & w<<3 is the AND of the byte's bits 7 to 4.
+		four += bits.OnesCount64(w & (w << 1) & (w << 2) & (w << 3) & hi8)
+	}
+	return four >= 8
+}
+
 // mostlyMB reports whether at least half of the first 256 bytes of s (validMin bytes or more)
-// are >= 0x80: text whose escape is two to three times as long as itself, where the scratch
-// buffer's copy costs more than the vector check (BenchmarkScratch, BenchmarkEscape: cyrillic
-// and emoji at 64 KiB 5-11 % faster by the check, text with an é every few dozen bytes 13-23 %
-// slower, and under UNESCAPED_UNICODE, where the output is the input, 20-35 % slower).
+// are >= 0x80.
 func mostlyMB(s []byte) bool {
 	n := 0
 	for i := 0; i < 256; i += 8 {

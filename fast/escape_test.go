@@ -254,6 +254,56 @@ func spareWritten(dst, got []byte, canary byte) int {
 	return -1
 }
 
+// TestCheckedInPlace covers strings of 256 bytes to 16 KiB that start with 4-byte sequences,
+// written into dst's spare capacity in error mode: escapeLong proves them valid with the
+// kernel's vector check and escapes them in place with the kernel's form for valid input
+// (checkPays). Valid, and with a defect in the middle or at the end, which must leave the spare
+// capacity untouched.
+func TestCheckedInPlace(t *testing.T) {
+	bases := []string{"😀😀😀 ", "😀😀😀😀жé€ c\n", "\U0010ffff\U00010000\U0001f600"}
+	defects := []string{"\xc3", "\xed\xa0\x80", "\xf0\x9f\x98", "\x80", "\xf4\x90\x80\x80", "\xf0\x8f\xbf\xbf"}
+	var inputs [][]byte
+	for _, n := range []int{256, 1000, 4096 + 5, 16<<10 - 1} {
+		for _, base := range bases {
+			for _, prefix := range []string{"", "abc"} {
+				text := []byte(prefix + strings.Repeat(base, n/len(base)+1))[:n]
+				text = []byte(strings.ToValidUTF8(string(text), "")) // no cut last character
+				inputs = append(inputs, text)
+				for _, d := range defects {
+					for _, at := range []int{len(text) / 2, len(text) - 1, len(text)} {
+						for at < len(text) && text[at]&0xC0 == 0x80 {
+							at++ // at a character's start
+						}
+						inputs = append(inputs, append(append(append([]byte{}, text[:at]...), d...), text[at:]...))
+					}
+				}
+			}
+		}
+	}
+	const canary = 0xA5
+	ims := impls(t)
+	for _, in := range inputs {
+		spare := bytes.Repeat([]byte{canary}, 7*len(in)+64)[:0]
+		for _, o := range []jsonopt.Options{0, jsonopt.PartialOutputOnError} {
+			want, code := modelEscape(in, o)
+			for _, im := range ims {
+				got, err := im.escape(spare, in, o)
+				if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
+					t.Fatalf("%s: Escape(%d bytes, %s) differs from the model (len %d vs %d, err %v)",
+						im.name, len(in), o, len(got), len(want), err)
+				}
+				if i := spareWritten(spare, got, canary); i >= 0 {
+					t.Fatalf("%s: Escape(%d bytes, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d",
+						im.name, len(in), o, spare[:cap(spare)][i], i, len(got))
+				}
+				for i := range spare[:cap(spare)] {
+					spare[:cap(spare)][i] = canary
+				}
+			}
+		}
+	}
+}
+
 // TestConcurrent runs every implementation from several goroutines at once on inputs that take
 // the pooled scratch-buffer path (long, non-ASCII, no IGNORE/SUBSTITUTE, dst with room), valid
 // and invalid, so that -race sees the pool shared.
