@@ -604,3 +604,26 @@ func TestMaskOptions(t *testing.T) {
 	}
 	assert.Equal(t, []jsonopt.Options{0, jsonopt.HexTag}, MaskOptions([]jsonopt.Options{0, jsonopt.HexTag, jsonopt.HexTag | jsonopt.HexAmp}, jsonopt.HexTag|jsonopt.NumericCheck))
 }
+
+// TestTimeoutCalibration: Timeout reports the p99 and the answer count the last calibration
+// used (every 1,024 answers after CalibrateAfter), not the ones seen since, which the report's
+// timeout line and its p99_ns and answers fields say the timeout was calibrated from.
+func TestTimeoutCalibration(t *testing.T) {
+	tg := &Target{cfg: TargetConfig{Timeout: 10 * time.Second, MinTimeout: 100 * time.Millisecond, CalibrateAfter: 1000},
+		timeout: 10 * time.Second, floor: 100 * time.Millisecond}
+	answer := func(n int, wait time.Duration) {
+		for range n {
+			tg.observe(wait)
+		}
+	}
+	answer(10, 10*time.Microsecond)
+	d, _, answers, calibrated := tg.Timeout()
+	assert.Equal(t, []any{10 * time.Second, uint64(10), false}, []any{d, answers, calibrated}, "before CalibrateAfter answers")
+	answer(1090, 10*time.Microsecond) // calibrated at 1,000 and 1,024 answers: to the floor
+	answer(500, 20*time.Millisecond)  // the p99 moves, no calibration until 2,048
+	d, p99, answers, calibrated := tg.Timeout()
+	assert.Equal(t, []any{100 * time.Millisecond, 16384 * time.Nanosecond, uint64(1024), true}, []any{d, p99, answers, calibrated})
+	answer(500, 20*time.Millisecond) // calibrated at 2,048 answers: 50× the new p99
+	d, p99, answers, _ = tg.Timeout()
+	assert.Equal(t, []any{50 * (1 << 25) * time.Nanosecond, (1 << 25) * time.Nanosecond, uint64(2048)}, []any{d, p99, answers})
+}

@@ -70,8 +70,10 @@ type Target struct {
 	lat        [64]uint64        // answer waits: lat[k] counts waits of bits.Len64(ns) == k
 	answers    uint64
 	calibrated bool
-	heard      bool // some request was answered, by any process of the target
-	silent     int  // processes that timed out before answering a single request, while !heard
+	calP99     time.Duration // the p99 the last calibration used
+	calAnswers uint64        // the answers it was taken over
+	heard      bool          // some request was answered, by any process of the target
+	silent     int           // processes that timed out before answering a single request, while !heard
 
 	witnesses []*Witness
 	unchecked jsonopt.Options // option bits of cases not sent because of options=
@@ -235,7 +237,8 @@ func (t *Target) observe(wait time.Duration) {
 	if t.cfg.CalibrateAfter < 0 || t.answers < uint64(t.cfg.CalibrateAfter) || t.answers&1023 != 0 && t.calibrated {
 		return
 	}
-	d := min(max(50*t.p99(), t.floor), t.cfg.Timeout)
+	t.calP99, t.calAnswers = t.p99(), t.answers
+	d := min(max(50*t.calP99, t.floor), t.cfg.Timeout)
 	t.calibrated = true
 	if d != t.timeout {
 		t.timeout = d
@@ -272,10 +275,15 @@ func (t *Target) Floor() (now, configured time.Duration) { return t.floor, t.cfg
 func (t *Target) CanRun() bool { return t.client != nil || t.retired || t.restarts < t.cfg.MaxRestarts }
 
 // Timeout says how long a request may wait now, and how that was decided: calibrated is false
-// while the configured Timeout applies; p99 is the answer latency it was calibrated from, over
-// answers answers.
+// while the configured Timeout applies (p99 and answers are then those seen so far); else p99
+// is the answer latency the last calibration used, over answers answers (the timeout is 50
+// times it, or the floor, or the configured Timeout: see Floor), which the answers since may
+// have moved.
 func (t *Target) Timeout() (timeout, p99 time.Duration, answers uint64, calibrated bool) {
-	return t.timeout, t.p99(), t.answers, t.calibrated
+	if !t.calibrated {
+		return t.timeout, t.p99(), t.answers, false
+	}
+	return t.timeout, t.calP99, t.calAnswers, true
 }
 
 // Ops lists the operations the target announced.

@@ -120,17 +120,15 @@ func timeoutNote(w io.Writer, t *fuzz.Target) {
 	fmt.Fprintf(w, "difffuzz: %s: per-request timeout %s\n", t.Label(), timeoutHow(d, p99, answers, now, raised))
 }
 
-// timeoutHow says a calibrated timeout d and which bound made it: 50× a p99 answer latency
-// (a power of two nanoseconds, so d/50 is one: the p99 of the last calibration, which the
-// latest answers may have moved), else the floor (raised: how it came above its start), else
-// --timeout; p99 is the latency over answers answers now.
+// timeoutHow says a calibrated timeout d and which bound made it: 50× the p99 answer latency
+// the last calibration used (over answers answers), else the floor (raised: how it came above
+// its start), else --timeout.
 func timeoutHow(d, p99 time.Duration, answers uint64, floor time.Duration, raised string) string {
 	latency := fmt.Sprintf("50× its p99 answer latency %v over %s answers", p99, Count(answers))
-	switch q := d / 50; {
-	case d%50 == 0 && q > 0 && q&(q-1) == 0:
-		return fmt.Sprintf("%v: 50× its p99 answer latency %v over %s answers (at least %v%s, at most --timeout)",
-			d, q, Count(answers), floor, raised)
-	case d == floor:
+	switch d {
+	case 50 * p99:
+		return fmt.Sprintf("%v: %s (at least %v%s, at most --timeout)", d, latency, floor, raised)
+	case floor:
 		return fmt.Sprintf("%v, its floor%s: %s is %v", d, raised, latency, 50*p99)
 	}
 	return fmt.Sprintf("%v, --timeout: %s is %v", d, latency, 50*p99)
