@@ -299,9 +299,14 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	}
 	n := len(src)
 	if n <= smallInput {
-		// 16 bytes (shorter strings never get here).
-		if out, ok := appendSmallClean(dst, src, c); ok {
-			return out, nil
+		// 16 bytes (shorter strings never get here). The callers with a kernel k >=
+		// kernelArch tried archClean16 already, unless the first byte may start a number
+		// and NUMERIC_CHECK kept them from it (cleanStart): a second test would fail as the
+		// first did.
+		if k < kernelArch || startClass[src[0]]&uint8(jsonopt.NumericCheck) != 0 {
+			if out, ok := appendSmallClean(dst, src, c); ok {
+				return out, nil
+			}
 		}
 		return escapeSmallDirty(dst, src, opts, c)
 	}
