@@ -213,18 +213,7 @@ func TestLong(t *testing.T) {
 			want, code := modelEscape(in, o) // once per input and option set: the model is the slow part
 			for _, im := range ims {
 				for _, dst := range [][]byte{nil, spare} {
-					got, err := im.escape(dst, in, o)
-					if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
-						t.Fatalf("%s: Escape(%d bytes ending % x, %s) differs from the model (len %d vs %d, err %v)",
-							im.name, len(in), in[len(in)-8:], o, len(got), len(want), err)
-					}
-					if i := spareWritten(dst, got, canary); i >= 0 {
-						t.Fatalf("%s: Escape(%d bytes ending % x, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d",
-							im.name, len(in), in[len(in)-8:], o, dst[:cap(dst)][i], i, len(got))
-					}
-					for i := range spare[:cap(spare)] {
-						spare[:cap(spare)][i] = canary
-					}
+					escapeAgainstModel(t, im, dst, in, o, want, code, canary)
 				}
 			}
 		}
@@ -234,6 +223,27 @@ func TestLong(t *testing.T) {
 				t.Fatalf("%s: UTF8Decode(%d bytes) differs from the model", im.name, len(in))
 			}
 		}
+	}
+}
+
+// escapeAgainstModel runs im's Escape of in under o into dst, whose spare capacity holds
+// canary, and fails the test unless the output and error code are the model's (want, code)
+// and nothing was written into that capacity past the returned length; it then fills the
+// spare capacity with canary again.
+func escapeAgainstModel(t *testing.T, im impl, dst, in []byte, o jsonopt.Options, want []byte, code int, canary byte) {
+	t.Helper()
+	got, err := im.escape(dst, in, o)
+	if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
+		t.Fatalf("%s: Escape(%d bytes ending % x, %s) differs from the model (len %d vs %d, err %v)",
+			im.name, len(in), in[max(0, len(in)-8):], o, len(got), len(want), err)
+	}
+	if i := spareWritten(dst, got, canary); i >= 0 {
+		t.Fatalf("%s: Escape(%d bytes ending % x, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d",
+			im.name, len(in), in[max(0, len(in)-8):], o, dst[:cap(dst)][i], i, len(got))
+	}
+	full := dst[:cap(dst)]
+	for i := len(dst); i < len(full); i++ {
+		full[i] = canary
 	}
 }
 
@@ -287,18 +297,7 @@ func TestCheckedInPlace(t *testing.T) {
 		for _, o := range []jsonopt.Options{0, jsonopt.PartialOutputOnError} {
 			want, code := modelEscape(in, o)
 			for _, im := range ims {
-				got, err := im.escape(spare, in, o)
-				if jsonopt.ErrorCode(err) != code || !bytes.Equal(got, want) && !(want == nil && len(got) == 0) {
-					t.Fatalf("%s: Escape(%d bytes, %s) differs from the model (len %d vs %d, err %v)",
-						im.name, len(in), o, len(got), len(want), err)
-				}
-				if i := spareWritten(spare, got, canary); i >= 0 {
-					t.Fatalf("%s: Escape(%d bytes, %s) wrote %#x into spare capacity at dst[%d], past the returned length %d",
-						im.name, len(in), o, spare[:cap(spare)][i], i, len(got))
-				}
-				for i := range spare[:cap(spare)] {
-					spare[:cap(spare)][i] = canary
-				}
+				escapeAgainstModel(t, im, spare, in, o, want, code, canary)
 			}
 		}
 	}
