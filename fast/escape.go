@@ -206,27 +206,36 @@ func escapeShort(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, erro
 	} else if out, ok := appendSmallClean(dst, src, c); ok {
 		return out, nil
 	}
-	return escapeSmallDirty(dst, src, opts, c)
+	return escapeSmallDirty(dst, src, opts, c, kernelGeneric)
 }
 
 // escapeSmallDirty escapes src (at most smallInput bytes) that may need escapes, with
-// escapeSmall. Invalid input must leave dst's spare capacity untouched in error mode (§1.5),
-// so non-ASCII input in error mode is either validated first (under 8 bytes, where that is
-// cheapest and an invalid string costs no escaping) or escaped into a stack buffer and copied
-// on success (8 to 16 bytes: one decode instead of two).
-func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, error) {
-	if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 && !isASCII(src) {
-		if len(src) < 8 {
-			if !validFrom(src, 0) {
-				return failUTF8(dst, opts)
+// escapeSmall. Non-ASCII input of smallInput bytes goes to the one-window kernel of k first
+// (appendShortMB), which checks all of it before it writes. Invalid input must leave dst's
+// spare capacity untouched in error mode (§1.5), so non-ASCII input in error mode is
+// otherwise either validated first (under 8 bytes, where that is cheapest and an invalid
+// string costs no escaping) or escaped into a stack buffer and copied on success (8 to 16
+// bytes: one decode instead of two).
+func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
+	if !isASCII(src) {
+		if len(src) == smallInput && k >= kernelArch {
+			if out, ok := appendShortMB(dst, src, c, k); ok {
+				return out, nil
 			}
-		} else {
-			var tmp [6*smallInput + 2]byte
-			m, ok := escapeSmall(tmp[:], 0, src, opts, c)
-			if !ok {
-				return failUTF8(dst, opts)
+		}
+		if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 {
+			if len(src) < 8 {
+				if !validFrom(src, 0) {
+					return failUTF8(dst, opts)
+				}
+			} else {
+				var tmp [6*smallInput + 2]byte
+				m, ok := escapeSmall(tmp[:], 0, src, opts, c)
+				if !ok {
+					return failUTF8(dst, opts)
+				}
+				return append(dst, tmp[:m]...), nil
 			}
-			return append(dst, tmp[:m]...), nil
 		}
 	}
 	out, d := reserve(dst, len(dst), 6*len(src)+17)
@@ -308,7 +317,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 				return out, nil
 			}
 		}
-		return escapeSmallDirty(dst, src, opts, c)
+		return escapeSmallDirty(dst, src, opts, c, k)
 	}
 	start := len(dst)
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
@@ -330,6 +339,12 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	if (errMode || shrinks) && cap(dst)-start >= need {
 		// The output would go into the caller's spare capacity (see above).
 		if p, noCtl := asciiPrefix(k, src); p < n {
+			if n <= shortMBMax {
+				// One window: the kernel checks it before it writes anything.
+				if out, ok := appendShortMB(dst, src, c, k); ok {
+					return out, nil
+				}
+			}
 			var known bool
 			if valid, known = validRest(k, src, p, opts); !valid {
 				if errMode && known {
@@ -368,6 +383,25 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 		return failUTF8(dst, opts)
 	}
 	return out[:d], nil
+}
+
+// appendShortMB appends the quoted escape of src (at most shortMBMax bytes) to dst with
+// archShortMB (one window of the avx512 kernel, which checks the whole of src, and that its
+// escape fits in dst's spare capacity, before it writes), and reports whether it did;
+// otherwise it writes nothing.
+func appendShortMB(dst, src []byte, c *escCtx, k int) ([]byte, bool) {
+	s := len(dst)
+	if cap(dst)-s < len(src)+2 {
+		return dst, false
+	}
+	out := dst[:cap(dst)]
+	d := archShortMB(k, out[s+1:len(out)-1], src, c)
+	if d < 0 {
+		return dst, false
+	}
+	out[s] = '"'     // §1.2 step 3
+	out[s+1+d] = '"' // §1.2 step 8
+	return out[:s+d+2], true
 }
 
 // smallInput is the longest input escaped without a kernel: by the inline path when clean,

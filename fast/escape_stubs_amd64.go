@@ -155,6 +155,16 @@ func escapeSSE2x6(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // sets that escape 7 special bytes. It requires len(src) >= 16.
 func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, ndst int)
 
+// escapeShortMBAVX512 writes the escape of src (without quotes) at dst and returns its
+// length when every byte of src is an ASCII byte that kt's option set leaves as it is or
+// a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as
+// \uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes
+// nothing and returns -1. It requires AVX-512 BW, VBMI and VBMI2, BMI2, POPCNT and
+// 1 <= len(src) <= 63.
+//
+//go:noescape
+func escapeShortMBAVX512(dst *byte, room int, src []byte, kt *uint64) int
+
 // clean16 writes '"', src, '"' to d[0:len(src)+2] and returns true when src (16 to 31
 // bytes) has nothing to escape under kt's option set and no byte >= 0x80; otherwise it
 // writes nothing and returns false. sse 0 selects the VEX-encoded code (AVX2 required),

@@ -303,6 +303,50 @@ func TestCheckedInPlace(t *testing.T) {
 	}
 }
 
+// TestShortInPlace covers strings of 16 to 70 bytes with bytes >= 0x80, the lengths where
+// escapeLong and archMB's last bytes go to the one-window kernel (archShortMB), written after a
+// prefix already in dst and into its spare capacity: valid text of each kind, and with an
+// invalid sequence or an escaped ASCII byte at several places, under option sets that escape
+// different bytes and each invalid-UTF-8 mode. The spare capacity past the result must keep its
+// canary, all of it when the string fails.
+func TestShortInPlace(t *testing.T) {
+	bases := []string{"жжжж", "数据数据", "😀😀", "aé", "ab€😀ж c", "\u2028é\u07ff\U0010ffff\u0800\ufffd"}
+	extras := []string{"\xc3", "\xed\xa0\x80", "\xf0\x9f\x98", "\x80", "\xff", "\"", "\n", "/", "<", "&", "'"}
+	opts := []jsonopt.Options{0, jsonopt.PartialOutputOnError, jsonopt.HexTag | jsonopt.HexAmp | jsonopt.HexApos,
+		jsonopt.UnescapedSlashes, jsonopt.InvalidUTF8Substitute, jsonopt.InvalidUTF8Ignore}
+	var inputs [][]byte
+	for n := 16; n <= 70; n++ {
+		for _, base := range bases {
+			text := []byte(strings.ToValidUTF8(string(bytes.Repeat([]byte(base), n)[:n]), ""))
+			inputs = append(inputs, text)
+			for _, x := range extras {
+				for _, at := range []int{0, len(text) / 2, len(text) - 1, len(text)} {
+					for at < len(text) && text[at]&0xC0 == 0x80 {
+						at++
+					}
+					inputs = append(inputs, append(append(append([]byte{}, text[:at]...), x...), text[at:]...))
+				}
+			}
+		}
+	}
+	const canary = 0xA5
+	ims := impls(t)
+	for _, in := range inputs {
+		for _, o := range opts {
+			want, code := modelEscape(in, o)
+			for _, prefix := range []string{"", "[1,"} {
+				dst := append(bytes.Repeat([]byte{canary}, 7*len(in)+64)[:0], prefix...)
+				for _, im := range ims {
+					escapeAgainstModel(t, im, dst, in, o, append([]byte(prefix), want...), code, canary)
+				}
+			}
+			for _, im := range ims { // no room: escapeLong's other paths
+				escapeAgainstModel(t, im, nil, in, o, want, code, canary)
+			}
+		}
+	}
+}
+
 // TestConcurrent runs every implementation from several goroutines at once on inputs that take
 // the pooled scratch-buffer path (long, non-ASCII, no IGNORE/SUBSTITUTE, dst with room), valid
 // and invalid, so that -race sees the pool shared.

@@ -57,6 +57,10 @@ func mbDense(s []byte) bool {
 	return bits.OnesCount64(w) >= 3
 }
 
+// shortMBMax is the longest src archShortMB takes: escapeShortMBAVX512's one 64-byte window
+// and the zero after src, at which a sequence cut by the end of src shows as an error.
+const shortMBMax = 63
+
 // mbKernels has bit k set when kernel k also writes valid multi-byte sequences as \uXXXX
 // (a surrogate pair above U+FFFF) when c.uu is not set, with the stopping rules of uuKernels
 // (U+2028/U+2029 are ordinary characters there). Per-architecture init functions set it.

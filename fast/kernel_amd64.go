@@ -209,9 +209,28 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 			return nsrc, ndst
 		}
 	}
-	// The last bytes (fewer than 2w, at least mbTail): the kernel runs on a copy padded with
-	// 0xFF, an invalid byte where it stops, and writes into a buffer of its own (its run-ahead
-	// stores are not covered by dst's room there), which is copied out.
+	// The last bytes (fewer than 2w, at least mbTail). With AVX-512, in pieces of at most
+	// shortMBMax bytes, each ending before a byte that is not a continuation byte (so that
+	// each holds whole characters; escapeShortMBAVX512 fails one that does not), while they
+	// hold no escaped ASCII byte or invalid sequence.
+	for left := len(src) - nsrc; left > 0; left = len(src) - nsrc {
+		m := min(left, shortMBMax)
+		for i := 0; i < 3 && m < left && src[nsrc+m]&0xC0 == 0x80; i++ {
+			m--
+		}
+		d := archShortMB(k, dst[ndst:], src[nsrc:nsrc+m], c)
+		if d < 0 {
+			break
+		}
+		nsrc += m
+		ndst += d
+	}
+	if len(src)-nsrc < mbTail {
+		return nsrc, ndst
+	}
+	// The rest: the kernel runs on a copy padded with 0xFF, an invalid byte where it stops,
+	// and writes into a buffer of its own (its run-ahead stores are not covered by dst's room
+	// there), which is copied out.
 	var in [256]byte
 	var out [1024]byte
 	n := copy(in[:], src[nsrc:])
@@ -219,6 +238,24 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 	s, d := mbKernel(k, out[:], in[:n+left], c, false)
 	copy(dst[ndst:], out[:d])
 	return nsrc + s, ndst + d
+}
+
+// archShortMB writes the escape of src (1 to shortMBMax bytes; without quotes) at dst[0:]
+// and returns its length, when k is the avx512 kernel, c's option set has no
+// UNESCAPED_UNICODE, src holds only ASCII bytes that c leaves as they are and valid UTF-8
+// sequences, each whole, and the escape fits in len(dst) bytes (at most 3*len(src): every
+// byte of a sequence writes at most three, \uXXXX for two or three bytes, a surrogate pair
+// for four); otherwise it writes nothing and returns -1.
+func archShortMB(k int, dst, src []byte, c *escCtx) int {
+	if k != kernelAVX512 || c.uu || len(dst) == 0 {
+		return -1
+	}
+	raceRead(src)
+	d := escapeShortMBAVX512(unsafe.SliceData(dst), len(dst), src, &c.kt[0])
+	if d > 0 {
+		raceWrite(dst[:d])
+	}
+	return d
 }
 
 // mbTail is the fewest bytes left that archMB gives a multi-byte kernel through its buffers;

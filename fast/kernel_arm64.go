@@ -162,6 +162,10 @@ func archASCIIEnd(k int, s []byte) (int, bool) { return asciiEnd(s, 0, true), fa
 // archValid is the vector validity check of the amd64 kernels (see kernel_amd64.go): none here.
 func archValid(k int, s []byte) (valid, ok bool) { return false, false }
 
+// archShortMB is the one-window multi-byte kernel of amd64's avx512 variant (see
+// kernel_amd64.go): none here.
+func archShortMB(k int, dst, src []byte, c *escCtx) int { return -1 }
+
 // archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
 // controls either); it returns ndst (the kernel consumes all of an ASCII src).
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {

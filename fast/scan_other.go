@@ -23,3 +23,7 @@ const archDefault = false
 // archClean16 is the short-string path of the vector kernels (see kernel.go); without one it
 // declines, and escape takes its general path.
 func archClean16(k int, d, src []byte, c *escCtx) bool { return false }
+
+// archShortMB is the one-window multi-byte kernel of amd64's avx512 variant (see
+// kernel_amd64.go): none here.
+func archShortMB(k int, dst, src []byte, c *escCtx) int { return -1 }

@@ -456,11 +456,12 @@ func main() {
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)
 	}
+	escapeShortMBAVX512()
 	clean16()
 	validAVX512()
 	Generate()
 	if err := noEscape(flag.Lookup("stubs").Value.String(), "escapeMBAVX2", "escapeMBAVX2Tag", "escapeMBAVX512",
-		"escapeMBAVX512Tag", "escapeMBAVX512Valid", "escapeMBAVX512TagValid"); err != nil {
+		"escapeMBAVX512Tag", "escapeMBAVX512Valid", "escapeMBAVX512TagValid", "escapeShortMBAVX512"); err != nil {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
 	}

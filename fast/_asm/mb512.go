@@ -78,17 +78,6 @@ func escapeMBAVX512(tag, valid bool) {
 	VMOVDQU64(k(kPrev), Z19)
 	MOVQ(I64(-2), RAX)
 	KMOVQ(RAX, K5)
-	// bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load,
-	// no shuffle port.
-	bcastb := func(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
-	// nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x, each in its low
-	// nibble, the only bits the hex digits' VPERMB of Z21 reads (Z7 = x >> 4 by words): Z9 =
-	// 0x0C ? prev1 << 2 : Z7, bit by bit (VPTERNLOGD 0xE4: C ? A : B), Z10 a load.
-	nibblesLC := func() {
-		VPSLLW(U8(2), Z3, Z9)
-		VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z9)
-		VMOVDQU64(mem(rSI, 0), Z10)
-	}
 
 	Label("loop")
 	LEAQ(mem(rSI, 128), RAX)
@@ -208,7 +197,7 @@ func escapeMBAVX512(tag, valid bool) {
 	Label("mode2")
 	Comment("A (Z9) = prev1 & 0x0F at a 2nd byte (K2: prev1 >= 0xE0), else L; B (Z10) = x >> 2",
 		"& 0x0F there, else x & 0x0F; \\ and u at the leads.")
-	nibblesLC()
+	nibblesLC(true)
 	KSHIFTLQ(U8(1), K6, K2)
 	VMOVDQU8(Z3, K2, Z9)
 	VPSRLW(U8(2), Z0, Z11)
@@ -231,129 +220,8 @@ func escapeMBAVX512(tag, valid bool) {
 
 	fourByteTriples()
 
-	Label("triples")
-	Comment("(Z3 = prev1, Z7 = x >> 4 by words.)")
-	VPSRLW(U8(2), Z3, Z8)
-	nibblesLC()
-	Comment("Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no",
-		"4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is",
-		"0 (\\u0).")
-	TESTQ(R12, R12)
-	JNZ(LabelRef("general"))
-	TESTQ(RAX, R14)
-	JNZ(LabelRef("general"))
-	KMOVQ(K1, K2)
-	VPXORQ(Z13, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z10)
-	JMP(LabelRef("hex"))
-	Label("general")
-	VMOVDQU64(k(kNext), Z12)
-	VPERMB(Z9, Z12, Z12)
-	Comment("4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.")
-	KSHIFTLQ(U8(3), K7, K2)
-	bcastb(k0C, Z13)
-	VPORQ(Z8, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z8)
-	Comment("3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd",
-		"byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.")
-	KSHIFTLQ(U8(2), K6, K2)
-	KSHIFTLQ(U8(2), K7, K3)
-	KANDNQ(K2, K3, K4)
-	VMOVDQU8(Z9, K4, Z8)
-	VMOVDQU8(Z10, K4, Z9)
-	Comment("2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd",
-		"byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.")
-	KSHIFTLQ(U8(1), K6, K4)
-	KSHIFTLQ(U8(1), K7, K2)
-	KANDNQ(K4, K2, K4)
-	VMOVDQU8(Z3, K4, Z8)
-	VPSRLW(U8(2), Z0, Z13)
-	VMOVDQU8(Z13, K4, Z9)
-	TESTQ(R14, R14)
-	JZ(LabelRef("no4"))
-	Comment("2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |",
-		"x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,",
-		"C = L of the next byte.")
-	Comment("(Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |",
-		"C.)")
-	VPSLLW(U8(6), Z3, Z13)
-	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
-	bcastb(k10, Z14)
-	VPSUBB(Z14, Z13, Z13)
-	VPSRLW(U8(6), Z13, Z14)
-	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
-	VMOVDQU8(Z14, K2, Z8)
-	VPSRLW(U8(2), Z13, Z14)
-	VMOVDQU8(Z14, K2, Z9)
-	VMOVDQU8(Z12, K2, Z10)
-	Label("no4")
-	Comment("Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \\u, then C =",
-		"0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);",
-		"a 3-byte lead (x >= 0xE0, not K4) has n = 2.")
-	KMOVQ(K1, K2)
-	VPXORQ(Z13, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z10)
-	KORQ(K7, K3, K4)
-	bcastb(k0D, Z13)
-	VMOVDQU8(Z13, K4, Z10)
-	KORQ(K2, K3, K2)
-	Label("hex")
-	Comment("Hex digits; \\ and u at K2; A = x at ASCII (K3).")
-	VPERMB(Z21, Z8, Z8)
-	VPERMB(Z21, Z9, Z9)
-	VPERMB(Z21, Z10, Z10)
-	bcastb(kBS, Z13)
-	VMOVDQU8(Z13, K2, Z8)
-	bcastb(kU, Z13)
-	VMOVDQU8(Z13, K2, Z9)
-	VPMOVB2M(Z0, K3)
-	KMOVQ(K3, RCX)
-	KNOTQ(K3, K3)
-	VMOVDQU8(Z0, K3, Z8)
-	Comment("4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k",
-		"of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B",
-		"from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk",
-		"is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's",
-		"popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes",
-		">= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited",
-		"every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).")
-	Label("chunks")
-	MOVQ(I64(-1), RAX)
-	BZHIQ(R13, RAX, RAX)
-	ANDQ(RAX, RCX)
-	ANDNQ(RCX, R12, RBX)
-	p0, p1, p2 := k(kTriP), k(kTriP+8), k(kTriP+16)
-	// chunk emits chunk j: keep mask = PDEP(AX, pa) | PDEP(CX, pb) | PDEP(BX, pc); the r = 2
-	// positions of the chunk are pc's.
-	chunk := func(j int, pa, pb, pc Mem) {
-		PDEPQ(pa, RAX, RDX)
-		PDEPQ(pb, RCX, R14)
-		PDEPQ(pc, RBX, R12)
-		ORQ(R14, RDX)
-		ORQ(R12, RDX)
-		KMOVQ(RDX, K2)
-		KMOVQ(pc, K3)
-		POPCNTQ(RDX, RDX)
-		VMOVDQU64(k(kTri+64*j), Z13)
-		VMOVDQU64(k(kTri+64*j), Z14)
-		VPERMI2B(Z9, Z8, Z13)
-		VPERMB(Z10, Z14, K3, Z13)
-		VPCOMPRESSB_Z(Z13, K2, Z13)
-		VMOVDQU64(Z13, mem(rDI, 0))
-		ADDQ(RDX, rDI)
-	}
-	Comment("Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).")
-	chunk(0, p0, p1, p2)
-	Comment("Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).")
-	SHRQ(U8(22), RAX)
-	SHRQ(U8(21), RCX)
-	SHRQ(U8(21), RBX)
-	chunk(1, p2, p0, p1)
-	Comment("Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).")
-	SHRQ(U8(21), RAX)
-	SHRQ(U8(22), RCX)
-	SHRQ(U8(21), RBX)
-	chunk(2, p1, p2, p0)
+	triples(true)
+	chunks(false)
 	Label("wdone")
 	ADDQ(R13, rSI)
 	CMPB(flag, U8(0))
@@ -693,4 +561,182 @@ func sparseWindow(count Register) {
 	KMOVQ(K2, RCX)
 	POPCNTQ(RCX, count)
 	Label("sp_dense")
+}
+
+// bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load, no
+// shuffle port.
+func bcastb(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
+
+// nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x, each in its low nibble,
+// the only bits the hex digits' VPERMB of Z21 reads (Z7 = x >> 4 by words): Z9 = 0x0C ?
+// prev1 << 2 : Z7, bit by bit (VPTERNLOGD 0xE4: C ? A : B), Z10 a load of the window at SI
+// (fromMem) or a copy of Z0 (escapeShortMBAVX512, whose window may end before 64 bytes).
+func nibblesLC(fromMem bool) {
+	VPSLLW(U8(2), Z3, Z9)
+	VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z9)
+	if fromMem {
+		VMOVDQU64(mem(rSI, 0), Z10)
+	} else {
+		VMOVDQA64(Z0, Z10)
+	}
+}
+
+// triples emits step 3 of escapeMBAVX512 for any window (label triples, from units): the
+// byte triples [A B C] of every position (Z8, Z9, Z10, hex digits and \u merged in), with
+// CX = the window's bytes >= 0x80. At entry Z0 = the window, Z3 = prev1, Z7 = x >> 4 by
+// words, K1 = its bytes >= 0xC0, K6 those >= 0xE0, K7 those >= 0xF0, R14 = its 4-byte leads,
+// AX = the positions before B, R12 = the 3-byte sequences' bytes before B. fromMem is
+// nibblesLC's. It goes on at chunks.
+func triples(fromMem bool) {
+	Label("triples")
+	Comment("(Z3 = prev1, Z7 = x >> 4 by words.)")
+	VPSRLW(U8(2), Z3, Z8)
+	nibblesLC(fromMem)
+	Comment("Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no",
+		"4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is",
+		"0 (\\u0).")
+	TESTQ(R12, R12)
+	JNZ(LabelRef("general"))
+	TESTQ(RAX, R14)
+	JNZ(LabelRef("general"))
+	KMOVQ(K1, K2)
+	VPXORQ(Z13, Z13, Z13)
+	VMOVDQU8(Z13, K2, Z10)
+	JMP(LabelRef("hex"))
+	Label("general")
+	VMOVDQU64(k(kNext), Z12)
+	VPERMB(Z9, Z12, Z12)
+	Comment("4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.")
+	KSHIFTLQ(U8(3), K7, K2)
+	bcastb(k0C, Z13)
+	VPORQ(Z8, Z13, Z13)
+	VMOVDQU8(Z13, K2, Z8)
+	Comment("3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd",
+		"byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.")
+	KSHIFTLQ(U8(2), K6, K2)
+	KSHIFTLQ(U8(2), K7, K3)
+	KANDNQ(K2, K3, K4)
+	VMOVDQU8(Z9, K4, Z8)
+	VMOVDQU8(Z10, K4, Z9)
+	Comment("2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd",
+		"byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.")
+	KSHIFTLQ(U8(1), K6, K4)
+	KSHIFTLQ(U8(1), K7, K2)
+	KANDNQ(K4, K2, K4)
+	VMOVDQU8(Z3, K4, Z8)
+	VPSRLW(U8(2), Z0, Z13)
+	VMOVDQU8(Z13, K4, Z9)
+	TESTQ(R14, R14)
+	JZ(LabelRef("no4"))
+	Comment("2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |",
+		"x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,",
+		"C = L of the next byte.")
+	Comment("(Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |",
+		"C.)")
+	VPSLLW(U8(6), Z3, Z13)
+	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
+	bcastb(k10, Z14)
+	VPSUBB(Z14, Z13, Z13)
+	VPSRLW(U8(6), Z13, Z14)
+	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
+	VMOVDQU8(Z14, K2, Z8)
+	VPSRLW(U8(2), Z13, Z14)
+	VMOVDQU8(Z14, K2, Z9)
+	VMOVDQU8(Z12, K2, Z10)
+	Label("no4")
+	Comment("Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \\u, then C =",
+		"0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);",
+		"a 3-byte lead (x >= 0xE0, not K4) has n = 2.")
+	KMOVQ(K1, K2)
+	VPXORQ(Z13, Z13, Z13)
+	VMOVDQU8(Z13, K2, Z10)
+	KORQ(K7, K3, K4)
+	bcastb(k0D, Z13)
+	VMOVDQU8(Z13, K4, Z10)
+	KORQ(K2, K3, K2)
+	Label("hex")
+	Comment("Hex digits; \\ and u at K2; A = x at ASCII (K3).")
+	VPERMB(Z21, Z8, Z8)
+	VPERMB(Z21, Z9, Z9)
+	VPERMB(Z21, Z10, Z10)
+	bcastb(kBS, Z13)
+	VMOVDQU8(Z13, K2, Z8)
+	bcastb(kU, Z13)
+	VMOVDQU8(Z13, K2, Z9)
+	VPMOVB2M(Z0, K3)
+	KMOVQ(K3, RCX)
+	KNOTQ(K3, K3)
+	VMOVDQU8(Z0, K3, Z8)
+}
+
+// chunks emits step 4 of escapeMBAVX512 (label chunks): the triples in position order, packed
+// and stored at DI, which advances past them. At entry Z8-Z10 = the triples, R13 = B, CX = the
+// window's bytes >= 0x80, R12 = the 3-byte sequences' bytes before B. Each chunk is stored
+// whole (64 bytes, a run-ahead past the output), or with masked, only its kept bytes
+// (escapeShortMBAVX512, which writes nothing past its output and skips the chunks past B).
+func chunks(masked bool) {
+	Comment("4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k",
+		"of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B",
+		"from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk",
+		"is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's",
+		"popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes",
+		">= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited",
+		"every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).")
+	Label("chunks")
+	MOVQ(I64(-1), RAX)
+	BZHIQ(R13, RAX, RAX)
+	ANDQ(RAX, RCX)
+	ANDNQ(RCX, R12, RBX)
+	p0, p1, p2 := k(kTriP), k(kTriP+8), k(kTriP+16)
+	// chunk emits chunk j: keep mask = PDEP(AX, pa) | PDEP(CX, pb) | PDEP(BX, pc); the r = 2
+	// positions of the chunk are pc's.
+	chunk := func(j int, pa, pb, pc Mem) {
+		PDEPQ(pa, RAX, RDX)
+		PDEPQ(pb, RCX, R14)
+		PDEPQ(pc, RBX, R12)
+		ORQ(R14, RDX)
+		ORQ(R12, RDX)
+		KMOVQ(RDX, K2)
+		KMOVQ(pc, K3)
+		POPCNTQ(RDX, RDX)
+		VMOVDQU64(k(kTri+64*j), Z13)
+		VMOVDQU64(k(kTri+64*j), Z14)
+		VPERMI2B(Z9, Z8, Z13)
+		VPERMB(Z10, Z14, K3, Z13)
+		VPCOMPRESSB_Z(Z13, K2, Z13)
+		if masked {
+			MOVQ(I64(-1), R14)
+			BZHIQ(RDX, R14, R14)
+			KMOVQ(R14, K2)
+			VMOVDQU8(Z13, K2, mem(rDI, 0))
+		} else {
+			VMOVDQU64(Z13, mem(rDI, 0))
+		}
+		ADDQ(RDX, rDI)
+	}
+	Comment("Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).")
+	chunk(0, p0, p1, p2)
+	if masked {
+		Comment("Nothing for chunk 1 with B <= 21.")
+		CMPQ(R13, U8(21))
+		JBE(LabelRef("cdone"))
+	}
+	Comment("Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).")
+	SHRQ(U8(22), RAX)
+	SHRQ(U8(21), RCX)
+	SHRQ(U8(21), RBX)
+	chunk(1, p2, p0, p1)
+	if masked {
+		Comment("Nothing for chunk 2 with B <= 42.")
+		CMPQ(R13, U8(42))
+		JBE(LabelRef("cdone"))
+	}
+	Comment("Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).")
+	SHRQ(U8(21), RAX)
+	SHRQ(U8(22), RCX)
+	SHRQ(U8(21), RBX)
+	chunk(2, p1, p2, p0)
+	if masked {
+		Label("cdone")
+	}
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// shortMBMax is the longest src escapeShortMBAVX512 takes: one window and a byte after it,
+// where a sequence cut by the end of src shows as an error (at byte len(src)).
+const shortMBMax = 63
+
+// escapeShortMBAVX512 emits the one-window form of escapeMBAVX512 for a whole short string
+// (archShortMB: a 16-byte string, a short one, the last bytes of a long one): the window is
+// a masked load of src, zeros after it; every check of escapeMBAVX512 runs on it (escaped
+// ASCII, validation), then its triples and chunks, stored with masked stores, so that it
+// writes nothing past its output and nothing at all when it leaves src to the caller.
+func escapeShortMBAVX512() {
+	TEXT("escapeShortMBAVX512", NOSPLIT, "func(dst *byte, room int, src []byte, kt *uint64) int")
+	Doc("escapeShortMBAVX512 writes the escape of src (without quotes) at dst and returns its",
+		"length when every byte of src is an ASCII byte that kt's option set leaves as it is or",
+		"a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as",
+		"\\uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes",
+		"nothing and returns -1. It requires AVX-512 BW, VBMI and VBMI2, BMI2, POPCNT and",
+		"1 <= len(src) <= 63.")
+	Comment(
+		"escapeShortMBAVX512: the contract above; it reads src[0:len(src)] only (a masked",
+		"load) and writes dst[0:result] only (masked stores).",
+		"",
+		"Registers: as escapeMBAVX512 (Z16-Z28 the same constants, Z0 = the window, K5 = all",
+		"but the first byte, R13 = B = len(src)); SI = src, DI = the output position, R9 =",
+		"dst, R10 = the load mask (the bytes of src), R11 = room.",
+		"",
+		"Algorithm: escapeMBAVX512's steps on one window whose bytes after src are zeros: an",
+		"escaped ASCII byte of src (the VPSHUFB table of kt, controls, '<' by kt's HEX_TAG",
+		"slot) or an invalid sequence (the validation; one cut by the end of src fails at the",
+		"zero after it) returns -1 before any store, and so does an escape longer than room",
+		"(len(src), plus one per byte >= 0x80, plus one per such byte not of a 3-byte",
+		"sequence: the triples' keep masks). Otherwise B = len(src): the triples of every",
+		"position (triples) and the three chunks (chunks), each stored under the mask of its",
+		"kept bytes.",
+	)
+	Load(Param("dst"), rDI)
+	Load(Param("room"), R11)
+	Load(Param("src").Base(), rSI)
+	Load(Param("src").Len(), R13)
+	kt := Load(Param("kt"), RAX)
+	MOVQ(rDI, rDst)
+	MOVQ(I64(-1), R10)
+	BZHIQ(R13, R10, R10)
+	KMOVQ(R10, K4)
+	VMOVDQU8_Z(mem(rSI, 0), K4, Z0)
+	Comment("Escaped ASCII bytes of src (K1): kt's table of special bytes by low nibble, the",
+		"controls, and '<' with HEX_TAG (kt's slot of it is 0xFF without). The zeros after src",
+		"are controls: the load mask (K4) leaves them out.")
+	VBROADCASTI64X4(mem(kt, ktShuf), Z31)
+	VBROADCASTI32X4(mem(kt, ktLT), Z29)
+	VBROADCASTI64X4(k(k20), Z30)
+	VPSHUFB(Z0, Z31, Z1)
+	VPCMPEQB(Z1, Z0, K1)
+	VPCMPUB(U8(1), Z30, Z0, K2)
+	KORQ(K1, K2, K1)
+	VPCMPEQB(Z29, Z0, K2)
+	KORQ(K1, K2, K1)
+	KTESTQ(K4, K1)
+	JNZ(LabelRef("none"))
+	Comment("Validation (escapeMBAVX512's step 1): DX = the positions of errors, at most at",
+		"len(src) (a sequence cut by the end).")
+	VBROADCASTI64X4(k(kByte1High), Z28)
+	VBROADCASTI64X4(k(kByte1Low), Z27)
+	VBROADCASTI64X4(k(kByte2High), Z26)
+	VBROADCASTI64X4(k(k60), Z24)
+	VBROADCASTI64X4(k(k70), Z23)
+	VBROADCASTI64X4(k(k80), Z22)
+	VMOVDQU64(k(kPrev), Z19)
+	MOVQ(I64(-2), RAX)
+	KMOVQ(RAX, K5)
+	validate512()
+	TESTQ(RDX, RDX)
+	JNZ(LabelRef("none"))
+	Comment("Classes (as escapeMBAVX512's): K1 = bytes >= 0xC0, K6 = >= 0xE0, K7 = >= 0xF0, R14",
+		"= 4-byte leads; AX = the positions before B (src's), R12 = the 3-byte sequences'",
+		"bytes.")
+	VBROADCASTI64X4(k(kHex), Z21)
+	VBROADCASTI64X4(k(k03), Z20)
+	VBROADCASTI64X4(k(kC0), Z16)
+	VBROADCASTI64X4(k(kE0), Z17)
+	VBROADCASTI64X4(k(kF0), Z18)
+	VPCMPUB(U8(5), Z16, Z0, K1)
+	VPCMPUB(U8(5), Z17, Z0, K6)
+	VPCMPUB(U8(5), Z18, Z0, K7)
+	KMOVQ(K7, R14)
+	MOVQ(R10, RAX)
+	KANDNQ(K6, K7, K3)
+	KMOVQ(K3, RDX)
+	IMUL3Q(U8(7), RDX, RDX) // leads | leads << 1 | leads << 2 (3 apart: no carries)
+	ANDQ(RAX, RDX)
+	MOVQ(RDX, R12)
+	Comment("The escape's length: B + the bytes >= 0x80 + those not of a 3-byte sequence.")
+	VPMOVB2M(Z0, K2)
+	KMOVQ(K2, RBX)
+	POPCNTQ(RBX, RCX)
+	ANDNQ(RBX, R12, RBX)
+	POPCNTQ(RBX, RBX)
+	ADDQ(RCX, RBX)
+	ADDQ(R13, RBX)
+	CMPQ(RBX, R11)
+	JA(LabelRef("none"))
+	triples(false)
+	chunks(true)
+	SUBQ(rDst, rDI)
+	Store(rDI, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+	Label("none")
+	MOVQ(I64(-1), RAX)
+	Store(RAX, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
