@@ -180,8 +180,7 @@ const archDefault = true
 // archClean16 is the 16-to-31-byte path of the neon variant (see kernel.go): two overlapping
 // 16-byte blocks classified with NEON and stored when clean (clean16NEON).
 func archClean16(k int, d, src []byte, c *escCtx) bool {
-	raceRead(src)
-	raceWrite(d)
+	raceReadWrite(src, d)
 	return clean16NEON(unsafe.SliceData(d), src, &c.kt)
 }
 
@@ -197,6 +196,8 @@ func clean16NEON(d *byte, src []byte, kt *[ktWords]uint64) bool
 // 2, ANDed with kt's classes by low nibble, bytes 192..207), each control's XOR with its
 // escape letter by its value (\b \t \n \f \r), and the lane weights 1..128 of two 8-byte
 // groups.
+//
+//lint:ignore U1000 read by escape_arm64.s, which staticcheck does not see
 var neonExpConst = [3][16]byte{
 	{0: 1, 2: 2, 5: 4},
 	{8: 'b' ^ 8, 9: 't' ^ 9, 0xA: 'n' ^ 0xA, 0xC: 'f' ^ 0xC, 0xD: 'r' ^ 0xD},
@@ -207,6 +208,8 @@ var neonExpConst = [3][16]byte{
 // the set bits of m from [its 8 letters in lanes 0-7; '\\' in lanes 16-31]: 16 then i for an
 // escaped byte i, i alone for a clean one, then 0xFF (zero) up to 16 bytes; neonExpLen[m] is
 // the output's length, 8 + popcount(m).
+//
+//lint:ignore U1000 read by escape_arm64.s, which staticcheck does not see
 var neonExp, neonExpLen = func() (e [256][16]byte, l [256]uint8) {
 	for m := range e {
 		j := 0
