@@ -218,7 +218,7 @@ func escapeShort(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, erro
 // bytes: one decode instead of two).
 func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
 	if !isASCII(src) {
-		if len(src) == smallInput && k >= kernelArch {
+		if len(src) == smallInput && k >= kernelArch && !c.uu {
 			if out, ok := appendShortMB(dst, src, c, k); ok {
 				return out, nil
 			}
@@ -339,7 +339,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	if (errMode || shrinks) && cap(dst)-start >= need {
 		// The output would go into the caller's spare capacity (see above).
 		if p, noCtl := asciiPrefix(k, src); p < n {
-			if n <= shortMBMax {
+			if n <= shortMBMax && !c.uu {
 				// One window: the kernel checks it before it writes anything.
 				if out, ok := appendShortMB(dst, src, c, k); ok {
 					return out, nil
