@@ -115,7 +115,7 @@ bench-peers:
 ## perf-doc: docs/benchmarks.md and docs/bench.svg, the one file of measured numbers (docs/
 ## performance.md says how to read it): difffuzz bench on every corpus at 16 B, 4 KiB and 64 KiB,
 ## and bench/peers' peerbench (fast against the Go JSON escapers at 4 and 64 KiB; with --floors,
-## fast in copies of its output under the default options), each with its command and machine. Run it on a quiet machine and commit the result with what it measures.
+## fast in copies of its output under the default options at 16 B, 4 KiB and 64 KiB), each with its command and machine. Run it on a quiet machine and commit the result with what it measures.
 PERFDOC_PASSTIME ?= 100ms
 perf-doc:
 	$(GO) build -o bin/difffuzz ./cmd/difffuzz
@@ -128,7 +128,7 @@ perf-doc:
 	  (cd bench/peers && $(GO) run ./cmd/peerbench --format markdown --pass-time $(PERFDOC_PASSTIME)); echo; \
 	  echo '## fast in copies of its output'; echo; \
 	  echo "copy-output's column is fast's time over a copy() of its output's size, the write bound (default options)."; echo; \
-	  cd bench/peers && $(GO) run ./cmd/peerbench --floors --format markdown --pass-time $(PERFDOC_PASSTIME); } > docs/benchmarks.md.tmp
+	  cd bench/peers && $(GO) run ./cmd/peerbench --floors --sizes 16B,4KiB,64KiB --format markdown --pass-time $(PERFDOC_PASSTIME); } > docs/benchmarks.md.tmp
 	mv docs/benchmarks.md.tmp docs/benchmarks.md
 
 ## benchcmp: fast's entry point built without assembly (-tags purego) against the assembly
