@@ -289,7 +289,9 @@ func appendSmallClean(dst, src []byte, c *escCtx) ([]byte, bool) {
 //
 // When the output would go into the caller's spare capacity, which an invalid string must
 // leave untouched (§1.5: nothing appended; nothing written past the returned length), only a
-// non-ASCII remainder needs care (ASCII is always valid). A short one is validated first
+// non-ASCII remainder needs care (ASCII is always valid). A string of at most shortMBMax
+// bytes goes to the one-window kernel first where there is one (appendShortMB: it checks the
+// whole string before it writes); a short remainder is otherwise validated first
 // (validFrom), and so is a long one where the kernel has a vector check; the rest is escaped
 // into a scratch buffer and copied on success, which costs less than validFrom
 // (BenchmarkScratch: at 4 KiB the copy and the pool cost 5-13 % of the escape, validFrom 2-4
