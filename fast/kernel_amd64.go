@@ -213,7 +213,7 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 	// shortMBMax bytes, each ending before a byte that is not a continuation byte (so that
 	// each holds whole characters; escapeShortMBAVX512 fails one that does not), while they
 	// hold no escaped ASCII byte or invalid sequence.
-	for left := len(src) - nsrc; left > 0; left = len(src) - nsrc {
+	for left := len(src) - nsrc; left > 0 && k == kernelAVX512; left = len(src) - nsrc {
 		m := min(left, shortMBMax)
 		for i := 0; i < 3 && m < left && src[nsrc+m]&0xC0 == 0x80; i++ {
 			m--
@@ -239,6 +239,9 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 	copy(dst[ndst:], out[:d])
 	return nsrc + s, ndst + d
 }
+
+// shortMBKernel reports whether kernel k has the one-window kernel of archShortMB: avx512.
+func shortMBKernel(k int) bool { return k == kernelAVX512 }
 
 // archShortMB writes the escape of src (1 to shortMBMax bytes; without quotes) at dst[0:]
 // and returns its length, when k is the avx512 kernel, c's option set has no

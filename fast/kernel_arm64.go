@@ -166,6 +166,9 @@ func archValid(k int, s []byte) (valid, ok bool) { return false, false }
 // kernel_amd64.go): none here.
 func archShortMB(k int, dst, src []byte, c *escCtx) int { return -1 }
 
+// shortMBKernel reports whether kernel k has archShortMB's one-window kernel: none here.
+func shortMBKernel(k int) bool { return false }
+
 // archEscapeASCII is archKernel for src that asciiPrefix found ASCII (noCtl: without
 // controls either); it returns ndst (the kernel consumes all of an ASCII src).
 func archEscapeASCII(k int, dst, src []byte, c *escCtx, noCtl bool) int {

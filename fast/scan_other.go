@@ -27,3 +27,6 @@ func archClean16(k int, d, src []byte, c *escCtx) bool { return false }
 // archShortMB is the one-window multi-byte kernel of amd64's avx512 variant (see
 // kernel_amd64.go): none here.
 func archShortMB(k int, dst, src []byte, c *escCtx) int { return -1 }
+
+// shortMBKernel reports whether kernel k has archShortMB's one-window kernel: none here.
+func shortMBKernel(k int) bool { return false }
