@@ -64,20 +64,9 @@ func escapeMBAVX512(tag, valid bool) {
 	if tag {
 		VBROADCASTI64X4(k(k3C), Z29)
 	}
-	VBROADCASTI64X4(k(kByte1High), Z28)
-	VBROADCASTI64X4(k(kByte1Low), Z27)
-	VBROADCASTI64X4(k(kByte2High), Z26)
-	VBROADCASTI64X4(k(k60), Z24)
-	VBROADCASTI64X4(k(k70), Z23)
-	VBROADCASTI64X4(k(k80), Z22)
-	VBROADCASTI64X4(k(kHex), Z21)
-	VBROADCASTI64X4(k(k03), Z20)
-	VBROADCASTI64X4(k(kC0), Z16)
-	VBROADCASTI64X4(k(kE0), Z17)
-	VBROADCASTI64X4(k(kF0), Z18)
-	VMOVDQU64(k(kPrev), Z19)
-	MOVQ(I64(-2), RAX)
-	KMOVQ(RAX, K5)
+	validConsts()
+	classConsts()
+	prevConsts()
 
 	Label("loop")
 	LEAQ(mem(rSI, 128), RAX)
@@ -715,22 +704,23 @@ func chunks(masked bool) {
 		ADDQ(RDX, rDI)
 	}
 	Comment("Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).")
-	chunk(0, p0, p1, p2)
-	if masked {
-		Comment("Nothing for chunk 1 with B <= 21.")
-		CMPQ(R13, U8(21))
-		JBE(LabelRef("cdone"))
+	// skipPast ends a masked run's chunks when B <= b: chunk j and the next have no
+	// position before B.
+	skipPast := func(j, b int) {
+		if masked {
+			Commentf("Nothing for chunk %d with B <= %d.", j, b)
+			CMPQ(R13, U8(b))
+			JBE(LabelRef("cdone"))
+		}
 	}
+	chunk(0, p0, p1, p2)
+	skipPast(1, 21)
 	Comment("Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).")
 	SHRQ(U8(22), RAX)
 	SHRQ(U8(21), RCX)
 	SHRQ(U8(21), RBX)
 	chunk(1, p2, p0, p1)
-	if masked {
-		Comment("Nothing for chunk 2 with B <= 42.")
-		CMPQ(R13, U8(42))
-		JBE(LabelRef("cdone"))
-	}
+	skipPast(2, 42)
 	Comment("Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).")
 	SHRQ(U8(21), RAX)
 	SHRQ(U8(22), RCX)
@@ -739,4 +729,33 @@ func chunks(masked bool) {
 	if masked {
 		Label("cdone")
 	}
+}
+
+// validConsts loads validate512's constants: Z28-Z26 = the three lookup tables, Z24/Z23/Z22 =
+// 0x60, 0x70, 0x80.
+func validConsts() {
+	VBROADCASTI64X4(k(kByte1High), Z28)
+	VBROADCASTI64X4(k(kByte1Low), Z27)
+	VBROADCASTI64X4(k(kByte2High), Z26)
+	VBROADCASTI64X4(k(k60), Z24)
+	VBROADCASTI64X4(k(k70), Z23)
+	VBROADCASTI64X4(k(k80), Z22)
+}
+
+// classConsts loads the constants of the classes and the triples: Z21 = the hex digits, Z20 =
+// 0x03, Z16/Z17/Z18 = 0xC0, 0xE0, 0xF0.
+func classConsts() {
+	VBROADCASTI64X4(k(kHex), Z21)
+	VBROADCASTI64X4(k(k03), Z20)
+	VBROADCASTI64X4(k(kC0), Z16)
+	VBROADCASTI64X4(k(kE0), Z17)
+	VBROADCASTI64X4(k(kF0), Z18)
+}
+
+// prevConsts sets Z19 = the previous byte's index (kPrev) and K5 = all but the first byte:
+// the zero-masked VPERMB shifts of a window (prev1..prev3).
+func prevConsts() {
+	VMOVDQU64(k(kPrev), Z19)
+	MOVQ(I64(-2), RAX)
+	KMOVQ(RAX, K5)
 }
