@@ -6,10 +6,6 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// shortMBMax is the longest src escapeShortMBAVX512 takes: one window and a byte after it,
-// where a sequence cut by the end of src shows as an error (at byte len(src)).
-const shortMBMax = 63
-
 // escapeShortMBAVX512 emits the one-window form of escapeMBAVX512 for a whole short string
 // (archShortMB: a 16-byte string, a short one, the last bytes of a long one): the window is
 // a masked load of src, zeros after it; every check of escapeMBAVX512 runs on it (escaped
