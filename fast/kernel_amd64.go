@@ -213,7 +213,7 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 	// shortMBMax bytes, each ending before a byte that is not a continuation byte (so that
 	// each holds whole characters; escapeShortMBAVX512 fails one that does not), while they
 	// hold no escaped ASCII byte or invalid sequence.
-	for left := len(src) - nsrc; left > 0 && k == kernelAVX512; left = len(src) - nsrc {
+	for left := len(src) - nsrc; left > 0 && shortMBKernel(k) && !c.uu; left = len(src) - nsrc {
 		m := min(left, shortMBMax)
 		for i := 0; i < 3 && m < left && src[nsrc+m]&0xC0 == 0x80; i++ {
 			m--

@@ -15,6 +15,14 @@ import (
 // with a check (validAVX512): text of each kind at every length to 640 bytes (the
 // first block and two rounds of four), and invalid sequences at every step-th position of
 // every step-th length, flush against a guard page at either end (a read outside s faults).
+// invalidSeqs are the ill-formed sequences the kernels' tests plant: a lone continuation
+// byte, overlongs (C0/C1, E0 80-9F, F0 80-8F), surrogates (ED A0-BF), truncated sequences,
+// a code point above U+10FFFF (F4 90), bytes that never lead (F5, FF) and a continuation
+// byte too many after a two- and a four-byte sequence.
+var invalidSeqs = []string{"\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xe2\x82", "\xe0\x80\x80", "\xe0\x9f\xbf",
+	"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf0\x9f\x98", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+	"\xff", "\xc3\xa9\xa9", "\xf0\x9f\x98\x80\x80"}
+
 func TestArchValid(t *testing.T) {
 	var kernels []int
 	if hasAVX512 {
@@ -24,9 +32,6 @@ func TestArchValid(t *testing.T) {
 		t.Skip("no vector validity check on this CPU")
 	}
 	bases := []string{"жжжж", "数据数据", "😀😀", "aé", "ab€😀ж c", "\u2028é\u07ff\U0010ffff\u0800\ufffd"}
-	defects := []string{"\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xe2\x82", "\xe0\x80\x80", "\xe0\x9f\xbf",
-		"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf0\x9f\x98", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
-		"\xff", "\xc3\xa9\xa9", "\xf0\x9f\x98\x80\x80"}
 	// Lengths up to past the first block and two rounds of four (64 + 2*256),
 	// a defect every step bytes of every step-th length.
 	maxLen, step := 640, 5
@@ -65,7 +70,7 @@ func TestArchValid(t *testing.T) {
 				if n%step != 0 {
 					continue
 				}
-				for _, d := range defects {
+				for _, d := range invalidSeqs {
 					for pos := 0; pos <= n; pos += step {
 						s := append(append(append([]byte{}, text[:pos]...), d...), text[pos:n]...)
 						check(k, s, fmt.Sprintf("%q at %d", d, pos))
