@@ -21474,14 +21474,14 @@ TEXT ·escapeShortMBAVX512(SB), NOSPLIT, $0-56
 	// but the first byte, R13 = B = len(src)); SI = src, DI = the output position, R9 =
 	// dst, R10 = the load mask (the bytes of src), R11 = room.
 	// 
-	// Algorithm: escapeMBAVX512's steps on one window whose bytes after src are zeros: an
+	// Algorithm: escapeMBAVX512's steps on one 64-byte window whose bytes after src are
+	// zeros (at least one: a sequence cut by the end of src fails the validation at it): an
 	// escaped ASCII byte of src (the VPSHUFB table of kt, controls, '<' by kt's HEX_TAG
-	// slot) or an invalid sequence (the validation; one cut by the end of src fails at the
-	// zero after it) returns -1 before any store, and so does an escape longer than room
-	// (len(src), plus one per byte >= 0x80, plus one per such byte not of a 3-byte
+	// slot) or an invalid sequence returns -1 before any store, and so does an escape longer
+	// than room (len(src), plus one per byte >= 0x80, plus one per such byte not of a 3-byte
 	// sequence: the triples' keep masks). Otherwise B = len(src): the triples of every
-	// position (triples) and the three chunks (chunks), each stored under the mask of its
-	// kept bytes.
+	// position (triples) and the chunks (chunks), each stored under the mask of its kept
+	// bytes.
 	MOVQ       dst+0(FP), DI
 	MOVQ       room+8(FP), R11
 	MOVQ       src_base+16(FP), SI
@@ -22102,5 +22102,279 @@ done:
 	KORTESTQ K1, K1
 	CMOVQNE  CX, AX
 	MOVQ     AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func escapeShortMBAVX512Y(dst *byte, room int, src []byte, kt *uint64) int
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VBMI, AVX512VBMI2, AVX512VL, BMI, BMI2, POPCNT
+TEXT ·escapeShortMBAVX512Y(SB), NOSPLIT, $0-56
+	PCALIGN $64
+	// escapeShortMBAVX512Y: the contract above; it reads src[0:len(src)] only (a masked
+	// load) and writes dst[0:result] only (masked stores).
+	// 
+	// Registers: as escapeMBAVX512 (Z16-Z28 the same constants, Z0 = the window, K5 = all
+	// but the first byte, R13 = B = len(src)); SI = src, DI = the output position, R9 =
+	// dst, R10 = the load mask (the bytes of src), R11 = room.
+	// Y registers (the same numbers) up to the chunks, whose Z registers' upper halves
+	// are then zero.
+	// 
+	// Algorithm: escapeMBAVX512's steps on one 32-byte window whose bytes after src are
+	// zeros (at least one: a sequence cut by the end of src fails the validation at it): an
+	// escaped ASCII byte of src (the VPSHUFB table of kt, controls, '<' by kt's HEX_TAG
+	// slot) or an invalid sequence returns -1 before any store, and so does an escape longer
+	// than room (len(src), plus one per byte >= 0x80, plus one per such byte not of a 3-byte
+	// sequence: the triples' keep masks). Otherwise B = len(src): the triples of every
+	// position (triples) and the chunks (chunks), each stored under the mask of its kept
+	// bytes.
+	MOVQ       dst+0(FP), DI
+	MOVQ       room+8(FP), R11
+	MOVQ       src_base+16(FP), SI
+	MOVQ       src_len+24(FP), R13
+	MOVQ       kt+40(FP), AX
+	MOVQ       DI, R9
+	MOVQ       $-1, R10
+	BZHIQ      R13, R10, R10
+	KMOVQ      R10, K4
+	VMOVDQU8.Z (SI), K4, Y0
+
+	// Escaped ASCII bytes of src (K1): kt's table of special bytes by low nibble, the
+	// controls, and '<' with HEX_TAG (kt's slot of it is 0xFF without). The zeros after src
+	// are controls: the load mask (K4) leaves them out.
+	VMOVDQU64       (AX), Y31
+	VBROADCASTI32X4 144(AX), Y29
+	VMOVDQU64       utf8consts<>+352(SB), Y30
+	VPSHUFB         Y0, Y31, Y1
+	VPCMPEQB        Y1, Y0, K1
+	VPCMPUB         $0x01, Y30, Y0, K2
+	KORQ            K1, K2, K1
+	VPCMPEQB        Y29, Y0, K2
+	KORQ            K1, K2, K1
+	KTESTQ          K4, K1
+	JNZ             none
+
+	// Validation (escapeMBAVX512's step 1): DX = the positions of errors, at most at
+	// len(src) (a sequence cut by the end).
+	VMOVDQU64 utf8consts<>+0(SB), Y28
+	VMOVDQU64 utf8consts<>+32(SB), Y27
+	VMOVDQU64 utf8consts<>+64(SB), Y26
+	VMOVDQU64 utf8consts<>+128(SB), Y24
+	VMOVDQU64 utf8consts<>+160(SB), Y23
+	VMOVDQU64 utf8consts<>+192(SB), Y22
+	VMOVDQU64 utf8consts<>+17888(SB), Y19
+	MOVQ      $-2, AX
+	KMOVQ     AX, K5
+
+	// 1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous
+	// one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were
+	// slower and, at 4 KiB, twice as slow in some runs than in others).
+	VPERMB.Z Y0, Y19, K5, Y3
+	VPERMB.Z Y3, Y19, K5, Y4
+	VPERMB.Z Y4, Y19, K5, Y2
+
+	// Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &
+	// C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of
+	// the 16-byte tables four times over (only the index's low nibble counts: no masking;
+	// Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.
+	VPSUBUSB   Y24, Y4, Y5
+	VPSUBUSB   Y23, Y2, Y6
+	VPTERNLOGD $0xa8, Y22, Y6, Y5
+	VPSRLW     $0x04, Y3, Y6
+	VPERMB     Y28, Y6, Y6
+	VPERMB     Y27, Y3, Y1
+	VPSRLW     $0x04, Y0, Y7
+	VPERMB     Y26, Y7, Y8
+	VPTERNLOGD $0x80, Y8, Y1, Y6
+	VPCMPUB    $0x04, Y5, Y6, K1
+	KMOVQ      K1, DX
+	TESTQ      DX, DX
+	JNZ        none
+
+	// Classes (as escapeMBAVX512's): K1 = bytes >= 0xC0, K6 = >= 0xE0, K7 = >= 0xF0, R14
+	// = 4-byte leads; AX = the positions before B (src's), R12 = the 3-byte sequences'
+	// bytes.
+	VMOVDQU64 utf8consts<>+384(SB), Y21
+	VMOVDQU64 utf8consts<>+448(SB), Y20
+	VMOVDQU64 utf8consts<>+896(SB), Y16
+	VMOVDQU64 utf8consts<>+960(SB), Y17
+	VMOVDQU64 utf8consts<>+992(SB), Y18
+	VPCMPUB   $0x05, Y16, Y0, K1
+	VPCMPUB   $0x05, Y17, Y0, K6
+	VPCMPUB   $0x05, Y18, Y0, K7
+	KMOVQ     K7, R14
+	MOVQ      R10, AX
+	KANDNQ    K6, K7, K3
+	KMOVQ     K3, DX
+	IMUL3Q    $0x07, DX, DX
+	ANDQ      AX, DX
+	MOVQ      DX, R12
+
+	// The escape's length: B + the bytes >= 0x80 + those not of a 3-byte sequence.
+	VPMOVB2M Y0, K2
+	KMOVQ    K2, BX
+	POPCNTQ  BX, CX
+	ANDNQ    BX, R12, BX
+	POPCNTQ  BX, BX
+	ADDQ     CX, BX
+	ADDQ     R13, BX
+	CMPQ     BX, R11
+	JA       none
+
+	// (Z3 = prev1, Z7 = x >> 4 by words.)
+	VPSRLW          $0x02, Y3, Y8
+	VPSLLW          $0x02, Y3, Y9
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Y7, Y9
+	VMOVDQA64       Y0, Y10
+
+	// Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no
+	// 4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is
+	// 0 (\u0).
+	TESTQ    R12, R12
+	JNZ      general
+	TESTQ    AX, R14
+	JNZ      general
+	KMOVQ    K1, K2
+	VPXORQ   Y13, Y13, Y13
+	VMOVDQU8 Y13, K2, Y10
+	JMP      hex
+
+general:
+	VMOVDQU64 utf8consts<>+1120(SB), Y12
+	VPERMB    Y9, Y12, Y12
+
+	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
+	KSHIFTLQ  $0x03, K7, K2
+	VMOVDQU64 utf8consts<>+544(SB), Y13
+	VPORQ     Y8, Y13, Y13
+	VMOVDQU8  Y13, K2, Y8
+
+	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
+	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
+	KSHIFTLQ $0x02, K6, K2
+	KSHIFTLQ $0x02, K7, K3
+	KANDNQ   K2, K3, K4
+	VMOVDQU8 Y9, K4, Y8
+	VMOVDQU8 Y10, K4, Y9
+
+	// 2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd
+	// byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.
+	KSHIFTLQ $0x01, K6, K4
+	KSHIFTLQ $0x01, K7, K2
+	KANDNQ   K4, K2, K4
+	VMOVDQU8 Y3, K4, Y8
+	VPSRLW   $0x02, Y0, Y13
+	VMOVDQU8 Y13, K4, Y9
+	TESTQ    R14, R14
+	JZ       no4
+
+	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
+	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
+	// C = L of the next byte.
+	// (Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |
+	// C.)
+	VPSLLW          $0x06, Y3, Y13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Y0, Y13
+	VMOVDQU64       utf8consts<>+928(SB), Y14
+	VPSUBB          Y14, Y13, Y13
+	VPSRLW          $0x06, Y13, Y14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Y20, Y14
+	VMOVDQU8        Y14, K2, Y8
+	VPSRLW          $0x02, Y13, Y14
+	VMOVDQU8        Y14, K2, Y9
+	VMOVDQU8        Y12, K2, Y10
+
+no4:
+	// Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \u, then C =
+	// 0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);
+	// a 3-byte lead (x >= 0xE0, not K4) has n = 2.
+	KMOVQ     K1, K2
+	VPXORQ    Y13, Y13, Y13
+	VMOVDQU8  Y13, K2, Y10
+	KORQ      K7, K3, K4
+	VMOVDQU64 utf8consts<>+576(SB), Y13
+	VMOVDQU8  Y13, K4, Y10
+	KORQ      K2, K3, K2
+
+hex:
+	// Hex digits; \ and u at K2; A = x at ASCII (K3).
+	VPERMB    Y21, Y8, Y8
+	VPERMB    Y21, Y9, Y9
+	VPERMB    Y21, Y10, Y10
+	VMOVDQU64 utf8consts<>+608(SB), Y13
+	VMOVDQU8  Y13, K2, Y8
+	VMOVDQU64 utf8consts<>+640(SB), Y13
+	VMOVDQU8  Y13, K2, Y9
+	VPMOVB2M  Y0, K3
+	KMOVQ     K3, CX
+	KNOTQ     K3, K3
+	VMOVDQU8  Y0, K3, Y8
+
+	// 4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k
+	// of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B
+	// from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk
+	// is packed by VPCOMPRESSB under its keep mask and stored whole; DI += the mask's
+	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
+	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
+	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+	MOVQ  $-1, AX
+	BZHIQ R13, AX, AX
+	ANDQ  AX, CX
+	ANDNQ CX, R12, BX
+
+	// Chunk 0: positions 0-21 (r = 0), 0-20 (r = 1, 2).
+	PDEPQ         utf8consts<>+768(SB), AX, DX
+	PDEPQ         utf8consts<>+776(SB), CX, R14
+	PDEPQ         utf8consts<>+784(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+784(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17696(SB), Z13
+	VMOVDQU64     utf8consts<>+17696(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	MOVQ          $-1, R14
+	BZHIQ         DX, R14, R14
+	KMOVQ         R14, K2
+	VMOVDQU8      Z13, K2, (DI)
+	ADDQ          DX, DI
+
+	// Nothing for chunk 1 with B <= 21.
+	CMPQ R13, $0x15
+	JBE  cdone
+
+	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
+	SHRQ          $0x16, AX
+	SHRQ          $0x15, CX
+	SHRQ          $0x15, BX
+	PDEPQ         utf8consts<>+784(SB), AX, DX
+	PDEPQ         utf8consts<>+768(SB), CX, R14
+	PDEPQ         utf8consts<>+776(SB), BX, R12
+	ORQ           R14, DX
+	ORQ           R12, DX
+	KMOVQ         DX, K2
+	KMOVQ         utf8consts<>+776(SB), K3
+	POPCNTQ       DX, DX
+	VMOVDQU64     utf8consts<>+17760(SB), Z13
+	VMOVDQU64     utf8consts<>+17760(SB), Z14
+	VPERMI2B      Z9, Z8, Z13
+	VPERMB        Z10, Z14, K3, Z13
+	VPCOMPRESSB.Z Z13, K2, Z13
+	MOVQ          $-1, R14
+	BZHIQ         DX, R14, R14
+	KMOVQ         R14, K2
+	VMOVDQU8      Z13, K2, (DI)
+	ADDQ          DX, DI
+
+cdone:
+	SUBQ R9, DI
+	MOVQ DI, ret+48(FP)
+	VZEROUPPER
+	RET
+
+none:
+	MOVQ $-1, AX
+	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET

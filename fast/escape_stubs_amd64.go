@@ -159,7 +159,7 @@ func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // length when every byte of src is an ASCII byte that kt's option set leaves as it is or
 // a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as
 // \uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes
-// nothing and returns -1. It requires AVX-512 BW, VBMI and VBMI2, BMI2, POPCNT and
+// nothing and returns -1. It requires AVX-512 BW, VL, VBMI and VBMI2, BMI2, POPCNT and
 // 1 <= len(src) <= 63.
 //
 //go:noescape
@@ -175,3 +175,13 @@ func clean16(d *byte, src []byte, kt *uint64, sse int) bool
 // it returns how many bytes it checked (a multiple of 64), or -1 if one of them ends
 // an invalid sequence. It requires AVX-512 BW and VBMI; s[0] must start a character.
 func validAVX512(s []byte) int
+
+// escapeShortMBAVX512Y writes the escape of src (without quotes) at dst and returns its
+// length when every byte of src is an ASCII byte that kt's option set leaves as it is or
+// a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as
+// \uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes
+// nothing and returns -1. It requires AVX-512 BW, VL, VBMI and VBMI2, BMI2, POPCNT and
+// 1 <= len(src) <= 31.
+//
+//go:noescape
+func escapeShortMBAVX512Y(dst *byte, room int, src []byte, kt *uint64) int

@@ -25,8 +25,8 @@ var DefaultTargets = []string{
 // AVX2 kernels of UNESCAPED_UNICODE and of the option sets without it (escapeMBAVX2, \uXXXX),
 // the ASCII kernels escapeAVX2 and escapeAVX2Tag (escape-dense blocks expanded by shuffle
 // tables, sparse 2- and 3-byte sequences validated and written as \uXXXX) and their AVX-512
-// forms (the 64-byte escape-dense loop; escapeShortMBAVX512, escapeMBAVX512's one window for
-// short strings), the 16-byte clean check, the ASCII scans and the
+// forms (the 64-byte escape-dense loop; escapeShortMBAVX512 and escapeShortMBAVX512Y,
+// escapeMBAVX512's one window for short strings, in Z and Y registers), the 16-byte clean check, the ASCII scans and the
 // validity check of long strings (validAVX512) with the three Keiser–Lemire lookup tables
 // (amd64), and their NEON counterparts with the validation
 // macro and its tables, and the NEON ASCII kernel's block loop (arm64, run under qemu). The
@@ -42,7 +42,7 @@ var AsmTargets = []string{
 // fast's avx512 variant, else "".
 func avx512Target() string {
 	if _, ok := fast.Lookup("avx512"); ok {
-		return "escapeAVX512,escapeAVX512Tag,escapeUUAVX512,escapeMBAVX512,escapeShortMBAVX512,validAVX512,"
+		return "escapeAVX512,escapeAVX512Tag,escapeUUAVX512,escapeMBAVX512,escapeShortMBAVX512,escapeShortMBAVX512Y,validAVX512,"
 	}
 	return ""
 }

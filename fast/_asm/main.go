@@ -456,12 +456,14 @@ func main() {
 	for n := 2; n <= 7; n++ {
 		escapeSSE2(n)
 	}
-	escapeShortMBAVX512()
+	escapeShortMBAVX512(false)
 	clean16()
 	validAVX512()
+	escapeShortMBAVX512(true)
 	Generate()
 	if err := noEscape(flag.Lookup("stubs").Value.String(), "escapeMBAVX2", "escapeMBAVX2Tag", "escapeMBAVX512",
-		"escapeMBAVX512Tag", "escapeMBAVX512Valid", "escapeMBAVX512TagValid", "escapeShortMBAVX512"); err != nil {
+		"escapeMBAVX512Tag", "escapeMBAVX512Valid", "escapeMBAVX512TagValid", "escapeShortMBAVX512",
+		"escapeShortMBAVX512Y"); err != nil {
 		fmt.Fprintln(os.Stderr, "asm:", err)
 		os.Exit(1)
 	}

@@ -210,7 +210,7 @@ func escapeMBAVX512(tag, valid bool) {
 	fourByteTriples()
 
 	triples(true)
-	chunks(false)
+	chunks(false, 64)
 	Label("wdone")
 	ADDQ(R13, rSI)
 	CMPB(flag, U8(0))
@@ -247,23 +247,23 @@ func validate512() {
 	Comment("1. Validation (Z3/Z4/Z2 = prev1..prev3, zeros before the window: each the previous",
 		"one shifted by a byte, VPERMB zero-masked by K5; masked loads at SI-1..SI-3 were",
 		"slower and, at 4 KiB, twice as slow in some runs than in others).")
-	VPERMB_Z(Z0, Z19, K5, Z3)
-	VPERMB_Z(Z3, Z19, K5, Z4)
-	VPERMB_Z(Z4, Z19, K5, Z2)
+	VPERMB_Z(v(Z0), v(Z19), K5, v(Z3))
+	VPERMB_Z(v(Z3), v(Z19), K5, v(Z4))
+	VPERMB_Z(v(Z4), v(Z19), K5, v(Z2))
 	Comment("Z5 = (prev2 - 0x60 | prev3 - 0x70) & 0x80 (saturating; VPTERNLOGD 0xA8: (A | B) &",
 		"C): a 3rd or 4th byte must be a continuation byte. The three lookups are VPERMBs of",
 		"the 16-byte tables four times over (only the index's low nibble counts: no masking;",
 		"Z7 = x >> 4 by words, its high nibble in the low one), ANDed by VPTERNLOGD 0x80.")
-	VPSUBUSB(Z24, Z4, Z5)
-	VPSUBUSB(Z23, Z2, Z6)
-	VPTERNLOGD(U8(0xA8), Z22, Z6, Z5)
-	VPSRLW(U8(4), Z3, Z6)
-	VPERMB(Z28, Z6, Z6)
-	VPERMB(Z27, Z3, Z1)
-	VPSRLW(U8(4), Z0, Z7)
-	VPERMB(Z26, Z7, Z8)
-	VPTERNLOGD(U8(0x80), Z8, Z1, Z6)
-	VPCMPUB(U8(4), Z5, Z6, K1)
+	VPSUBUSB(v(Z24), v(Z4), v(Z5))
+	VPSUBUSB(v(Z23), v(Z2), v(Z6))
+	VPTERNLOGD(U8(0xA8), v(Z22), v(Z6), v(Z5))
+	VPSRLW(U8(4), v(Z3), v(Z6))
+	VPERMB(v(Z28), v(Z6), v(Z6))
+	VPERMB(v(Z27), v(Z3), v(Z1))
+	VPSRLW(U8(4), v(Z0), v(Z7))
+	VPERMB(v(Z26), v(Z7), v(Z8))
+	VPTERNLOGD(U8(0x80), v(Z8), v(Z1), v(Z6))
+	VPCMPUB(U8(4), v(Z5), v(Z6), K1)
 	KMOVQ(K1, RDX) // DX = error positions
 }
 
@@ -554,19 +554,45 @@ func sparseWindow(count Register) {
 
 // bcastb loads a 32-byte constant (one byte repeated) into both halves of z: a load, no
 // shuffle port.
-func bcastb(off int, z VecPhysical) { VBROADCASTI64X4(k(off), z) }
+func bcastb(off int, z VecPhysical) { bcast(k(off), z) }
+
+// narrow selects the width of the vector registers that the steps shared by
+// escapeMBAVX512 and escapeShortMBAVX512 emit (validConsts, classConsts, prevConsts,
+// validate512, nibblesLC, triples, bcastb): false for Z registers (64-byte windows), true
+// for Y registers (escapeShortMBAVX512Y's 32-byte window). On a CPU that runs a 512-bit
+// operation as two 256-bit halves (AMD Zen 4) a Y register does the same work in half the
+// time when the window holds no more than 32 bytes.
+var narrow bool
+
+// v returns z at the width narrow selects.
+func v(z VecPhysical) Register {
+	if narrow {
+		return z.AsY()
+	}
+	return z
+}
+
+// bcast loads a 32-byte constant into z, in both halves at the Z width (VBROADCASTI64X4),
+// as a plain load at the Y width.
+func bcast(m Mem, z VecPhysical) {
+	if narrow {
+		VMOVDQU64(m, z.AsY())
+		return
+	}
+	VBROADCASTI64X4(m, z)
+}
 
 // nibblesLC sets Z9 = L = (prev1 & 3) << 2 | x >> 4 & 3 and Z10 = x, each in its low nibble,
 // the only bits the hex digits' VPERMB of Z21 reads (Z7 = x >> 4 by words): Z9 = 0x0C ?
 // prev1 << 2 : Z7, bit by bit (VPTERNLOGD 0xE4: C ? A : B), Z10 a load of the window at SI
 // (fromMem) or a copy of Z0 (escapeShortMBAVX512, whose window may end before 64 bytes).
 func nibblesLC(fromMem bool) {
-	VPSLLW(U8(2), Z3, Z9)
-	VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z9)
+	VPSLLW(U8(2), v(Z3), v(Z9))
+	VPTERNLOGD_BCST(U8(0xE4), k(k0C), v(Z7), v(Z9))
 	if fromMem {
-		VMOVDQU64(mem(rSI, 0), Z10)
+		VMOVDQU64(mem(rSI, 0), v(Z10))
 	} else {
-		VMOVDQA64(Z0, Z10)
+		VMOVDQA64(v(Z0), v(Z10))
 	}
 }
 
@@ -579,7 +605,7 @@ func nibblesLC(fromMem bool) {
 func triples(fromMem bool) {
 	Label("triples")
 	Comment("(Z3 = prev1, Z7 = x >> 4 by words.)")
-	VPSRLW(U8(2), Z3, Z8)
+	VPSRLW(U8(2), v(Z3), v(Z8))
 	nibblesLC(fromMem)
 	Comment("Only ASCII and 2-byte sequences before B (no 3-byte sequence's bytes, R12, and no",
 		"4-byte lead): A, B, C are the defaults but at the leads (K2 = x >= 0xC0), whose C is",
@@ -589,32 +615,32 @@ func triples(fromMem bool) {
 	TESTQ(RAX, R14)
 	JNZ(LabelRef("general"))
 	KMOVQ(K1, K2)
-	VPXORQ(Z13, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z10)
+	VPXORQ(v(Z13), v(Z13), v(Z13))
+	VMOVDQU8(v(Z13), K2, v(Z10))
 	JMP(LabelRef("hex"))
 	Label("general")
-	VMOVDQU64(k(kNext), Z12)
-	VPERMB(Z9, Z12, Z12)
+	VMOVDQU64(k(kNext), v(Z12))
+	VPERMB(v(Z9), v(Z12), v(Z12))
 	Comment("4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.")
 	KSHIFTLQ(U8(3), K7, K2)
 	bcastb(k0C, Z13)
-	VPORQ(Z8, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z8)
+	VPORQ(v(Z8), v(Z13), v(Z13))
+	VMOVDQU8(v(Z13), K2, v(Z8))
 	Comment("3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd",
 		"byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.")
 	KSHIFTLQ(U8(2), K6, K2)
 	KSHIFTLQ(U8(2), K7, K3)
 	KANDNQ(K2, K3, K4)
-	VMOVDQU8(Z9, K4, Z8)
-	VMOVDQU8(Z10, K4, Z9)
+	VMOVDQU8(v(Z9), K4, v(Z8))
+	VMOVDQU8(v(Z10), K4, v(Z9))
 	Comment("2nd byte of a 3-byte sequence (prev1 in 0xE0-0xEF; K2 = prev1 >= 0xF0, the 2nd",
 		"byte of a 4-byte one): A = prev1 & 0x0F, B = x >> 2 & 0x0F, n = 2.")
 	KSHIFTLQ(U8(1), K6, K4)
 	KSHIFTLQ(U8(1), K7, K2)
 	KANDNQ(K4, K2, K4)
-	VMOVDQU8(Z3, K4, Z8)
-	VPSRLW(U8(2), Z0, Z13)
-	VMOVDQU8(Z13, K4, Z9)
+	VMOVDQU8(v(Z3), K4, v(Z8))
+	VPSRLW(U8(2), v(Z0), v(Z13))
+	VMOVDQU8(v(Z13), K4, v(Z9))
 	TESTQ(R14, R14)
 	JZ(LabelRef("no4"))
 	Comment("2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |",
@@ -622,40 +648,40 @@ func triples(fromMem bool) {
 		"C = L of the next byte.")
 	Comment("(Z13 = 0xC0 ? prev1 << 6 : x, VPTERNLOGD 0xE4; A = Z13 >> 6 & 3 | 8, 0xEA: A & B |",
 		"C.)")
-	VPSLLW(U8(6), Z3, Z13)
-	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
+	VPSLLW(U8(6), v(Z3), v(Z13))
+	VPTERNLOGD_BCST(U8(0xE4), k(kC0), v(Z0), v(Z13))
 	bcastb(k10, Z14)
-	VPSUBB(Z14, Z13, Z13)
-	VPSRLW(U8(6), Z13, Z14)
-	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
-	VMOVDQU8(Z14, K2, Z8)
-	VPSRLW(U8(2), Z13, Z14)
-	VMOVDQU8(Z14, K2, Z9)
-	VMOVDQU8(Z12, K2, Z10)
+	VPSUBB(v(Z14), v(Z13), v(Z13))
+	VPSRLW(U8(6), v(Z13), v(Z14))
+	VPTERNLOGD_BCST(U8(0xEA), k(k08), v(Z20), v(Z14))
+	VMOVDQU8(v(Z14), K2, v(Z8))
+	VPSRLW(U8(2), v(Z13), v(Z14))
+	VMOVDQU8(v(Z14), K2, v(Z9))
+	VMOVDQU8(v(Z12), K2, v(Z10))
 	Label("no4")
 	Comment("Leads (K2 = x >= 0xC0) and 3rd bytes of 4-byte sequences (K3) write \\u, then C =",
 		"0 for a 2-byte lead, d for a 4-byte lead or a 3rd byte (K4 = K7 | K3: x >= 0xF0);",
 		"a 3-byte lead (x >= 0xE0, not K4) has n = 2.")
 	KMOVQ(K1, K2)
-	VPXORQ(Z13, Z13, Z13)
-	VMOVDQU8(Z13, K2, Z10)
+	VPXORQ(v(Z13), v(Z13), v(Z13))
+	VMOVDQU8(v(Z13), K2, v(Z10))
 	KORQ(K7, K3, K4)
 	bcastb(k0D, Z13)
-	VMOVDQU8(Z13, K4, Z10)
+	VMOVDQU8(v(Z13), K4, v(Z10))
 	KORQ(K2, K3, K2)
 	Label("hex")
 	Comment("Hex digits; \\ and u at K2; A = x at ASCII (K3).")
-	VPERMB(Z21, Z8, Z8)
-	VPERMB(Z21, Z9, Z9)
-	VPERMB(Z21, Z10, Z10)
+	VPERMB(v(Z21), v(Z8), v(Z8))
+	VPERMB(v(Z21), v(Z9), v(Z9))
+	VPERMB(v(Z21), v(Z10), v(Z10))
 	bcastb(kBS, Z13)
-	VMOVDQU8(Z13, K2, Z8)
+	VMOVDQU8(v(Z13), K2, v(Z8))
 	bcastb(kU, Z13)
-	VMOVDQU8(Z13, K2, Z9)
-	VPMOVB2M(Z0, K3)
+	VMOVDQU8(v(Z13), K2, v(Z9))
+	VPMOVB2M(v(Z0), K3)
 	KMOVQ(K3, RCX)
 	KNOTQ(K3, K3)
-	VMOVDQU8(Z0, K3, Z8)
+	VMOVDQU8(v(Z0), K3, v(Z8))
 }
 
 // chunks emits step 4 of escapeMBAVX512 (label chunks): the triples in position order, packed
@@ -663,7 +689,8 @@ func triples(fromMem bool) {
 // window's bytes >= 0x80, R12 = the 3-byte sequences' bytes before B. Each chunk is stored
 // whole (64 bytes, a run-ahead past the output), or with masked, only its kept bytes
 // (escapeShortMBAVX512, which writes nothing past its output and skips the chunks past B).
-func chunks(masked bool) {
+// maxB is the largest B: with 42 or less (escapeShortMBAVX512Y) there is no chunk 2.
+func chunks(masked bool, maxB int) {
 	Comment("4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k",
 		"of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B",
 		"from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk",
@@ -720,6 +747,10 @@ func chunks(masked bool) {
 	SHRQ(U8(21), RCX)
 	SHRQ(U8(21), RBX)
 	chunk(1, p2, p0, p1)
+	if maxB <= 42 {
+		Label("cdone")
+		return
+	}
 	skipPast(2, 42)
 	Comment("Chunk 2: positions 43-63 (r = 0, 1), 42-63 (r = 2).")
 	SHRQ(U8(21), RAX)
@@ -734,28 +765,28 @@ func chunks(masked bool) {
 // validConsts loads validate512's constants: Z28-Z26 = the three lookup tables, Z24/Z23/Z22 =
 // 0x60, 0x70, 0x80.
 func validConsts() {
-	VBROADCASTI64X4(k(kByte1High), Z28)
-	VBROADCASTI64X4(k(kByte1Low), Z27)
-	VBROADCASTI64X4(k(kByte2High), Z26)
-	VBROADCASTI64X4(k(k60), Z24)
-	VBROADCASTI64X4(k(k70), Z23)
-	VBROADCASTI64X4(k(k80), Z22)
+	bcast(k(kByte1High), Z28)
+	bcast(k(kByte1Low), Z27)
+	bcast(k(kByte2High), Z26)
+	bcast(k(k60), Z24)
+	bcast(k(k70), Z23)
+	bcast(k(k80), Z22)
 }
 
 // classConsts loads the constants of the classes and the triples: Z21 = the hex digits, Z20 =
 // 0x03, Z16/Z17/Z18 = 0xC0, 0xE0, 0xF0.
 func classConsts() {
-	VBROADCASTI64X4(k(kHex), Z21)
-	VBROADCASTI64X4(k(k03), Z20)
-	VBROADCASTI64X4(k(kC0), Z16)
-	VBROADCASTI64X4(k(kE0), Z17)
-	VBROADCASTI64X4(k(kF0), Z18)
+	bcast(k(kHex), Z21)
+	bcast(k(k03), Z20)
+	bcast(k(kC0), Z16)
+	bcast(k(kE0), Z17)
+	bcast(k(kF0), Z18)
 }
 
 // prevConsts sets Z19 = the previous byte's index (kPrev) and K5 = all but the first byte:
 // the zero-masked VPERMB shifts of a window (prev1..prev3).
 func prevConsts() {
-	VMOVDQU64(k(kPrev), Z19)
+	VMOVDQU64(k(kPrev), v(Z19))
 	MOVQ(I64(-2), RAX)
 	KMOVQ(RAX, K5)
 }
