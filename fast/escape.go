@@ -134,7 +134,7 @@ func escapeVariant(k int) func(dst, src []byte, opts jsonopt.Options) ([]byte, e
 			if cleanStart(src[0], opts) && cap(dst)-s >= n+2 && archClean16(k, dst[s:s+n+2], src, c) {
 				return dst[:s+n+2], nil
 			}
-			return escapeLong(dst, src, opts, c, k) // not clean: no second attempt
+			return escapeMid(dst, src, opts, c, k) // not clean: no second attempt
 		}
 		if n < ShortLen {
 			return escapeShort(dst, src, opts, c)
@@ -206,7 +206,7 @@ func escapeShort(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, erro
 	} else if out, ok := appendSmallClean(dst, src, c); ok {
 		return out, nil
 	}
-	return escapeSmallDirty(dst, src, opts, c, kernelGeneric)
+	return escapeSmallDirty(dst, src, opts, c)
 }
 
 // escapeSmall writes the quoted escape of src (at most smallInput bytes) into out from d on
@@ -307,19 +307,13 @@ func escapeSmall(out []byte, d int, src []byte, opts jsonopt.Options, c *escCtx)
 }
 
 // escapeSmallDirty escapes src (at most smallInput bytes) that may need escapes, with
-// escapeSmall. Non-ASCII input of smallInput bytes goes to the one-window kernel of k first
-// (appendShortMB), which checks all of it before it writes. Invalid input must leave dst's
-// spare capacity untouched in error mode (§1.5), so non-ASCII input in error mode is
-// otherwise either validated first (under 8 bytes, where that is cheapest and an invalid
-// string costs no escaping) or escaped into a stack buffer and copied on success (8 to 16
-// bytes: one decode instead of two).
-func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
+// escapeSmall (non-ASCII input of smallInput bytes went to a one-window kernel first, where
+// there is one: escapeMid). Invalid input must leave dst's spare capacity untouched in error
+// mode (§1.5), so non-ASCII input in error mode is either validated first (under 8 bytes,
+// where that is cheapest and an invalid string costs no escaping) or escaped into a stack
+// buffer and copied on success (8 to 16 bytes: one decode instead of two).
+func escapeSmallDirty(dst, src []byte, opts jsonopt.Options, c *escCtx) ([]byte, error) {
 	if !isASCII(src) {
-		if len(src) == smallInput && shortMBKernel(k) && !c.uu {
-			if out, ok := appendShortMB(dst, src, c, k); ok {
-				return out, nil
-			}
-		}
 		if opts&(jsonopt.InvalidUTF8Ignore|jsonopt.InvalidUTF8Substitute) == 0 {
 			if len(src) < 8 {
 				if !validFrom(src, 0) {
@@ -416,7 +410,7 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 				return out, nil
 			}
 		}
-		return escapeSmallDirty(dst, src, opts, c, k)
+		return escapeSmallDirty(dst, src, opts, c)
 	}
 	start := len(dst)
 	// One reservation covers clean input of any length: n bytes, plus the worst case of one
@@ -438,8 +432,9 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 	if (errMode || shrinks) && cap(dst)-start >= need {
 		// The output would go into the caller's spare capacity (see above).
 		if p, noCtl := asciiPrefix(k, src); p < n {
-			if n <= shortMBMax && shortMBKernel(k) && !c.uu {
-				// One window: the kernel checks it before it writes anything.
+			if n <= shortMBMax && n >= 32 && shortMBKernel(k) && !c.uu {
+				// One window: the kernel checks it before it writes anything (shorter
+				// strings got to it first: escapeMid).
 				if out, ok := appendShortMB(dst, src, c, k); ok {
 					return out, nil
 				}
@@ -482,6 +477,34 @@ func escapeLong(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte
 		return failUTF8(dst, opts)
 	}
 	return out[:d], nil
+}
+
+// escapeMid is escapeLong for the 16- to 31-byte strings that the clean path (archClean16)
+// did not take, with a kernel k >= kernelArch. One with a byte >= 0x80 goes first to k's
+// one-window kernel (appendShortMB, which checks all of it before it writes), when k has one
+// and the option set has no UNESCAPED_UNICODE. A 16-byte string that is left goes to
+// escapeSmallDirty, as escapeLong would send it (NUMERIC_CHECK changes nothing for one with a
+// byte >= 0x80, a numeric string being ASCII: spec §1.7); anything else to escapeLong, which
+// does not try the kernel again.
+func escapeMid(dst, src []byte, opts jsonopt.Options, c *escCtx, k int) ([]byte, error) {
+	high := hasHigh(src)
+	if high && shortMBKernel(k) && !c.uu {
+		if out, ok := appendShortMB(dst, src, c, k); ok {
+			return out, nil
+		}
+	}
+	if len(src) == smallInput && (high || opts&jsonopt.NumericCheck == 0) {
+		return escapeSmallDirty(dst, src, opts, c)
+	}
+	return escapeLong(dst, src, opts, c, k)
+}
+
+// hasHigh reports whether s (16 to 31 bytes) has a byte >= 0x80: four overlapping words.
+func hasHigh(s []byte) bool {
+	n := len(s)
+	w := binary.LittleEndian.Uint64(s) | binary.LittleEndian.Uint64(s[8:]) |
+		binary.LittleEndian.Uint64(s[n-16:]) | binary.LittleEndian.Uint64(s[n-8:])
+	return w&hi8 != 0
 }
 
 // smallInput is the longest input escaped without a kernel: by the inline path when clean,

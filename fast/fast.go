@@ -129,7 +129,7 @@ func Escape(dst, src []byte, opts jsonopt.Options) ([]byte, error) {
 			archClean16(defaultKernel, dst[s:s+n+2], src, c) {
 			return dst[:s+n+2], nil
 		}
-		return escapeLong(dst, src, opts, c, defaultKernel) // not clean: no second attempt
+		return escapeMid(dst, src, opts, c, defaultKernel) // not clean: no second attempt
 	}
 	if n < ShortLen {
 		return escapeShort(dst, src, opts, c)
