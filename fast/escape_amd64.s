@@ -18071,15 +18071,6 @@ triples:
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Z12
-	VPERMB    Z9, Z12, Z12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ        $0x03, K7, K2
-	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
-	VPORQ           Z8, Z13, Z13
-	VMOVDQU8        Z13, K2, Z8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -18098,6 +18089,16 @@ general:
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z9, Z12, Z12
+	KSHIFTLQ        $0x03, K7, K4
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K4, Z8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -18746,15 +18747,6 @@ triples:
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Z12
-	VPERMB    Z9, Z12, Z12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ        $0x03, K7, K2
-	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
-	VPORQ           Z8, Z13, Z13
-	VMOVDQU8        Z13, K2, Z8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -18773,6 +18765,16 @@ general:
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z9, Z12, Z12
+	KSHIFTLQ        $0x03, K7, K4
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K4, Z8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -19400,15 +19402,6 @@ triples:
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Z12
-	VPERMB    Z9, Z12, Z12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ        $0x03, K7, K2
-	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
-	VPORQ           Z8, Z13, Z13
-	VMOVDQU8        Z13, K2, Z8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -19427,6 +19420,16 @@ general:
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z9, Z12, Z12
+	KSHIFTLQ        $0x03, K7, K4
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K4, Z8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -20057,15 +20060,6 @@ triples:
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Z12
-	VPERMB    Z9, Z12, Z12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ        $0x03, K7, K2
-	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
-	VPORQ           Z8, Z13, Z13
-	VMOVDQU8        Z13, K2, Z8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -20084,6 +20078,16 @@ general:
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z9, Z12, Z12
+	KSHIFTLQ        $0x03, K7, K4
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K4, Z8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -21575,6 +21579,61 @@ TEXT ·escapeShortMBAVX512(SB), NOSPLIT, $0-56
 	CMPQ     BX, R11
 	JA       none
 
+	// Without a 4-byte lead, no fourByteTriples.
+	TESTQ R14, R14
+	JZ    triples
+
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Z3, Z13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Z0, Z13
+	VBROADCASTI64X4 utf8consts<>+928(SB), Z14
+	VPSUBB          Z14, Z13, Z13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Z3, Z11
+	VPORD.BCST      utf8consts<>+544(SB), Z11, Z11
+	VPSRLW          $0x06, Z13, Z14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Z20, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+608(SB), Z8
+	VPBLENDMB       Z8, Z0, K1, Z8
+	VPERMB          Z21, Z11, K6, Z8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Z3, Z11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Z7, Z11
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z11, Z12, Z12
+	VPSRLW          $0x02, Z13, Z14
+	VMOVDQU8        Z14, K2, Z11
+	VBROADCASTI64X4 utf8consts<>+640(SB), Z9
+	VPERMB          Z21, Z11, K6, Z9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQA64       Z0, Z10
+	VMOVDQU8        Z12, K2, Z10
+	VBROADCASTI64X4 utf8consts<>+576(SB), Z14
+	VMOVDQU8        Z14, K1, Z10
+	VPERMB          Z21, Z10, Z10
+	VPMOVB2M        Z0, K3
+	KMOVQ           K3, CX
+	JMP             chunks
+
+triples:
 	// (Z3 = prev1, Z7 = x >> 4 by words.)
 	VPSRLW          $0x02, Z3, Z8
 	VPSLLW          $0x02, Z3, Z9
@@ -21594,15 +21653,6 @@ TEXT ·escapeShortMBAVX512(SB), NOSPLIT, $0-56
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Z12
-	VPERMB    Z9, Z12, Z12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ        $0x03, K7, K2
-	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
-	VPORQ           Z8, Z13, Z13
-	VMOVDQU8        Z13, K2, Z8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -21621,6 +21671,16 @@ general:
 	VMOVDQU8 Z13, K4, Z9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64       utf8consts<>+1120(SB), Z12
+	VPERMB          Z9, Z12, Z12
+	KSHIFTLQ        $0x03, K7, K4
+	VBROADCASTI64X4 utf8consts<>+544(SB), Z13
+	VPORQ           Z8, Z13, Z13
+	VMOVDQU8        Z13, K4, Z8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -21671,6 +21731,7 @@ hex:
 	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
 	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
 	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 	ANDQ  AX, CX
@@ -22219,6 +22280,61 @@ TEXT ·escapeShortMBAVX512Y(SB), NOSPLIT, $0-56
 	CMPQ     BX, R11
 	JA       none
 
+	// Without a 4-byte lead, no fourByteTriples.
+	TESTQ R14, R14
+	JZ    triples
+
+	// Only 4-byte leads before B (fourByteTriples): K2 = the other leads.
+	KANDNQ K1, K7, K2
+	KMOVQ  K2, DX
+	TESTQ  AX, DX
+	JNZ    triples
+
+	// K2, K3, K4 = 2nd, 3rd and 4th bytes; K1 = leads and 3rd bytes (\ u d), K6 = 2nd and
+	// 4th bytes (digits). Z13 = w << 4 | x & 0x0F = (0xC0 ? prev1 << 6 : x) - 0x10 (as the
+	// general path).
+	KSHIFTLQ        $0x01, K7, K2
+	KSHIFTLQ        $0x02, K7, K3
+	KSHIFTLQ        $0x03, K7, K4
+	KORQ            K7, K3, K1
+	KORQ            K2, K4, K6
+	VPSLLW          $0x06, Y3, Y13
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+896(SB), Y0, Y13
+	VMOVDQU64       utf8consts<>+928(SB), Y14
+	VPSUBB          Y14, Y13, Y13
+
+	// A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:
+	// A & B | C), into \ at K1 and x elsewhere.
+	VPSRLW          $0x02, Y3, Y11
+	VPORD.BCST      utf8consts<>+544(SB), Y11, Y11
+	VPSRLW          $0x06, Y13, Y14
+	VPTERNLOGD.BCST $0xea, utf8consts<>+512(SB), Y20, Y14
+	VMOVDQU8        Y14, K2, Y11
+	VMOVDQU64       utf8consts<>+608(SB), Y8
+	VPBLENDMB       Y8, Y0, K1, Y8
+	VPERMB          Y21, Y11, K6, Y8
+
+	// B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.
+	VPSLLW          $0x02, Y3, Y11
+	VPTERNLOGD.BCST $0xe4, utf8consts<>+544(SB), Y7, Y11
+	VMOVDQU64       utf8consts<>+1120(SB), Y12
+	VPERMB          Y11, Y12, Y12
+	VPSRLW          $0x02, Y13, Y14
+	VMOVDQU8        Y14, K2, Y11
+	VMOVDQU64       utf8consts<>+640(SB), Y9
+	VPERMB          Y21, Y11, K6, Y9
+
+	// C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.
+	VMOVDQA64 Y0, Y10
+	VMOVDQU8  Y12, K2, Y10
+	VMOVDQU64 utf8consts<>+576(SB), Y14
+	VMOVDQU8  Y14, K1, Y10
+	VPERMB    Y21, Y10, Y10
+	VPMOVB2M  Y0, K3
+	KMOVQ     K3, CX
+	JMP       chunks
+
+triples:
 	// (Z3 = prev1, Z7 = x >> 4 by words.)
 	VPSRLW          $0x02, Y3, Y8
 	VPSLLW          $0x02, Y3, Y9
@@ -22238,15 +22354,6 @@ TEXT ·escapeShortMBAVX512Y(SB), NOSPLIT, $0-56
 	JMP      hex
 
 general:
-	VMOVDQU64 utf8consts<>+1120(SB), Y12
-	VPERMB    Y9, Y12, Y12
-
-	// 4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.
-	KSHIFTLQ  $0x03, K7, K2
-	VMOVDQU64 utf8consts<>+544(SB), Y13
-	VPORQ     Y8, Y13, Y13
-	VMOVDQU8  Y13, K2, Y8
-
 	// 3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd
 	// byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.
 	KSHIFTLQ $0x02, K6, K2
@@ -22265,6 +22372,16 @@ general:
 	VMOVDQU8 Y13, K4, Y9
 	TESTQ    R14, R14
 	JZ       no4
+
+	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
+	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
+	// |= 0x0C.
+	VMOVDQU64 utf8consts<>+1120(SB), Y12
+	VPERMB    Y9, Y12, Y12
+	KSHIFTLQ  $0x03, K7, K4
+	VMOVDQU64 utf8consts<>+544(SB), Y13
+	VPORQ     Y8, Y13, Y13
+	VMOVDQU8  Y13, K4, Y8
 
 	// 2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |
 	// x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,
@@ -22315,6 +22432,7 @@ hex:
 	// popcount. The keep mask of triple p / 3 is r < n: r = 0 before B (AX), r = 1 at bytes
 	// >= 0x80 before B (CX), r = 2 at those not of a 3-byte sequence (BX), each deposited
 	// every third bit by PDEP (kTriP: P0, P1, P2 = bits 0, 1, 2 mod 3).
+chunks:
 	MOVQ  $-1, AX
 	BZHIQ R13, AX, AX
 	ANDQ  AX, CX

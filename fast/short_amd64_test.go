@@ -13,19 +13,20 @@ import (
 	"github.com/difffuzz/difffuzz/jsonopt"
 )
 
-// TestShortMB checks archShortMB, the one-window avx512 kernel for whole short strings
-// (escapeShortMBAVX512), against mbRef and utf8.Valid at every length from 1 to shortMBMax: text of each
-// kind, each invalid sequence and each escaped ASCII byte at every position, under option sets
-// that escape different bytes, with src flush against a guard page at either end (a read past
-// src faults) and dst's room (3*len(src) bytes, the escape's length, one byte less) ending at
-// one (a write past it faults). It must
-// write exactly the model's escape (without quotes) and nothing past it when src has only
-// clean ASCII bytes and valid sequences, and write nothing at all otherwise.
+// TestShortMB checks archShortMB, the one-window avx512 kernels for whole short strings
+// (escapeShortMBAVX512Y up to 31 bytes, escapeShortMBAVX512 above), against mbRef and
+// utf8.Valid at every length from 1 to shortMBMax: text of each kind (one script, 4-byte
+// sequences with ASCII, mixed), each invalid sequence and each escaped ASCII byte at every
+// position, under option sets that escape different bytes, with src flush against a guard page
+// at either end (a read past src faults) and dst's room (3*len(src) bytes, the escape's
+// length, one byte less) ending at one (a write past it faults). It must write exactly the
+// model's escape (without quotes) and nothing past it when src has only clean ASCII bytes and
+// valid sequences, and write nothing at all otherwise.
 func TestShortMB(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no avx512 kernel on this CPU")
 	}
-	bases := []string{"жжжж", "数据数据", "😀😀", "aé", "ab€😀ж c", "\u2028é\u07ff\U0010ffff\u0800\ufffd\U00010000\ud7ff\ue000",
+	bases := []string{"жжжж", "数据数据", "😀😀", "😀a😀 ", "aé", "ab€😀ж c", "\u2028é\u07ff\U0010ffff\u0800\ufffd\U00010000\ud7ff\ue000",
 		"\u0080\u00ff\u0100 ~\x7f"}
 	// The bytes some option set below escapes (and '>', '&', '\'' that others leave alone).
 	specials := []string{"\"", "\\", "/", "\x00", "\x1f", "\n", "<", ">", "&", "'"}

@@ -207,7 +207,7 @@ func escapeMBAVX512(tag, valid bool) {
 	LEAQ(Mem{Base: rDI, Index: R13, Scale: 2}, rDI)
 	JMP(LabelRef("wdone"))
 
-	fourByteTriples()
+	fourByteTriples(true)
 
 	triples(true)
 	chunks(false, 64)
@@ -278,8 +278,10 @@ func validate512() {
 // K1 = its bytes >= 0xC0, K7 = those >= 0xF0, BX = its continuation bytes, R14 = its 4-byte
 // leads, AX = the bytes before B, R12 = 0 (no 3-byte sequence's byte before B). It goes on at
 // chunks with CX = the bytes >= 0x80 (K1 and K6 then hold other masks: the next window sets
-// them again).
-func fourByteTriples() {
+// them again). Without fromMem (escapeShortMBAVX512, whose window may end before its 64
+// bytes) C starts from a copy of Z0 rather than a load at SI, CX is Z0's sign bits, and BX and
+// R12 are not read (a 3-byte sequence's lead is one of the other leads).
+func fourByteTriples(fromMem bool) {
 	Label("notthree")
 	Comment("Only 4-byte leads before B (fourByteTriples): K2 = the other leads.")
 	KANDNQ(K1, K7, K2)
@@ -294,37 +296,46 @@ func fourByteTriples() {
 	KSHIFTLQ(U8(3), K7, K4)
 	KORQ(K7, K3, K1)
 	KORQ(K2, K4, K6)
-	VPSLLW(U8(6), Z3, Z13)
-	VPTERNLOGD_BCST(U8(0xE4), k(kC0), Z0, Z13)
-	VBROADCASTI64X4(k(k10), Z14)
-	VPSUBB(Z14, Z13, Z13)
+	VPSLLW(U8(6), v(Z3), v(Z13))
+	VPTERNLOGD_BCST(U8(0xE4), k(kC0), v(Z0), v(Z13))
+	bcast(k(k10), Z14)
+	VPSUBB(v(Z14), v(Z13), v(Z13))
 	Comment("A (Z8): prev1 >> 2 | 0x0C at a 4th byte, Z13 >> 6 & 3 | 8 at a 2nd (VPTERNLOGD 0xEA:",
 		"A & B | C), into \\ at K1 and x elsewhere.")
-	VPSRLW(U8(2), Z3, Z11)
-	VPORD_BCST(k(k0C), Z11, Z11)
-	VPSRLW(U8(6), Z13, Z14)
-	VPTERNLOGD_BCST(U8(0xEA), k(k08), Z20, Z14)
-	VMOVDQU8(Z14, K2, Z11)
-	VBROADCASTI64X4(k(kBS), Z8)
-	VPBLENDMB(Z8, Z0, K1, Z8)
-	VPERMB(Z21, Z11, K6, Z8)
+	VPSRLW(U8(2), v(Z3), v(Z11))
+	VPORD_BCST(k(k0C), v(Z11), v(Z11))
+	VPSRLW(U8(6), v(Z13), v(Z14))
+	VPTERNLOGD_BCST(U8(0xEA), k(k08), v(Z20), v(Z14))
+	VMOVDQU8(v(Z14), K2, v(Z11))
+	bcast(k(kBS), Z8)
+	VPBLENDMB(v(Z8), v(Z0), K1, v(Z8))
+	VPERMB(v(Z21), v(Z11), K6, v(Z8))
 	Comment("B (Z9): L at a 4th byte, Z13 >> 2 at a 2nd, into u; Z12 = L of the next byte.")
-	VPSLLW(U8(2), Z3, Z11)
-	VPTERNLOGD_BCST(U8(0xE4), k(k0C), Z7, Z11)
-	VMOVDQU64(k(kNext), Z12)
-	VPERMB(Z11, Z12, Z12)
-	VPSRLW(U8(2), Z13, Z14)
-	VMOVDQU8(Z14, K2, Z11)
-	VBROADCASTI64X4(k(kU), Z9)
-	VPERMB(Z21, Z11, K6, Z9)
+	VPSLLW(U8(2), v(Z3), v(Z11))
+	VPTERNLOGD_BCST(U8(0xE4), k(k0C), v(Z7), v(Z11))
+	VMOVDQU64(k(kNext), v(Z12))
+	VPERMB(v(Z11), v(Z12), v(Z12))
+	VPSRLW(U8(2), v(Z13), v(Z14))
+	VMOVDQU8(v(Z14), K2, v(Z11))
+	bcast(k(kU), Z9)
+	VPERMB(v(Z21), v(Z11), K6, v(Z9))
 	Comment("C (Z10): x at a 4th byte, Z12 at a 2nd, d at K1.")
-	VMOVDQU64(mem(rSI, 0), Z10)
-	VMOVDQU8(Z12, K2, Z10)
-	VBROADCASTI64X4(k(k0D), Z14)
-	VMOVDQU8(Z14, K1, Z10)
-	VPERMB(Z21, Z10, Z10)
-	MOVQ(RBX, RCX)
-	ORQ(R14, RCX)
+	if fromMem {
+		VMOVDQU64(mem(rSI, 0), v(Z10))
+	} else {
+		VMOVDQA64(v(Z0), v(Z10))
+	}
+	VMOVDQU8(v(Z12), K2, v(Z10))
+	bcast(k(k0D), Z14)
+	VMOVDQU8(v(Z14), K1, v(Z10))
+	VPERMB(v(Z21), v(Z10), v(Z10))
+	if fromMem {
+		MOVQ(RBX, RCX)
+		ORQ(R14, RCX)
+	} else {
+		VPMOVB2M(v(Z0), K3)
+		KMOVQ(K3, RCX)
+	}
 	JMP(LabelRef("chunks"))
 }
 
@@ -619,13 +630,6 @@ func triples(fromMem bool) {
 	VMOVDQU8(v(Z13), K2, v(Z10))
 	JMP(LabelRef("hex"))
 	Label("general")
-	VMOVDQU64(k(kNext), v(Z12))
-	VPERMB(v(Z9), v(Z12), v(Z12))
-	Comment("4th byte of a 4-byte sequence (prev3 >= 0xF0): A |= 0x0C.")
-	KSHIFTLQ(U8(3), K7, K2)
-	bcastb(k0C, Z13)
-	VPORQ(v(Z8), v(Z13), v(Z13))
-	VMOVDQU8(v(Z13), K2, v(Z8))
 	Comment("3rd byte of a 3-byte sequence (prev2 in 0xE0-0xEF; K3 = prev2 >= 0xF0, the 3rd",
 		"byte of a 4-byte one): A = L, B = x & 0x0F, n = 2.")
 	KSHIFTLQ(U8(2), K6, K2)
@@ -643,6 +647,15 @@ func triples(fromMem bool) {
 	VMOVDQU8(v(Z13), K4, v(Z9))
 	TESTQ(R14, R14)
 	JZ(LabelRef("no4"))
+	Comment("With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte",
+		"of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A",
+		"|= 0x0C.")
+	VMOVDQU64(k(kNext), v(Z12))
+	VPERMB(v(Z9), v(Z12), v(Z12))
+	KSHIFTLQ(U8(3), K7, K4)
+	bcastb(k0C, Z13)
+	VPORQ(v(Z8), v(Z13), v(Z13))
+	VMOVDQU8(v(Z13), K4, v(Z8))
 	Comment("2nd byte of a 4-byte sequence (K2), with Z13 = w << 4 | x & 0x0F = (prev1 << 6 |",
 		"x & 0x3F) - 0x10 in a byte (as escapeMBAVX2): A = 8 | Z13 >> 6, B = Z13 >> 2 & 0x0F,",
 		"C = L of the next byte.")

@@ -11,7 +11,8 @@ import (
 // escapeShortMBAVX512 emits the one-window form of escapeMBAVX512 for a whole short string
 // (archShortMB: a 16-byte string, a short one, the last bytes of a long one): the window is
 // a masked load of src, zeros after it; every check of escapeMBAVX512 runs on it (escaped
-// ASCII, validation), then its triples and chunks, stored with masked stores, so that it
+// ASCII, validation), then its triples (fourByteTriples for 4-byte sequences and ASCII,
+// else triples) and chunks, stored with masked stores, so that it
 // writes nothing past its output and nothing at all when it leaves src to the caller. With
 // narrowWin, escapeShortMBAVX512Y: the same steps on a 32-byte window in Y registers (v,
 // bcast) for a string of at most 31 bytes, up to the chunks, which stay at the Z width (the
@@ -108,6 +109,10 @@ func escapeShortMBAVX512(narrowWin bool) {
 	ADDQ(R13, RBX)
 	CMPQ(RBX, R11)
 	JA(LabelRef("none"))
+	Comment("Without a 4-byte lead, no fourByteTriples.")
+	TESTQ(R14, R14)
+	JZ(LabelRef("triples"))
+	fourByteTriples(false)
 	triples(false)
 	narrow = false // the chunks at the Z width
 	chunks(true, maxLen)
