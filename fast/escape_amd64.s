@@ -21757,10 +21757,6 @@ chunks:
 	VMOVDQU8      Z13, K2, (DI)
 	ADDQ          DX, DI
 
-	// Nothing for chunk 1 with B <= 21.
-	CMPQ R13, $0x15
-	JBE  cdone
-
 	// Chunk 1: positions 22-42 (r = 0), 21-42 (r = 1), 21-41 (r = 2).
 	SHRQ          $0x16, AX
 	SHRQ          $0x15, CX

@@ -160,7 +160,7 @@ func escapeSSE2x7(dst []byte, src []byte, kt *uint64, esc *uint64) (nsrc int, nd
 // a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as
 // \uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes
 // nothing and returns -1. It requires AVX-512 BW, VL, VBMI and VBMI2, BMI2, POPCNT and
-// 1 <= len(src) <= 63.
+// 32 <= len(src) <= 63.
 //
 //go:noescape
 func escapeShortMBAVX512(dst *byte, room int, src []byte, kt *uint64) int

@@ -210,7 +210,7 @@ func escapeMBAVX512(tag, valid bool) {
 	fourByteTriples(true)
 
 	triples(true)
-	chunks(false, 64)
+	chunks(false, 64, 64)
 	Label("wdone")
 	ADDQ(R13, rSI)
 	CMPB(flag, U8(0))
@@ -702,8 +702,10 @@ func triples(fromMem bool) {
 // window's bytes >= 0x80, R12 = the 3-byte sequences' bytes before B. Each chunk is stored
 // whole (64 bytes, a run-ahead past the output), or with masked, only its kept bytes
 // (escapeShortMBAVX512, which writes nothing past its output and skips the chunks past B).
-// maxB is the largest B: with 42 or less (escapeShortMBAVX512Y) there is no chunk 2.
-func chunks(masked bool, maxB int) {
+// minB and maxB are the smallest and the largest B: with minB above 21 (escapeShortMBAVX512,
+// for 32 bytes or more) there is no test to skip chunk 1, with maxB 42 or less
+// (escapeShortMBAVX512Y) no chunk 2.
+func chunks(masked bool, minB, maxB int) {
 	Comment("4. The triples [A B C] in position order, 192 bytes, as three 64-byte chunks: byte k",
 		"of chunk j is A, B or C (r = p % 3 for p = 64j + k) of position p / 3, by VPERMI2B",
 		"from A and B (kTri: p / 3, + 64 for B) and a VPERMB of C merged at r = 2. Each chunk",
@@ -747,7 +749,7 @@ func chunks(masked bool, maxB int) {
 	// skipPast ends a masked run's chunks when B <= b: chunk j and the next have no
 	// position before B.
 	skipPast := func(j, b int) {
-		if masked {
+		if masked && minB <= b {
 			Commentf("Nothing for chunk %d with B <= %d.", j, b)
 			CMPQ(R13, U8(b))
 			JBE(LabelRef("cdone"))

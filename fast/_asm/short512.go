@@ -21,9 +21,9 @@ import (
 // the kernel alone (BenchmarkShortKernel-style loop, 16-byte strings of the non-ASCII
 // corpora).
 func escapeShortMBAVX512(narrowWin bool) {
-	name, maxLen, win := "escapeShortMBAVX512", 63, "64"
+	name, minLen, maxLen, win := "escapeShortMBAVX512", 32, 63, "64"
 	if narrowWin {
-		name, maxLen, win = "escapeShortMBAVX512Y", 31, "32"
+		name, minLen, maxLen, win = "escapeShortMBAVX512Y", 1, 31, "32"
 	}
 	narrow = narrowWin
 	defer func() { narrow = false }()
@@ -33,7 +33,7 @@ func escapeShortMBAVX512(narrowWin bool) {
 		"a byte of a valid UTF-8 sequence (json_encode without UNESCAPED_UNICODE writes each as",
 		"\\uXXXX or a surrogate pair) and it takes at most room bytes; otherwise it writes",
 		"nothing and returns -1. It requires AVX-512 BW, VL, VBMI and VBMI2, BMI2, POPCNT and",
-		fmt.Sprintf("1 <= len(src) <= %d.", maxLen))
+		fmt.Sprintf("%d <= len(src) <= %d.", minLen, maxLen))
 	regs := []string{"Registers: as escapeMBAVX512 (Z16-Z28 the same constants, Z0 = the window, K5 = all",
 		"but the first byte, R13 = B = len(src)); SI = src, DI = the output position, R9 =",
 		"dst, R10 = the load mask (the bytes of src), R11 = room."}
@@ -115,7 +115,7 @@ func escapeShortMBAVX512(narrowWin bool) {
 	fourByteTriples(false)
 	triples(false)
 	narrow = false // the chunks at the Z width
-	chunks(true, maxLen)
+	chunks(true, minLen, maxLen)
 	SUBQ(rDst, rDI)
 	Store(rDI, ReturnIndex(0))
 	VZEROUPPER()
