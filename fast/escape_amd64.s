@@ -18090,9 +18090,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64       utf8consts<>+1120(SB), Z12
 	VPERMB          Z9, Z12, Z12
 	KSHIFTLQ        $0x03, K7, K4
@@ -18766,9 +18766,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64       utf8consts<>+1120(SB), Z12
 	VPERMB          Z9, Z12, Z12
 	KSHIFTLQ        $0x03, K7, K4
@@ -19421,9 +19421,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64       utf8consts<>+1120(SB), Z12
 	VPERMB          Z9, Z12, Z12
 	KSHIFTLQ        $0x03, K7, K4
@@ -20079,9 +20079,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64       utf8consts<>+1120(SB), Z12
 	VPERMB          Z9, Z12, Z12
 	KSHIFTLQ        $0x03, K7, K4
@@ -21672,9 +21672,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64       utf8consts<>+1120(SB), Z12
 	VPERMB          Z9, Z12, Z12
 	KSHIFTLQ        $0x03, K7, K4
@@ -22369,9 +22369,9 @@ general:
 	TESTQ    R14, R14
 	JZ       no4
 
-	// With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte
-	// of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A
-	// |= 0x0C.
+	// Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:
+	// a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=
+	// 0xF0, K4): A |= 0x0C.
 	VMOVDQU64 utf8consts<>+1120(SB), Y12
 	VPERMB    Y9, Y12, Y12
 	KSHIFTLQ  $0x03, K7, K4

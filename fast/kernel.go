@@ -58,7 +58,8 @@ func mbDense(s []byte) bool {
 }
 
 // shortMBMax is the longest src archShortMB takes: escapeShortMBAVX512's one 64-byte window
-// and the zero after src, at which a sequence cut by the end of src shows as an error.
+// and the zero after src, at which a sequence cut by the end of src shows as an error (its Y
+// form takes up to 31 bytes in a 32-byte window the same way).
 const shortMBMax = 63
 
 // mbKernels has bit k set when kernel k also writes valid multi-byte sequences as \uXXXX

@@ -211,7 +211,7 @@ func archMB(k int, dst, src []byte, nsrc, ndst int, c *escCtx, dense int, valid 
 	}
 	// The last bytes (fewer than 2w, at least mbTail). With AVX-512, in pieces of at most
 	// shortMBMax bytes, each ending before a byte that is not a continuation byte (so that
-	// each holds whole characters; escapeShortMBAVX512 fails one that does not), while they
+	// each holds whole characters; archShortMB's kernels fail one that does not), while they
 	// hold no escaped ASCII byte or invalid sequence.
 	for left := len(src) - nsrc; left > 0 && shortMBKernel(k) && !c.uu; left = len(src) - nsrc {
 		m := min(left, shortMBMax)

@@ -10,11 +10,6 @@ import (
 	"github.com/difffuzz/difffuzz/boundary"
 )
 
-// TestArchValid checks archValid, the vector validity check escapeLong runs before it writes a
-// long non-ASCII string into the caller's spare capacity, against validFrom for each kernel
-// with a check (validAVX512): text of each kind at every length to 640 bytes (the
-// first block and two rounds of four), and invalid sequences at every step-th position of
-// every step-th length, flush against a guard page at either end (a read outside s faults).
 // invalidSeqs are the ill-formed sequences the kernels' tests plant: a lone continuation
 // byte, overlongs (C0/C1, E0 80-9F, F0 80-8F), surrogates (ED A0-BF), truncated sequences,
 // a code point above U+10FFFF (F4 90), bytes that never lead (F5, FF) and a continuation
@@ -23,6 +18,11 @@ var invalidSeqs = []string{"\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xe2
 	"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf0\x9f\x98", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
 	"\xff", "\xc3\xa9\xa9", "\xf0\x9f\x98\x80\x80"}
 
+// TestArchValid checks archValid, the vector validity check escapeLong runs before it writes a
+// long non-ASCII string into the caller's spare capacity, against validFrom for each kernel
+// with a check (validAVX512): text of each kind at every length to 640 bytes (the
+// first block and two rounds of four), and invalid sequences at every step-th position of
+// every step-th length, flush against a guard page at either end (a read outside s faults).
 func TestArchValid(t *testing.T) {
 	var kernels []int
 	if hasAVX512 {

@@ -26,7 +26,8 @@ var DefaultTargets = []string{
 // the ASCII kernels escapeAVX2 and escapeAVX2Tag (escape-dense blocks expanded by shuffle
 // tables, sparse 2- and 3-byte sequences validated and written as \uXXXX) and their AVX-512
 // forms (the 64-byte escape-dense loop; escapeShortMBAVX512 and escapeShortMBAVX512Y,
-// escapeMBAVX512's one window for short strings, in Z and Y registers), the 16-byte clean check, the ASCII scans and the
+// escapeMBAVX512's one window for short strings, in Z and Y registers), the 16-byte clean
+// check, the ASCII scans and the
 // validity check of long strings (validAVX512) with the three Keiser–Lemire lookup tables
 // (amd64), and their NEON counterparts with the validation
 // macro and its tables, and the NEON ASCII kernel's block loop (arm64, run under qemu). The

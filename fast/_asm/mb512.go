@@ -569,7 +569,7 @@ func bcastb(off int, z VecPhysical) { bcast(k(off), z) }
 
 // narrow selects the width of the vector registers that the steps shared by
 // escapeMBAVX512 and escapeShortMBAVX512 emit (validConsts, classConsts, prevConsts,
-// validate512, nibblesLC, triples, bcastb): false for Z registers (64-byte windows), true
+// validate512, nibblesLC, triples, fourByteTriples, bcastb): false for Z registers (64-byte windows), true
 // for Y registers (escapeShortMBAVX512Y's 32-byte window). On a CPU that runs a 512-bit
 // operation as two 256-bit halves (AMD Zen 4) a Y register does the same work in half the
 // time when the window holds no more than 32 bytes.
@@ -647,9 +647,9 @@ func triples(fromMem bool) {
 	VMOVDQU8(v(Z13), K4, v(Z9))
 	TESTQ(R14, R14)
 	JZ(LabelRef("no4"))
-	Comment("With 4-byte leads only: Z12 = L of the next byte (Z9 there is still L: a 3rd byte",
-		"of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >= 0xF0, K4): A",
-		"|= 0x0C.")
+	Comment("Only where there are 4-byte leads: Z12 = L of the next byte (Z9 there is still L:",
+		"a 3rd byte of a 4-byte sequence is no 3-byte sequence's byte); 4th byte (prev3 >=",
+		"0xF0, K4): A |= 0x0C.")
 	VMOVDQU64(k(kNext), v(Z12))
 	VPERMB(v(Z9), v(Z12), v(Z12))
 	KSHIFTLQ(U8(3), K7, K4)

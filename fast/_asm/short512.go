@@ -9,17 +9,16 @@ import (
 )
 
 // escapeShortMBAVX512 emits the one-window form of escapeMBAVX512 for a whole short string
-// (archShortMB: a 16-byte string, a short one, the last bytes of a long one): the window is
-// a masked load of src, zeros after it; every check of escapeMBAVX512 runs on it (escaped
-// ASCII, validation), then its triples (fourByteTriples for 4-byte sequences and ASCII,
-// else triples) and chunks, stored with masked stores, so that it
-// writes nothing past its output and nothing at all when it leaves src to the caller. With
-// narrowWin, escapeShortMBAVX512Y: the same steps on a 32-byte window in Y registers (v,
-// bcast) for a string of at most 31 bytes, up to the chunks, which stay at the Z width (the
-// Y registers' upper halves are zero). On Zen 4 a Z register's operation costs two Y
-// registers' (two 256-bit halves): for 16 bytes the narrow form took 19-45 % less time in
-// the kernel alone (BenchmarkShortKernel-style loop, 16-byte strings of the non-ASCII
-// corpora).
+// of 32 to 63 bytes (archShortMB: a short string, a piece of the last bytes of a long one):
+// the window is a masked load of src, zeros after it; every check of escapeMBAVX512 runs on
+// it (escaped ASCII, validation), then its triples (fourByteTriples for 4-byte sequences and
+// ASCII, else triples) and chunks, stored with masked stores, so that it writes nothing past
+// its output and nothing at all when it leaves src to the caller. With narrowWin,
+// escapeShortMBAVX512Y: the same steps on a 32-byte window in Y registers (v, bcast) for a
+// string of 1 to 31 bytes, up to the chunks, which stay at the Z width (the Y registers'
+// upper halves are zero). On Zen 4 an operation on a Z register costs two on Y registers
+// (two 256-bit halves): on 16-byte strings the narrow form took 19-45 % less time (the
+// kernel alone in a loop of calls, the non-ASCII corpora).
 func escapeShortMBAVX512(narrowWin bool) {
 	name, minLen, maxLen, win := "escapeShortMBAVX512", 32, 63, "64"
 	if narrowWin {
